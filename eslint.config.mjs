@@ -1,0 +1,48 @@
+// Temporal's usual rules: no floating promises anywhere, and no Node built-ins (or anything
+// else non-deterministic) inside workflow code, which runs in a replaying sandbox.
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', '.temporal/', '.world/', 'bench/results/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts', 'domains/*/contracts.ts', 'domains/*/probe.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'Workflow code runs in a deterministic sandbox: no Node built-ins.' })),
+          patterns: [
+            { group: ['@temporalio/activity', '@temporalio/worker', '@temporalio/client'], message: 'Not available inside workflow code.' },
+            {
+              group: ['**/activities/**', '**/worker/**', '**/client/**', '**/world/**'],
+              allowTypeImports: true,
+              message: 'Workflow code may only import types from activities, worker, client and the world.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Non-deterministic in workflow code; derive values from state.' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,151 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { allSearchAttributeKeys } from '../workflows/search-attributes.js';
+import { resolveTemporalCli } from './cli.js';
+import type { Log } from './log.js';
+
+export interface DevServerOptions {
+  /** gRPC frontend port; a free one when omitted. */
+  port?: number;
+  /** Web UI port; with `headless` there is none. */
+  uiPort?: number;
+  headless?: boolean;
+  /** SQLite file that holds the server's state; in-memory (lost on exit) when omitted. */
+  dbFile?: string;
+  /** Extra `--dynamic-config-value KEY=VALUE` pairs, e.g. to lower history limits in a test. */
+  dynamicConfig?: Record<string, string | number | boolean>;
+  log: Log;
+}
+
+export interface DevServer {
+  address: string;
+  namespace: string;
+  uiUrl: string | undefined;
+  /** Our child's pid (undefined when the SDK runs the server for us). */
+  pid: number | undefined;
+  stop(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, HOST, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `temporal server start-dev` on loopback and resolves once the frontend answers. */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const { log } = options;
+  const cli = resolveTemporalCli(log);
+  const port = options.port ?? (await freePort());
+  const uiPort = options.headless ? undefined : (options.uiPort ?? (await freePort()));
+  if (options.dbFile) mkdirSync(dirname(options.dbFile), { recursive: true });
+
+  if (cli.kind === 'sdk-download') return startWithSdk(options, port, uiPort);
+
+  const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--log-level', 'error', '--namespace', 'default'];
+  args.push(...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]));
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  for (const key of allSearchAttributeKeys) args.push('--search-attribute', `${key.name}=Keyword`);
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+
+  const child = spawn(cli.path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stderrTail: string[] = [];
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderrTail.push(chunk);
+    if (stderrTail.length > 20) stderrTail.shift();
+  });
+  const address = `${HOST}:${port}`;
+  log(`starting dev server (pid ${child.pid}) on ${address}${options.dbFile ? ` with ${options.dbFile}` : ''}`);
+
+  const removeExitHook = killOnParentExit(child);
+  const stop = async (): Promise<void> => {
+    removeExitHook();
+    await stopChild(child);
+  };
+  try {
+    await waitUntilServing(address, child, () => stderrTail.join(''));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const uiUrl = uiPort === undefined ? undefined : `http://${HOST}:${uiPort}`;
+  log(`dev server ready at ${address}${uiUrl ? `, Web UI at ${uiUrl}` : ''}`);
+  return { address, namespace: 'default', uiUrl, pid: child.pid, stop };
+}
+
+async function startWithSdk(options: DevServerOptions, port: number, uiPort: number | undefined): Promise<DevServer> {
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      ip: HOST,
+      port,
+      ui: uiPort !== undefined,
+      uiPort,
+      dbFilename: options.dbFile,
+      searchAttributes: allSearchAttributeKeys,
+      extraArgs: ['--log-level', 'error'],
+    },
+  });
+  const address = `${HOST}:${port}`;
+  options.log(`dev server ready at ${address} (downloaded by the SDK)`);
+  return {
+    address,
+    namespace: env.namespace ?? 'default',
+    uiUrl: uiPort === undefined ? undefined : `http://${HOST}:${uiPort}`,
+    pid: undefined,
+    stop: () => env.teardown(),
+  };
+}
+
+async function waitUntilServing(address: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`Temporal dev server exited during start-up:\n${stderr()}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`Temporal dev server did not answer on ${address} within 60s:\n${stderr()}`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** If our process ends without calling stop(), take the server down with us: no orphans. */
+function killOnParentExit(child: ChildProcess): () => void {
+  const onExit = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', onExit);
+  return () => process.removeListener('exit', onExit);
+}

@@ -1,0 +1,34 @@
+// One Temporal dev server and one workflow bundle for the whole test run. A missing or
+// broken server fails the run here; nothing skips.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { useTemporal } from '../../temporal-dev/target.js';
+import { stderrLog } from '../../temporal-dev/log.js';
+import { bundleWorkflows } from '../../worker/bundle.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    temporalNamespace: string;
+    workflowBundlePath: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const scratch = mkdtempSync(join(tmpdir(), 'agent-tests-'));
+  const [target, bundle] = await Promise.all([
+    useTemporal({ headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog }),
+    bundleWorkflows(),
+  ]);
+  const workflowBundlePath = join(scratch, 'workflow-bundle.js');
+  writeFileSync(workflowBundlePath, bundle.code);
+  project.provide('temporalAddress', target.address);
+  project.provide('temporalNamespace', target.namespace);
+  project.provide('workflowBundlePath', workflowBundlePath);
+  return async () => {
+    await target.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  };
+}
