@@ -22,7 +22,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts', 'domains/*/contracts.ts', 'domains/*/probe.ts'],
+    files: ['workflows/**/*.ts', 'domains/index.ts', 'domains/*/domain.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

@@ -7,28 +7,32 @@ import type { TestProject } from 'vitest/node';
 import { useTemporal } from '../../temporal-dev/target.js';
 import { stderrLog } from '../../temporal-dev/log.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
+import { startWorld } from '../../domains/world/process.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
     temporalNamespace: string;
     workflowBundlePath: string;
+    worldUrl: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const scratch = mkdtempSync(join(tmpdir(), 'agent-tests-'));
-  const [target, bundle] = await Promise.all([
+  const [target, bundle, world] = await Promise.all([
     useTemporal({ headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog }),
     bundleWorkflows(),
+    startWorld({ dbPath: join(scratch, 'world.sqlite') }),
   ]);
   const workflowBundlePath = join(scratch, 'workflow-bundle.js');
   writeFileSync(workflowBundlePath, bundle.code);
   project.provide('temporalAddress', target.address);
   project.provide('temporalNamespace', target.namespace);
   project.provide('workflowBundlePath', workflowBundlePath);
+  project.provide('worldUrl', world.url);
   return async () => {
-    await target.stop();
+    await Promise.all([target.stop(), world.stop()]);
     rmSync(scratch, { recursive: true, force: true });
   };
 }

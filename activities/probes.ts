@@ -1,0 +1,59 @@
+// The model-independent checks: the domain's live success probe, and the readback that tells,
+// by idempotency key, whether an effect whose outcome is unknown actually happened.
+import { ApplicationFailure } from '@temporalio/activity';
+import { implementations } from '../domains/implementations.js';
+import type { WorldClient } from '../domains/world/client.js';
+import type { ProbeVerdict, ReadbackResult } from '../workflows/controller/events.js';
+
+export interface ProbeDeps {
+  world: WorldClient;
+  toolTimeoutMs: number;
+  /** How many times a readback asks before it admits it cannot decide. */
+  readbackAttempts: number;
+}
+
+export interface ReadbackInput {
+  domain: string;
+  caseId: string;
+  tool: string;
+  key: string;
+  callId: string;
+}
+
+export function probeActivities(deps: ProbeDeps) {
+  return {
+    async verify({ domain, caseId, claim }: { domain: string; caseId: string; claim: unknown }): Promise<ProbeVerdict> {
+      const impl = implementations[domain];
+      if (!impl) throw ApplicationFailure.nonRetryable(`no probe for ${domain}`, 'UnknownDomain');
+      try {
+        const verdict = await impl.probe(claim, { caseId, world: deps.world, timeoutMs: deps.toolTimeoutMs });
+        return { ...verdict, checkedAt: Date.now() };
+      } catch (err) {
+        // A probe that cannot read the world has not confirmed anything.
+        return { holds: false, conflict: false, decided: false, detail: `probe could not read the world: ${message(err)}`, facts: {}, checkedAt: Date.now() };
+      }
+    },
+
+    async readback({ domain, caseId, tool, key, callId }: ReadbackInput): Promise<ReadbackResult> {
+      const read = implementations[domain]?.readbacks[tool];
+      if (!read) throw ApplicationFailure.nonRetryable(`no readback ${tool} in ${domain}`, 'UnknownReadback');
+      let lastError = '';
+      for (let attempt = 1; attempt <= deps.readbackAttempts; attempt++) {
+        try {
+          const found = await read(key, { caseId, world: deps.world, timeoutMs: deps.toolTimeoutMs });
+          return found.applied
+            ? { callId, outcome: 'applied', output: found.output, detail: `found by key ${key}`, attempts: attempt }
+            : { callId, outcome: 'not_applied', detail: `no effect stored under key ${key}`, attempts: attempt };
+        } catch (err) {
+          lastError = message(err);
+          await new Promise((r) => setTimeout(r, 200 * attempt));
+        }
+      }
+      return { callId, outcome: 'undecided', detail: `readback failed ${deps.readbackAttempts} times: ${lastError}`, attempts: deps.readbackAttempts };
+    },
+  };
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message.slice(0, 200) : String(err);
+}

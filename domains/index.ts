@@ -1,0 +1,10 @@
+// Every domain the engine knows, by name. Workflow-safe.
+import type { Domain } from '../workflows/contract.js';
+import { incidents } from './incidents/domain.js';
+import { payments } from './payments/domain.js';
+
+export const domains: Record<string, Domain> = { payments, incidents };
+
+export function findDomain(name: string): Domain | undefined {
+  return Object.hasOwn(domains, name) ? domains[name] : undefined;
+}

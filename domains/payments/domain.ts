@@ -1,0 +1,137 @@
+// Payments exception: a transfer left one account and the beneficiary says it never arrived.
+// The cheap replica lags, the ledger is the authority on settlement, the processor can confirm
+// receipt but not settlement. Workflow-safe: the controller checks proposals against this.
+import { z } from 'zod';
+import { defineTool, type Domain, type EvidenceView } from '../../workflows/contract.js';
+
+const TransferId = z.string().regex(/^[A-Z]{2}-[0-9A-Za-z-]{1,40}$/, 'a transfer id such as PX-1042');
+const TransferStatus = z.enum(['PENDING', 'SETTLED', 'FAILED', 'NOT_FOUND']);
+const Iso = z.iso.datetime({ offset: true });
+
+const byTransfer = z.strictObject({ transferId: TransferId });
+
+export const readReplica = defineTool({
+  name: 'read_replica',
+  description: 'Transfer status from the reporting replica: cheap and fast, may lag by many minutes.',
+  input: byTransfer,
+  output: z.object({ transferId: z.string(), status: TransferStatus, asOf: Iso, note: z.string() }),
+  kind: 'read',
+  idempotent: true,
+  source: 'reporting_replica',
+  authority: 'secondary',
+  maxAgeMs: 60_000,
+  maxObservationBytes: 4_096,
+  facts: (o) => ({ [`replica.status`]: o.status }),
+  effectiveAt: (o) => o.asOf,
+  freeText: (o) => (o.note ? [o.note] : []),
+});
+
+export const readLedger = defineTool({
+  name: 'read_ledger',
+  description: 'Transfer status from the authoritative ledger: slower, the source of truth for settlement.',
+  input: byTransfer,
+  output: z.object({
+    transferId: z.string(),
+    status: TransferStatus,
+    postedAt: Iso.nullable(),
+    asOf: Iso,
+    amountMinor: z.number().int(),
+    currency: z.string(),
+    receiptId: z.string().nullable(),
+  }),
+  kind: 'read',
+  idempotent: true,
+  source: 'ledger',
+  authority: 'authoritative',
+  maxAgeMs: 5 * 60_000,
+  maxObservationBytes: 4_096,
+  facts: (o) => ({ 'ledger.status': o.status, 'ledger.receiptId': o.receiptId }),
+  effectiveAt: (o) => o.asOf,
+  freeText: () => [],
+});
+
+export const readProcessorAck = defineTool({
+  name: 'read_processor_ack',
+  description: "The payment processor's acknowledgement: confirms receipt, cannot prove settlement.",
+  input: byTransfer,
+  output: z.object({
+    transferId: z.string(),
+    ack: z.enum(['RECEIVED', 'REJECTED', 'NONE']),
+    ackAt: Iso.nullable(),
+    asOf: Iso,
+  }),
+  kind: 'read',
+  idempotent: true,
+  source: 'processor',
+  authority: 'authoritative',
+  maxAgeMs: 5 * 60_000,
+  maxObservationBytes: 4_096,
+  facts: (o) => ({ 'processor.ack': o.ack }),
+  effectiveAt: (o) => o.asOf,
+  freeText: () => [],
+});
+
+export const reissueTransfer = defineTool({
+  name: 'reissue_transfer',
+  description:
+    'Reissue a failed transfer to the same beneficiary. The destination and amount come from the system of record, never from these arguments.',
+  input: z.strictObject({ transferId: TransferId, reason: z.string().min(3).max(200) }),
+  output: z.object({
+    reissueId: z.string(),
+    transferId: z.string(),
+    destination: z.string(),
+    amountMinor: z.number().int(),
+    currency: z.string(),
+    createdAt: Iso,
+  }),
+  kind: 'effect',
+  // The processor dedupes by idempotency key, but a money movement gets one attempt anyway:
+  // an unclear outcome is read back, never retried blind.
+  idempotent: false,
+  source: 'processor',
+  authority: 'authoritative',
+  maxAgeMs: 5 * 60_000,
+  maxObservationBytes: 4_096,
+  readback: 'read_reissue',
+  approval: { roles: ['payments-approver'], timeoutMs: 24 * 3_600_000, onTimeout: 'escalate' },
+  facts: (o) => ({ 'reissue.id': o.reissueId }),
+  effectiveAt: (o) => o.createdAt,
+  freeText: () => [],
+});
+
+export const PaymentsClaim = z.strictObject({ transferStatus: z.enum(['SETTLED', 'FAILED', 'PENDING']) });
+
+function judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[]) {
+  const parsed = PaymentsClaim.safeParse(claim);
+  if (!parsed.success) return { kind: 'unsupported' as const, reason: 'claim must be {transferStatus}' };
+  const usable = (e: EvidenceView) => e.status === 'ok' && e.fresh && e.authority === 'authoritative';
+  const latest = (key: string) => [...all].reverse().find((e) => usable(e) && key in e.facts)?.facts[key];
+
+  // Two authoritative sources that cannot both be right: no model may pick a side.
+  if (latest('ledger.status') === 'SETTLED' && latest('processor.ack') === 'REJECTED') {
+    return { kind: 'conflict' as const, reason: 'ledger says SETTLED but the processor rejected the transfer' };
+  }
+  const backing = cited.find((e) => usable(e) && e.facts['ledger.status'] === parsed.data.transferStatus);
+  if (!backing) {
+    return {
+      kind: 'unsupported' as const,
+      reason: `no cited fresh authoritative ledger evidence says ${parsed.data.transferStatus}`,
+    };
+  }
+  return { kind: 'supported' as const };
+}
+
+export const payments: Domain = {
+  name: 'payments',
+  goal: (caseId) =>
+    `Transfer ${caseId} left the sender's account but the beneficiary says it never arrived. Establish its true status from a fresh authoritative source and prevent a duplicate transfer. Reissue only if the ledger says FAILED.`,
+  tools: [readReplica, readLedger, readProcessorAck, reissueTransfer],
+  claim: PaymentsClaim,
+  judgeEvidence,
+  defaults: {
+    budgets: { turns: 8, toolCalls: 10, effects: 1, duplicates: 2, tokens: 60_000, deadlineMs: 10 * 60_000 },
+    context: 'window_pinned',
+    window: 6,
+    approvers: { 'alice@ops': ['payments-approver'], 'bob@support': ['support'] },
+  },
+};

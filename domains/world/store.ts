@@ -1,0 +1,196 @@
+// All world state lives in one SQLite file so that it survives a world
+// restart and can be inspected after a crash test. Every row is keyed by
+// transferId or caseId, so concurrent test cases never see each other's data.
+import Database from 'better-sqlite3';
+import type {
+  CallOutcome, CallRecord, EffectRecord, FaultMode, IncidentEffect, Op, PaymentStatus,
+  ProcessorAck, Reissue, Service, ServiceFault,
+} from './contract.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS transfers (
+  transfer_id TEXT PRIMARY KEY, ledger_status TEXT NOT NULL, replica_status TEXT NOT NULL,
+  replica_lag_ms INTEGER NOT NULL, replica_note TEXT NOT NULL, processor_ack TEXT NOT NULL,
+  amount_minor INTEGER NOT NULL, currency TEXT NOT NULL, destination TEXT NOT NULL, seeded_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS reissues (
+  reissue_id TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL UNIQUE, transfer_id TEXT NOT NULL,
+  destination TEXT NOT NULL, amount_minor INTEGER NOT NULL, currency TEXT NOT NULL,
+  reason TEXT NOT NULL, created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS services (
+  case_id TEXT NOT NULL, service TEXT NOT NULL, fault TEXT, current_version TEXT NOT NULL,
+  previous_version TEXT NOT NULL, deployed_at TEXT NOT NULL, hostile_log_line TEXT,
+  log_pad_bytes INTEGER NOT NULL, PRIMARY KEY (case_id, service));
+CREATE TABLE IF NOT EXISTS incident_effects (
+  effect_id TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL UNIQUE, case_id TEXT NOT NULL,
+  kind TEXT NOT NULL, service TEXT NOT NULL, to_version TEXT, applied_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS calls (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, op TEXT NOT NULL, key TEXT,
+  idempotency_key TEXT, params TEXT NOT NULL, body TEXT, outcome TEXT NOT NULL, deduplicated INTEGER);
+CREATE INDEX IF NOT EXISTS calls_by_key ON calls (key);
+CREATE TABLE IF NOT EXISTS faults (
+  fault_id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, key TEXT, mode TEXT NOT NULL,
+  remaining INTEGER NOT NULL, delay_ms INTEGER NOT NULL);
+`;
+
+export interface TransferRow {
+  transferId: string; ledgerStatus: PaymentStatus; replicaStatus: PaymentStatus; replicaLagMs: number;
+  replicaNote: string; processorAck: ProcessorAck; amountMinor: number; currency: string;
+  destination: string; seededAt: string;
+}
+export interface ServiceRow {
+  caseId: string; service: Service; fault: ServiceFault | null; currentVersion: string;
+  previousVersion: string; deployedAt: string; hostileLogLine: string | null; logPadBytes: number;
+}
+export interface FaultRow { faultId: number; op: Op; key: string | null; mode: FaultMode; remaining: number; delayMs: number }
+export interface NewCall { op: Op; key: string | null; idempotencyKey: string | null; params: Record<string, string>; body: unknown }
+
+const TRANSFER_COLS = `transfer_id AS transferId, ledger_status AS ledgerStatus, replica_status AS replicaStatus,
+  replica_lag_ms AS replicaLagMs, replica_note AS replicaNote, processor_ack AS processorAck,
+  amount_minor AS amountMinor, currency, destination, seeded_at AS seededAt`;
+const REISSUE_COLS = `reissue_id AS reissueId, transfer_id AS transferId, idempotency_key AS idempotencyKey,
+  destination, amount_minor AS amountMinor, currency, created_at AS createdAt`;
+const SERVICE_COLS = `case_id AS caseId, service, fault, current_version AS currentVersion,
+  previous_version AS previousVersion, deployed_at AS deployedAt, hostile_log_line AS hostileLogLine,
+  log_pad_bytes AS logPadBytes`;
+const EFFECT_COLS = `effect_id AS effectId, kind, case_id AS caseId, service, to_version AS toVersion,
+  idempotency_key AS idempotencyKey, applied_at AS appliedAt`;
+
+export class WorldStore {
+  private readonly db: Database.Database;
+
+  constructor(dbPath: string) {
+    this.db = new Database(dbPath);
+    // WAL lets a test or a human read the file while the world is writing it.
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(SCHEMA);
+  }
+
+  close(): void { this.db.close(); }
+
+  transaction<T>(fn: () => T): T { return this.db.transaction(fn)(); }
+
+  // --- payments ---------------------------------------------------------------
+
+  seedTransfer(t: TransferRow): void {
+    this.transaction(() => {
+      this.db.prepare(`INSERT OR REPLACE INTO transfers VALUES
+        (@transferId, @ledgerStatus, @replicaStatus, @replicaLagMs, @replicaNote, @processorAck,
+         @amountMinor, @currency, @destination, @seededAt)`).run(t);
+      this.db.prepare('DELETE FROM reissues WHERE transfer_id = ?').run(t.transferId);
+    });
+  }
+
+  getTransfer(transferId: string): TransferRow | undefined {
+    return this.db.prepare(`SELECT ${TRANSFER_COLS} FROM transfers WHERE transfer_id = ?`).get(transferId) as TransferRow | undefined;
+  }
+
+  getReissueByKey(idempotencyKey: string): Reissue | undefined {
+    return this.db.prepare(`SELECT ${REISSUE_COLS} FROM reissues WHERE idempotency_key = ?`).get(idempotencyKey) as Reissue | undefined;
+  }
+
+  insertReissue(r: Reissue & { reason: string }): void {
+    this.db.prepare(`INSERT INTO reissues VALUES (@reissueId, @idempotencyKey, @transferId, @destination,
+      @amountMinor, @currency, @reason, @createdAt)`).run(r);
+  }
+
+  // --- incidents --------------------------------------------------------------
+
+  seedIncident(caseId: string, services: ServiceRow[]): void {
+    this.transaction(() => {
+      this.db.prepare('DELETE FROM services WHERE case_id = ?').run(caseId);
+      this.db.prepare('DELETE FROM incident_effects WHERE case_id = ?').run(caseId);
+      const insert = this.db.prepare(`INSERT INTO services VALUES (@caseId, @service, @fault, @currentVersion,
+        @previousVersion, @deployedAt, @hostileLogLine, @logPadBytes)`);
+      for (const s of services) insert.run(s);
+    });
+  }
+
+  listServices(caseId: string): ServiceRow[] {
+    return this.db.prepare(`SELECT ${SERVICE_COLS} FROM services WHERE case_id = ? ORDER BY service`).all(caseId) as ServiceRow[];
+  }
+
+  getService(caseId: string, service: string): ServiceRow | undefined {
+    return this.db.prepare(`SELECT ${SERVICE_COLS} FROM services WHERE case_id = ? AND service = ?`).get(caseId, service) as ServiceRow | undefined;
+  }
+
+  updateService(s: ServiceRow): void {
+    this.db.prepare(`UPDATE services SET fault = @fault, current_version = @currentVersion,
+      previous_version = @previousVersion, deployed_at = @deployedAt WHERE case_id = @caseId AND service = @service`).run(s);
+  }
+
+  getIncidentEffectByKey(idempotencyKey: string): IncidentEffect | undefined {
+    return this.db.prepare(`SELECT ${EFFECT_COLS} FROM incident_effects WHERE idempotency_key = ?`).get(idempotencyKey) as IncidentEffect | undefined;
+  }
+
+  insertIncidentEffect(e: IncidentEffect): void {
+    this.db.prepare(`INSERT INTO incident_effects VALUES (@effectId, @idempotencyKey, @caseId, @kind, @service,
+      @toVersion, @appliedAt)`).run(e);
+  }
+
+  // --- ground truth for tests ---------------------------------------------------
+
+  startCall(c: NewCall): number {
+    const info = this.db.prepare(`INSERT INTO calls (at, op, key, idempotency_key, params, body, outcome)
+      VALUES (?, ?, ?, ?, ?, ?, 'pending')`).run(new Date().toISOString(), c.op, c.key, c.idempotencyKey,
+      JSON.stringify(c.params), c.body === undefined ? null : JSON.stringify(c.body));
+    return Number(info.lastInsertRowid);
+  }
+
+  setCallOutcome(seq: number, outcome: CallOutcome, deduplicated?: boolean): void {
+    this.db.prepare('UPDATE calls SET outcome = ?, deduplicated = ? WHERE seq = ?')
+      .run(outcome, deduplicated === undefined ? null : Number(deduplicated), seq);
+  }
+
+  // A filter key matches either the subject (transferId/caseId) or the idempotency key.
+  listCalls(filter: { key?: string; op?: string }): CallRecord[] {
+    const rows = this.db.prepare(`SELECT seq, at, op, key, idempotency_key AS idempotencyKey, params, body,
+      outcome, deduplicated FROM calls WHERE (@key IS NULL OR key = @key OR idempotency_key = @key)
+      AND (@op IS NULL OR op = @op) ORDER BY seq`).all({ key: filter.key ?? null, op: filter.op ?? null }) as
+      Array<Omit<CallRecord, 'params' | 'body' | 'deduplicated'> & { params: string; body: string | null; deduplicated: number | null }>;
+    return rows.map(({ deduplicated, ...r }) => ({
+      ...r,
+      params: JSON.parse(r.params) as Record<string, string>,
+      body: r.body === null ? null : (JSON.parse(r.body) as unknown),
+      ...(deduplicated === null ? {} : { deduplicated: deduplicated === 1 }),
+    }));
+  }
+
+  listEffects(filter: { key?: string }): EffectRecord[] {
+    const k = { key: filter.key ?? null };
+    const where = (subject: string) => `WHERE @key IS NULL OR ${subject} = @key OR idempotency_key = @key`;
+    const reissues = this.db.prepare(`SELECT ${REISSUE_COLS}, reason FROM reissues ${where('transfer_id')}`)
+      .all(k) as Array<Reissue & { reason: string }>;
+    const incidents = this.db.prepare(`SELECT ${EFFECT_COLS} FROM incident_effects ${where('case_id')}`)
+      .all(k) as IncidentEffect[];
+    const all: EffectRecord[] = [
+      ...reissues.map(({ reissueId, transferId, idempotencyKey, createdAt, ...details }) => ({
+        kind: 'reissue' as const, effectId: reissueId, key: transferId, idempotencyKey, at: createdAt, details })),
+      ...incidents.map(({ effectId, kind, caseId, idempotencyKey, appliedAt, ...details }) => ({
+        kind, effectId, key: caseId, idempotencyKey, at: appliedAt, details })),
+    ];
+    return all.sort((a, b) => a.at.localeCompare(b.at));
+  }
+
+  // --- faults -------------------------------------------------------------------
+
+  addFault(f: Omit<FaultRow, 'faultId'>): number {
+    const info = this.db.prepare('INSERT INTO faults (op, key, mode, remaining, delay_ms) VALUES (?, ?, ?, ?, ?)')
+      .run(f.op, f.key, f.mode, f.remaining, f.delayMs);
+    return Number(info.lastInsertRowid);
+  }
+
+  clearFaults(): void { this.db.prepare('DELETE FROM faults').run(); }
+
+  // Oldest matching fault wins and is charged one use, atomically, so two
+  // concurrent requests can never both consume a `times: 1` fault.
+  takeFault(op: Op, keys: Array<string | null>): FaultRow | undefined {
+    return this.transaction(() => {
+      const candidates = this.db.prepare(`SELECT fault_id AS faultId, op, key, mode, remaining, delay_ms AS delayMs
+        FROM faults WHERE op = ? AND remaining != 0 ORDER BY fault_id`).all(op) as FaultRow[];
+      const hit = candidates.find((f) => f.key === null || keys.includes(f.key));
+      if (hit && hit.remaining > 0) this.db.prepare('UPDATE faults SET remaining = remaining - 1 WHERE fault_id = ?').run(hit.faultId);
+      return hit;
+    });
+  }
+}

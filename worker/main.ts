@@ -1,0 +1,34 @@
+// `npm run worker`: a long-running worker process. Configuration comes from the environment
+// only, so the same command serves the dev server, a cluster or Temporal Cloud.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { connectConfig, TASK_QUEUE } from './connection.js';
+import { createAgentWorker } from './create-worker.js';
+import { openAiAdapterFromEnv } from '../activities/model/openai-config.js';
+
+Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
+
+const worldUrl = process.env.WORLD_URL;
+if (!worldUrl) {
+  process.stderr.write('worker: set WORLD_URL to the systems of record (npm run world prints it)\n');
+  process.exit(2);
+}
+
+const { connectionOptions, namespace } = connectConfig();
+const connection = await NativeConnection.connect(connectionOptions);
+const worker = await createAgentWorker({
+  connection,
+  namespace,
+  taskQueue: TASK_QUEUE,
+  ...(process.env.WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE } } : {}),
+  activities: {
+    worldUrl,
+    blobDir: process.env.BLOB_DIR ?? join(tmpdir(), 'agent-blobs'),
+    toolTimeoutMs: Number(process.env.TOOL_TIMEOUT_MS ?? 5_000),
+    models: { ...openAiAdapterFromEnv() },
+  },
+});
+process.stdout.write(`WORKER_READY pid=${process.pid} taskQueue=${TASK_QUEUE} address=${connectionOptions.address}\n`);
+await worker.run();
+await connection.close();

@@ -1,0 +1,273 @@
+// The agent workflow: a short interpreter around the controller. It asks for a command,
+// performs it with an activity, a timer or a wait for a person, and feeds back what happened.
+// Every decision lives in the controller; this file only knows how to do things durably.
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+  allHandlersFinished,
+} from '@temporalio/workflow';
+import type { AgentActivities } from '../activities/index.js';
+import { findDomain } from '../domains/index.js';
+import type { Domain } from './contract.js';
+import type { Command } from './controller/commands.js';
+import { callDigest } from './controller/digest.js';
+import { budgetLeft } from './controller/budget.js';
+import type { ReadbackResult, RunEvent, ToolResult } from './controller/events.js';
+import { commandFor, initialState, next, type Step } from './controller/next.js';
+import type { PlannedCall, RunState } from './controller/state.js';
+import {
+  addNoteUpdate,
+  ApprovalInput,
+  approveUpdate,
+  CancelInput,
+  cancelSignal,
+  denyUpdate,
+  NoteInput,
+  stateQuery,
+  type ApprovalAck,
+  type RunResult,
+  type RunView,
+} from './messages.js';
+import { RunInput } from './run-input.js';
+import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey } from './search-attributes.js';
+
+export interface AgentWorkflowInput {
+  run: RunInput;
+  /** Set by continue-as-new: the folded state of the previous execution. */
+  carried?: RunState;
+}
+
+const models = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 5, initialInterval: '500 milliseconds', nonRetryableErrorTypes: ['ModelScriptExhausted', 'ModelConfigError'] },
+});
+const probes = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
+});
+
+export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResult> {
+  const parsed = RunInput.safeParse(input.run);
+  if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid run input: ${parsed.error.message}`, 'InvalidRunInput');
+  const run = parsed.data;
+  const domain = findDomain(run.domain);
+  if (!domain) throw ApplicationFailure.nonRetryable(`unknown domain ${run.domain}`, 'InvalidRunInput');
+
+  const queue: RunEvent[] = [];
+  let step: Step = input.carried
+    ? { state: input.carried, command: commandFor(input.carried, domain, Date.now()) }
+    : next(newState(run, domain), { type: 'started', now: Date.now() });
+  let decisionQueued = false;
+
+  setHandler(stateQuery, () => view(step.state));
+  setHandler(cancelSignal, (raw) => {
+    const { by, reason } = CancelInput.parse(raw);
+    queue.push({ type: 'cancelled', now: Date.now(), by, reason });
+  });
+  setHandler(addNoteUpdate, (raw) => {
+    const note = NoteInput.parse(raw);
+    queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text });
+    return { accepted: true as const };
+  }, { validator: (raw) => void NoteInput.parse(raw) });
+
+  const approvalHandler = (decision: 'approved' | 'denied') => async (raw: ApprovalInput): Promise<ApprovalAck> => {
+    const { requestId, by, comment } = ApprovalInput.parse(raw);
+    decisionQueued = true;
+    queue.push({ type: decision, now: Date.now(), requestId, by, comment });
+    await condition(() => step.state.approvals.some((a) => a.requestId === requestId));
+    decisionQueued = false;
+    const record = step.state.approvals.find((a) => a.requestId === requestId);
+    return { requestId, decision: record?.decision ?? decision, outcome: describeOutcome(step.state, requestId) };
+  };
+  const validateApproval = (requireRole: boolean) => (raw: ApprovalInput): void => {
+    const input = ApprovalInput.parse(raw);
+    const pending = step.state.pendingApproval;
+    if (step.state.terminal) throw new Error(`run already ended (${step.state.terminal.class})`);
+    if (!pending || pending.requestId !== input.requestId) throw new Error(`request ${input.requestId} is not pending`);
+    if (decisionQueued) throw new Error(`request ${input.requestId} already has a decision`);
+    if (callDigest(pending.call.tool, pending.call.args) !== input.digest) {
+      throw new Error('the arguments you were shown are not the ones that would run; fetch the request again');
+    }
+    if (requireRole) {
+      const directory = run.approvers ?? domain.defaults.approvers;
+      const roles = Object.hasOwn(directory, input.by) ? (directory[input.by] ?? []) : [];
+      if (!pending.roles.some((r) => roles.includes(r))) throw new Error(`${input.by} may not approve ${pending.call.tool} (needs ${pending.roles.join(' or ')})`);
+    }
+  };
+  setHandler(approveUpdate, approvalHandler('approved'), { validator: validateApproval(true) });
+  setHandler(denyUpdate, approvalHandler('denied'), { validator: validateApproval(true) });
+
+  // The deadline is a durable timer: it fires after a worker restart as it would have before.
+  void sleep(Math.max(1, step.state.deadlineAt - Date.now())).then(() => queue.push({ type: 'deadlinePassed', now: Date.now() }));
+
+  upsertSearchAttributes([
+    { key: domainKey, value: domain.name },
+    { key: caseKey, value: run.caseId },
+  ]);
+  let shownPhase = '';
+  while (step.command.type !== 'stop') {
+    if (step.state.phase !== shownPhase) {
+      shownPhase = step.state.phase;
+      upsertSearchAttributes([{ key: phaseKey, value: shownPhase }]);
+    }
+    const operatorEvent = queue.shift();
+    if (operatorEvent) {
+      step = next(step.state, operatorEvent);
+      continue;
+    }
+    if (shouldContinueAsNew(run) && step.command.type === 'propose') {
+      await condition(allHandlersFinished);
+      return await continueAsNew<typeof agentWorkflow>({ run, carried: step.state });
+    }
+    step = next(step.state, await perform(step.command, run, domain, queue));
+  }
+
+  const terminal = step.state.terminal;
+  if (!terminal) throw new Error('bug: stopped without a terminal');
+  upsertSearchAttributes([
+    { key: phaseKey, value: 'terminal' },
+    { key: terminalKey, value: terminal.class },
+    { key: stopReasonKey, value: terminal.reason },
+  ]);
+  await condition(allHandlersFinished);
+  return {
+    runId: step.state.runId,
+    domain: domain.name,
+    caseId: run.caseId,
+    terminal,
+    turns: step.state.turn,
+    toolCalls: step.state.used.toolCalls,
+    effects: step.state.effects,
+  };
+}
+
+function newState(run: RunInput, domain: Domain): RunState {
+  return initialState({
+    runId: workflowInfo().workflowId,
+    domain,
+    caseId: run.caseId,
+    budgets: { ...domain.defaults.budgets, ...run.budgets },
+    context: {
+      strategy: run.context?.strategy ?? domain.defaults.context,
+      window: run.context?.window ?? domain.defaults.window,
+    },
+    ...(run.approvalTimeoutMs ? { approvalTimeoutMs: run.approvalTimeoutMs } : {}),
+    now: Date.now(),
+  });
+}
+
+async function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, domain: Domain, queue: RunEvent[]): Promise<RunEvent> {
+  switch (command.type) {
+    case 'propose':
+      try {
+        const reply = await models.propose({ domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex });
+        return { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens };
+      } catch (err) {
+        return { type: 'modelFailed', now: Date.now(), message: failureMessage(err) };
+      }
+    case 'invoke': {
+      const results = await Promise.all(command.calls.map((call) => invoke(call, run, domain)));
+      return { type: 'observed', now: Date.now(), results };
+    }
+    case 'verify':
+      try {
+        const verdict = await probes.verify({ domain: domain.name, caseId: run.caseId, claim: command.claim });
+        return { type: 'verified', now: Date.now(), verdict };
+      } catch (err) {
+        const now = Date.now();
+        return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail: `probe could not run: ${failureMessage(err)}`, facts: {}, checkedAt: now } };
+      }
+    case 'readback':
+      return { type: 'reconciled', now: Date.now(), result: await readback(command, run, domain) };
+    case 'awaitApproval': {
+      const arrived = await condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - Date.now()));
+      if (!arrived) return { type: 'approvalTimedOut', now: Date.now(), requestId: command.request.requestId };
+      return queue.shift() as RunEvent;
+    }
+  }
+}
+
+/**
+ * Runs one tool call. Reads and idempotent effects may be retried by Temporal; a
+ * non-idempotent effect gets exactly one attempt, and any failure after the request may have
+ * reached the system is `unknown`, to be read back, never retried blind.
+ */
+async function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise<ToolResult> {
+  const startedAt = Date.now();
+  const activities = proxyActivities<AgentActivities>({
+    startToCloseTimeout: call.kind === 'effect' ? '30 seconds' : '20 seconds',
+    retry: { maximumAttempts: call.idempotent ? 3 : 1, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
+  });
+  try {
+    return await activities.invokeTool({ domain: domain.name, caseId: run.caseId, call });
+  } catch (err) {
+    const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
+    const status = call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'error';
+    return {
+      status,
+      callId: call.callId,
+      errorClass: call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'transient',
+      message: failureMessage(err),
+      attempt: call.idempotent ? 3 : 1,
+      startedAt,
+      finishedAt: Date.now(),
+    };
+  }
+}
+
+async function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput, domain: Domain): Promise<ReadbackResult> {
+  try {
+    return await probes.readback({ domain: domain.name, caseId: run.caseId, tool: command.readbackTool, key: command.effect.key, callId: command.effect.callId });
+  } catch (err) {
+    return { callId: command.effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 };
+  }
+}
+
+function shouldContinueAsNew(run: RunInput): boolean {
+  const info = workflowInfo();
+  if (run.continueAsNewAfterEvents !== undefined) return info.historyLength >= run.continueAsNewAfterEvents;
+  return info.continueAsNewSuggested;
+}
+
+function view(state: RunState): RunView {
+  const pending = state.pendingApproval;
+  return {
+    state,
+    budgetLeft: budgetLeft(state, Date.now()),
+    ...(pending
+      ? {
+          awaiting: {
+            requestId: pending.requestId,
+            tool: pending.call.tool,
+            args: pending.call.args,
+            evidenceIds: pending.evidenceIds,
+            roles: pending.roles,
+            expiresAt: pending.expiresAt,
+            digest: callDigest(pending.call.tool, pending.call.args),
+          },
+        }
+      : {}),
+  };
+}
+
+function describeOutcome(state: RunState, requestId: string): string {
+  if (state.terminal) return `run ended: ${state.terminal.class}/${state.terminal.reason}`;
+  const record = state.approvals.find((a) => a.requestId === requestId);
+  const effect = record && state.effects.find((e) => e.callId === record.callId);
+  if (effect) return `effect ${effect.tool} ${effect.status}`;
+  const feedback = [...state.transcript].reverse().find((t) => t.kind === 'control');
+  return feedback && feedback.kind === 'control' ? feedback.message : 'recorded';
+}
+
+function failureMessage(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause) return `${err.cause.name}: ${err.cause.message}`.slice(0, 300);
+  return err instanceof Error ? err.message.slice(0, 300) : String(err).slice(0, 300);
+}

@@ -1,0 +1,74 @@
+// What the model may propose. Anything that does not parse is a rejected proposal, fed back
+// to the model as an observation; it never reaches the world.
+import { z } from 'zod';
+
+export const MAX_PARALLEL_CALLS = 4;
+
+export const ToolCall = z.strictObject({
+  tool: z.string().min(1).max(80),
+  /** Checked against the tool's own input schema by the gate, not here. */
+  args: z.unknown(),
+});
+
+export const Decision = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('call'),
+    calls: z.array(ToolCall).min(1).max(MAX_PARALLEL_CALLS),
+    reason: z.string().max(500).optional(),
+  }),
+  z.strictObject({
+    type: z.literal('finish'),
+    outcome: z.literal('resolved'),
+    claim: z.unknown(),
+    evidence: z.array(z.string()).min(1).max(50),
+    summary: z.string().max(1_000).optional(),
+  }),
+  z.strictObject({ type: z.literal('escalate'), reason: z.string().min(1).max(500) }),
+]);
+export type Decision = z.infer<typeof Decision>;
+
+export type ParsedDecision = { ok: true; decision: Decision } | { ok: false; problem: string };
+
+/** Accepts a decision object or its JSON text; reports the first few problems in plain words. */
+export function parseDecision(reply: unknown): ParsedDecision {
+  let value = reply;
+  if (typeof reply === 'string') {
+    try {
+      value = JSON.parse(reply);
+    } catch {
+      return { ok: false, problem: 'reply is not valid JSON' };
+    }
+  }
+  const parsed = Decision.safeParse(value);
+  if (parsed.success) return { ok: true, decision: parsed.data };
+  return { ok: false, problem: describeIssues(parsed.error.issues) };
+}
+
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
+/** One line for receipts and the transcript. */
+export function summarizeDecision(d: Decision): string {
+  switch (d.type) {
+    case 'call':
+      return `call ${d.calls.map((c) => `${c.tool}(${compactJson(c.args)})`).join(' + ')}`;
+    case 'finish':
+      return `finish resolved ${compactJson(d.claim)} citing ${d.evidence.join(',')}`;
+    case 'escalate':
+      return `escalate: ${d.reason}`;
+  }
+}
+
+export function compactJson(value: unknown, max = 160): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? 'undefined';
+  } catch {
+    text = '[unserialisable]';
+  }
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,0 +1,64 @@
+// Everything that can happen to a run, as plain data. Time always arrives on the event
+// (workflow time), so the controller never reads a clock.
+import { z } from 'zod';
+
+const base = { now: z.number() };
+
+export const ToolResult = z.discriminatedUnion('status', [
+  z.strictObject({
+    status: z.literal('ok'),
+    callId: z.string(),
+    output: z.unknown(),
+    attempt: z.number(),
+    startedAt: z.number(),
+    finishedAt: z.number(),
+    truncated: z.strictObject({ originalBytes: z.number(), ref: z.string() }).optional(),
+  }),
+  z.strictObject({
+    status: z.enum(['error', 'timeout', 'unknown']),
+    callId: z.string(),
+    /** transient (5xx, connection), semantic (the system said no), bad_output (broke its contract) */
+    errorClass: z.enum(['transient', 'semantic', 'bad_output', 'timeout', 'unknown']),
+    message: z.string(),
+    attempt: z.number(),
+    startedAt: z.number(),
+    finishedAt: z.number(),
+  }),
+]);
+export type ToolResult = z.infer<typeof ToolResult>;
+
+export const ProbeVerdict = z.strictObject({
+  holds: z.boolean(),
+  conflict: z.boolean(),
+  /** Undecided: the probe could not read the world (timeout, outage). Never counts as holds. */
+  decided: z.boolean(),
+  detail: z.string(),
+  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  checkedAt: z.number(),
+});
+export type ProbeVerdict = z.infer<typeof ProbeVerdict>;
+
+export const ReadbackResult = z.strictObject({
+  callId: z.string(),
+  outcome: z.enum(['applied', 'not_applied', 'undecided']),
+  output: z.unknown().optional(),
+  detail: z.string(),
+  attempts: z.number(),
+});
+export type ReadbackResult = z.infer<typeof ReadbackResult>;
+
+export const RunEvent = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('started'), ...base }),
+  z.strictObject({ type: z.literal('proposed'), ...base, reply: z.unknown(), tokens: z.number() }),
+  z.strictObject({ type: z.literal('modelFailed'), ...base, message: z.string() }),
+  z.strictObject({ type: z.literal('observed'), ...base, results: z.array(ToolResult) }),
+  z.strictObject({ type: z.literal('verified'), ...base, verdict: ProbeVerdict }),
+  z.strictObject({ type: z.literal('reconciled'), ...base, result: ReadbackResult }),
+  z.strictObject({ type: z.literal('approved'), ...base, requestId: z.string(), by: z.string(), comment: z.string() }),
+  z.strictObject({ type: z.literal('denied'), ...base, requestId: z.string(), by: z.string(), comment: z.string() }),
+  z.strictObject({ type: z.literal('approvalTimedOut'), ...base, requestId: z.string() }),
+  z.strictObject({ type: z.literal('noteAdded'), ...base, by: z.string(), text: z.string() }),
+  z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string() }),
+  z.strictObject({ type: z.literal('deadlinePassed'), ...base }),
+]);
+export type RunEvent = z.infer<typeof RunEvent>;

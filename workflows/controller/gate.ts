@@ -1,0 +1,91 @@
+// The gate: deterministic checks between a proposed call and the world. A refusal is a value
+// (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
+import type { Domain, ToolContract } from '../contract.js';
+import { describeIssues, type Decision } from './decision.js';
+import { callSignature, isRepeatWithoutProgress } from './loop-guard.js';
+import type { PlannedCall, RunState } from './state.js';
+
+export type Admission =
+  | { kind: 'admit'; calls: PlannedCall[] }
+  | { kind: 'refuse'; code: string; message: string; duplicate: boolean }
+  /** The model repeated something the gate already refused once: stop instead of arguing. */
+  | { kind: 'stop'; terminalClass: 'escalated' | 'blocked'; code: string; message: string };
+
+type CallDecision = Extract<Decision, { type: 'call' }>;
+
+export function admitCalls(state: RunState, domain: Domain, decision: CallDecision): Admission {
+  const contracts: ToolContract[] = [];
+  const planned: PlannedCall[] = [];
+  const signatures = new Set<string>();
+
+  for (const [index, call] of decision.calls.entries()) {
+    const contract = domain.tools.find((t) => t.name === call.tool);
+    if (!contract) {
+      return refuse('unknown_tool', `no tool named ${JSON.stringify(call.tool)}; tools are ${domain.tools.map((t) => t.name).join(', ')}`);
+    }
+    const args = contract.input.safeParse(call.args);
+    if (!args.success) {
+      return refuse('invalid_arguments', `${contract.name}: ${describeIssues(args.error.issues)}`);
+    }
+    const signature = callSignature(contract.name, args.data);
+    if (signatures.has(signature)) return refuse('duplicate_in_turn', `${contract.name} is asked twice with the same arguments`, true);
+    signatures.add(signature);
+    contracts.push(contract);
+    const callId = `c${state.seq + index + 1}`;
+    planned.push({
+      callId,
+      turn: state.turn,
+      tool: contract.name,
+      args: args.data,
+      kind: contract.kind,
+      idempotent: contract.idempotent,
+      ...(contract.kind === 'effect' ? { idempotencyKey: idempotencyKey(state, callId, contract.name) } : {}),
+    });
+  }
+
+  const effects = contracts.filter((c) => c.kind === 'effect').length;
+  if (effects > 0 && planned.length > 1) {
+    return refuse('parallel_effect', 'an effect must be proposed alone, not alongside other calls');
+  }
+  if (state.used.toolCalls + planned.length > state.budgets.toolCalls) {
+    return refuse('over_budget', `tool-call budget: ${state.budgets.toolCalls - state.used.toolCalls} calls left`);
+  }
+  if (state.used.effects + effects > state.budgets.effects) {
+    return refuse('over_budget', `effect budget: ${state.budgets.effects - state.used.effects} effects left`);
+  }
+  if (state.effects.some((e) => e.status === 'unknown' || e.status === 'in_flight')) {
+    return refuse('effect_in_doubt', 'an earlier effect has not been settled yet');
+  }
+
+  for (const call of planned) {
+    const signature = callSignature(call.tool, call.args);
+    if (!isRepeatWithoutProgress(state, signature)) continue;
+    if (call.kind === 'effect' && !call.idempotent) {
+      // The effect guard: the same non-idempotent effect again with nothing new observed.
+      const refusedBefore = state.transcript.some((t) => t.kind === 'control' && t.code === 'effect_guard');
+      if (refusedBefore) {
+        return { kind: 'stop', terminalClass: 'blocked', code: 'effect_guard', message: `${call.tool} repeated without a newer observation` };
+      }
+      return refuse('effect_guard', `${call.tool} already ran with these arguments and nothing new has been observed since; observe before acting again`, true);
+    }
+    // The loop guard: one nudge, then the run stops as a loop.
+    if (state.nudges >= 1) {
+      return { kind: 'stop', terminalClass: 'escalated', code: 'loop', message: `${call.tool} repeated again without new facts` };
+    }
+    return refuse('loop_nudge', `${call.tool} with these arguments already answered and nothing changed since; use that evidence or try something else`, true);
+  }
+
+  return { kind: 'admit', calls: planned };
+}
+
+function refuse(code: string, message: string, duplicate = false): Admission {
+  return { kind: 'refuse', code, message, duplicate };
+}
+
+/**
+ * Same run, same call position: same key, whether this is the first attempt, a retry, a
+ * readback or a replay. The system of record uses it to apply the effect at most once.
+ */
+export function idempotencyKey(state: RunState, callId: string, tool: string): string {
+  return `${state.runId}/${callId}/${tool}`;
+}

@@ -1,0 +1,106 @@
+// The observation adapter: raw tool output becomes typed evidence with provenance. Only scalar
+// facts the contract names enter control state; free text is withheld and, at most, shown to
+// the model as quoted data. A timeout is an observation too, never "no result".
+import type { EvidenceView, Facts, ToolContract } from '../contract.js';
+import { describeIssues } from './decision.js';
+import type { ToolResult } from './events.js';
+import type { Evidence } from './state.js';
+
+/** How much quoted text one observation may carry into the model's context. */
+export const MAX_QUOTED_CHARS = 1_000;
+
+export function adaptResult(contract: ToolContract, result: ToolResult, evidenceId: string): Evidence {
+  const provenance = {
+    id: evidenceId,
+    callId: result.callId,
+    tool: contract.name,
+    source: contract.source,
+    authority: contract.authority,
+    observedAt: result.finishedAt,
+    maxAgeMs: contract.maxAgeMs,
+  };
+  if (result.status !== 'ok') {
+    return {
+      ...provenance,
+      effectiveAt: result.finishedAt,
+      fresh: false,
+      status: result.status,
+      facts: {},
+      error: { class: result.errorClass, message: result.message.slice(0, 300) },
+      quoted: [],
+      textWithheld: false,
+    };
+  }
+
+  const parsed = contract.output.safeParse(result.output);
+  if (!parsed.success) {
+    // A tool that breaks its own contract tells us nothing we may act on.
+    return {
+      ...provenance,
+      effectiveAt: result.finishedAt,
+      fresh: false,
+      status: 'error',
+      facts: {},
+      error: { class: 'bad_output', message: describeIssues(parsed.error.issues) },
+      quoted: [],
+      textWithheld: false,
+    };
+  }
+
+  const effective = parseTime(contract.effectiveAt(parsed.data)) ?? result.finishedAt;
+  const text = contract.freeText(parsed.data).filter((t) => t.length > 0);
+  return {
+    ...provenance,
+    effectiveAt: effective,
+    fresh: result.finishedAt - effective <= contract.maxAgeMs,
+    status: 'ok',
+    facts: scalarFacts(contract.facts(parsed.data)),
+    quoted: quote(text),
+    textWithheld: text.length > 0,
+    ...(result.truncated ? { truncated: result.truncated } : {}),
+  };
+}
+
+/** Evidence as judged now: freshness is re-checked against the clock whenever it is relied on. */
+export function viewOf(evidence: Evidence, now: number): EvidenceView {
+  return {
+    id: evidence.id,
+    tool: evidence.tool,
+    source: evidence.source,
+    authority: evidence.authority,
+    fresh: evidence.status === 'ok' && evidence.fresh && now - evidence.effectiveAt <= evidence.maxAgeMs,
+    status: evidence.status,
+    facts: evidence.facts,
+  };
+}
+
+function parseTime(iso: string | undefined): number | undefined {
+  if (!iso) return undefined;
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Contracts promise scalars; enforce it so nothing structured slips into control state. */
+function scalarFacts(facts: Facts): Facts {
+  const out: Facts = {};
+  for (const [key, value] of Object.entries(facts)) {
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
+      out[key] = typeof value === 'string' ? value.slice(0, 200) : value;
+    }
+  }
+  return out;
+}
+
+function quote(lines: string[]): string[] {
+  const out: string[] = [];
+  let budget = MAX_QUOTED_CHARS;
+  for (const line of lines) {
+    if (budget <= 0) {
+      out.push('[more text withheld]');
+      break;
+    }
+    out.push(line.length > budget ? `${line.slice(0, budget)}…` : line);
+    budget -= line.length;
+  }
+  return out;
+}
