@@ -463,7 +463,7 @@ function withApprovalClosed(state: RunState, decision: 'approved' | 'denied' | '
   return {
     ...state,
     pendingApproval: undefined,
-    approvals: [...state.approvals, { requestId: request.requestId, callId: request.call.callId, decision, by, comment: comment.slice(0, 500), at: now }],
+    approvals: [...state.approvals, { requestId: request.requestId, callId: request.call.callId, turn: request.call.turn, decision, by, comment: comment.slice(0, 500), at: now }],
   };
 }
 

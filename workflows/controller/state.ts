@@ -143,6 +143,7 @@ export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 export const ApprovalRecord = z.strictObject({
   requestId: z.string(),
   callId: z.string(),
+  turn: z.number(),
   decision: z.enum(['approved', 'denied', 'timed_out', 'cancelled']),
   by: z.string(),
   comment: z.string(),

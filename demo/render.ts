@@ -1,0 +1,33 @@
+// Turns a finished run into the lines the demo prints: per turn the decision and its reason
+// code, then what came back, then the terminal class.
+import type { RunState } from '../workflows/controller/state.js';
+
+export function renderRun(state: RunState): string[] {
+  const lines: string[] = [];
+  for (let turn = 1; turn <= state.turn; turn++) {
+    for (const d of state.decisions.filter((x) => x.turn === turn)) {
+      lines.push(`  t${turn}  ${d.proposal}`);
+      lines.push(`        ${d.accepted ? 'admitted' : 'refused'}: ${d.reason}`);
+    }
+    for (const t of state.transcript.filter((x) => x.turn === turn)) {
+      if (t.kind === 'observation') {
+        const e = state.evidence.find((x) => x.id === t.evidenceId);
+        if (e) lines.push(`        <- ${e.id} ${e.tool} [${e.source}, ${e.authority}, ${e.fresh ? 'fresh' : 'stale'}] ${e.status} ${summarizeFacts(e.facts)}${e.textWithheld ? ' (untrusted text withheld)' : ''}`);
+      } else if (t.kind === 'control') {
+        lines.push(`        !! ${t.code}: ${t.message}`);
+      }
+    }
+    for (const a of state.approvals.filter((x) => x.turn === turn)) {
+      lines.push(`        approval ${a.decision} by ${a.by}${a.comment ? `: ${a.comment}` : ''}`);
+    }
+  }
+  for (const e of state.effects) lines.push(`  effect ${e.tool} key=${e.key} status=${e.status} attempts=${e.attempts}`);
+  if (state.terminal) lines.push(`  => ${state.terminal.class} (${state.terminal.reason}): ${state.terminal.detail}`);
+  return lines;
+}
+
+function summarizeFacts(facts: Record<string, unknown>): string {
+  return Object.entries(facts)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+}
