@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { implementations } from '../domains/implementations.js';
 import type { WorldClient } from '../domains/world/client.js';
 import type { ProbeVerdict, ReadbackResult } from '../workflows/controller/events.js';
+import { withHeartbeat } from './heartbeat.js';
 
 export interface ProbeDeps {
   world: WorldClient;
@@ -26,7 +27,7 @@ export function probeActivities(deps: ProbeDeps) {
       const impl = implementations[domain];
       if (!impl) throw ApplicationFailure.nonRetryable(`no probe for ${domain}`, 'UnknownDomain');
       try {
-        const verdict = await impl.probe(claim, { caseId, world: deps.world, timeoutMs: deps.toolTimeoutMs });
+        const verdict = await withHeartbeat(() => impl.probe(claim, { caseId, world: deps.world, timeoutMs: deps.toolTimeoutMs }));
         return { ...verdict, checkedAt: Date.now() };
       } catch (err) {
         // A probe that cannot read the world has not confirmed anything.
@@ -40,7 +41,7 @@ export function probeActivities(deps: ProbeDeps) {
       let lastError = '';
       for (let attempt = 1; attempt <= deps.readbackAttempts; attempt++) {
         try {
-          const found = await read(key, { caseId, world: deps.world, timeoutMs: deps.toolTimeoutMs });
+          const found = await withHeartbeat(() => read(key, { caseId, world: deps.world, timeoutMs: deps.toolTimeoutMs }));
           return found.applied
             ? { callId, outcome: 'applied', output: found.output, detail: `found by key ${key}`, attempts: attempt }
             : { callId, outcome: 'not_applied', detail: `no effect stored under key ${key}`, attempts: attempt };

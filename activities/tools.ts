@@ -8,6 +8,7 @@ import type { ToolImplementation } from '../domains/implementation.js';
 import { WorldConnectionError, WorldHttpError, WorldTimeoutError, type WorldClient } from '../domains/world/client.js';
 import type { ToolResult } from '../workflows/controller/events.js';
 import type { PlannedCall } from '../workflows/controller/state.js';
+import { withHeartbeat } from './heartbeat.js';
 import { shrinkToCap } from './shrink.js';
 
 export interface InvokeToolInput {
@@ -39,12 +40,14 @@ export function toolActivities(deps: ToolDeps) {
       const lastAttempt = !call.idempotent || attempt >= IDEMPOTENT_ATTEMPTS;
       const startedAt = Date.now();
       try {
-        const raw = await run(args.data as never, {
-          caseId,
-          world: deps.world,
-          timeoutMs: deps.toolTimeoutMs,
-          ...(call.idempotencyKey ? { idempotencyKey: call.idempotencyKey } : {}),
-        });
+        const raw = await withHeartbeat(() =>
+          run(args.data as never, {
+            caseId,
+            world: deps.world,
+            timeoutMs: deps.toolTimeoutMs,
+            ...(call.idempotencyKey ? { idempotencyKey: call.idempotencyKey } : {}),
+          }),
+        );
         const shrunk = shrinkToCap(raw, contract.maxObservationBytes, deps.blobDir);
         return { status: 'ok', callId: call.callId, output: shrunk.output, attempt, startedAt, finishedAt: Date.now(), ...(shrunk.truncated ? { truncated: shrunk.truncated } : {}) };
       } catch (err) {

@@ -12,6 +12,7 @@ export interface AgentWorkerOptions {
   /** A prebuilt bundle (tests, crash harness); otherwise the workflows are bundled here. */
   workflowBundle?: WorkflowBundleOption;
   maxConcurrentActivityTaskExecutions?: number;
+  stickyTimeoutMs?: number;
 }
 
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
@@ -22,6 +23,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
     activities: createActivities(options.activities),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 100,
+    ...(options.stickyTimeoutMs ? { stickyQueueScheduleToStartTimeout: options.stickyTimeoutMs } : {}),
     // Let in-flight activities finish (or be abandoned quickly) on SIGTERM.
     shutdownGraceTime: '5 seconds',
   });

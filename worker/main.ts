@@ -21,6 +21,7 @@ const worker = await createAgentWorker({
   connection,
   namespace,
   taskQueue: TASK_QUEUE,
+  ...(process.env.STICKY_TIMEOUT_MS ? { stickyTimeoutMs: Number(process.env.STICKY_TIMEOUT_MS) } : {}),
   ...(process.env.WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE } } : {}),
   activities: {
     worldUrl,

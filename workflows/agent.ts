@@ -45,12 +45,16 @@ export interface AgentWorkflowInput {
   carried?: RunState;
 }
 
+// Activities heartbeat every second (activities/heartbeat.ts), so a dead worker is noticed in
+// seconds; start-to-close only bounds a live but stuck call.
 const models = proxyActivities<AgentActivities>({
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '5 seconds',
   retry: { maximumAttempts: 5, initialInterval: '500 milliseconds', nonRetryableErrorTypes: ['ModelScriptExhausted', 'ModelConfigError'] },
 });
 const probes = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '5 seconds',
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
 });
 
@@ -204,6 +208,7 @@ async function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise
   const startedAt = Date.now();
   const activities = proxyActivities<AgentActivities>({
     startToCloseTimeout: call.kind === 'effect' ? '30 seconds' : '20 seconds',
+    heartbeatTimeout: '4 seconds',
     retry: { maximumAttempts: call.idempotent ? 3 : 1, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
   });
   try {

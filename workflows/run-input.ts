@@ -4,9 +4,9 @@ import { ContextStrategy } from './contract.js';
 
 export const ModelConfig = z.discriminatedUnion('adapter', [
   /** Replies given in advance, one per proposal; running out is a loud failure. */
-  z.strictObject({ adapter: z.literal('scripted'), replies: z.array(z.unknown()) }),
+  z.strictObject({ adapter: z.literal('scripted'), replies: z.array(z.unknown()), latencyMs: z.number().int().min(0).max(60_000).optional() }),
   /** The domain's deterministic policy: the demo's default model. */
-  z.strictObject({ adapter: z.literal('rules') }),
+  z.strictObject({ adapter: z.literal('rules'), latencyMs: z.number().int().min(0).max(60_000).optional() }),
   /** An OpenAI-compatible chat-completions endpoint; connection details live on the worker. */
   z.strictObject({ adapter: z.literal('openai'), model: z.string().optional() }),
 ]);

@@ -5,6 +5,7 @@ import { implementations } from '../../domains/implementations.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import { estimateTokens } from '../../workflows/controller/context.js';
 import type { ModelConfig } from '../../workflows/run-input.js';
+import { withHeartbeat } from '../heartbeat.js';
 import { scriptedReply } from './scripted.js';
 
 export interface ProposeInput {
@@ -30,24 +31,36 @@ export interface ModelAdapters {
 export function modelActivities(adapters: ModelAdapters) {
   return {
     async propose(input: ProposeInput): Promise<ProposeOutput> {
-      switch (input.model.adapter) {
-        case 'scripted': {
-          const reply = scriptedReply(input.model.replies, input.proposalIndex);
-          return { reply, tokens: input.context.tokenEstimate + estimateTokens(reply ?? null) };
-        }
-        case 'rules': {
-          const policy = implementations[input.domain]?.policy;
-          if (!policy) throw ApplicationFailure.nonRetryable(`no rules policy for ${input.domain}`, 'ModelConfigError');
-          const reply = policy(input.context);
-          return { reply, tokens: input.context.tokenEstimate + estimateTokens(reply) };
-        }
-        case 'openai': {
-          if (!adapters.openai) {
-            throw ApplicationFailure.nonRetryable('this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL)', 'ModelConfigError');
-          }
-          return adapters.openai(input);
-        }
-      }
+      return withHeartbeat(() => proposeWith(adapters, input));
     },
   };
+}
+
+async function proposeWith(adapters: ModelAdapters, input: ProposeInput): Promise<ProposeOutput> {
+  const model = input.model;
+  switch (model.adapter) {
+    case 'scripted': {
+      await thinkingTime(model.latencyMs);
+      const reply = scriptedReply(model.replies, input.proposalIndex);
+      return { reply, tokens: input.context.tokenEstimate + estimateTokens(reply ?? null) };
+    }
+    case 'rules': {
+      await thinkingTime(model.latencyMs);
+      const policy = implementations[input.domain]?.policy;
+      if (!policy) throw ApplicationFailure.nonRetryable(`no rules policy for ${input.domain}`, 'ModelConfigError');
+      const reply = policy(input.context);
+      return { reply, tokens: input.context.tokenEstimate + estimateTokens(reply) };
+    }
+    case 'openai': {
+      if (!adapters.openai) {
+        throw ApplicationFailure.nonRetryable('this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL)', 'ModelConfigError');
+      }
+      return adapters.openai(input);
+    }
+  }
+}
+
+/** Simulated latency for the offline adapters: crash tests kill workers in the middle of it. */
+async function thinkingTime(ms: number | undefined): Promise<void> {
+  if (ms) await new Promise((resolve) => setTimeout(resolve, ms));
 }

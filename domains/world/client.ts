@@ -69,6 +69,7 @@ export class WorldClient {
   createHold(spec: HoldSpec, o?: CallOptions) { return this.request<{ holdId: string }>('POST', '/control/holds', spec, o); }
   getHold(holdId: string, o?: CallOptions) { return this.request<HoldState>('GET', `/control/holds/${enc(holdId)}`, undefined, o); }
   releaseHold(holdId: string, o?: CallOptions) { return this.request<HoldState>('POST', `/control/holds/${enc(holdId)}/release`, undefined, o); }
+  dropHold(holdId: string, o?: CallOptions) { return this.request<HoldState>('POST', `/control/holds/${enc(holdId)}/drop`, undefined, o); }
   releaseAllHolds(o?: CallOptions) { return this.request<{ ok: true }>('DELETE', '/control/holds', undefined, o); }
 
   async calls(filter: { key?: string; op?: Op } = {}, o?: CallOptions): Promise<CallRecord[]> {

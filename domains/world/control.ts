@@ -47,6 +47,7 @@ export function controlRoutes(store: WorldStore, holds: HoldRegistry): Route[] {
     { method: 'DELETE', path: '/control/holds', handle: () => { holds.releaseAll(); return ok({ ok: true }); } },
     { method: 'GET', path: '/control/holds/:holdId', handle: (input) => holdReply(input, holds.state(param(input, 'holdId'))) },
     { method: 'POST', path: '/control/holds/:holdId/release', handle: (input) => holdReply(input, holds.release(param(input, 'holdId'))) },
+    { method: 'POST', path: '/control/holds/:holdId/drop', handle: (input) => holdReply(input, holds.drop(param(input, 'holdId'))) },
     { method: 'GET', path: '/control/calls', handle: (input) => ok({ calls: store.listCalls({ ...filter(input, 'key'), ...filter(input, 'op') }) }) },
     { method: 'GET', path: '/control/effects', handle: (input) => ok({ effects: store.listEffects(filter(input, 'key')) }) },
   ];

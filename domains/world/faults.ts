@@ -12,6 +12,8 @@ export type Action = { kind: 'reply'; reply: Reply } | { kind: 'hang' } | { kind
 interface Hold {
   id: string; op: Op; key: string | null; point: HoldPoint;
   claimed: boolean; reached: boolean; released: boolean;
+  /** Dropped instead of released: the request is abandoned as if it never got through. */
+  dropped: boolean;
   wake: () => void; woken: Promise<void>;
 }
 
@@ -26,7 +28,7 @@ export class HoldRegistry {
     const id = `hold_${this.nextId++}`;
     let wake = () => {};
     const woken = new Promise<void>((resolve) => { wake = resolve; });
-    this.holds.set(id, { id, op: spec.op, key: spec.key ?? null, point: spec.point, claimed: false, reached: false, released: false, wake, woken });
+    this.holds.set(id, { id, op: spec.op, key: spec.key ?? null, point: spec.point, claimed: false, reached: false, released: false, dropped: false, wake, woken });
     return id;
   }
 
@@ -40,6 +42,13 @@ export class HoldRegistry {
     const h = this.holds.get(id);
     if (h) { h.released = true; h.wake(); }
     return this.state(id);
+  }
+
+  // Crash tests use this for "the worker died before the effect was sent": nothing is written.
+  drop(id: string): HoldState | undefined {
+    const h = this.holds.get(id);
+    if (h) h.dropped = true;
+    return this.release(id);
   }
 
   releaseAll(): void {
@@ -101,7 +110,7 @@ async function pause(hold: Hold, store: WorldStore, seq: number, shutdown: Abort
   hold.reached = true;
   store.setCallOutcome(seq, 'held');
   await hold.woken;
-  return !shutdown.aborted;
+  return !shutdown.aborted && !hold.dropped;
 }
 
 function reply(status: number, body: unknown): Action {

@@ -1,0 +1,55 @@
+// Effects whose reply is lost or garbled after they committed: each is read back by its
+// idempotency key before anything else happens, and never sent twice.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentHarness, runToEnd, uniqueCase, type AgentHarness } from '../helpers/agent.js';
+import { seedIncident } from '../helpers/seeds.js';
+
+// A scripted model, so the effect's call id (and with it its idempotency key) is known:
+// restart is c1 -> evidence e2 (unknown) -> readback e3; metrics c4 -> e5.
+const replies = [
+  { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'cache' } }] },
+  { type: 'call', calls: [{ tool: 'get_metrics', args: { service: 'cache' } }] },
+  { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e5'] },
+];
+
+describe('unknown outcomes are reconciled, never retried blind', () => {
+  let h: AgentHarness;
+  beforeAll(async () => {
+    h = await startAgentHarness({ toolTimeoutMs: 1_000 });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  for (const mode of ['commit_then_500', 'commit_then_drop', 'commit_then_hang'] as const) {
+    it(`${mode}: reconciled to applied, exactly one effect`, async () => {
+      const caseId = uniqueCase('INC');
+      await seedIncident(h.world, caseId);
+      await h.world.injectFault({ op: 'incidents.restart', key: caseId, mode });
+      const { result, view } = await runToEnd(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies } });
+
+      expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
+      expect(result.effects).toEqual([expect.objectContaining({ status: 'applied', settledBy: 'readback', attempts: 1, readbacks: 1 })]);
+      expect(await h.world.effects({ key: caseId })).toHaveLength(1);
+      expect(await h.world.calls({ key: caseId, op: 'incidents.restart' })).toHaveLength(1);
+      const execution = view.state.executions.find((x) => x.kind === 'effect');
+      expect(execution).toMatchObject({ result: 'unknown', idempotencyKey: result.effects[0]?.key });
+    });
+  }
+
+  it('a readback that cannot decide ends unknown_outcome, names the effect, and retries nothing', async () => {
+    const caseId = uniqueCase('INC');
+    await seedIncident(h.world, caseId);
+    const key = `incidents-${caseId}/c1/restart_service`;
+    await h.world.injectFault({ op: 'incidents.restart', key: caseId, mode: 'commit_then_500' });
+    await h.world.injectFault({ op: 'incidents.effect_readback', key, mode: 'error500', times: -1 });
+    const { result, view } = await runToEnd(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies } });
+
+    expect(result.terminal).toMatchObject({ class: 'unknown_outcome', reason: 'readback_undecided' });
+    expect(result.terminal.detail).toContain('restart_service');
+    expect(result.terminal.detail).toContain(key);
+    expect(result.effects).toEqual([expect.objectContaining({ status: 'unknown', key })]);
+    expect(await h.world.calls({ key: caseId, op: 'incidents.restart' })).toHaveLength(1);
+    expect(view.state.turn).toBe(1);
+  });
+});

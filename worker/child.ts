@@ -1,0 +1,74 @@
+// The worker as a child process, for crash tests and the chaos run: a real OS process with its
+// own pid that a test can SIGKILL at an exact moment and replace with a fresh one.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../temporal-dev/paths.js';
+
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+export interface WorkerProcessOptions {
+  temporalAddress: string;
+  taskQueue: string;
+  worldUrl: string;
+  /** A prebuilt workflow bundle, so a restart takes a second instead of a re-bundle. */
+  workflowBundlePath: string;
+  toolTimeoutMs?: number;
+  /** How long a dead worker's sticky queue holds a workflow task before others may take it. */
+  stickyTimeoutMs?: number;
+}
+
+export interface WorkerProcess {
+  pid: number;
+  exited: Promise<number | null>;
+  /** SIGKILL: no shutdown, no goodbye, exactly what a crash looks like. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait: a graceful stop. */
+  stop(): Promise<void>;
+}
+
+export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: options.temporalAddress,
+      AGENT_TASK_QUEUE: options.taskQueue,
+      WORLD_URL: options.worldUrl,
+      WORKFLOW_BUNDLE: options.workflowBundlePath,
+      TOOL_TIMEOUT_MS: String(options.toolTimeoutMs ?? 1_500),
+      STICKY_TIMEOUT_MS: String(options.stickyTimeoutMs ?? 1_000),
+    },
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4_000)));
+  await waitForReady(child, exited, () => stderr);
+  const pid = child.pid ?? -1;
+  const signalAndWait = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return { pid, exited, kill: () => signalAndWait('SIGKILL'), stop: () => signalAndWait('SIGTERM') };
+}
+
+function waitForReady(child: ChildProcess, exited: Promise<number | null>, stderr: () => string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`worker did not become ready within 60s:\n${stderr()}`));
+    }, 60_000);
+    let seen = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      seen += chunk;
+      if (seen.includes('WORKER_READY')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code}) before it was ready:\n${stderr()}`));
+    });
+  });
+}
