@@ -41,6 +41,10 @@ export function parseDecision(reply: unknown): ParsedDecision {
   }
   const parsed = Decision.safeParse(value);
   if (parsed.success) return { ok: true, decision: parsed.data };
+  // Adapters report replies they could not turn into a decision as {invalid: reason}.
+  if (value && typeof value === 'object' && typeof (value as { invalid?: unknown }).invalid === 'string') {
+    return { ok: false, problem: (value as { invalid: string }).invalid.slice(0, 300) };
+  }
   return { ok: false, problem: describeIssues(parsed.error.issues) };
 }
 

@@ -1,0 +1,70 @@
+// An approval may come hours and several deploys later. Here the worker is SIGKILLed while the
+// run waits; a fresh worker picks it up and the approved reissue runs exactly once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, Connection, WorkflowUpdateFailedError } from '@temporalio/client';
+import { inject } from 'vitest';
+import { WorldClient } from '../../domains/world/client.js';
+import { agentWorkflow } from '../../workflows/agent.js';
+import { approveUpdate, stateQuery } from '../../workflows/messages.js';
+import { uniqueCase } from '../helpers/agent.js';
+import { spawnWorker, waitUntil } from '../helpers/crash.js';
+import { seedTransfer } from '../helpers/seeds.js';
+import { uniqueTaskQueue } from '../helpers/temporal.js';
+
+describe('approval survives a worker crash', () => {
+  let client: Client;
+  let connection: Connection;
+  const world = new WorldClient(inject('worldUrl'));
+  beforeAll(async () => {
+    connection = await Connection.connect({ address: inject('temporalAddress') });
+    client = new Client({ connection });
+  });
+  afterAll(async () => {
+    await connection.close();
+  });
+
+  it('waits, loses its worker, is approved on the next one, and reissues once', async () => {
+    const transferId = uniqueCase('PX');
+    await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+    const taskQueue = uniqueTaskQueue('approval-crash');
+    const first = await spawnWorker(taskQueue);
+    const handle = await client.workflow.start(agentWorkflow, {
+      taskQueue,
+      workflowId: `payments-${transferId}`,
+      args: [{ run: { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } } }],
+    });
+    const waiting = await waitUntil(async () => (await handle.query(stateQuery)).awaiting, 'the approval request');
+    expect(waiting.tool).toBe('reissue_transfer');
+    await first.kill();
+
+    const second = await spawnWorker(taskQueue);
+    const approve = (by: string, requestId = waiting.requestId) =>
+      handle.executeUpdate(approveUpdate, { args: [{ requestId, by, digest: waiting.digest, comment: 'checked the ledger' }] });
+    await expectRejected(approve('bob@support'), /bob@support may not approve reissue_transfer/);
+    await expectRejected(approve('alice@ops', 'not-a-request'), /not pending/);
+    expect(await world.calls({ key: transferId, op: 'payments.reissue' })).toHaveLength(0);
+
+    const ack = await approve('alice@ops');
+    expect(ack.decision).toBe('approved');
+    await expectRejected(approve('alice@ops'), /not pending|already/);
+    const result = await handle.result();
+    const view = await handle.query(stateQuery);
+    await second.stop();
+
+    expect(result.terminal.class).toBe('resolved');
+    const reissues = await world.effects({ key: transferId });
+    expect(reissues).toHaveLength(1);
+    expect(reissues[0]?.idempotencyKey).toBe(result.effects[0]?.key);
+    expect(view.state.approvals).toEqual([expect.objectContaining({ decision: 'approved', by: 'alice@ops', comment: 'checked the ledger' })]);
+  });
+});
+
+/** A validator's refusal arrives as WorkflowUpdateFailedError with the reason as its cause. */
+async function expectRejected(update: Promise<unknown>, reason: RegExp): Promise<void> {
+  const error = await update.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+  expect((error as WorkflowUpdateFailedError).cause?.message).toMatch(reason);
+}
