@@ -1,0 +1,65 @@
+// `npm run record-histories`: runs every demo scenario, plus effects whose replies are lost
+// (reconciled by readback), on a fresh dev server and saves their event histories as fixtures.
+// `npm test` replays them against the current workflow code, so a change that would break
+// runs already in flight fails CI. Re-record only on purpose (see test/replay/README.md).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { runScenario } from '../../demo/run-scenario.js';
+import { scenarios, type Scenario } from '../../demo/scenarios.js';
+import { WorldClient } from '../../domains/world/client.js';
+import { startWorld } from '../../domains/world/process.js';
+import { stderrLog } from '../../temporal-dev/log.js';
+import { useTemporal } from '../../temporal-dev/target.js';
+import { createAgentWorker } from '../../worker/create-worker.js';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+const outDir = fileURLToPath(new URL('./histories/', import.meta.url));
+
+// Beyond the demo: effects that commit and then lose their reply, settled by readback.
+const lostReplies: Scenario[] = (['commit_then_500', 'commit_then_drop'] as const).map((mode) => ({
+  name: `restart-${mode.replaceAll('_', '-')}`,
+  domain: 'incidents',
+  story: `the restart commits, then ${mode}; the run reads it back by key`,
+  seed: async (w, id) => {
+    await w.seedIncident({ caseId: id, faulty: { service: 'cache', fault: 'memory' } });
+    return w.injectFault({ op: 'incidents.restart', key: id, mode });
+  },
+  model: () => ({ adapter: 'rules' }),
+  expected: 'resolved',
+}));
+
+const scratch = mkdtempSync(join(tmpdir(), 'record-'));
+const target = await useTemporal({ headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog });
+const world = await startWorld({ dbPath: join(scratch, 'world.sqlite') });
+const connection = await Connection.connect(target.connectionOptions);
+const client = new Client({ connection, namespace: target.namespace });
+const workerConnection = await NativeConnection.connect(target.connectionOptions);
+const taskQueue = 'record-histories';
+const worker = await createAgentWorker({
+  connection: workerConnection,
+  namespace: target.namespace,
+  taskQueue,
+  activities: { worldUrl: world.url, blobDir: join(scratch, 'blobs'), toolTimeoutMs: 1_000 },
+});
+
+mkdirSync(outDir, { recursive: true });
+await worker.runUntil(async () => {
+  for (const scenario of [...scenarios, ...lostReplies]) {
+    const outcome = await runScenario(client, new WorldClient(world.url), taskQueue, scenario, 'fixture');
+    const history = await client.workflow.getHandle(outcome.workflowId).fetchHistory();
+    // Named by workflow id: replay must run under the same id (it is part of the run's state).
+    const file = join(outDir, `${outcome.workflowId}.json`);
+    writeFileSync(file, historyToJSON(history));
+    stderrLog(`recorded ${file} (${history.events?.length ?? 0} events, ${outcome.result.terminal.class})`);
+  }
+});
+await workerConnection.close();
+await connection.close();
+await world.stop();
+await target.stop();
+rmSync(scratch, { recursive: true, force: true });
