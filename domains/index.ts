@@ -2,8 +2,9 @@
 import type { Domain } from '../workflows/contract.js';
 import { incidents } from './incidents/domain.js';
 import { payments } from './payments/domain.js';
+import { synthetic } from './synthetic/domain.js';
 
-export const domains: Record<string, Domain> = { payments, incidents };
+export const domains: Record<string, Domain> = { payments, incidents, synthetic };
 
 export function findDomain(name: string): Domain | undefined {
   return Object.hasOwn(domains, name) ? domains[name] : undefined;

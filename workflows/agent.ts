@@ -22,7 +22,7 @@ import { callDigest } from './controller/digest.js';
 import { budgetLeft } from './controller/budget.js';
 import type { ReadbackResult, RunEvent, ToolResult } from './controller/events.js';
 import { commandFor, initialState, next, type Step } from './controller/next.js';
-import type { PlannedCall, RunState } from './controller/state.js';
+import { RunState, type PlannedCall } from './controller/state.js';
 import {
   addNoteUpdate,
   ApprovalInput,
@@ -65,9 +65,11 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
   const domain = findDomain(run.domain);
   if (!domain) throw ApplicationFailure.nonRetryable(`unknown domain ${run.domain}`, 'InvalidRunInput');
 
+  const carried = input.carried === undefined ? undefined : RunState.safeParse(input.carried);
+  if (carried && !carried.success) throw ApplicationFailure.nonRetryable(`carried run state is invalid: ${carried.error.message}`, 'InvalidRunInput');
   const queue: RunEvent[] = [];
-  let step: Step = input.carried
-    ? { state: input.carried, command: commandFor(input.carried, domain, Date.now()) }
+  let step: Step = carried
+    ? { state: carried.data, command: commandFor(carried.data, domain, Date.now()) }
     : next(newState(run, domain), { type: 'started', now: Date.now() });
   let decisionQueued = false;
 
@@ -127,8 +129,11 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
       step = next(step.state, operatorEvent);
       continue;
     }
-    if (shouldContinueAsNew(run) && step.command.type === 'propose') {
-      await condition(allHandlersFinished);
+    // Roll over only at a quiet point: no activity in flight, no effect in doubt, no operator
+    // input waiting. A pending approval rides along in the state and keeps its request id.
+    // (Not awaiting handlers here: an approve handler waits for this loop to take its event.)
+    const quiet = (step.command.type === 'propose' || step.command.type === 'awaitApproval') && queue.length === 0 && allHandlersFinished();
+    if (quiet && shouldContinueAsNew(run)) {
       return await continueAsNew<typeof agentWorkflow>({ run, carried: step.state });
     }
     step = next(step.state, await perform(step.command, run, domain, queue));

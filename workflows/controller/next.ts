@@ -11,6 +11,7 @@ import type { ProbeVerdict, ReadbackResult, RunEvent, ToolResult } from './event
 import { admitCalls } from './gate.js';
 import { callSignature } from './loop-guard.js';
 import { adaptResult, viewOf } from './observation.js';
+import { fold } from './retention.js';
 import type { Budgets, ContextStrategy } from '../contract.js';
 import { STATE_VERSION, type Evidence, type PlannedCall, type RunState, type TerminalClass } from './state.js';
 
@@ -55,6 +56,7 @@ export function initialState(run: NewRun): RunState {
     seen: {},
     nudges: 0,
     inFlight: [],
+    dropped: { evidence: 0, transcript: 0, decisions: 0, executions: 0, effects: 0 },
     ...(run.approvalTimeoutMs ? { approvalTimeoutMs: run.approvalTimeoutMs } : {}),
   };
 }
@@ -62,7 +64,7 @@ export function initialState(run: NewRun): RunState {
 export function next(state: RunState, event: RunEvent): Step {
   const domain = findDomain(state.domain);
   if (!domain) throw new Error(`bug: run state names unknown domain ${state.domain}`);
-  const after = reduce(state, event, domain);
+  const after = fold(reduce(state, event, domain));
   return { state: after, command: commandFor(after, domain, event.now) };
 }
 
@@ -325,7 +327,7 @@ function absorb(state: RunState, domain: Domain, call: PlannedCall, result: Tool
     pinned,
     evidence: [...state.evidence, evidence],
     transcript: [...state.transcript, { kind: 'observation', turn: call.turn, evidenceId: evidence.id }],
-    seen: { ...state.seen, [callSignature(call.tool, call.args)]: { factsVersion, status: evidence.status } },
+    seen: remember(state.seen, callSignature(call.tool, call.args), { factsVersion, status: evidence.status }),
     executions: [
       ...state.executions,
       {
@@ -349,6 +351,12 @@ function absorb(state: RunState, domain: Domain, call: PlannedCall, result: Tool
         )
       : state.effects,
   };
+}
+
+/** Re-inserts the signature last, so retention keeps the most recently used ones. */
+function remember(seen: RunState['seen'], signature: string, value: RunState['seen'][string]): RunState['seen'] {
+  const { [signature]: _previous, ...rest } = seen;
+  return { ...rest, [signature]: value };
 }
 
 function receiptResult(result: ToolResult, effectStatus: string | undefined): 'final' | 'failed' | 'timeout' | 'unknown' {
@@ -405,7 +413,7 @@ function onReconciled(state: RunState, domain: Domain, result: ReadbackResult, n
       factsVersion,
       evidence: [...state.evidence, evidence],
       transcript: [...state.transcript, { kind: 'observation', turn: state.turn, evidenceId: evidence.id }],
-      seen: { ...state.seen, [callSignature(effect.tool, effect.args)]: { factsVersion, status: 'ok' } },
+      seen: remember(state.seen, callSignature(effect.tool, effect.args), { factsVersion, status: 'ok' }),
       effects: replaceEffect(state.effects, { ...counted, status: 'applied', settledBy: 'readback', evidenceId: evidence.id }),
       executions: [...state.executions, receipt('final', evidence.id)],
     };

@@ -185,6 +185,14 @@ export const RunState = z.strictObject({
   seen: z.record(z.string(), z.strictObject({ factsVersion: z.number(), status: ObservationStatus })),
   nudges: z.number(),
   inFlight: z.array(PlannedCall),
+  /** How many old records retention dropped from state (they remain in Temporal's history). */
+  dropped: z.strictObject({
+    evidence: z.number(),
+    transcript: z.number(),
+    decisions: z.number(),
+    executions: z.number(),
+    effects: z.number(),
+  }),
   pendingApproval: ApprovalRequest.optional(),
   /** Run-level override of the contracts' approval wait. */
   approvalTimeoutMs: z.number().optional(),

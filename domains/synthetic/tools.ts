@@ -1,0 +1,31 @@
+// The synthetic domain's no-op tools: in memory, no I/O, so benchmarks measure the engine.
+import type { DomainImplementation, ToolContext } from '../implementation.js';
+import { syntheticPolicy } from './policy.js';
+
+/** Effects applied in this worker process, by idempotency key (what a readback consults). */
+const applied = new Map<string, { n: number; effectId: string; appliedAt: string }>();
+
+function applyOnce(args: { n: number }, ctx: ToolContext) {
+  const key = ctx.idempotencyKey ?? '';
+  const existing = applied.get(key);
+  if (existing) return existing;
+  const effect = { n: args.n, effectId: `fx-${applied.size + 1}`, appliedAt: new Date().toISOString() };
+  applied.set(key, effect);
+  return effect;
+}
+
+export const syntheticImplementation: DomainImplementation = {
+  tools: {
+    read_counter: async (args: { n: number; lane: number; pad: number }) => ({ n: args.n, lane: args.lane, asOf: new Date().toISOString(), pad: 'x'.repeat(args.pad) }),
+    touch: async (args: { n: number }, ctx: ToolContext) => applyOnce(args, ctx),
+    gated_touch: async (args: { n: number }, ctx: ToolContext) => applyOnce(args, ctx),
+  },
+  readbacks: {
+    read_touch: async (key) => {
+      const effect = applied.get(key);
+      return effect ? { applied: true, output: effect } : { applied: false };
+    },
+  },
+  probe: async () => ({ holds: true, conflict: false, decided: true, detail: 'synthetic probe holds', facts: { 'synthetic.done': true } }),
+  policy: syntheticPolicy,
+};

@@ -1,0 +1,69 @@
+// Keeps RunState bounded however long a run lasts. A run of ten thousand turns must carry the
+// same few kilobytes across continue-as-new as a run of ten: old receipts, evidence and
+// transcript entries are dropped from state (they stay in Temporal's history of the execution
+// that made them) and only counted. Anything still referenced is kept: evidence behind a
+// pinned fact, an effect or a pending approval, and every effect that is not yet settled.
+import type { RunState } from './state.js';
+
+export const KEEP = {
+  evidence: 64,
+  transcript: 96,
+  decisions: 128,
+  executions: 128,
+  settledEffects: 64,
+  approvals: 32,
+  seen: 256,
+  notes: 32,
+} as const;
+
+export function fold(state: RunState): RunState {
+  const over =
+    state.evidence.length > KEEP.evidence ||
+    state.transcript.length > KEEP.transcript ||
+    state.decisions.length > KEEP.decisions ||
+    state.executions.length > KEEP.executions ||
+    state.effects.length > KEEP.settledEffects ||
+    state.approvals.length > KEEP.approvals ||
+    Object.keys(state.seen).length > KEEP.seen;
+  if (!over) return state;
+
+  const referenced = new Set<string>([
+    ...Object.values(state.pinned).map((p) => p.evidenceId),
+    ...state.effects.flatMap((e) => (e.evidenceId ? [e.evidenceId] : [])),
+    ...(state.pendingApproval?.evidenceIds ?? []),
+    ...(state.pendingClaim?.evidenceIds ?? []),
+  ]);
+  const recentEvidence = new Set(state.evidence.slice(-KEEP.evidence).map((e) => e.id));
+  const evidence = state.evidence.filter((e) => recentEvidence.has(e.id) || referenced.has(e.id));
+
+  const notes = state.transcript.filter((t) => t.kind === 'note').slice(-KEEP.notes);
+  const recent = state.transcript.slice(-KEEP.transcript).filter((t) => t.kind !== 'note');
+  const transcript = [...notes, ...recent].sort((a, b) => a.turn - b.turn);
+
+  const unsettled = state.effects.filter((e) => e.status === 'in_flight' || e.status === 'unknown');
+  const settled = state.effects.filter((e) => e.status !== 'in_flight' && e.status !== 'unknown').slice(-KEEP.settledEffects);
+  const effects = state.effects.filter((e) => unsettled.includes(e) || settled.includes(e));
+
+  const decisions = state.decisions.slice(-KEEP.decisions);
+  const executions = state.executions.slice(-KEEP.executions);
+  const seenKeys = Object.keys(state.seen);
+  const seen = Object.fromEntries(seenKeys.slice(-KEEP.seen).map((k) => [k, state.seen[k] as RunState['seen'][string]]));
+
+  return {
+    ...state,
+    evidence,
+    transcript,
+    decisions,
+    executions,
+    effects,
+    approvals: state.approvals.slice(-KEEP.approvals),
+    seen,
+    dropped: {
+      evidence: state.dropped.evidence + (state.evidence.length - evidence.length),
+      transcript: state.dropped.transcript + (state.transcript.length - transcript.length),
+      decisions: state.dropped.decisions + (state.decisions.length - decisions.length),
+      executions: state.dropped.executions + (state.executions.length - executions.length),
+      effects: state.dropped.effects + (state.effects.length - effects.length),
+    },
+  };
+}
