@@ -6,6 +6,8 @@ import { defineTool, type Domain, type EvidenceView } from '../../workflows/cont
 
 export const Service = z.enum(['api', 'db', 'cache']);
 const Iso = z.iso.datetime({ offset: true });
+// Versions become facts and even arguments of a revert: a strict shape keeps free text out.
+const Version = z.string().regex(/^v\d{1,4}(\.\d{1,4}){0,2}$/);
 const byService = z.strictObject({ service: Service });
 
 export const getMetrics = defineTool({
@@ -55,7 +57,7 @@ export const getDeploys = defineTool({
   name: 'get_deploys',
   description: 'Current and previous deployed version of one service.',
   input: byService,
-  output: z.object({ service: Service, current: z.string(), previous: z.string(), deployedAt: Iso }),
+  output: z.object({ service: Service, current: Version, previous: Version, deployedAt: Iso }),
   kind: 'read',
   idempotent: true,
   source: 'deploys',
@@ -87,7 +89,7 @@ export const restartService = defineTool({
 export const revertDeploy = defineTool({
   name: 'revert_deploy',
   description: 'Roll one service back to a given earlier version. The orchestrator dedupes by idempotency key.',
-  input: z.strictObject({ service: Service, toVersion: z.string().min(1).max(40) }),
+  input: z.strictObject({ service: Service, toVersion: Version }),
   output: z.object({ effectId: z.string(), service: Service, appliedAt: Iso }),
   kind: 'effect',
   idempotent: true,

@@ -7,6 +7,8 @@ import { defineTool, type Domain, type EvidenceView } from '../../workflows/cont
 const TransferId = z.string().regex(/^[A-Z]{2}-[0-9A-Za-z-]{1,40}$/, 'a transfer id such as PX-1042');
 const TransferStatus = z.enum(['PENDING', 'SETTLED', 'FAILED', 'NOT_FOUND']);
 const Iso = z.iso.datetime({ offset: true });
+// Identifiers that become facts are held to a strict shape, so no free text rides in on them.
+const RecordId = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/);
 
 const byTransfer = z.strictObject({ transferId: TransferId });
 
@@ -37,7 +39,7 @@ export const readLedger = defineTool({
     asOf: Iso,
     amountMinor: z.number().int(),
     currency: z.string(),
-    receiptId: z.string().nullable(),
+    receiptId: RecordId.nullable(),
   }),
   kind: 'read',
   idempotent: true,
@@ -77,7 +79,7 @@ export const reissueTransfer = defineTool({
     'Reissue a failed transfer to the same beneficiary. The destination and amount come from the system of record, never from these arguments.',
   input: z.strictObject({ transferId: TransferId, reason: z.string().min(3).max(200) }),
   output: z.object({
-    reissueId: z.string(),
+    reissueId: RecordId,
     transferId: z.string(),
     destination: z.string(),
     amountMinor: z.number().int(),

@@ -98,7 +98,7 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
     case 'started':
       return proposeOrStop(state, event.now);
     case 'cancelled':
-      return stop(withApprovalClosed(state, 'cancelled', event.by, event.reason, event.now), 'cancelled', 'operator_cancel', `cancelled by ${event.by}: ${event.reason}`, event.now);
+      return onCancel(state, event.by, event.reason, event.now);
     case 'deadlinePassed':
       return onDeadline(state, event.now);
     case 'noteAdded':
@@ -168,6 +168,10 @@ function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: num
 type ReceiptBase = { proposal: string; tokens: number; contextTokens: number };
 
 function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { type: 'call' }>, now: number, receipt: ReceiptBase): RunState {
+  // A reply that lands after the deadline (the model call is the slow part) starts nothing.
+  if (deadlineReached(state, now)) {
+    return onDeadline(withDecisionReceipt(state, now, { ...receipt, accepted: false, reason: 'budget:deadline', evidenceIds: [] }), now);
+  }
   const admission = admitCalls(state, domain, decision);
   switch (admission.kind) {
     case 'refuse': {
@@ -336,7 +340,7 @@ function absorb(state: RunState, domain: Domain, call: PlannedCall, result: Tool
         tool: call.tool,
         kind: call.kind,
         accepted: !(result.status === 'error' && result.errorClass === 'semantic'),
-        result: receiptResult(result, effectStatus),
+        result: receiptResult(result, effectStatus, evidence.status),
         attempt: result.attempt,
         durationMs: Math.max(0, result.finishedAt - result.startedAt),
         ...(call.idempotencyKey ? { idempotencyKey: call.idempotencyKey } : {}),
@@ -359,9 +363,10 @@ function remember(seen: RunState['seen'], signature: string, value: RunState['se
   return { ...rest, [signature]: value };
 }
 
-function receiptResult(result: ToolResult, effectStatus: string | undefined): 'final' | 'failed' | 'timeout' | 'unknown' {
+function receiptResult(result: ToolResult, effectStatus: string | undefined, evidenceStatus: Evidence['status']): 'final' | 'failed' | 'timeout' | 'unknown' {
   if (effectStatus === 'unknown') return 'unknown';
-  if (result.status === 'ok') return 'final';
+  // An `ok` whose output broke the contract is a failed call (bad_output), as its evidence says.
+  if (result.status === 'ok') return evidenceStatus === 'ok' ? 'final' : 'failed';
   if (result.status === 'timeout') return 'timeout';
   if (result.status === 'unknown') return 'unknown';
   return 'failed';
@@ -422,7 +427,7 @@ function onReconciled(state: RunState, domain: Domain, result: ReadbackResult, n
   // not_applied: an effect the system dedupes by key may go again with the same key, once;
   // otherwise the model hears that it did not happen and decides.
   const notApplied: RunState = { ...state, executions: [...state.executions, receipt('final')] };
-  if (contract.idempotent && counted.attempts < 2) {
+  if (contract.idempotent && counted.attempts < 2 && !deadlineReached(state, now)) {
     const retry = { ...counted, status: 'in_flight' as const, attempts: counted.attempts + 1 };
     const call: PlannedCall = { callId: effect.callId, turn: effect.turn, tool: effect.tool, args: effect.args, kind: 'effect', idempotent: true, idempotencyKey: effect.key };
     return { ...notApplied, phase: 'acting', inFlight: [call], effects: replaceEffect(state.effects, retry) };
@@ -479,6 +484,15 @@ function withApprovalClosed(state: RunState, decision: 'approved' | 'denied' | '
 
 function deadlineReached(state: RunState, now: number): boolean {
   return budgetLeft(state, now).msLeft <= 0;
+}
+
+/** A cancel never hides an effect in doubt: the run then says so instead of "cancelled". */
+function onCancel(state: RunState, by: string, reason: string, now: number): RunState {
+  const doubt = state.effects.find((e) => e.status === 'unknown' || e.status === 'in_flight');
+  if (doubt) {
+    return stop(state, 'unknown_outcome', 'cancelled_with_effect_in_doubt', `cancelled by ${by} while ${doubt.tool} (key ${doubt.key}) was not settled`, now);
+  }
+  return stop(withApprovalClosed(state, 'cancelled', by, reason, now), 'cancelled', 'operator_cancel', `cancelled by ${by}: ${reason}`, now);
 }
 
 function onDeadline(state: RunState, now: number): RunState {
