@@ -69,7 +69,8 @@ describe('continue-as-new', () => {
     let runId: string | undefined = firstRunId;
     let executions = 0;
     while (runId) {
-      const history = await h.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+      const history: { events?: { workflowExecutionContinuedAsNewEventAttributes?: { newExecutionRunId?: string | null } | null }[] | null } =
+        await h.client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
       const events = history.events ?? [];
       expect(events.length).toBeLessThan(160);
       executions++;

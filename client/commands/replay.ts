@@ -1,0 +1,50 @@
+// Replays a run's history against the current workflow code: the check to run before
+// deploying a change to the workflow or the controller.
+import { isGrpcServiceError } from '@temporalio/client';
+import { CliError } from '../errors.js';
+import { runHandle } from '../runs.js';
+import type { CommandRun } from './types.js';
+
+export const replay: CommandRun = async (ctx, args, flags) => {
+  const runId = args.run ?? '';
+  const history = await runHandle(await ctx.client(), runId)
+    .fetchHistory()
+    .catch((err: unknown) => {
+      throw isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND ? new CliError(`run ${runId} not found`) : err;
+    });
+  const events = history.events?.length ?? 0;
+  // Loaded here only: the worker package is heavy and no other command needs it.
+  const { DefaultLogger, Runtime, Worker } = await import('@temporalio/worker');
+  const { bundleWorkflows, workflowsPath } = await import('../../worker/bundle.js');
+  // The failure is reported once, below; the runtime's own log lines would only repeat it.
+  const debug = ctx.env.AGENT_CLI_DEBUG === '1';
+  // Core's own log lines are forwarded to that logger instead of going straight to stderr.
+  Runtime.install({
+    logger: new DefaultLogger('WARN', debug ? (e) => process.stderr.write(`${e.level} ${e.message}\n`) : () => {}),
+    telemetryOptions: { logging: { filter: 'WARN', forward: {} } },
+  });
+  const prebuilt = flags.str('bundle');
+  const workflowBundle = prebuilt ? { codePath: prebuilt } : await bundleWorkflows(workflowsPath);
+  try {
+    await Worker.runReplayHistory({ workflowBundle, replayName: `cli-replay-${runId}` }, history, runId);
+  } catch (err) {
+    throw new CliError(`replay of ${runId} failed (${events} events): ${replayFailure(err)}`);
+  }
+  if (ctx.json) ctx.out(JSON.stringify({ runId, ok: true, events }));
+  else ctx.out(`replay ok: ${runId} (${events} events) matches ${prebuilt ?? 'the current workflow code'}`);
+};
+
+const GRPC_NOT_FOUND = 5;
+
+/**
+ * The reason, without the wrapping: core reports the workflow task's failure as a debug dump
+ * (`Failure { failure: Some(Failure { message: "...", stack_trace: "..." ...`); the first
+ * message in it is what an operator needs, the stack trace is not.
+ */
+export function replayFailure(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const kind = err.name === 'DeterminismViolationError' ? 'nondeterminism' : err.name;
+  const inner = /message: "((?:[^"\\]|\\.)*)"/.exec(err.message)?.[1];
+  const reason = inner ? inner.replace(/\\n/g, ' ').replace(/\\"/g, '"') : err.message.split('. Details:')[0] ?? err.message;
+  return `${kind}: ${reason}`;
+}

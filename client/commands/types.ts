@@ -1,0 +1,66 @@
+// What every command gets: its parsed arguments and flags, a lazily connected client (usage
+// errors are reported before anything connects) and the output mode.
+import type { Client } from '@temporalio/client';
+import { UsageError } from '../usage.js';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** Placeholder shown in usage, e.g. `N` for `--turns N`. */
+  value?: string;
+  description: string;
+}
+
+export interface CommandContext {
+  json: boolean;
+  client(): Promise<Client>;
+  /** One line to stdout. */
+  out(line: string): void;
+  env: NodeJS.ProcessEnv;
+}
+
+export type CommandRun = (ctx: CommandContext, args: Record<string, string>, flags: Flags) => Promise<number | void>;
+
+/** A command's interface; its implementation is loaded only when it runs (startup stays quick). */
+export interface CommandSpec {
+  name: string;
+  /** Positional arguments, all required; a trailing `...` takes the rest (joined by spaces). */
+  args: string[];
+  options: Record<string, OptionSpec>;
+  summary: string;
+  load(): Promise<CommandRun>;
+}
+
+type RawValues = Record<string, string | boolean | Array<string | boolean> | undefined>;
+
+export class Flags {
+  constructor(private readonly values: RawValues) {}
+
+  str(name: string): string | undefined {
+    const v = this.values[name];
+    return typeof v === 'string' ? v : undefined;
+  }
+
+  bool(name: string): boolean {
+    return this.values[name] === true;
+  }
+
+  /** A whole number in [min, max], or a usage error naming the flag. */
+  int(name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+    const raw = this.str(name);
+    if (raw === undefined) return undefined;
+    if (!/^-?\d+$/.test(raw.trim())) throw new UsageError(`--${name} must be a whole number, got '${raw}'`);
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${raw}`);
+    return n;
+  }
+}
+
+/** Who is acting: --as, else $USER. */
+export function identity(flags: Flags, env: NodeJS.ProcessEnv): string {
+  const who = flags.str('as') ?? env.USER ?? env.USERNAME;
+  if (!who || !who.trim()) throw new UsageError('say who you are with --as <identity> ($USER is not set)');
+  return who.trim();
+}
+
+export const asOption: OptionSpec = { type: 'string', value: 'IDENTITY', description: 'who is acting (default: $USER)' };
