@@ -7,7 +7,7 @@ export default defineConfig({
     globalSetup: ['test/setup/global-setup.ts'],
     setupFiles: ['test/setup/per-file.ts'],
     include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: true,
     maxWorkers: 2,

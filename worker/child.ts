@@ -29,7 +29,8 @@ export interface WorkerProcess {
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     cwd: projectRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // stdin stays open as a lifeline: if the test process dies, the worker notices and exits.
+    stdio: ['pipe', 'pipe', 'pipe'],
     env: {
       ...process.env,
       TEMPORAL_ADDRESS: options.temporalAddress,
@@ -38,6 +39,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       WORKFLOW_BUNDLE: options.workflowBundlePath,
       TOOL_TIMEOUT_MS: String(options.toolTimeoutMs ?? 1_500),
       STICKY_TIMEOUT_MS: String(options.stickyTimeoutMs ?? 1_000),
+      EXIT_WITH_PARENT: '1',
     },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -9,6 +9,12 @@ import { openAiAdapterFromEnv } from '../activities/model/openai-config.js';
 
 Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
 
+// Started by a test or the chaos run: leave no orphan if that parent dies without stopping us.
+if (process.env.EXIT_WITH_PARENT === '1') {
+  process.stdin.on('close', () => process.exit(1));
+  process.stdin.resume();
+}
+
 const worldUrl = process.env.WORLD_URL;
 if (!worldUrl) {
   process.stderr.write('worker: set WORLD_URL to the systems of record (npm run world prints it)\n');
@@ -33,3 +39,5 @@ const worker = await createAgentWorker({
 process.stdout.write(`WORKER_READY pid=${process.pid} taskQueue=${TASK_QUEUE} address=${connectionOptions.address}\n`);
 await worker.run();
 await connection.close();
+// The stdin lifeline above would keep the process alive after a graceful shutdown.
+process.exit(0);
