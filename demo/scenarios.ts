@@ -1,6 +1,7 @@
 // The demo's scenarios, also recorded as replay fixtures. Each seeds the simulated world for a
 // fresh case and says which model drives the run.
 import type { WorldClient } from '../domains/world/client.js';
+import { seedIncident, seedTransfer as transfer } from '../domains/world/seeds.js';
 import type { RunInput } from '../workflows/run-input.js';
 
 export interface Scenario {
@@ -14,19 +15,6 @@ export interface Scenario {
   approveAs?: string;
   expected: string;
 }
-
-const transfer = (world: WorldClient, transferId: string, overrides: Record<string, unknown> = {}) =>
-  world.seedPayment({
-    transferId,
-    ledgerStatus: 'SETTLED',
-    replicaStatus: 'PENDING',
-    replicaLagMs: 15 * 60_000,
-    processorAck: 'RECEIVED',
-    amountMinor: 12_500,
-    currency: 'EUR',
-    destination: 'DE89370400440532013000',
-    ...overrides,
-  });
 
 const rules = () => ({ adapter: 'rules' as const });
 
@@ -68,7 +56,7 @@ export const scenarios: Scenario[] = [
     name: 'memory-exhaustion',
     domain: 'incidents',
     story: 'the cache ran out of memory; a restart fixes it and the probe confirms',
-    seed: (w, id) => w.seedIncident({ caseId: id, faulty: { service: 'cache', fault: 'memory' } }),
+    seed: (w, id) => seedIncident(w, id),
     model: rules,
     expected: 'resolved',
   },
@@ -76,7 +64,7 @@ export const scenarios: Scenario[] = [
     name: 'bad-deploy',
     domain: 'incidents',
     story: 'a bad api deploy; a revert fixes it',
-    seed: (w, id) => w.seedIncident({ caseId: id, faulty: { service: 'api', fault: 'bad_deploy' } }),
+    seed: (w, id) => seedIncident(w, id, { faulty: { service: 'api', fault: 'bad_deploy' } }),
     model: rules,
     expected: 'resolved',
   },
@@ -84,7 +72,7 @@ export const scenarios: Scenario[] = [
     name: 'false-finish',
     domain: 'incidents',
     story: 'a (scripted) model claims resolved too early; the verify probe rejects it',
-    seed: (w, id) => w.seedIncident({ caseId: id, faulty: { service: 'cache', fault: 'memory' } }),
+    seed: (w, id) => seedIncident(w, id),
     model: () => ({
       adapter: 'scripted',
       replies: [

@@ -1,26 +1,25 @@
 // An approval may come hours and several deploys later. Here the worker is SIGKILLed while the
 // run waits; a fresh worker picks it up and the approved reissue runs exactly once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { inject } from 'vitest';
 import { WorldClient } from '../../domains/world/client.js';
 import { agentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import { uniqueCase } from '../helpers/agent.js';
 import { spawnWorker, waitUntil } from '../helpers/crash.js';
-import { seedTransfer } from '../helpers/seeds.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { seedTransfer } from '../../domains/world/seeds.js';
+import { connectClient, uniqueTaskQueue } from '../helpers/temporal.js';
 
 describe('approval survives a worker crash', () => {
   let client: Client;
-  let connection: Connection;
+  let close: () => Promise<void>;
   const world = new WorldClient(inject('worldUrl'));
   beforeAll(async () => {
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    ({ client, close } = await connectClient());
   });
   afterAll(async () => {
-    await connection.close();
+    await close();
   });
 
   it('waits, loses its worker, is approved on the next one, and reissues once', async () => {

@@ -1,7 +1,7 @@
 // Real worker processes, killed with SIGKILL at exact points of an effect's life. The world's
 // call log and effect store are the ground truth: exactly one effect per key, whatever happens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { inject } from 'vitest';
 import { WorldClient } from '../../domains/world/client.js';
 import { agentWorkflow } from '../../workflows/agent.js';
@@ -9,19 +9,18 @@ import { stateQuery } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { uniqueCase } from '../helpers/agent.js';
 import { spawnWorker, waitUntil } from '../helpers/crash.js';
-import { seedIncident } from '../helpers/seeds.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { seedIncident } from '../../domains/world/seeds.js';
+import { connectClient, uniqueTaskQueue } from '../helpers/temporal.js';
 
 describe('effects exactly once across worker crashes', () => {
   let client: Client;
-  let connection: Connection;
+  let close: () => Promise<void>;
   const world = new WorldClient(inject('worldUrl'));
   beforeAll(async () => {
-    connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new Client({ connection });
+    ({ client, close } = await connectClient());
   });
   afterAll(async () => {
-    await connection.close();
+    await close();
   });
 
   const start = (taskQueue: string, run: RunInput) =>

@@ -2,7 +2,7 @@
 // idempotency key before anything else happens, and never sent twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentHarness, runToEnd, uniqueCase, type AgentHarness } from '../helpers/agent.js';
-import { seedIncident } from '../helpers/seeds.js';
+import { seedIncident } from '../../domains/world/seeds.js';
 
 // A scripted model, so the effect's call id (and with it its idempotency key) is known:
 // restart is c1 -> evidence e2 (unknown) -> readback e3; metrics c4 -> e5.

@@ -12,7 +12,7 @@ import type { WorkerProcess } from '../../worker/child.js';
 import { agentWorkflow } from '../../workflows/agent.js';
 import { uniqueCase } from '../helpers/agent.js';
 import { spawnWorker } from '../helpers/crash.js';
-import { seedIncident } from '../helpers/seeds.js';
+import { seedIncident } from '../../domains/world/seeds.js';
 import { uniqueTaskQueue } from '../helpers/temporal.js';
 
 describe('Temporal server restart with its SQLite file', () => {

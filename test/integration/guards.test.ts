@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentHarness, runToEnd, uniqueCase, type AgentHarness } from '../helpers/agent.js';
-import { seedTransfer } from '../helpers/seeds.js';
+import { seedTransfer } from '../../domains/world/seeds.js';
 
 const read = (tool: string, transferId: unknown) => ({ type: 'call', calls: [{ tool, args: { transferId } }] });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stateQuery } from '../../workflows/messages.js';
 import { startAgentHarness, runToEnd, startRun, uniqueCase, type AgentHarness } from '../helpers/agent.js';
-import { seedIncident } from '../helpers/seeds.js';
+import { seedIncident } from '../../domains/world/seeds.js';
 
 const metrics = (...services: string[]) => ({ type: 'call', calls: services.map((service) => ({ tool: 'get_metrics', args: { service } })) });
 

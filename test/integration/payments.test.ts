@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { terminalKey } from '../../workflows/search-attributes.js';
 import { startAgentHarness, runToEnd, uniqueCase, type AgentHarness } from '../helpers/agent.js';
-import { seedTransfer } from '../helpers/seeds.js';
+import { seedTransfer } from '../../domains/world/seeds.js';
 
 describe('payments exception (rules model, real dev server and world)', () => {
   let h: AgentHarness;

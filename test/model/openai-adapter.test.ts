@@ -15,7 +15,7 @@ import type { CompiledContext } from '../../workflows/controller/context.js';
 import { parseDecision } from '../../workflows/controller/decision.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { uniqueCase } from '../helpers/agent.js';
-import { seedTransfer } from '../helpers/seeds.js';
+import { seedTransfer } from '../../domains/world/seeds.js';
 import { connectClient, createTestWorker, uniqueTaskQueue } from '../helpers/temporal.js';
 import {
   errorReply,

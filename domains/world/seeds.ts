@@ -1,5 +1,6 @@
-import type { WorldClient } from '../../domains/world/client.js';
-import type { PaymentSeed, IncidentSeed } from '../../domains/world/contract.js';
+// Typical cases, shared by the demo, the tests and the chaos run.
+import type { WorldClient } from './client.js';
+import type { PaymentSeed, IncidentSeed } from './contract.js';
 
 /** A transfer the replica still shows as PENDING (15 minutes behind) while the ledger has settled it. */
 export function seedTransfer(world: WorldClient, transferId: string, overrides: Partial<PaymentSeed> = {}) {
