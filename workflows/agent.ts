@@ -75,7 +75,10 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
 
   setHandler(stateQuery, () => view(step.state));
   setHandler(cancelSignal, (raw) => {
-    const { by, reason } = CancelInput.parse(raw);
+    // A signal has no validator and must not fail the workflow task: a malformed cancel still
+    // cancels (stopping can never cause an effect), recorded as from an unknown sender.
+    const parsed = CancelInput.safeParse(raw);
+    const { by, reason } = parsed.success ? parsed.data : { by: 'unknown', reason: 'malformed cancel signal' };
     queue.push({ type: 'cancelled', now: Date.now(), by, reason });
   });
   setHandler(addNoteUpdate, (raw) => {
@@ -93,7 +96,8 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
     const record = step.state.approvals.find((a) => a.requestId === requestId);
     return { requestId, decision: record?.decision ?? decision, outcome: describeOutcome(step.state, requestId) };
   };
-  const validateApproval = (requireRole: boolean) => (raw: ApprovalInput): void => {
+  // Runs before the update is accepted: a refusal here costs no history and changes nothing.
+  const validateApproval = (raw: ApprovalInput): void => {
     const input = ApprovalInput.parse(raw);
     const pending = step.state.pendingApproval;
     if (step.state.terminal) throw new Error(`run already ended (${step.state.terminal.class})`);
@@ -102,14 +106,12 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
     if (callDigest(pending.call.tool, pending.call.args) !== input.digest) {
       throw new Error('the arguments you were shown are not the ones that would run; fetch the request again');
     }
-    if (requireRole) {
-      const directory = run.approvers ?? domain.defaults.approvers;
-      const roles = Object.hasOwn(directory, input.by) ? (directory[input.by] ?? []) : [];
-      if (!pending.roles.some((r) => roles.includes(r))) throw new Error(`${input.by} may not approve ${pending.call.tool} (needs ${pending.roles.join(' or ')})`);
-    }
+    const directory = run.approvers ?? domain.defaults.approvers;
+    const roles = Object.hasOwn(directory, input.by) ? (directory[input.by] ?? []) : [];
+    if (!pending.roles.some((r) => roles.includes(r))) throw new Error(`${input.by} may not approve ${pending.call.tool} (needs ${pending.roles.join(' or ')})`);
   };
-  setHandler(approveUpdate, approvalHandler('approved'), { validator: validateApproval(true) });
-  setHandler(denyUpdate, approvalHandler('denied'), { validator: validateApproval(true) });
+  setHandler(approveUpdate, approvalHandler('approved'), { validator: validateApproval });
+  setHandler(denyUpdate, approvalHandler('denied'), { validator: validateApproval });
 
   // The deadline is a durable timer: it fires after a worker restart as it would have before.
   void sleep(Math.max(1, step.state.deadlineAt - Date.now())).then(() => queue.push({ type: 'deadlinePassed', now: Date.now() }));
