@@ -13,6 +13,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
   allHandlersFinished,
+  patched,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import { findDomain } from '../domains/index.js';
@@ -37,7 +38,7 @@ import {
   type RunView,
 } from './messages.js';
 import { RunInput } from './run-input.js';
-import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey } from './search-attributes.js';
+import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
 
 export interface AgentWorkflowInput {
   run: RunInput;
@@ -122,8 +123,10 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
   ]);
   let shownPhase = '';
   while (step.command.type !== 'stop') {
-    if (step.state.phase !== shownPhase) {
-      shownPhase = step.state.phase;
+    // Runs started before the coarse search-attribute phase keep writing every phase on replay.
+    const phase = patched('visible-phase-v1') ? visiblePhase(step.state.phase) : step.state.phase;
+    if (phase !== shownPhase) {
+      shownPhase = phase;
       upsertSearchAttributes([{ key: phaseKey, value: shownPhase }]);
     }
     const operatorEvent = queue.shift();

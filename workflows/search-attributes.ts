@@ -1,4 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { z } from 'zod';
+import type { Phase } from './controller/state.js';
 
 // Operators filter runs by these in the Web UI and `cli list`. They are registered when the
 // dev server starts (temporal-dev) and must be created once on any other cluster (see README).
@@ -9,3 +11,15 @@ export const terminalKey = defineSearchAttributeKey('AgentTerminal', SearchAttri
 export const stopReasonKey = defineSearchAttributeKey('AgentStopReason', SearchAttributeType.KEYWORD);
 
 export const allSearchAttributeKeys = [domainKey, caseKey, phaseKey, terminalKey, stopReasonKey];
+
+/**
+ * The phase as operators filter on it. proposing, acting and verifying alternate every turn;
+ * writing each one would cost two history events a turn for nothing anyone searches by, so
+ * they all show as `running`. The query `state` has the exact phase.
+ */
+export const VisiblePhase = z.enum(['running', 'awaiting_approval', 'reconciling', 'terminal']);
+export type VisiblePhase = z.infer<typeof VisiblePhase>;
+
+export function visiblePhase(phase: Phase): VisiblePhase {
+  return phase === 'awaiting_approval' || phase === 'reconciling' || phase === 'terminal' ? phase : 'running';
+}

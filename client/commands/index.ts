@@ -2,7 +2,7 @@
 // only when a command runs, so `--help` and usage errors answer at once.
 import { asOption, type CommandSpec } from './types.js';
 
-const PHASES = 'proposing|acting|verifying|awaiting_approval|reconciling|terminal';
+const PHASES = 'running|awaiting_approval|reconciling|terminal';
 const TERMINALS = 'resolved|escalated|budget_exhausted|blocked|unknown_outcome|cancelled|failed';
 
 export const commands: CommandSpec[] = [

@@ -1,7 +1,7 @@
 // Runs by their search attributes. Visibility is eventually consistent: a run that has just
 // changed phase may take a moment to show up under its new phase.
-import { Phase, TerminalClass } from '../../workflows/controller/state.js';
-import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey } from '../../workflows/search-attributes.js';
+import { TerminalClass } from '../../workflows/controller/state.js';
+import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey, VisiblePhase } from '../../workflows/search-attributes.js';
 import { UsageError } from '../errors.js';
 import type { CommandRun, Flags } from './types.js';
 
@@ -45,7 +45,7 @@ function filterFrom(flags: Flags): { domain?: string; phase?: string; terminal?:
     if (phase !== undefined && phase !== 'awaiting_approval') throw new UsageError('--awaiting-approval and --phase disagree');
     phase = 'awaiting_approval';
   }
-  if (phase !== undefined && !Phase.safeParse(phase).success) throw new UsageError(`--phase must be one of ${Phase.options.join(', ')}`);
+  if (phase !== undefined && !VisiblePhase.safeParse(phase).success) throw new UsageError(`--phase must be one of ${VisiblePhase.options.join(', ')}`);
   if (terminal !== undefined && !TerminalClass.safeParse(terminal).success) throw new UsageError(`--terminal must be one of ${TerminalClass.options.join(', ')}`);
   return { ...(domain !== undefined ? { domain } : {}), ...(phase !== undefined ? { phase } : {}), ...(terminal !== undefined ? { terminal } : {}) };
 }
