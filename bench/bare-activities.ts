@@ -1,0 +1,34 @@
+// The bare baseline's activities: they move the requested number of bytes and do nothing
+// else (no validation, no policy), so the bare workflow measures Temporal's own cost for the
+// same calls and payloads as an agent run. With `heartbeat` they heartbeat exactly as the
+// agent's activities do (activities/heartbeat.ts), to price that one ingredient separately.
+import { withHeartbeat } from '../activities/heartbeat.js';
+
+export interface BareModelInput {
+  /** Stands in for the compiled context: as many characters as the agent's propose input. */
+  prompt: string;
+  /** How big the reply should be: the size of the agent's propose output. */
+  replyBytes: number;
+  heartbeat?: boolean;
+}
+
+export interface BareToolInput {
+  /** Stands in for the tool call: as many characters as the agent's invokeTool input. */
+  args: string;
+  outBytes: number;
+  heartbeat?: boolean;
+}
+
+// `{"text":""}` is 11 characters of JSON around the padding.
+const pad = async (totalBytes: number): Promise<{ text: string }> => ({ text: 'x'.repeat(Math.max(0, totalBytes - 11)) });
+
+export const bareActivities = {
+  async bareModel(input: BareModelInput): Promise<{ text: string }> {
+    return input.heartbeat ? withHeartbeat(() => pad(input.replyBytes)) : pad(input.replyBytes);
+  },
+  async bareTool(input: BareToolInput): Promise<{ text: string }> {
+    return input.heartbeat ? withHeartbeat(() => pad(input.outBytes)) : pad(input.outBytes);
+  },
+};
+
+export type BareActivities = typeof bareActivities;
