@@ -51,9 +51,9 @@ const wanted = (s: Section) => chosen.includes(s);
 const outFile = values.out ?? fileURLToPath(new URL(`./results/${quick ? 'quick' : 'latest'}.json`, import.meta.url));
 
 // Sizes. Concurrency (50 and 200 runs of 20 turns) and the 10,000-turn run are fixed by what
-// they measure; on the 2-core machine they are CPU-bound (~60-70 ms of worker + server CPU per
-// agent turn) and took about 4 and 8 minutes, so the full set takes about 13 minutes there,
-// not under 10. Overhead and history are sized to take under a minute together.
+// they measure; on the 2-core machine they are CPU-bound (about 40 ms of worker + server CPU
+// per agent turn) and took about 3 and 7.5 minutes, so the full set takes about 11.5 minutes
+// there, not under 10. Overhead and history are sized to take under a minute together.
 const params = {
   quick,
   context: { turns: [10, 100, 1_000] },
