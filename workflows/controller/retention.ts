@@ -1,5 +1,6 @@
-// Keeps RunState bounded however long a run lasts. A run of ten thousand turns must carry the
-// same few kilobytes across continue-as-new as a run of ten: old receipts, evidence and
+// Keeps RunState bounded however long a run lasts. A run of ten thousand turns carries no more
+// across continue-as-new than one of a thousand (about 140 KB at these limits, far below
+// Temporal's 2 MB payload limit): old receipts, evidence and
 // transcript entries are dropped from state (they stay in Temporal's history of the execution
 // that made them) and only counted. Anything still referenced is kept: evidence behind a
 // pinned fact, an effect or a pending approval, and every effect that is not yet settled.
