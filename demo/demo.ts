@@ -3,15 +3,12 @@
 // use a scripted one to show the guards), prints each run and the Web UI URL.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { WorldClient } from '../domains/world/client.js';
-import { startWorld } from '../domains/world/process.js';
-import { freePort } from '../temporal-dev/dev-server.js';
+import { freePort, isPortFree } from '../temporal-dev/dev-server.js';
 import { stderrLog } from '../temporal-dev/log.js';
 import { devDatabaseFile, projectRoot } from '../temporal-dev/paths.js';
-import { useTemporal } from '../temporal-dev/target.js';
-import { createAgentWorker } from '../worker/create-worker.js';
+import { startLocalStack } from './local-stack.js';
 import { renderRun } from './render.js';
 import { runScenario } from './run-scenario.js';
 import { scenarios } from './scenarios.js';
@@ -23,24 +20,14 @@ const { values } = parseArgs({
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
-const preferred = async (port: number) => ((await isFree(port)) ? port : freePort());
-const target = await useTemporal({
-  port: await preferred(7233),
-  uiPort: await preferred(8233),
-  dbFile: devDatabaseFile,
-  log: stderrLog,
+const preferred = async (port: number) => ((await isPortFree(port)) ? port : freePort());
+const stack = await startLocalStack({
+  server: { port: await preferred(7233), uiPort: await preferred(8233), dbFile: devDatabaseFile, log: stderrLog },
+  worldDb: join(projectRoot, '.world', 'demo.db'),
+  blobDir: join(projectRoot, '.world', 'blobs'),
+  taskQueue: 'agent-demo',
 });
-const world = await startWorld({ dbPath: join(projectRoot, '.world', 'demo.db') });
-const connection = await Connection.connect(target.connectionOptions);
-const client = new Client({ connection, namespace: target.namespace });
-const workerConnection = await NativeConnection.connect(target.connectionOptions);
-const taskQueue = 'agent-demo';
-const worker = await createAgentWorker({
-  connection: workerConnection,
-  namespace: target.namespace,
-  taskQueue,
-  activities: { worldUrl: world.url, blobDir: join(projectRoot, '.world', 'blobs'), toolTimeoutMs: 1_000 },
-});
+const { target, world, client, worker, taskQueue } = stack;
 
 let failures = 0;
 const stamp = Date.now().toString(36);
@@ -66,22 +53,10 @@ if (!values.json) {
   out(`${chosen.length - failures}/${chosen.length} scenarios ended as expected.`);
   if (target.uiUrl) out(`Web UI: ${target.uiUrl}/namespaces/${target.namespace}/workflows${values['keep-server'] ? '' : ' (run `npm run dev:server` to browse these runs again; state is in .temporal/dev.sqlite)'}`);
 }
-await workerConnection.close();
-await connection.close();
-await world.stop();
+await stack.close({ keepServer: values['keep-server'] });
 if (values['keep-server'] && target.startedHere) {
   stderrLog('server kept running; Ctrl-C stops it');
   process.on('SIGINT', () => void target.stop().then(() => process.exit(failures ? 1 : 0)));
 } else {
-  await target.stop();
   process.exit(failures ? 1 : 0);
-}
-
-async function isFree(port: number): Promise<boolean> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
 }

@@ -45,6 +45,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
+export async function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, HOST, () => server.close(() => resolve(true)));
+  });
+}
+
 /** Starts `temporal server start-dev` on loopback and resolves once the frontend answers. */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const { log } = options;

@@ -183,7 +183,7 @@ async function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInpu
     case 'propose':
       try {
         const reply = await models.propose({ domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex });
-        return { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens };
+        return { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens, contextTokens: command.context.tokenEstimate };
       } catch (err) {
         return { type: 'modelFailed', now: Date.now(), message: failureMessage(err) };
       }

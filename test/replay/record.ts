@@ -6,16 +6,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { startLocalStack } from '../../demo/local-stack.js';
 import { runScenario } from '../../demo/run-scenario.js';
 import { scenarios, type Scenario } from '../../demo/scenarios.js';
 import { WorldClient } from '../../domains/world/client.js';
-import { startWorld } from '../../domains/world/process.js';
 import { stderrLog } from '../../temporal-dev/log.js';
-import { useTemporal } from '../../temporal-dev/target.js';
-import { createAgentWorker } from '../../worker/create-worker.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const outDir = fileURLToPath(new URL('./histories/', import.meta.url));
@@ -34,17 +31,11 @@ const lostReplies: Scenario[] = (['commit_then_500', 'commit_then_drop'] as cons
 }));
 
 const scratch = mkdtempSync(join(tmpdir(), 'record-'));
-const target = await useTemporal({ headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog });
-const world = await startWorld({ dbPath: join(scratch, 'world.sqlite') });
-const connection = await Connection.connect(target.connectionOptions);
-const client = new Client({ connection, namespace: target.namespace });
-const workerConnection = await NativeConnection.connect(target.connectionOptions);
-const taskQueue = 'record-histories';
-const worker = await createAgentWorker({
-  connection: workerConnection,
-  namespace: target.namespace,
-  taskQueue,
-  activities: { worldUrl: world.url, blobDir: join(scratch, 'blobs'), toolTimeoutMs: 1_000 },
+const { client, world, worker, taskQueue, close } = await startLocalStack({
+  server: { headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog },
+  worldDb: join(scratch, 'world.sqlite'),
+  blobDir: join(scratch, 'blobs'),
+  taskQueue: 'record-histories',
 });
 
 mkdirSync(outDir, { recursive: true });
@@ -58,8 +49,5 @@ await worker.runUntil(async () => {
     stderrLog(`recorded ${file} (${history.events?.length ?? 0} events, ${outcome.result.terminal.class})`);
   }
 });
-await workerConnection.close();
-await connection.close();
-await world.stop();
-await target.stop();
+await close();
 rmSync(scratch, { recursive: true, force: true });

@@ -210,7 +210,7 @@ function eventFor(g: Gen, domain: Domain, state: RunState, command: Exclude<Comm
   switch (command.type) {
     case 'propose':
       if (chance(g, 1)) return { type: 'modelFailed', now, message: pick(g, ['429 after 5 attempts', HOSTILE]) };
-      return { type: 'proposed', now, reply: someReply(g, domain, state, recent), tokens: chance(g, 2) ? int(g, 0, 200_000) : int(g, 0, 2_000) };
+      return { type: 'proposed', now, reply: someReply(g, domain, state, recent), tokens: chance(g, 2) ? int(g, 0, 200_000) : int(g, 0, 2_000), contextTokens: command.context.tokenEstimate };
     case 'invoke': {
       const results = command.calls.map((c) => resultFor(g, c, now));
       return { type: 'observed', now, results: chance(g, 50) ? results : [...results].reverse() };

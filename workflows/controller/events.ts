@@ -49,7 +49,8 @@ export type ReadbackResult = z.infer<typeof ReadbackResult>;
 
 export const RunEvent = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('started'), ...base }),
-  z.strictObject({ type: z.literal('proposed'), ...base, reply: z.unknown(), tokens: z.number() }),
+  /** contextTokens: the estimate of the context the model was shown (from the propose command). */
+  z.strictObject({ type: z.literal('proposed'), ...base, reply: z.unknown(), tokens: z.number(), contextTokens: z.number() }),
   z.strictObject({ type: z.literal('modelFailed'), ...base, message: z.string() }),
   z.strictObject({ type: z.literal('observed'), ...base, results: z.array(ToolResult) }),
   z.strictObject({ type: z.literal('verified'), ...base, verdict: ProbeVerdict }),

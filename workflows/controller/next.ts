@@ -5,7 +5,7 @@ import type { Domain, ToolContract } from '../contract.js';
 import { findDomain } from '../../domains/index.js';
 import { budgetLeft, exhaustedBudget } from './budget.js';
 import type { Command } from './commands.js';
-import { compileContext, estimateTokens } from './context.js';
+import { compileContext } from './context.js';
 import { compactJson, parseDecision, summarizeDecision, type Decision } from './decision.js';
 import type { ProbeVerdict, ReadbackResult, RunEvent, ToolResult } from './events.js';
 import { admitCalls } from './gate.js';
@@ -108,7 +108,7 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       };
     case 'proposed':
       expectPhase(state, 'proposing', event.type);
-      return onProposal(state, domain, event.reply, event.tokens, event.now);
+      return onProposal(state, domain, event.reply, event.tokens, event.contextTokens, event.now);
     case 'modelFailed':
       expectPhase(state, 'proposing', event.type);
       return stop(state, 'failed', 'model_error', event.message.slice(0, 300), event.now);
@@ -138,9 +138,8 @@ function proposeOrStop(state: RunState, now: number): RunState {
   return { ...state, phase: 'proposing', turn: state.turn + 1, pendingClaim: undefined };
 }
 
-function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: number, now: number): RunState {
+function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: number, contextTokens: number, now: number): RunState {
   const charged: RunState = { ...state, used: { ...state.used, tokens: state.used.tokens + Math.max(0, tokens) } };
-  const contextTokens = estimateTokens(compileContext(state, domain, now));
   const parsed = parseDecision(reply);
   if (!parsed.ok) {
     return reject(charged, now, { proposal: `unparseable: ${compactJson(reply, 120)}`, code: 'invalid_proposal', message: parsed.problem, tokens, contextTokens });
