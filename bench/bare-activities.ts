@@ -1,7 +1,7 @@
 // The bare baseline's activities: they move the requested number of bytes and do nothing
 // else (no validation, no policy), so the bare workflow measures Temporal's own cost for the
-// same calls and payloads as an agent run. With `heartbeat` they heartbeat exactly as the
-// agent's activities do (activities/heartbeat.ts), to price that one ingredient separately.
+// same calls and payloads as an agent run. They heartbeat exactly as the agent's activities do
+// (activities/heartbeat.ts).
 import { withHeartbeat } from '../activities/heartbeat.js';
 
 export interface BareModelInput {
@@ -9,14 +9,12 @@ export interface BareModelInput {
   prompt: string;
   /** How big the reply should be: the size of the agent's propose output. */
   replyBytes: number;
-  heartbeat?: boolean;
 }
 
 export interface BareToolInput {
   /** Stands in for the tool call: as many characters as the agent's invokeTool input. */
   args: string;
   outBytes: number;
-  heartbeat?: boolean;
 }
 
 // `{"text":""}` is 11 characters of JSON around the padding.
@@ -24,10 +22,10 @@ const pad = async (totalBytes: number): Promise<{ text: string }> => ({ text: 'x
 
 export const bareActivities = {
   async bareModel(input: BareModelInput): Promise<{ text: string }> {
-    return input.heartbeat ? withHeartbeat(() => pad(input.replyBytes)) : pad(input.replyBytes);
+    return withHeartbeat(() => pad(input.replyBytes));
   },
   async bareTool(input: BareToolInput): Promise<{ text: string }> {
-    return input.heartbeat ? withHeartbeat(() => pad(input.outBytes)) : pad(input.outBytes);
+    return withHeartbeat(() => pad(input.outBytes));
   },
 };
 

@@ -6,7 +6,6 @@
 //   npm run bench                              the full set (must finish in under 10 minutes)
 //   npm run bench -- --quick                   a smaller smoke version (bench/results/quick.json)
 //   npm run bench -- --sections overhead,history
-//   npm run bench -- --sections attribution    where the overhead goes (not in the default set)
 //   npm run bench -- --dev-defaults            keep the dev server's default transfer-queue rate
 //
 // Targets are printed with the measured value and whether they were met; none fails the run.
@@ -22,13 +21,11 @@ import { startBench, WORKER_OPTIONS } from './harness.js';
 import { formatHistory, history } from './history.js';
 import { formatLongRun, longRun } from './long-run.js';
 import { findServerPid, mib } from './measure.js';
-import { attribution, formatAttribution, formatOverhead, overhead } from './overhead.js';
+import { formatOverhead, overhead } from './overhead.js';
 import type { Target } from './report.js';
 
-const SECTIONS = ['context', 'overhead', 'history', 'concurrency', 'long-run', 'attribution'] as const;
+const SECTIONS = ['context', 'overhead', 'history', 'long-run', 'concurrency'] as const;
 type Section = (typeof SECTIONS)[number];
-/** `attribution` explains the overhead figure; it is opt-in to keep the default run short. */
-const DEFAULT_SECTIONS: Section[] = ['context', 'overhead', 'history', 'concurrency', 'long-run'];
 
 const { values } = parseArgs({
   options: {
@@ -40,7 +37,7 @@ const { values } = parseArgs({
   strict: true,
 });
 const quick = values.quick ?? false;
-const chosen = (values.sections ?? DEFAULT_SECTIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+const chosen = (values.sections ?? SECTIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
 for (const s of chosen) {
   if (!(SECTIONS as readonly string[]).includes(s)) {
     process.stderr.write(`bench: unknown section ${s}; sections are ${SECTIONS.join(', ')}\n`);
@@ -51,14 +48,14 @@ const wanted = (s: Section) => chosen.includes(s);
 const outFile = values.out ?? fileURLToPath(new URL(`./results/${quick ? 'quick' : 'latest'}.json`, import.meta.url));
 
 // Sizes. Concurrency (50 and 200 runs of 20 turns) and the 10,000-turn run are fixed by what
-// they measure; on the 2-core machine they are CPU-bound (about 40 ms of worker + server CPU
-// per agent turn) and took about 3 and 7.5 minutes, so the full set takes about 11.5 minutes
-// there, not under 10. Overhead and history are sized to take under a minute together.
+// they measure; on the 2-core machine they are bound by the worker's and the server's CPU and
+// take about 3 and 5.5 minutes, most of the total. Overhead and history are sized to take under
+// a minute together; overhead rotates seven rounds because single batches on a shared
+// 2-core machine vary by ±15%.
 const params = {
   quick,
   context: { turns: [10, 100, 1_000] },
-  overhead: quick ? { runs: 4, turns: 10, rounds: 1 } : { runs: 10, turns: 20, rounds: 3 },
-  attribution: quick ? { runs: 4, turns: 10, rounds: 1 } : { runs: 10, turns: 20, rounds: 3 },
+  overhead: quick ? { runs: 4, turns: 10, rounds: 1 } : { runs: 10, turns: 20, rounds: 7 },
   history: { turns: quick ? 5 : 20 },
   concurrency: { levels: quick ? [10, 40] : [50, 200], turns: quick ? 10 : 20 },
   longRun: quick ? { turns: 1_000, window: 100 } : { turns: 10_000, window: 1_000 },
@@ -134,20 +131,18 @@ if (chosen.some((s) => s !== 'context')) {
       const r = await history(bench, params.history.turns);
       record('history', r, formatHistory(r));
     }
+    // The long run goes before the concurrency batches, on a server not still busy with
+    // the aftermath of 500 finished runs: its first window would otherwise pay for them.
+    if (wanted('long-run')) {
+      const r = await longRun(bench, params.longRun, log);
+      record('long-run', r, formatLongRun(r));
+    }
     if (wanted('concurrency')) {
       const r = await concurrency(bench, params.concurrency, log);
       const during = `${r.levels.at(-1)} concurrent agent runs of ${r.turns} turns`;
       results.memory = { rssBeforeMiB: r.rssBeforeMiB, peakRssMiB: r.peakRssMiB, during, sampleEveryMs: 100 };
       record('concurrency', r, formatConcurrency(r));
       print([`== memory ==`, `  worker RSS (sampled every 100 ms): ${r.rssBeforeMiB} MiB before the concurrency section, peak ${r.peakRssMiB} MiB during ${during}`]);
-    }
-    if (wanted('attribution')) {
-      const r = await attribution(bench, params.attribution, serverPid, log);
-      record('attribution', r, formatAttribution(r));
-    }
-    if (wanted('long-run')) {
-      const r = await longRun(bench, params.longRun, log);
-      record('long-run', r, formatLongRun(r));
     }
   } finally {
     await bench.close();

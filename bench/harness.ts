@@ -15,7 +15,7 @@ import type { RunResult } from '../workflows/messages.js';
 import type { RunInput } from '../workflows/run-input.js';
 import { bareActivities } from './bare-activities.js';
 import { bareTurnsOf, simulateRun } from './shape.js';
-import { agentWorkflow, bareWorkflow, type BareInput, type BareTurn } from './workflows.js';
+import { agentWorkflow, bareWorkflow, type BareTurn } from './workflows.js';
 
 export const benchWorkflowsPath = fileURLToPath(new URL('./workflows.ts', import.meta.url));
 
@@ -39,7 +39,7 @@ export interface Bench {
   /** Agent run of the synthetic domain; resolves when it ends (all its executions). */
   runAgent(workflowId: string, run: Omit<RunInput, 'domain' | 'caseId'>): Promise<Finished<RunResult>>;
   /** Bare baseline run replaying the given turn shapes. */
-  runBare(workflowId: string, turns: BareTurn[], mimic?: BareInput['mimic']): Promise<Finished<{ turns: number }>>;
+  runBare(workflowId: string, turns: BareTurn[]): Promise<Finished<{ turns: number }>>;
   /** The bare turn shapes matching an agent rules run of `turns` turns (cached per length). */
   bareShapeFor(turns: number): Promise<BareTurn[]>;
   close(): Promise<void>;
@@ -101,9 +101,9 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
       });
       return timed<RunResult>(handle, started);
     },
-    async runBare(workflowId, turns, mimic) {
+    async runBare(workflowId, turns) {
       const started = Date.now();
-      const handle = await client.workflow.start(bareWorkflow, { taskQueue, workflowId, args: [{ turns, ...(mimic ? { mimic } : {}) }] });
+      const handle = await client.workflow.start(bareWorkflow, { taskQueue, workflowId, args: [{ turns }] });
       return timed<{ turns: number }>(handle, started);
     },
     bareShapeFor(turns) {

@@ -5,13 +5,12 @@
 // worker process and of the dev server: on a shared machine those are steadier than wall time,
 // and they show *where* the extra cost is spent.
 //
-// Section "attribution" (opt-in) runs the same comparison with one more baseline whose
-// activities heartbeat under a heartbeat timeout as the agent's do; what remains between that
-// and the agent is the controller itself.
+// The ratio that counts is paired: agent ÷ bare within each round, whose batches run back to
+// back, and the median of those. A slow spell on a shared machine then hits both sides of a
+// ratio instead of one variant's median.
 import { batch, median, round, type Bench } from './harness.js';
 import { cpuNow, cpuSince } from './measure.js';
 import { formatTargets, table, target, type Target } from './report.js';
-import type { BareInput } from './workflows.js';
 
 export interface CompareOptions {
   runs: number;
@@ -26,12 +25,7 @@ export interface BatchFigures {
   serverCpuMsPerTurn: number | null;
 }
 
-export type Variant = 'agent' | 'bare' | 'bare+heartbeat';
-
-const MIMIC: Record<Exclude<Variant, 'agent'>, BareInput['mimic']> = {
-  bare: undefined,
-  'bare+heartbeat': { heartbeat: true },
-};
+export type Variant = 'agent' | 'bare';
 
 export interface Comparison extends CompareOptions {
   variants: Variant[];
@@ -48,12 +42,12 @@ export async function compare(bench: Bench, variants: Variant[], options: Compar
   let serial = 0;
 
   const runBatch = async (variant: Variant): Promise<BatchFigures> => {
-    const id = `${variant.replace('+', '-')}-${label}-${stamp}-${serial++}`;
+    const id = `${variant}-${label}-${stamp}-${serial++}`;
     const cpu = cpuNow(serverPid);
     const done = await batch(runs, (i) =>
       variant === 'agent'
         ? bench.runAgent(`${id}-${i}`, { model: { adapter: 'rules' }, budgets: { turns } })
-        : bench.runBare(`${id}-${i}`, shape, MIMIC[variant]),
+        : bench.runBare(`${id}-${i}`, shape),
     );
     const used = cpuSince(cpu, serverPid);
     for (const run of done.runs) {
@@ -104,6 +98,8 @@ const ratioOf = (a: number | null | undefined, b: number | null | undefined): nu
 export interface OverheadResult extends Comparison {
   /** agent ÷ bare of the medians (turns/s: below 1 means the agent is slower). */
   ratio: { wallTime: number | null; turnsPerSecond: number | null; workerCpu: number | null; serverCpu: number | null };
+  /** Wall time agent ÷ bare within each round, and their median: the target. */
+  paired: { perRound: number[]; median: number };
   targets: Target[];
 }
 
@@ -117,7 +113,9 @@ export async function overhead(bench: Bench, options: CompareOptions, serverPid:
     workerCpu: ratioOf(a?.workerCpuMsPerTurn, b?.workerCpuMsPerTurn),
     serverCpu: ratioOf(a?.serverCpuMsPerTurn, b?.serverCpuMsPerTurn),
   };
-  return { ...c, ratio, targets: [target('wall time agent ÷ bare', ratio.wallTime, 1.15)] };
+  const perRound = (c.batches.agent ?? []).map((agent, i) => round(agent.wallMs / (c.batches.bare?.[i]?.wallMs ?? Number.NaN)));
+  const paired = { perRound, median: median(perRound) };
+  return { ...c, ratio, paired, targets: [target('wall time agent ÷ bare (median of rounds)', paired.median, 1.15)] };
 }
 
 export function formatOverhead(r: OverheadResult): string[] {
@@ -136,41 +134,7 @@ export function formatOverhead(r: OverheadResult): string[] {
       ],
     ),
     `  per round (ms): agent ${(r.batches.agent ?? []).map((f) => f.wallMs).join(', ')}; bare ${(r.batches.bare ?? []).map((f) => f.wallMs).join(', ')}`,
+    `  agent ÷ bare per round: ${r.paired.perRound.join(', ')}; median ${r.paired.median}`,
     ...formatTargets(r.targets),
-  ];
-}
-
-// ---------------------------------------------------------------- attribution
-
-export interface AttributionResult extends Comparison {
-  targets: Target[];
-}
-
-export async function attribution(bench: Bench, options: CompareOptions, serverPid: number | undefined, log: (m: string) => void): Promise<AttributionResult> {
-  const c = await compare(bench, ['agent', 'bare', 'bare+heartbeat'], options, serverPid, log, 'attribution');
-  return { ...c, targets: [] };
-}
-
-export function formatAttribution(r: AttributionResult): string[] {
-  const bare = r.median.bare;
-  return [
-    `attribution: ${r.runs} concurrent runs × ${r.turns} turns per batch, ${r.rounds} rounds, variants rotated (medians; ÷ bare)`,
-    ...table(
-      ['variant', 'wall ms', '÷ bare', 'turns/s', 'worker CPU ms/turn', '÷ bare', 'server CPU ms/turn', '÷ bare'],
-      r.variants.map((v) => {
-        const m = r.median[v];
-        return [
-          v,
-          m?.wallMs,
-          ratioOf(m?.wallMs, bare?.wallMs),
-          m?.turnsPerSecond,
-          m?.workerCpuMsPerTurn,
-          ratioOf(m?.workerCpuMsPerTurn, bare?.workerCpuMsPerTurn),
-          m?.serverCpuMsPerTurn,
-          ratioOf(m?.serverCpuMsPerTurn, bare?.serverCpuMsPerTurn),
-        ];
-      }),
-    ),
-    `  what is left between bare+heartbeat and agent is the controller itself (state, validation, context, search attributes).`,
   ];
 }

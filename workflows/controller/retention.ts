@@ -18,6 +18,7 @@ export const KEEP = {
 } as const;
 
 export function fold(state: RunState): RunState {
+  const seenKeys = Object.keys(state.seen);
   const over =
     state.evidence.length > KEEP.evidence ||
     state.transcript.length > KEEP.transcript ||
@@ -25,7 +26,7 @@ export function fold(state: RunState): RunState {
     state.executions.length > KEEP.executions ||
     state.effects.length > KEEP.settledEffects ||
     state.approvals.length > KEEP.approvals ||
-    Object.keys(state.seen).length > KEEP.seen;
+    seenKeys.length > KEEP.seen;
   if (!over) return state;
 
   const referenced = new Set<string>([
@@ -34,21 +35,22 @@ export function fold(state: RunState): RunState {
     ...(state.pendingApproval?.evidenceIds ?? []),
     ...(state.pendingClaim?.evidenceIds ?? []),
   ]);
-  const recentEvidence = new Set(state.evidence.slice(-KEEP.evidence).map((e) => e.id));
-  const evidence = state.evidence.filter((e) => recentEvidence.has(e.id) || referenced.has(e.id));
+  const firstRecent = state.evidence.length - KEEP.evidence;
+  const evidence = firstRecent <= 0 ? state.evidence : state.evidence.filter((e, i) => i >= firstRecent || referenced.has(e.id));
 
   const notes = state.transcript.filter((t) => t.kind === 'note').slice(-KEEP.notes);
   const recent = state.transcript.slice(-KEEP.transcript).filter((t) => t.kind !== 'note');
   const transcript = [...notes, ...recent].sort((a, b) => a.turn - b.turn);
 
-  const unsettled = state.effects.filter((e) => e.status === 'in_flight' || e.status === 'unknown');
-  const settled = state.effects.filter((e) => e.status !== 'in_flight' && e.status !== 'unknown').slice(-KEEP.settledEffects);
-  const effects = state.effects.filter((e) => unsettled.includes(e) || settled.includes(e));
+  const inDoubt = (e: RunState['effects'][number]) => e.status === 'in_flight' || e.status === 'unknown';
+  const settled = new Set(state.effects.filter((e) => !inDoubt(e)).slice(-KEEP.settledEffects));
+  const effects = state.effects.filter((e) => inDoubt(e) || settled.has(e));
 
   const decisions = state.decisions.slice(-KEEP.decisions);
   const executions = state.executions.slice(-KEEP.executions);
-  const seenKeys = Object.keys(state.seen);
-  const seen = Object.fromEntries(seenKeys.slice(-KEEP.seen).map((k) => [k, state.seen[k] as RunState['seen'][string]]));
+  // Signatures are re-inserted when used again, so the last keys are the most recently used.
+  const seen =
+    seenKeys.length <= KEEP.seen ? state.seen : Object.fromEntries(seenKeys.slice(-KEEP.seen).map((k) => [k, state.seen[k] as RunState['seen'][string]]));
 
   return {
     ...state,
