@@ -49,8 +49,8 @@ const outFile = values.out ?? fileURLToPath(new URL(`./results/${quick ? 'quick'
 
 // Sizes. Concurrency (50 and 200 runs of 20 turns) and the 10,000-turn run are fixed by what
 // they measure; on the 2-core machine they are bound by the worker's and the server's CPU and
-// take about 3 and 5.5 minutes, most of the total. Overhead and history are sized to take under
-// a minute together; overhead rotates seven rounds because single batches on a shared
+// take about 2.5 and 5 minutes, most of the total. Overhead and history are sized to take about
+// a minute together; overhead alternates over seven rounds because single batches on a shared
 // 2-core machine vary by ±15%.
 const params = {
   quick,
