@@ -11,6 +11,7 @@ import type { ToolContext } from '../domains/implementation.js';
 import { estimateTokens, type CompiledContext } from '../workflows/controller/context.js';
 import type { RunEvent, ToolResult } from '../workflows/controller/events.js';
 import { initialState, next, type Step } from '../workflows/controller/next.js';
+import type { RunState } from '../workflows/controller/state.js';
 import type { BareTurn } from './workflows.js';
 
 /** Sizes are JSON characters of what the workflow hands the activity and gets back. */
@@ -36,6 +37,8 @@ export interface SimulationOptions {
   runId?: string;
   /** The model: the synthetic rules policy unless given (e.g. a scripted list of replies). */
   model?: { adapter: 'rules' } | { adapter: 'scripted'; replies: unknown[] };
+  /** Sees every state the controller hands out (the retention tests watch its size). */
+  onState?: (state: RunState) => void;
 }
 
 const bytes = (value: unknown): number => JSON.stringify(value).length;
@@ -117,6 +120,7 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
         throw new Error(`simulation: unexpected command ${command.type}`);
     }
     step = next(step.state, event);
+    options.onState?.(step.state);
   }
   // Rules runs finish on their last turn; scripted ones run out of turns after the last reply.
   const expected = model.adapter === 'rules' ? 'resolved' : 'budget_exhausted';
