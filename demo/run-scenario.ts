@@ -1,6 +1,7 @@
 // Runs one scenario to its end on a live worker: seed the world, start the run, play the
 // approver if the scenario has one, and return what the operator would see.
 import type { Client } from '@temporalio/client';
+import { waitUntil } from '../client/wait.js';
 import type { WorldClient } from '../domains/world/client.js';
 import { agentWorkflow } from '../workflows/agent.js';
 import { approveUpdate, stateQuery, type RunResult, type RunView } from '../workflows/messages.js';
@@ -23,10 +24,14 @@ export async function runScenario(client: Client, world: WorldClient, taskQueue:
     args: [{ run: { domain: scenario.domain, caseId, model: scenario.model(caseId) } }],
   });
   if (scenario.approveAs) {
-    const view = await waitFor(async () => {
-      const v = await handle.query(stateQuery);
-      return v.awaiting || v.state.terminal ? v : undefined;
-    });
+    const view = await waitUntil(
+      async () => {
+        const v = await handle.query(stateQuery);
+        return v.awaiting || v.state.terminal ? v : undefined;
+      },
+      'the run to ask for approval or end',
+      { timeoutMs: 60_000, everyMs: 100 },
+    );
     if (view.awaiting) {
       await handle.executeUpdate(approveUpdate, {
         args: [{ requestId: view.awaiting.requestId, by: scenario.approveAs, digest: view.awaiting.digest, comment: 'demo approval' }],
@@ -37,12 +42,3 @@ export async function runScenario(client: Client, world: WorldClient, taskQueue:
   return { scenario, workflowId, result, view: await handle.query(stateQuery) };
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting for the run');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

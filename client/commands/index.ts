@@ -1,9 +1,15 @@
 // Every command's arguments, flags and one-line summary. The implementations are imported
 // only when a command runs, so `--help` and usage errors answer at once.
-import { asOption, type CommandSpec } from './types.js';
+import { asOption, type CommandSpec, type OptionSpec } from './types.js';
 
 const PHASES = 'running|awaiting_approval|reconciling|terminal';
 const TERMINALS = 'resolved|escalated|budget_exhausted|blocked|unknown_outcome|cancelled|failed';
+
+// Approve and deny take the same flags: who decides, and why.
+const decisionOptions: Record<string, OptionSpec> = {
+  as: { type: 'string', value: 'IDENTITY', description: 'who decides (required; must hold one of the roles)' },
+  comment: { type: 'string', value: 'C', description: 'why' },
+};
 
 export const commands: CommandSpec[] = [
   {
@@ -49,20 +55,14 @@ export const commands: CommandSpec[] = [
     name: 'approve',
     args: ['run', 'request'],
     summary: 'approve the pending effect of a run',
-    options: {
-      as: { type: 'string', value: 'IDENTITY', description: 'who decides (required; must hold one of the roles)' },
-      comment: { type: 'string', value: 'C', description: 'why' },
-    },
+    options: decisionOptions,
     load: async () => (await import('./approvals.js')).approve,
   },
   {
     name: 'deny',
     args: ['run', 'request'],
     summary: 'deny the pending effect of a run (the model is told)',
-    options: {
-      as: { type: 'string', value: 'IDENTITY', description: 'who decides (required; must hold one of the roles)' },
-      comment: { type: 'string', value: 'C', description: 'why' },
-    },
+    options: decisionOptions,
     load: async () => (await import('./approvals.js')).deny,
   },
   {

@@ -4,13 +4,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { replayFailure } from '../../client/commands/replay.js';
 import { WatchCursor } from '../../client/commands/watch.js';
 import { RunExport } from '../../client/export-schema.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { stateQuery, type RunView } from '../../workflows/messages.js';
-import { startAgentHarness, uniqueCase, type AgentHarness } from '../helpers/agent.js';
+import { waitUntil } from '../../client/wait.js';
+import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -22,13 +23,7 @@ interface CliResult {
 
 // Each CLI call is a fresh Node process (about a second of CPU): generous timeouts for a busy machine.
 describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
-  let h: AgentHarness;
-  beforeAll(async () => {
-    h = await startAgentHarness();
-  });
-  afterAll(async () => {
-    await h?.close();
-  });
+  const h = useAgentHarness();
 
   function cli(...args: string[]): Promise<CliResult> {
     return new Promise((resolve, reject) => {
@@ -83,23 +78,13 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
 
   const handleOf = (runId: string): WorkflowHandle<typeof agentWorkflow> => h.client.workflow.getHandle<typeof agentWorkflow>(runId);
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, everyMs));
-    }
-  }
-
   /** Starts a FAILED-ledger payments case through the CLI and waits for its reissue request. */
   async function startAwaitingApproval(prefix: string): Promise<{ transferId: string; runId: string; awaiting: NonNullable<RunView['awaiting']> }> {
     const transferId = uniqueCase(prefix);
     await seed(transferId, 'FAILED');
     const started = json<{ runId: string; attached: boolean }>(await cli('start', 'payments', transferId, '--json'));
     expect(started).toMatchObject({ runId: `payments-${transferId}`, attached: false });
-    const awaiting = await until('the approval request', async () => (await handleOf(started.runId).query(stateQuery)).awaiting);
+    const awaiting = await waitUntil(async () => (await handleOf(started.runId).query(stateQuery)).awaiting, 'the approval request', { timeoutMs: 20_000, everyMs: 100 });
     expect(awaiting.tool).toBe('reissue_transfer');
     return { transferId, runId: started.runId, awaiting };
   }
@@ -167,14 +152,13 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       cli('status', runId),
       // Visibility is eventually consistent: wait (cheaply, in-process) until the server's list
       // has the run in its new phase, then ask the CLI.
-      until(
-        'visibility to show the run awaiting approval',
+      waitUntil(
         async () => {
           for await (const info of h.client.workflow.list({ query: `WorkflowId = '${runId}' AND AgentPhase = 'awaiting_approval'` })) return info;
           return undefined;
         },
-        15_000,
-        200,
+        'visibility to show the run awaiting approval',
+        { timeoutMs: 15_000, everyMs: 200 },
       ).then(async () => json<Array<{ runId: string }>>(await cli('list', '--awaiting-approval', '--domain', 'payments', '--json')).find((r) => r.runId === runId)),
       cli('approve', runId, awaiting.requestId, '--as', 'bob@support'),
       cli('approve', runId, `${awaiting.requestId}-nope`, '--as', 'alice@ops'),

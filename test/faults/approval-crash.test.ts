@@ -1,37 +1,25 @@
 // An approval may come hours and several deploys later. Here the worker is SIGKILLed while the
 // run waits; a fresh worker picks it up and the approved reissue runs exactly once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { inject } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { waitUntil } from '../../client/wait.js';
 import { WorldClient } from '../../domains/world/client.js';
-import { agentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
-import { uniqueCase } from '../helpers/agent.js';
-import { spawnWorker, waitUntil } from '../helpers/crash.js';
+import { startRun, uniqueCase } from '../helpers/agent.js';
+import { spawnWorker } from '../helpers/crash.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { connectClient, uniqueTaskQueue } from '../helpers/temporal.js';
+import { uniqueTaskQueue, useClient } from '../helpers/temporal.js';
 
 describe('approval survives a worker crash', () => {
-  let client: Client;
-  let close: () => Promise<void>;
+  const client = useClient();
   const world = new WorldClient(inject('worldUrl'));
-  beforeAll(async () => {
-    ({ client, close } = await connectClient());
-  });
-  afterAll(async () => {
-    await close();
-  });
 
   it('waits, loses its worker, is approved on the next one, and reissues once', async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     const taskQueue = uniqueTaskQueue('approval-crash');
     const first = await spawnWorker(taskQueue);
-    const handle = await client.workflow.start(agentWorkflow, {
-      taskQueue,
-      workflowId: `payments-${transferId}`,
-      args: [{ run: { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } } }],
-    });
+    const handle = await startRun({ client: client(), taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
     const waiting = await waitUntil(async () => (await handle.query(stateQuery)).awaiting, 'the approval request');
     expect(waiting.tool).toBe('reissue_transfer');
     await first.kill();

@@ -1,49 +1,47 @@
 // Real worker processes, killed with SIGKILL at exact points of an effect's life. The world's
 // call log and effect store are the ground truth: exactly one effect per key, whatever happens.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@temporalio/client';
-import { inject } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { waitUntil } from '../../client/wait.js';
 import { WorldClient } from '../../domains/world/client.js';
-import { agentWorkflow } from '../../workflows/agent.js';
 import { stateQuery } from '../../workflows/messages.js';
-import type { RunInput } from '../../workflows/run-input.js';
-import { uniqueCase } from '../helpers/agent.js';
-import { spawnWorker, waitUntil } from '../helpers/crash.js';
+import { startRun, uniqueCase } from '../helpers/agent.js';
+import { spawnWorker } from '../helpers/crash.js';
 import { seedIncident } from '../../domains/world/seeds.js';
-import { connectClient, uniqueTaskQueue } from '../helpers/temporal.js';
+import { uniqueTaskQueue, useClient } from '../helpers/temporal.js';
 
 describe('effects exactly once across worker crashes', () => {
-  let client: Client;
-  let close: () => Promise<void>;
+  const client = useClient();
   const world = new WorldClient(inject('worldUrl'));
-  beforeAll(async () => {
-    ({ client, close } = await connectClient());
-  });
-  afterAll(async () => {
-    await close();
-  });
 
-  const start = (taskQueue: string, run: RunInput) =>
-    client.workflow.start(agentWorkflow, { taskQueue, workflowId: `${run.domain}-${run.caseId}`, args: [{ run }] });
   const restarts = async (caseId: string) => ({
     stored: (await world.effects({ key: caseId })).filter((e) => e.kind === 'restart'),
     requests: (await world.calls({ key: caseId, op: 'incidents.restart' })).length,
   });
 
-  it('killed right after the effect commits: reconciled by readback, never sent again', async () => {
+  /**
+   * An incident run whose worker is SIGKILLed while the restart request is parked at `point`;
+   * `settle` then decides what became of that request, and a fresh worker finishes the run.
+   */
+  const crashDuringRestart = async (point: 'after_commit' | 'before_commit', settle: (holdId: string) => Promise<unknown>) => {
     const caseId = uniqueCase('INC');
     await seedIncident(world, caseId);
-    const taskQueue = uniqueTaskQueue('crash-after');
-    const { holdId } = await world.createHold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
+    const taskQueue = uniqueTaskQueue('crash');
+    const { holdId } = await world.createHold({ op: 'incidents.restart', key: caseId, point });
     const first = await spawnWorker(taskQueue);
-    const handle = await start(taskQueue, { domain: 'incidents', caseId, model: { adapter: 'rules' } });
+    const handle = await startRun({ client: client(), taskQueue }, { domain: 'incidents', caseId, model: { adapter: 'rules' } });
 
     await world.waitForHold(holdId, { timeoutMs: 30_000 });
     await first.kill();
-    await world.releaseHold(holdId); // the effect is stored; its reply goes to a dead socket
+    await settle(holdId);
     const second = await spawnWorker(taskQueue);
     const result = await handle.result();
     await second.stop();
+    return { caseId, result };
+  };
+
+  it('killed right after the effect commits: reconciled by readback, never sent again', async () => {
+    // The effect is stored; its reply goes to a dead socket.
+    const { caseId, result } = await crashDuringRestart('after_commit', (holdId) => world.releaseHold(holdId));
 
     expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
     expect(await restarts(caseId)).toMatchObject({ stored: [expect.anything()], requests: 1 });
@@ -51,19 +49,8 @@ describe('effects exactly once across worker crashes', () => {
   });
 
   it('killed before the effect reaches the system: read back as not applied, then it runs once', async () => {
-    const caseId = uniqueCase('INC');
-    await seedIncident(world, caseId);
-    const taskQueue = uniqueTaskQueue('crash-before');
-    const { holdId } = await world.createHold({ op: 'incidents.restart', key: caseId, point: 'before_commit' });
-    const first = await spawnWorker(taskQueue);
-    const handle = await start(taskQueue, { domain: 'incidents', caseId, model: { adapter: 'rules' } });
-
-    await world.waitForHold(holdId, { timeoutMs: 30_000 });
-    await first.kill();
-    await world.dropHold(holdId); // as if the request never got through
-    const second = await spawnWorker(taskQueue);
-    const result = await handle.result();
-    await second.stop();
+    // As if the request never got through.
+    const { caseId, result } = await crashDuringRestart('before_commit', (holdId) => world.dropHold(holdId));
 
     expect(result.terminal.class).toBe('resolved');
     const { stored } = await restarts(caseId);
@@ -80,7 +67,7 @@ describe('effects exactly once across worker crashes', () => {
     await seedIncident(world, caseId);
     const taskQueue = uniqueTaskQueue('crash-model');
     const first = await spawnWorker(taskQueue);
-    const handle = await start(taskQueue, { domain: 'incidents', caseId, model: { adapter: 'rules', latencyMs: 1_500 } });
+    const handle = await startRun({ client: client(), taskQueue }, { domain: 'incidents', caseId, model: { adapter: 'rules', latencyMs: 1_500 } });
 
     // Turn 3 is the model deciding to restart; kill the worker while it "thinks".
     await waitUntil(async () => {

@@ -1,7 +1,7 @@
 // Effects whose reply is lost or garbled after they committed: each is read back by its
 // idempotency key before anything else happens, and never sent twice.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentHarness, runToEnd, uniqueCase, type AgentHarness } from '../helpers/agent.js';
+import { describe, expect, it } from 'vitest';
+import { useAgentHarness, runToEnd, uniqueCase } from '../helpers/agent.js';
 import { seedIncident } from '../../domains/world/seeds.js';
 
 // A scripted model, so the effect's call id (and with it its idempotency key) is known:
@@ -13,13 +13,7 @@ const replies = [
 ];
 
 describe('unknown outcomes are reconciled, never retried blind', () => {
-  let h: AgentHarness;
-  beforeAll(async () => {
-    h = await startAgentHarness({ toolTimeoutMs: 1_000 });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useAgentHarness({ toolTimeoutMs: 1_000 });
 
   for (const mode of ['commit_then_500', 'commit_then_drop', 'commit_then_hang'] as const) {
     it(`${mode}: reconciled to applied, exactly one effect`, async () => {

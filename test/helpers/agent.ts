@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createActivities } from '../../activities/index.js';
+import type { ModelAdapters } from '../../activities/model/index.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { agentWorkflow } from '../../workflows/agent.js';
 import type { RunResult, RunView } from '../../workflows/messages.js';
@@ -21,7 +22,13 @@ export interface AgentHarness {
 }
 
 /** A real worker (in this process) for the agent workflow, on the shared dev server and world. */
-export async function startAgentHarness(options: { toolTimeoutMs?: number } = {}): Promise<AgentHarness> {
+export interface HarnessOptions {
+  toolTimeoutMs?: number;
+  /** Model adapters beyond the offline ones, e.g. an OpenAI-compatible endpoint. */
+  models?: ModelAdapters;
+}
+
+export async function startAgentHarness(options: HarnessOptions = {}): Promise<AgentHarness> {
   const taskQueue = uniqueTaskQueue('agent');
   const { client, close: closeClient } = await connectClient();
   const { worker, close: closeWorker } = await createTestWorker({
@@ -30,6 +37,7 @@ export async function startAgentHarness(options: { toolTimeoutMs?: number } = {}
       worldUrl: inject('worldUrl'),
       blobDir: join(tmpdir(), 'agent-test-blobs'),
       toolTimeoutMs: options.toolTimeoutMs ?? 1_500,
+      ...(options.models ? { models: options.models } : {}),
     }),
   });
   const running = worker.run();
@@ -47,13 +55,47 @@ export async function startAgentHarness(options: { toolTimeoutMs?: number } = {}
   };
 }
 
+/**
+ * The harness for every test of the enclosing describe block: started before the first, closed
+ * after the last. Its fields may be read inside tests only.
+ */
+export function useAgentHarness(options: HarnessOptions = {}): AgentHarness {
+  let started: AgentHarness | undefined;
+  beforeAll(async () => {
+    started = await startAgentHarness(options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const get = (): AgentHarness => {
+    if (!started) throw new Error('the agent harness is only there inside the tests of its describe block');
+    return started;
+  };
+  return {
+    get client() {
+      return get().client;
+    },
+    get world() {
+      return get().world;
+    },
+    get taskQueue() {
+      return get().taskQueue;
+    },
+    get worker() {
+      return get().worker;
+    },
+    close: () => get().close(),
+  };
+}
+
 export function uniqueCase(prefix: string): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-export async function startRun(h: AgentHarness, run: RunInput): Promise<WorkflowHandle<typeof agentWorkflow>> {
-  return h.client.workflow.start(agentWorkflow, {
-    taskQueue: h.taskQueue,
+/** Starts an agent run on a task queue (a harness's, or one that spawned workers poll). */
+export async function startRun(on: { client: Client; taskQueue: string }, run: RunInput): Promise<WorkflowHandle<typeof agentWorkflow>> {
+  return on.client.workflow.start(agentWorkflow, {
+    taskQueue: on.taskQueue,
     workflowId: `${run.domain}-${run.caseId}`,
     args: [{ run }],
   });

@@ -1,16 +1,10 @@
 // Nobody answers an approval request: the durable timer ends the run, and the effect never runs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { runToEnd, startAgentHarness, uniqueCase, type AgentHarness } from '../helpers/agent.js';
+import { runToEnd, useAgentHarness, uniqueCase } from '../helpers/agent.js';
 
 describe('approval timeout', () => {
-  let h: AgentHarness;
-  beforeAll(async () => {
-    h = await startAgentHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useAgentHarness();
 
   it('ends escalated/approval_timeout with no effect when no one decides in time', async () => {
     const transferId = uniqueCase('PX');

@@ -1,21 +1,15 @@
 // A long run rolls over into new executions (continue-as-new) and nothing is lost: a pending
 // approval keeps its request id across one boundary, a cancel lands after another, and the
 // budgets and effects ledger carry over intact.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addNoteUpdate, approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
-import { startAgentHarness, startRun, uniqueCase, type AgentHarness } from '../helpers/agent.js';
-import { waitUntil } from '../helpers/crash.js';
+import { useAgentHarness, startRun, uniqueCase } from '../helpers/agent.js';
+import { waitUntil } from '../../client/wait.js';
 
 const read = (n: number) => ({ type: 'call', calls: [{ tool: 'read_counter', args: { n } }] });
 
 describe('continue-as-new', () => {
-  let h: AgentHarness;
-  beforeAll(async () => {
-    h = await startAgentHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useAgentHarness();
 
   it('crosses several boundaries with an approval pending across one and a cancel after another', async () => {
     const replies = [

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgentHarness, runToEnd, uniqueCase, type AgentHarness } from '../helpers/agent.js';
+import { describe, expect, it } from 'vitest';
+import { useAgentHarness, runToEnd, uniqueCase } from '../helpers/agent.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 
 const read = (tool: string, transferId: unknown) => ({ type: 'call', calls: [{ tool, args: { transferId } }] });
 
 describe('guards around a misbehaving model (real dev server and world)', () => {
-  let h: AgentHarness;
-  beforeAll(async () => {
-    h = await startAgentHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useAgentHarness();
 
   it('a model that repeats the same read ends escalated/loop after one nudge', async () => {
     const id = uniqueCase('PX');

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stateQuery } from '../../workflows/messages.js';
-import { startAgentHarness, runToEnd, startRun, uniqueCase, type AgentHarness } from '../helpers/agent.js';
+import { useAgentHarness, runToEnd, startRun, uniqueCase } from '../helpers/agent.js';
 import { seedIncident } from '../../domains/world/seeds.js';
 
 const metrics = (...services: string[]) => ({ type: 'call', calls: services.map((service) => ({ tool: 'get_metrics', args: { service } })) });
 
 describe('incident remediation (real dev server and world)', () => {
-  let h: AgentHarness;
-  beforeAll(async () => {
-    h = await startAgentHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useAgentHarness();
 
   it('catches a false finish with the verify probe, then restarts the cache and resolves', async () => {
     const caseId = uniqueCase('INC');

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { terminalKey } from '../../workflows/search-attributes.js';
-import { startAgentHarness, runToEnd, uniqueCase, type AgentHarness } from '../helpers/agent.js';
+import { useAgentHarness, runToEnd, uniqueCase } from '../helpers/agent.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 
 describe('payments exception (rules model, real dev server and world)', () => {
-  let h: AgentHarness;
-  beforeAll(async () => {
-    h = await startAgentHarness({ toolTimeoutMs: 800 });
-  });
-  afterAll(async () => {
-    await h.close();
-  });
+  const h = useAgentHarness({ toolTimeoutMs: 800 });
 
   it('a stale replica says PENDING, the ledger says SETTLED: resolved with no effect', async () => {
     const transferId = uniqueCase('PX');

@@ -2,32 +2,26 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { pingActivities } from '../../activities/ping.js';
 import { pingWorkflow } from '../../workflows/ping.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
-import { connectClient, createTestWorker, uniqueTaskQueue } from '../helpers/temporal.js';
+import { createTestWorker, uniqueTaskQueue, useClient } from '../helpers/temporal.js';
 
 describe('real Temporal underneath', () => {
-  let client: Awaited<ReturnType<typeof connectClient>>;
-  beforeAll(async () => {
-    client = await connectClient();
-  });
-  afterAll(async () => {
-    await client.close();
-  });
+  const client = useClient();
 
   it('runs a workflow with an activity on a real worker, then replays its history', async () => {
     const taskQueue = uniqueTaskQueue('smoke');
     const { worker, close } = await createTestWorker({ taskQueue, activities: pingActivities });
     const workflowId = `smoke-${randomUUID()}`;
     const result = await worker.runUntil(
-      client.client.workflow.execute(pingWorkflow, { taskQueue, workflowId, args: ['hello'] }),
+      client().workflow.execute(pingWorkflow, { taskQueue, workflowId, args: ['hello'] }),
     );
     await close();
     expect(result).toBe('pong: hello (activity attempt 1)');
 
-    const history = await client.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await client().workflow.getHandle(workflowId).fetchHistory();
     expect(history.events?.some((e) => e.activityTaskCompletedEventAttributes)).toBe(true);
     await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, workflowId);
   });
@@ -36,9 +30,9 @@ describe('real Temporal underneath', () => {
     const taskQueue = uniqueTaskQueue('smoke-neg');
     const { worker, close } = await createTestWorker({ taskQueue, activities: pingActivities });
     const workflowId = `smoke-neg-${randomUUID()}`;
-    await worker.runUntil(client.client.workflow.execute(pingWorkflow, { taskQueue, workflowId, args: ['x'] }));
+    await worker.runUntil(client().workflow.execute(pingWorkflow, { taskQueue, workflowId, args: ['x'] }));
     await close();
-    const history = await client.client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await client().workflow.getHandle(workflowId).fetchHistory();
 
     // Same workflow type, but it now sleeps before the activity: a different command sequence.
     const changed = await bundleWorkflows(fileURLToPath(new URL('../fixtures/changed-ping-workflow.ts', import.meta.url)));

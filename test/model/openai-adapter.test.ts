@@ -1,22 +1,16 @@
 // The OpenAI-compatible adapter, driven through the real openai client against a local fake
 // endpoint: what it sends, how it reads replies, and which failures retry.
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { createActivities } from '../../activities/index.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ProposeInput, ProposeOutput } from '../../activities/model/index.js';
 import { createOpenAiAdapter, type OpenAiAdapterConfig } from '../../activities/model/openai.js';
 import { openAiAdapterFromEnv } from '../../activities/model/openai-config.js';
-import { WorldClient } from '../../domains/world/client.js';
 import { findDomain } from '../../domains/index.js';
-import { agentWorkflow } from '../../workflows/agent.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import { parseDecision } from '../../workflows/controller/decision.js';
 import { stateQuery } from '../../workflows/messages.js';
-import { uniqueCase } from '../helpers/agent.js';
+import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { connectClient, createTestWorker, uniqueTaskQueue } from '../helpers/temporal.js';
 import {
   errorReply,
   refusalReply,
@@ -411,61 +405,41 @@ describe('openAiAdapterFromEnv', () => {
 });
 
 describe('inside a real run (dev server, world, agent workflow)', () => {
+  // `propose` is made in this file's beforeAll; the worker looks it up on every call.
+  const h = useAgentHarness({ models: { openai: (input) => propose(input) } });
+
   it('a transient failure retries, a malformed reply is rejected, then the model resolves the case', async () => {
     const transferId = uniqueCase('PX');
-    await seedTransfer(new WorldClient(inject('worldUrl')), transferId);
-    const taskQueue = uniqueTaskQueue('openai');
-    const { client, close: closeClient } = await connectClient();
-    const { worker, close: closeWorker } = await createTestWorker({
-      taskQueue,
-      activities: createActivities({
-        worldUrl: inject('worldUrl'),
-        blobDir: join(tmpdir(), 'agent-test-blobs'),
-        toolTimeoutMs: 1_500,
-        models: { openai: propose },
-      }),
-    });
-    const running = worker.run();
-    try {
-      server.enqueue(
-        errorReply(503, 'warming up'),
-        toolCallsReply([{ name: 'read_ledger', arguments: '{"transferId": ' }]),
-        toolCallsReply([{ name: 'read_ledger', arguments: { transferId } }], { prompt_tokens: 900, completion_tokens: 20, total_tokens: 920 }),
-        (request) => {
-          // Cite whatever id the runtime gave the ledger reading, as a model would.
-          const user = (request.body as SentBody).messages[1]?.content ?? '';
-          const ledger = user.split('\n').find((line) => line.includes('"tool":"read_ledger"'));
-          const id = (JSON.parse(ledger ?? '{}') as { id?: string }).id ?? 'missing';
-          return toolCallsReply([{ name: 'finish', arguments: { claim: { transferStatus: 'SETTLED' }, evidence: [id], summary: null } }]);
-        },
-      );
-      const handle = await client.workflow.start(agentWorkflow, {
-        taskQueue,
-        workflowId: `payments-${transferId}`,
-        args: [{ run: { domain: 'payments', caseId: transferId, model: { adapter: 'openai' } } }],
-      });
-      const result = await handle.result();
-      expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
+    await seedTransfer(h.world, transferId);
+    server.enqueue(
+      errorReply(503, 'warming up'),
+      toolCallsReply([{ name: 'read_ledger', arguments: '{"transferId": ' }]),
+      toolCallsReply([{ name: 'read_ledger', arguments: { transferId } }], { prompt_tokens: 900, completion_tokens: 20, total_tokens: 920 }),
+      (request) => {
+        // Cite whatever id the runtime gave the ledger reading, as a model would.
+        const user = (request.body as SentBody).messages[1]?.content ?? '';
+        const ledger = user.split('\n').find((line) => line.includes('"tool":"read_ledger"'));
+        const id = (JSON.parse(ledger ?? '{}') as { id?: string }).id ?? 'missing';
+        return toolCallsReply([{ name: 'finish', arguments: { claim: { transferStatus: 'SETTLED' }, evidence: [id], summary: null } }]);
+      },
+    );
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'openai' } });
+    const result = await handle.result();
+    expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
 
-      const { state } = await handle.query(stateQuery);
-      expect(state.decisions.map((d) => [d.accepted, d.reason])).toEqual([
-        [false, 'invalid_proposal'],
-        [true, 'admitted'],
-        [true, expect.any(String)],
-      ]);
-      expect(state.decisions[0]?.proposal).toContain('arguments of read_ledger are not valid JSON');
-      expect(state.decisions[1]?.tokens).toBe(920);
-      // 503 (retried by Temporal), malformed, read_ledger, finish.
-      expect(server.requests).toHaveLength(4);
-      // The model's next turn sees its rejected proposal as a control entry.
-      const afterRejection = (server.requests[2]?.body as SentBody).messages[1]?.content ?? '';
-      expect(afterRejection).toContain('"kind":"control"');
-      expect(afterRejection).toContain('"code":"invalid_proposal"');
-    } finally {
-      worker.shutdown();
-      await running;
-      await closeWorker();
-      await closeClient();
-    }
+    const { state } = await handle.query(stateQuery);
+    expect(state.decisions.map((d) => [d.accepted, d.reason])).toEqual([
+      [false, 'invalid_proposal'],
+      [true, 'admitted'],
+      [true, expect.any(String)],
+    ]);
+    expect(state.decisions[0]?.proposal).toContain('arguments of read_ledger are not valid JSON');
+    expect(state.decisions[1]?.tokens).toBe(920);
+    // 503 (retried by Temporal), malformed, read_ledger, finish.
+    expect(server.requests).toHaveLength(4);
+    // The model's next turn sees its rejected proposal as a control entry.
+    const afterRejection = (server.requests[2]?.body as SentBody).messages[1]?.content ?? '';
+    expect(afterRejection).toContain('"kind":"control"');
+    expect(afterRejection).toContain('"code":"invalid_proposal"');
   });
 });
