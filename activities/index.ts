@@ -1,5 +1,6 @@
 // Every activity the agent workflow calls, built from the worker's dependencies.
 import { WorldClient } from '../domains/world/client.js';
+import { ApproverDirectory } from '../workflows/trust/directory.js';
 import { modelActivities, type ModelAdapters } from './model/index.js';
 import { pingActivities } from './ping.js';
 import { probeActivities } from './probes.js';
@@ -11,6 +12,8 @@ export interface ActivityDeps {
   toolTimeoutMs?: number;
   readbackAttempts?: number;
   models?: ModelAdapters;
+  /** The approver directory (ids, public keys, roles). Without one, nobody can approve. */
+  approvers?: ApproverDirectory;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -20,7 +23,13 @@ export function createActivities(deps: ActivityDeps) {
     ...pingActivities,
     ...modelActivities(deps.models ?? {}),
     ...toolActivities({ world, blobDir: deps.blobDir, toolTimeoutMs }),
-    ...probeActivities({ world, toolTimeoutMs, readbackAttempts: deps.readbackAttempts ?? 3 }),
+    ...probeActivities({
+      world,
+      toolTimeoutMs,
+      readbackAttempts: deps.readbackAttempts ?? 3,
+      // Validated where it enters: a malformed directory stops the worker at start, loudly.
+      approvers: ApproverDirectory.parse(deps.approvers ?? { approvers: [] }),
+    }),
   };
 }
 

@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { implementations } from '../domains/implementations.js';
 import type { WorldClient } from '../domains/world/client.js';
 import type { ProbeVerdict, ReadbackResult } from '../workflows/controller/events.js';
+import type { ApproverDirectory } from '../workflows/trust/directory.js';
 import { withHeartbeat } from './heartbeat.js';
 
 export interface ProbeDeps {
@@ -11,6 +12,8 @@ export interface ProbeDeps {
   toolTimeoutMs: number;
   /** How many times a readback asks before it admits it cannot decide. */
   readbackAttempts: number;
+  /** Who may approve what: the worker's configuration, never a run's input. */
+  approvers: ApproverDirectory;
 }
 
 export interface ReadbackInput {
@@ -23,6 +26,11 @@ export interface ReadbackInput {
 
 export function probeActivities(deps: ProbeDeps) {
   return {
+    /** The approver directory as this worker is configured now (keys may have been rotated). */
+    async loadApprovers(): Promise<ApproverDirectory> {
+      return deps.approvers;
+    },
+
     async verify({ domain, caseId, claim }: { domain: string; caseId: string; claim: unknown }): Promise<ProbeVerdict> {
       const impl = implementations[domain];
       if (!impl) throw ApplicationFailure.nonRetryable(`no probe for ${domain}`, 'UnknownDomain');

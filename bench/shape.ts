@@ -74,7 +74,7 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
     context: { strategy: options.strategy ?? synthetic.defaults.context, window: options.window ?? synthetic.defaults.window },
     now,
   });
-  let step: Step = next(state, { type: 'started', now: tick() });
+  let step: Step = next(state, { type: 'started', now: tick() }, synthetic);
   const turns: TurnShape[] = [];
   let current: TurnShape | undefined;
 
@@ -119,7 +119,7 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
         // The synthetic rules run never waits for approval and never has an effect in doubt.
         throw new Error(`simulation: unexpected command ${command.type}`);
     }
-    step = next(step.state, event);
+    step = next(step.state, event, synthetic);
     options.onState?.(step.state);
   }
   // Rules runs finish on their last turn; scripted ones run out of turns after the last reply.

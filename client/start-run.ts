@@ -5,8 +5,10 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { findDomain } from '../domains/index.js';
 import type { agentWorkflow } from '../workflows/agent.js';
-import { RunInput } from '../workflows/run-input.js';
+import { approverScope, RunInput } from '../workflows/run-input.js';
+import { canonical } from '../workflows/trust/statement.js';
 import { formatZodError } from './errors.js';
+import { compact } from './format.js';
 
 export class InvalidRunInputError extends Error {
   override name = 'InvalidRunInputError';
@@ -69,4 +71,43 @@ async function describeOrUndefined(client: Client, workflowId: string) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   }
+}
+
+/**
+ * How an existing run's settings differ from what a new start asked for, one phrase per
+ * setting: `approvers: run has [mallory], this start asked for directory default`. Empty when they match. Only
+ * what changes the run's behaviour is compared (model, budgets, approvers, approval timeout);
+ * who signed the start is not a setting.
+ */
+export function settingsDiff(existing: RunInput, requested: RunInput): string[] {
+  const diffs: string[] = [];
+  const differ = (name: string, there: string, here: string, same = there === here) => {
+    if (!same) diffs.push(`${name}: run has ${there}, this start asked for ${here}`);
+  };
+  // Compared whole (a shown model may be shortened), shown short.
+  differ('model', describeModel(existing.model), describeModel(requested.model), canonical(existing.model) === canonical(requested.model));
+  const budgetNames = new Set([...Object.keys(existing.budgets ?? {}), ...Object.keys(requested.budgets ?? {})]);
+  for (const name of [...budgetNames].sort()) {
+    const value = (input: RunInput) => (input.budgets as Record<string, number | undefined> | undefined)?.[name];
+    const show = (v: number | undefined) => (v === undefined ? 'domain default' : String(v));
+    differ(`budgets.${name}`, show(value(existing)), show(value(requested)));
+  }
+  differ('approvers', describeScope(existing), describeScope(requested));
+  const timeout = (input: RunInput) => (input.approvalTimeoutMs === undefined ? 'contract default' : `${input.approvalTimeoutMs} ms`);
+  differ('approval timeout', timeout(existing), timeout(requested));
+  return diffs;
+}
+
+function describeModel(model: RunInput['model']): string {
+  // Everything that configures the model counts, not just its name.
+  const { adapter, ...rest } = model;
+  const details = Object.entries(rest)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : 1));
+  return details.length ? `${adapter} ${compact(Object.fromEntries(details), 80)}` : adapter;
+}
+
+function describeScope(input: RunInput): string {
+  const scope = approverScope(input);
+  return scope === undefined ? 'directory default' : `[${[...new Set(scope)].sort().join(', ')}]`;
 }

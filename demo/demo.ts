@@ -10,7 +10,8 @@ import { stderrLog } from '../temporal-dev/log.js';
 import { devDatabaseFile, projectRoot } from '../temporal-dev/paths.js';
 import { startLocalStack } from './local-stack.js';
 import { renderRun } from './render.js';
-import { runScenario } from './run-scenario.js';
+import { runScenario, type DemoKeys } from './run-scenario.js';
+import { directoryEntry, generateKey } from '../client/sign.js';
 import { scenarios } from './scenarios.js';
 
 const { values } = parseArgs({
@@ -21,11 +22,15 @@ Runtime.install({ logger: new DefaultLogger('WARN') });
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const preferred = async (port: number) => ((await isPortFree(port)) ? port : freePort());
+// The approver's key is made fresh for this demo; the worker trusts its public key only.
+const keys: DemoKeys = { 'alice@ops': generateKey('alice@ops') };
+const approvers = { approvers: Object.values(keys).map((k) => directoryEntry(k, ['payments-approver'])) };
 const stack = await startLocalStack({
   server: { port: await preferred(7233), uiPort: await preferred(8233), dbFile: devDatabaseFile, log: stderrLog },
   worldDb: join(projectRoot, '.world', 'demo.db'),
   blobDir: join(projectRoot, '.world', 'blobs'),
   taskQueue: 'agent-demo',
+  approvers,
 });
 const { target, world, client, worker, taskQueue } = stack;
 
@@ -33,7 +38,7 @@ let failures = 0;
 const stamp = Date.now().toString(36);
 const chosen = scenarios.filter((s) => !values.only || s.name === values.only);
 await worker.runUntil(async () => {
-  const outcomes = await Promise.all(chosen.map((s) => runScenario(client, new WorldClient(world.url), taskQueue, s, stamp)));
+  const outcomes = await Promise.all(chosen.map((s) => runScenario(client, new WorldClient(world.url), taskQueue, s, stamp, keys)));
   for (const o of outcomes) {
     const t = o.result.terminal;
     if (t.class !== o.scenario.expected) failures++;

@@ -7,6 +7,7 @@ import { startWorld, type RunningWorld } from '../domains/world/process.js';
 import type { DevServerOptions } from '../temporal-dev/dev-server.js';
 import { useTemporal, type TemporalTarget } from '../temporal-dev/target.js';
 import { createAgentWorker } from '../worker/create-worker.js';
+import type { ApproverDirectory } from '../workflows/trust/directory.js';
 
 export interface LocalStack {
   target: TemporalTarget;
@@ -18,7 +19,14 @@ export interface LocalStack {
   close(options?: { keepServer?: boolean }): Promise<void>;
 }
 
-export async function startLocalStack(options: { server: DevServerOptions; worldDb: string; blobDir: string; taskQueue: string }): Promise<LocalStack> {
+export async function startLocalStack(options: {
+  server: DevServerOptions;
+  worldDb: string;
+  blobDir: string;
+  taskQueue: string;
+  /** Who this worker lets approve: ids, public keys, roles. */
+  approvers?: ApproverDirectory;
+}): Promise<LocalStack> {
   const target = await useTemporal(options.server);
   const world = await startWorld({ dbPath: options.worldDb });
   const connection = await Connection.connect(target.connectionOptions);
@@ -28,7 +36,7 @@ export async function startLocalStack(options: { server: DevServerOptions; world
     connection: workerConnection,
     namespace: target.namespace,
     taskQueue: options.taskQueue,
-    activities: { worldUrl: world.url, blobDir: options.blobDir, toolTimeoutMs: 1_000 },
+    activities: { worldUrl: world.url, blobDir: options.blobDir, toolTimeoutMs: 1_000, ...(options.approvers ? { approvers: options.approvers } : {}) },
   });
   return {
     target,

@@ -1,6 +1,7 @@
 // Runs one scenario to its end on a live worker: seed the world, start the run, play the
 // approver if the scenario has one, and return what the operator would see.
 import type { Client } from '@temporalio/client';
+import { signDecision, type KeyFile } from '../client/sign.js';
 import { waitUntil } from '../client/wait.js';
 import type { WorldClient } from '../domains/world/client.js';
 import { agentWorkflow } from '../workflows/agent.js';
@@ -14,7 +15,10 @@ export interface ScenarioOutcome {
   view: RunView;
 }
 
-export async function runScenario(client: Client, world: WorldClient, taskQueue: string, scenario: Scenario, stamp: string): Promise<ScenarioOutcome> {
+/** The demo's approvers, by id: their keys are made fresh for each demo run. */
+export type DemoKeys = Record<string, KeyFile>;
+
+export async function runScenario(client: Client, world: WorldClient, taskQueue: string, scenario: Scenario, stamp: string, keys: DemoKeys): Promise<ScenarioOutcome> {
   const caseId = caseIdFor(scenario, stamp);
   await scenario.seed(world, caseId);
   const workflowId = `${scenario.domain}-${caseId}`;
@@ -32,10 +36,11 @@ export async function runScenario(client: Client, world: WorldClient, taskQueue:
       'the run to ask for approval or end',
       { timeoutMs: 60_000, everyMs: 100 },
     );
+    const key = keys[scenario.approveAs];
+    if (!key) throw new Error(`the demo has no key for ${scenario.approveAs}`);
     if (view.awaiting) {
-      await handle.executeUpdate(approveUpdate, {
-        args: [{ requestId: view.awaiting.requestId, by: scenario.approveAs, digest: view.awaiting.digest, comment: 'demo approval' }],
-      });
+      // Signed with the approver's key over exactly the request and digest the run showed.
+      await handle.executeUpdate(approveUpdate, { args: [signDecision(key, workflowId, view.awaiting, 'approve', 'demo approval')] });
     }
   }
   const result = await handle.result();

@@ -71,7 +71,7 @@ export const scenarios: Scenario[] = [
   {
     name: 'false-finish',
     domain: 'incidents',
-    story: 'a (scripted) model claims resolved too early; the verify probe rejects it',
+    story: 'a (scripted) model claims the cache remediated before restarting it; refused, then it restarts and the probe confirms',
     seed: (w, id) => seedIncident(w, id),
     model: () => ({
       adapter: 'scripted',
@@ -80,7 +80,7 @@ export const scenarios: Scenario[] = [
         { type: 'call', calls: [{ tool: 'get_logs', args: { service: 7 } }] },
         { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e6'] },
         { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'cache' } }] },
-        { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e9'] },
+        { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e8'] },
       ],
     }),
     expected: 'resolved',

@@ -15,6 +15,8 @@ export interface WorkerProcessOptions {
   toolTimeoutMs?: number;
   /** How long a dead worker's sticky queue holds a workflow task before others may take it. */
   stickyTimeoutMs?: number;
+  /** The approver directory file the worker trusts (AGENT_APPROVERS_FILE). */
+  approversFile?: string;
 }
 
 export interface WorkerProcess {
@@ -40,6 +42,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       TOOL_TIMEOUT_MS: String(options.toolTimeoutMs ?? 1_500),
       STICKY_TIMEOUT_MS: String(options.stickyTimeoutMs ?? 1_000),
       EXIT_WITH_PARENT: '1',
+      ...(options.approversFile ? { AGENT_APPROVERS_FILE: options.approversFile } : {}),
     },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -6,6 +6,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { connectConfig, TASK_QUEUE } from './connection.js';
 import { createAgentWorker } from './create-worker.js';
 import { openAiAdapterFromEnv } from '../activities/model/openai-config.js';
+import { loadApproverDirectory } from './approvers.js';
 
 Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
 
@@ -34,6 +35,7 @@ const worker = await createAgentWorker({
     blobDir: process.env.BLOB_DIR ?? join(tmpdir(), 'agent-blobs'),
     toolTimeoutMs: Number(process.env.TOOL_TIMEOUT_MS ?? 5_000),
     models: { ...openAiAdapterFromEnv() },
+    approvers: loadApproverDirectory(process.env.AGENT_APPROVERS_FILE),
   },
 });
 process.stdout.write(`WORKER_READY pid=${process.pid} taskQueue=${TASK_QUEUE} address=${connectionOptions.address}\n`);

@@ -18,15 +18,18 @@ import {
 import type { AgentActivities } from '../activities/index.js';
 import { findDomain } from '../domains/index.js';
 import type { Domain } from './contract.js';
+import { checkDecision } from './controller/approvals.js';
 import type { Command } from './controller/commands.js';
 import { callDigest } from './controller/digest.js';
 import { budgetLeft } from './controller/budget.js';
 import type { ReadbackResult, RunEvent, ToolResult } from './controller/events.js';
 import { commandFor, initialState, next, type Step } from './controller/next.js';
 import { RunState, type PlannedCall } from './controller/state.js';
+import type { z } from 'zod';
 import {
   addNoteUpdate,
   ApprovalInput,
+  LegacyApprovalInput,
   approveUpdate,
   CancelInput,
   cancelSignal,
@@ -37,7 +40,9 @@ import {
   type RunResult,
   type RunView,
 } from './messages.js';
-import { RunInput } from './run-input.js';
+import { approverScope, RunInput } from './run-input.js';
+import { ApproverDirectory } from './trust/directory.js';
+import { SignedDecision, SignedNote, verifyStatement } from './trust/statement.js';
 import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
 
 export interface AgentWorkflowInput {
@@ -66,15 +71,20 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
   const domain = findDomain(run.domain);
   if (!domain) throw ApplicationFailure.nonRetryable(`unknown domain ${run.domain}`, 'InvalidRunInput');
 
+  // Runs started after the trust boundary existed are guarded by it; recorded histories of
+  // older runs replay as they ran (a marker in the history tells which is which).
+  const guarded = patched('trust-boundary-v1');
   const carried = input.carried === undefined ? undefined : RunState.safeParse(input.carried);
   if (carried && !carried.success) throw ApplicationFailure.nonRetryable(`carried run state is invalid: ${carried.error.message}`, 'InvalidRunInput');
+  if (carried && guarded) refuseForeignState(carried.data);
   const queue: RunEvent[] = [];
   let step: Step = carried
     ? { state: carried.data, command: commandFor(carried.data, domain, Date.now()) }
-    : next(newState(run, domain), { type: 'started', now: Date.now() });
+    : next(newState(run, domain, guarded), { type: 'started', now: Date.now() }, domain);
+  const deciding = new Set<string>(); // approvers whose decision is queued, not yet taken
   let decisionQueued = false;
 
-  setHandler(stateQuery, () => view(step.state));
+  setHandler(stateQuery, () => view(step.state, run));
   setHandler(cancelSignal, (raw) => {
     // A signal has no validator and must not fail the workflow task: a malformed cancel still
     // cancels (stopping can never cause an effect), recorded as from an unknown sender.
@@ -82,24 +92,67 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
     const { by, reason } = parsed.success ? parsed.data : { by: 'unknown', reason: 'malformed cancel signal' };
     queue.push({ type: 'cancelled', now: Date.now(), by, reason });
   });
-  setHandler(addNoteUpdate, (raw) => {
-    const note = NoteInput.parse(raw);
-    queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text });
-    return { accepted: true as const };
-  }, { validator: (raw) => void NoteInput.parse(raw) });
+  setHandler(
+    addNoteUpdate,
+    async (raw) => {
+      const note = NoteInput.parse(raw);
+      if (!('statement' in note)) {
+        const event: RunEvent = { type: 'noteAdded', now: Date.now(), by: note.by, text: note.text, ...(step.state.guardVersion === 2 ? { trusted: false } : {}) };
+        queue.push(event);
+        return { accepted: true as const, trusted: false };
+      }
+      // A signed note is trusted only if the worker's directory knows the key that signed it.
+      const directory = await probes.loadApprovers().then((d) => ApproverDirectory.parse(d), () => ({ approvers: [] }));
+      const keys = directory.approvers.filter((a) => a.id === note.statement.by);
+      const trusted = keys.length === 1 && verifyStatement(note, keys[0]?.publicKey ?? '') && note.statement.expiresAt > Date.now();
+      queue.push({ type: 'noteAdded', now: Date.now(), by: note.statement.by, text: note.statement.text, trusted });
+      return { accepted: true as const, trusted };
+    },
+    {
+      validator: (raw) => {
+        const note = NoteInput.parse(raw);
+        if ('statement' in note && note.statement.runId !== step.state.runId) throw new Error(`the note is signed for run ${note.statement.runId}`);
+      },
+    },
+  );
 
   const approvalHandler = (decision: 'approved' | 'denied') => async (raw: ApprovalInput): Promise<ApprovalAck> => {
-    const { requestId, by, comment } = ApprovalInput.parse(raw);
+    const input = ApprovalInput.parse(raw);
+    let event: Extract<RunEvent, { type: 'approved' | 'denied' }>;
+    let by: string;
+    if ('statement' in input) {
+      by = input.statement.by;
+      deciding.add(by);
+      event = { type: decision, now: Date.now(), requestId: input.statement.requestId, by, comment: input.statement.comment, signed: input };
+    } else {
+      // Only histories recorded before signed approvals get here (the validator refuses it now).
+      by = input.by;
+      event = { type: decision, now: Date.now(), requestId: input.requestId, by, comment: input.comment };
+    }
     decisionQueued = true;
-    queue.push({ type: decision, now: Date.now(), requestId, by, comment });
-    await condition(() => step.state.approvals.some((a) => a.requestId === requestId));
+    queue.push(event);
+    await condition(() => !queue.includes(event));
     decisionQueued = false;
-    const record = step.state.approvals.find((a) => a.requestId === requestId);
-    return { requestId, decision: record?.decision ?? decision, outcome: describeOutcome(step.state, requestId) };
+    deciding.delete(by);
+    return { requestId: event.requestId, decision: recordedDecision(step.state, event.requestId, by) ?? decision, outcome: describeOutcome(step.state, event.requestId, by) };
   };
   // Runs before the update is accepted: a refusal here costs no history and changes nothing.
-  const validateApproval = (raw: ApprovalInput): void => {
+  const validateApproval = (decision: 'approve' | 'deny') => (raw: ApprovalInput): void => {
     const input = ApprovalInput.parse(raw);
+    if (!('statement' in input)) {
+      if (step.state.guardVersion === 2) throw new Error('an approval must be a statement signed with your key (agent approve --key FILE)');
+      return validateLegacyApproval(input);
+    }
+    const signed = SignedDecision.parse(input);
+    if (decisionQueued && (deciding.has(signed.statement.by) || (step.state.pendingApproval?.quorum ?? 1) <= 1)) {
+      throw new Error(`request ${signed.statement.requestId} already has a decision`);
+    }
+    const check = checkDecision(step.state, signed, decision, Date.now());
+    if (!check.ok) throw new Error(check.reason);
+  };
+  // Runs recorded before signed approvals; they replay, but new decisions for them are refused.
+  const validateLegacyApproval = (raw: z.input<typeof LegacyApprovalInput>): void => {
+    const input = LegacyApprovalInput.parse(raw);
     const pending = step.state.pendingApproval;
     if (step.state.terminal) throw new Error(`run already ended (${step.state.terminal.class})`);
     if (!pending || pending.requestId !== input.requestId) throw new Error(`request ${input.requestId} is not pending`);
@@ -107,15 +160,16 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
     if (callDigest(pending.call.tool, pending.call.args) !== input.digest) {
       throw new Error('the arguments you were shown are not the ones that would run; fetch the request again');
     }
-    const directory = run.approvers ?? domain.defaults.approvers;
-    const roles = Object.hasOwn(directory, input.by) ? (directory[input.by] ?? []) : [];
-    if (!pending.roles.some((r) => roles.includes(r))) throw new Error(`${input.by} may not approve ${pending.call.tool} (needs ${pending.roles.join(' or ')})`);
+    throw new Error('this run predates signed approvals: unsigned decisions are no longer accepted');
   };
-  setHandler(approveUpdate, approvalHandler('approved'), { validator: validateApproval });
-  setHandler(denyUpdate, approvalHandler('denied'), { validator: validateApproval });
+  setHandler(approveUpdate, approvalHandler('approved'), { validator: validateApproval('approve') });
+  setHandler(denyUpdate, approvalHandler('denied'), { validator: validateApproval('deny') });
 
   // The deadline is a durable timer: it fires after a worker restart as it would have before.
-  void sleep(Math.max(1, step.state.deadlineAt - Date.now())).then(() => queue.push({ type: 'deadlinePassed', now: Date.now() }));
+  // With the trust boundary the deadline moves while a person decides; a new timer follows it.
+  const armDeadline = (at: number) => void sleep(Math.max(1, at - Date.now())).then(() => queue.push({ type: 'deadlinePassed', now: Date.now() }));
+  let armedDeadline = step.state.deadlineAt;
+  armDeadline(armedDeadline);
 
   upsertSearchAttributes([
     { key: domainKey, value: domain.name },
@@ -129,9 +183,13 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
       shownPhase = phase;
       upsertSearchAttributes([{ key: phaseKey, value: shownPhase }]);
     }
+    if (step.state.guardVersion === 2 && step.state.deadlineAt !== armedDeadline) {
+      armedDeadline = step.state.deadlineAt;
+      armDeadline(armedDeadline);
+    }
     const operatorEvent = queue.shift();
     if (operatorEvent) {
-      step = next(step.state, operatorEvent);
+      step = next(step.state, operatorEvent, domain);
       continue;
     }
     // Roll over only at a quiet point: no activity in flight, no effect in doubt, no operator
@@ -141,7 +199,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
     if (quiet && shouldContinueAsNew(run)) {
       return await continueAsNew<typeof agentWorkflow>({ run, carried: step.state });
     }
-    step = next(step.state, await perform(step.command, run, domain, queue));
+    step = next(step.state, await perform(step.command, run, domain, queue), domain);
   }
 
   const terminal = step.state.terminal;
@@ -163,8 +221,9 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
   };
 }
 
-function newState(run: RunInput, domain: Domain): RunState {
-  return initialState({
+function newState(run: RunInput, domain: Domain, guarded: boolean): RunState {
+  const scope = approverScope(run);
+  const state = initialState({
     runId: workflowInfo().workflowId,
     domain,
     caseId: run.caseId,
@@ -174,8 +233,25 @@ function newState(run: RunInput, domain: Domain): RunState {
       window: run.context?.window ?? domain.defaults.window,
     },
     ...(run.approvalTimeoutMs ? { approvalTimeoutMs: run.approvalTimeoutMs } : {}),
+    ...(guarded ? { guardVersion: 2 as const } : {}),
+    ...(guarded && scope ? { approverScope: scope } : {}),
     now: Date.now(),
   });
+  return guarded && run.start ? { ...state, starterClaim: run.start } : state;
+}
+
+/**
+ * Carried state is accepted only from this run's own continue-as-new: a client that starts the
+ * workflow with made-up state gets a refusal. An effect it says is in flight without an
+ * approval on record is dropped from flight, so it has to pass the gate again.
+ */
+function refuseForeignState(carried: RunState): void {
+  const info = workflowInfo();
+  if (!info.continuedFromExecutionRunId) {
+    throw ApplicationFailure.nonRetryable('carried state is accepted only from this run\'s own continue-as-new', 'InvalidRunInput');
+  }
+  if (carried.runId !== info.workflowId) throw ApplicationFailure.nonRetryable(`carried state belongs to run ${carried.runId}`, 'InvalidRunInput');
+  if (carried.guardVersion !== 2) throw ApplicationFailure.nonRetryable('carried state from a guarded run must stay guarded', 'InvalidRunInput');
 }
 
 // Plain promise chains rather than async helpers. The SDK records a stack trace for every
@@ -201,6 +277,15 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
       );
     case 'readback':
       return readback(command, run, domain).then((result): RunEvent => ({ type: 'reconciled', now: Date.now(), result }));
+    case 'loadApprovers':
+      // The directory is the worker's configuration; what comes back is checked like any input.
+      return probes.loadApprovers().then(
+        (raw): RunEvent => {
+          const parsed = ApproverDirectory.safeParse(raw);
+          return { type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: parsed.success ? parsed.data.approvers : [] };
+        },
+        (): RunEvent => ({ type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: [] }),
+      );
     case 'awaitApproval':
       return condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - Date.now())).then((arrived): RunEvent =>
         arrived ? (queue.shift() as RunEvent) : { type: 'approvalTimedOut', now: Date.now(), requestId: command.request.requestId },
@@ -247,10 +332,11 @@ function shouldContinueAsNew(run: RunInput): boolean {
   return info.continueAsNewSuggested;
 }
 
-function view(state: RunState): RunView {
+function view(state: RunState, input: RunInput): RunView {
   const pending = state.pendingApproval;
   return {
     state,
+    input,
     budgetLeft: budgetLeft(state, Date.now()),
     ...(pending
       ? {
@@ -258,18 +344,35 @@ function view(state: RunState): RunView {
             requestId: pending.requestId,
             tool: pending.call.tool,
             args: pending.call.args,
+            ...(pending.subject ? { subject: pending.subject } : {}),
             evidenceIds: pending.evidenceIds,
             roles: pending.roles,
             expiresAt: pending.expiresAt,
-            digest: callDigest(pending.call.tool, pending.call.args),
+            digest: pending.digest ?? callDigest(pending.call.tool, pending.call.args),
+            quorum: pending.quorum ?? 1,
+            approvedBy: (pending.collected ?? []).map((c) => c.statement.by),
+            eligible: (pending.eligible ?? []).map((a) => a.id),
+            ...(pending.precondition ? { precondition: pending.precondition } : {}),
+            signed: state.guardVersion === 2,
           },
         }
       : {}),
   };
 }
 
-function describeOutcome(state: RunState, requestId: string): string {
+function recordedDecision(state: RunState, requestId: string, by: string): string | undefined {
+  const record = state.approvals.find((a) => a.requestId === requestId);
+  if (record) return record.decision;
+  if (state.pendingApproval?.collected?.some((c) => c.statement.by === by)) return 'approved (waiting for more approvers)';
+  return undefined;
+}
+
+function describeOutcome(state: RunState, requestId: string, by: string): string {
   if (state.terminal) return `run ended: ${state.terminal.class}/${state.terminal.reason}`;
+  const pending = state.pendingApproval;
+  if (pending?.requestId === requestId && pending.collected?.some((c) => c.statement.by === by)) {
+    return `recorded; ${pending.collected.length} of ${pending.quorum ?? 1} approvals`;
+  }
   const record = state.approvals.find((a) => a.requestId === requestId);
   const effect = record && state.effects.find((e) => e.callId === record.callId);
   if (effect) return `effect ${effect.tool} ${effect.status}`;

@@ -9,6 +9,36 @@ export type Authority = z.infer<typeof Authority>;
 export type FactValue = string | number | boolean | null;
 export type Facts = Record<string, FactValue>;
 
+/** What a precondition answers. A refusal's reason is shown to the model and to approvers. */
+export type PreconditionVerdict = { ok: true } | { ok: false; reason: string };
+
+export interface Precondition<I> {
+  /**
+   * Pure: the call's arguments and the run's evidence about the call's subject (only that
+   * subject; judged fresh against the clock now). Runs when the call is proposed, before any
+   * approval is raised, and again just before dispatch.
+   */
+  check(args: I, about: EvidenceView[], run: { caseId: string }): PreconditionVerdict;
+  /**
+   * The authoritative read to repeat before dispatching an effect that waited for a person:
+   * the facts may have changed while it waited.
+   */
+  reread?: { tool: string; args(effectArgs: I): unknown };
+  /** `refuse` (default): a violation is refused. `approval`: it becomes an approval request that states it. */
+  onViolation?: 'refuse' | 'approval';
+}
+
+export interface ApprovalRule {
+  /** A signed decision counts only from a directory key holding one of these roles. */
+  roles: string[];
+  timeoutMs: number;
+  onTimeout: 'escalate' | 'return_to_model';
+  /** Distinct approvers needed (default 1). One denial ends the request. */
+  quorum?: number;
+  /** The approver may not be the one who (verifiably) started the run. */
+  notStarter?: boolean;
+}
+
 export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
@@ -23,10 +53,25 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   maxAgeMs: number;
   /** Tool output above this many bytes (JSON) is shrunk with a marker before anyone sees it. */
   maxObservationBytes: number;
+  /** What a call is about, from its arguments, e.g. `transfer:PX-1042`. Default: the case. */
+  subject?(args: z.infer<I>): string;
   /** For effects: the readback tool that tells, by idempotency key, whether it happened. */
   readback?: string;
+  /**
+   * For effects: the business key of what it moves, e.g. the transfer id. When set, the
+   * idempotency key is derived from it instead of from the run, so two runs of one case (or
+   * a case started twice under new ids) can never apply it twice.
+   */
+  businessKey?(args: z.infer<I>): string;
+  /** For effects: what must be true before it may run. Without one, only the gate's generic checks apply. */
+  precondition?: Precondition<z.infer<I>>;
+  /**
+   * For effects: top-level arguments that are the model's own words (a reason, a comment).
+   * Every other argument value must trace to the case, an authoritative fact or a signed note.
+   */
+  narrativeArgs?: string[];
   /** For effects: who may approve it; without this the gate admits it on its own. */
-  approval?: { roles: string[]; timeoutMs: number; onTimeout: 'escalate' | 'return_to_model' };
+  approval?: ApprovalRule;
   /** Control-relevant facts, keyed so that a newer reading of the same thing replaces the older. */
   facts(output: z.infer<O>): Facts;
   /** When the source says its data holds (ISO time); absent means "as of the call". */
@@ -48,6 +93,15 @@ export interface EvidenceView {
   fresh: boolean;
   status: 'ok' | 'error' | 'timeout' | 'unknown';
   facts: Facts;
+  /** What the observation is about (absent in runs recorded before subjects existed). */
+  subject?: string;
+}
+
+/** An effect the run has done (applied), as a finish is judged against it. */
+export interface DoneEffect {
+  tool: string;
+  subject?: string;
+  args: unknown;
 }
 
 /** How a domain judges a claimed finish against evidence alone, before the live probe runs. */
@@ -62,7 +116,7 @@ export const Budgets = z.strictObject({
   effects: z.number().int(),
   duplicates: z.number().int(),
   tokens: z.number().int(),
-  /** Wall-clock limit from the start of the run. */
+  /** Wall-clock limit from the start of the run; the clock stops while a person decides. */
   deadlineMs: z.number().int(),
 });
 export type Budgets = z.infer<typeof Budgets>;
@@ -76,7 +130,22 @@ export interface Domain {
   tools: ToolContract[];
   /** The shape of `finish.claim` for this domain. */
   claim: z.ZodType;
-  /** Fresh, authoritative evidence must support the claim; disagreeing sources are a conflict. */
+  /** What a claim is about; only evidence and effects about it are judged. Default: the case. */
+  claimSubject?(claim: unknown, caseId: string): string;
+  /**
+   * Fresh, authoritative evidence must support the claim; disagreeing sources are a conflict.
+   * `cited` and `all` hold only evidence about the claim's subject.
+   */
   judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[]): EvidenceVerdict;
-  defaults: { budgets: Budgets; context: ContextStrategy; window: number; approvers: Record<string, string[]> };
+  /**
+   * A finish is checked against what the run did, not only against what it saw: `done` holds
+   * the effects it applied to the claim's subject. A claim of a remediation nobody made fails here.
+   */
+  judgeDone?(claim: unknown, done: DoneEffect[]): PreconditionVerdict;
+  defaults: { budgets: Budgets; context: ContextStrategy; window: number };
+}
+
+/** The subject of anything not otherwise about something narrower. */
+export function caseSubject(caseId: string): string {
+  return `case:${caseId}`;
 }

@@ -3,12 +3,35 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { BudgetLeft, RunState } from './controller/state.js';
+import { SignedDecision, SignedNote } from './trust/statement.js';
+import type { RunInput } from './run-input.js';
 
 export interface RunView {
   state: RunState;
   budgetLeft: BudgetLeft;
+  /** What the run was started with (so a second start for the case can tell whether it matches). */
+  input?: RunInput;
   /** Present while an effect waits for a human; `digest` binds an approval to this exact call. */
-  awaiting?: { requestId: string; tool: string; args: unknown; evidenceIds: string[]; roles: string[]; expiresAt: number; digest: string };
+  awaiting?: {
+    requestId: string;
+    tool: string;
+    args: unknown;
+    /** What the call is about, e.g. `transfer:PX-1042`. */
+    subject?: string;
+    evidenceIds: string[];
+    roles: string[];
+    expiresAt: number;
+    digest: string;
+    /** Signed approvals needed, and who has given one so far. */
+    quorum: number;
+    approvedBy: string[];
+    /** Directory ids that may decide (empty until the directory is loaded). */
+    eligible: string[];
+    /** The precondition when the request was raised; a violation is stated here, never hidden. */
+    precondition?: { ok: boolean; reason?: string };
+    /** False for runs recorded before signed approvals: they cannot be approved any more. */
+    signed: boolean;
+  };
 }
 
 export const stateQuery = defineQuery<RunView>('state');
@@ -16,13 +39,15 @@ export const stateQuery = defineQuery<RunView>('state');
 export const CancelInput = z.strictObject({ by: z.string().min(1).max(200), reason: z.string().max(500).default('') });
 export const cancelSignal = defineSignal<[z.input<typeof CancelInput>]>('cancel');
 
-export const ApprovalInput = z.strictObject({
+/** How approvals were sent before they were signed; kept so recorded histories replay. */
+export const LegacyApprovalInput = z.strictObject({
   requestId: z.string().min(1),
   by: z.string().min(1).max(200),
-  /** Digest of the tool and arguments the approver was shown; must match what will run. */
   digest: z.string().min(1),
   comment: z.string().max(500).default(''),
 });
+/** A decision is a statement signed with the approver's key (see trust/statement.ts). */
+export const ApprovalInput = z.union([SignedDecision, LegacyApprovalInput]);
 export type ApprovalInput = z.input<typeof ApprovalInput>;
 export interface ApprovalAck {
   requestId: string;
@@ -33,8 +58,9 @@ export interface ApprovalAck {
 export const approveUpdate = defineUpdate<ApprovalAck, [ApprovalInput]>('approve');
 export const denyUpdate = defineUpdate<ApprovalAck, [ApprovalInput]>('deny');
 
-export const NoteInput = z.strictObject({ by: z.string().min(1).max(200), text: z.string().min(1).max(2_000) });
-export const addNoteUpdate = defineUpdate<{ accepted: true }, [z.input<typeof NoteInput>]>('addNote');
+/** An unsigned note reaches the model as untrusted text; a signed one as an operator's word. */
+export const NoteInput = z.union([SignedNote, z.strictObject({ by: z.string().min(1).max(200), text: z.string().min(1).max(2_000) })]);
+export const addNoteUpdate = defineUpdate<{ accepted: true; trusted: boolean }, [z.input<typeof NoteInput>]>('addNote');
 
 export interface RunResult {
   runId: string;

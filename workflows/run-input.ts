@@ -1,6 +1,7 @@
 // What a caller hands the agent workflow. Shared by the workflow, the client and the CLI.
 import { z } from 'zod';
 import { ContextStrategy } from './contract.js';
+import { SignedStart } from './trust/statement.js';
 
 export const ModelConfig = z.discriminatedUnion('adapter', [
   /** Replies given in advance, one per proposal; running out is a loud failure. */
@@ -9,6 +10,8 @@ export const ModelConfig = z.discriminatedUnion('adapter', [
   z.strictObject({ adapter: z.literal('rules'), latencyMs: z.number().int().min(0).max(60_000).optional() }),
   /** An OpenAI-compatible chat-completions endpoint; connection details live on the worker. */
   z.strictObject({ adapter: z.literal('openai'), model: z.string().optional() }),
+  /** A model adapter the worker was created with, by name (a team's own model, a test's adversary). */
+  z.strictObject({ adapter: z.literal('custom'), name: z.string().min(1).max(80) }),
 ]);
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
@@ -27,11 +30,22 @@ export const RunInput = z.strictObject({
   model: ModelConfig,
   budgets: BudgetOverrides.optional(),
   context: z.strictObject({ strategy: ContextStrategy, window: z.number().int().min(1).max(200) }).partial().optional(),
-  /** Who holds which approval roles, e.g. {"alice@example.com": ["payments-approver"]}. */
-  approvers: z.record(z.string(), z.array(z.string())).optional(),
+  /**
+   * Narrows the worker's approver directory to these ids; it can never add one. (The old form,
+   * a record of id to roles, is read as its ids: the roles in it are ignored.)
+   */
+  approvers: z.union([z.array(z.string().min(1).max(200)).max(100), z.record(z.string(), z.array(z.string()))]).optional(),
+  /** The starter's signed statement; a contract may then refuse the starter as its approver. */
+  start: SignedStart.optional(),
   /** Overrides every contract's approval wait (tests use seconds, production hours). */
   approvalTimeoutMs: z.number().int().min(1_000).optional(),
   /** Continue-as-new after this many history events (default: when the server suggests it). */
   continueAsNewAfterEvents: z.number().int().min(100).optional(),
 });
 export type RunInput = z.infer<typeof RunInput>;
+
+/** The ids a run's input narrows the approver directory to, if it narrows it. */
+export function approverScope(run: RunInput): string[] | undefined {
+  if (run.approvers === undefined) return undefined;
+  return Array.isArray(run.approvers) ? run.approvers : Object.keys(run.approvers);
+}

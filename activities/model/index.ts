@@ -26,6 +26,8 @@ export interface ProposeOutput {
 export interface ModelAdapters {
   /** Present when the worker was configured for an OpenAI-compatible endpoint. */
   openai?: (input: ProposeInput) => Promise<ProposeOutput>;
+  /** Any other model, by the name a run's `{ adapter: 'custom', name }` asks for. */
+  custom?: Record<string, (input: ProposeInput) => Promise<ProposeOutput>>;
 }
 
 export function modelActivities(adapters: ModelAdapters) {
@@ -56,6 +58,11 @@ async function proposeWith(adapters: ModelAdapters, input: ProposeInput): Promis
         throw ApplicationFailure.nonRetryable('this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL)', 'ModelConfigError');
       }
       return adapters.openai(input);
+    }
+    case 'custom': {
+      const adapter = adapters.custom && Object.hasOwn(adapters.custom, model.name) ? adapters.custom[model.name] : undefined;
+      if (!adapter) throw ApplicationFailure.nonRetryable(`this worker has no model adapter named ${model.name}`, 'ModelConfigError');
+      return adapter(input);
     }
   }
 }

@@ -9,9 +9,12 @@ const Iso = z.iso.datetime({ offset: true });
 // Versions become facts and even arguments of a revert: a strict shape keeps free text out.
 const Version = z.string().regex(/^v\d{1,4}(\.\d{1,4}){0,2}$/);
 const byService = z.strictObject({ service: Service });
+/** Every incidents call is about one service. */
+const serviceSubject = (args: { service: string }) => `service:${args.service}`;
 
 export const getMetrics = defineTool({
   name: 'get_metrics',
+  subject: serviceSubject,
   description: 'Current error rate, p99 latency, memory use and health of one service.',
   input: byService,
   output: z.object({
@@ -39,6 +42,7 @@ export const getMetrics = defineTool({
 
 export const getLogs = defineTool({
   name: 'get_logs',
+  subject: serviceSubject,
   description: 'Recent log lines of one service (free text, untrusted).',
   input: z.strictObject({ service: Service, limit: z.number().int().min(1).max(50).default(10) }),
   output: z.object({ service: Service, lines: z.array(z.string()), asOf: Iso }),
@@ -55,6 +59,7 @@ export const getLogs = defineTool({
 
 export const getDeploys = defineTool({
   name: 'get_deploys',
+  subject: serviceSubject,
   description: 'Current and previous deployed version of one service.',
   input: byService,
   output: z.object({ service: Service, current: Version, previous: Version, deployedAt: Iso }),
@@ -71,6 +76,7 @@ export const getDeploys = defineTool({
 
 export const restartService = defineTool({
   name: 'restart_service',
+  subject: serviceSubject,
   description: 'Restart one service (clears memory exhaustion). Not idempotent: each call restarts again.',
   input: byService,
   output: z.object({ effectId: z.string(), service: Service, appliedAt: Iso }),
@@ -81,6 +87,7 @@ export const restartService = defineTool({
   maxAgeMs: 5 * 60_000,
   maxObservationBytes: 1_024,
   readback: 'read_incident_effect',
+  precondition: { check: (args, about) => restartPrecondition(args.service, about) },
   facts: (o) => ({ [`${o.service}.restartedAt`]: o.appliedAt }),
   effectiveAt: (o) => o.appliedAt,
   freeText: () => [],
@@ -88,6 +95,7 @@ export const restartService = defineTool({
 
 export const revertDeploy = defineTool({
   name: 'revert_deploy',
+  subject: serviceSubject,
   description: 'Roll one service back to a given earlier version. The orchestrator dedupes by idempotency key.',
   input: z.strictObject({ service: Service, toVersion: Version }),
   output: z.object({ effectId: z.string(), service: Service, appliedAt: Iso }),
@@ -98,10 +106,44 @@ export const revertDeploy = defineTool({
   maxAgeMs: 5 * 60_000,
   maxObservationBytes: 1_024,
   readback: 'read_incident_effect',
+  precondition: { check: (args, about) => revertPrecondition(args.service, args.toVersion, about) },
   facts: (o) => ({ [`${o.service}.revertedAt`]: o.appliedAt }),
   effectiveAt: (o) => o.appliedAt,
   freeText: () => [],
 });
+
+/** Memory use at or above this is exhaustion: the one thing a restart fixes. */
+export const MEMORY_EXHAUSTED_PCT = 90;
+
+/** The latest fresh, authoritative metrics of the service, or why there are none. */
+function freshMetrics(service: string, about: EvidenceView[]): EvidenceView | string {
+  const metrics = [...about].reverse().find((e) => e.tool === 'get_metrics' && e.status === 'ok' && e.authority === 'authoritative');
+  if (!metrics) return `no metrics of ${service} have been read`;
+  if (!metrics.fresh) return `the metrics of ${service} (${metrics.id}) are no longer fresh; read them again`;
+  return metrics;
+}
+
+function restartPrecondition(service: string, about: EvidenceView[]) {
+  const metrics = freshMetrics(service, about);
+  if (typeof metrics === 'string') return { ok: false as const, reason: metrics };
+  if (metrics.facts[`${service}.healthy`] !== false) return { ok: false as const, reason: `fresh metrics (${metrics.id}) say ${service} is healthy` };
+  const memory = metrics.facts[`${service}.memoryPct`];
+  if (typeof memory !== 'number' || memory < MEMORY_EXHAUSTED_PCT) {
+    return { ok: false as const, reason: `${service} is unhealthy but its memory is at ${String(memory)}%, not exhausted; a restart would not fix it` };
+  }
+  return { ok: true as const };
+}
+
+function revertPrecondition(service: string, toVersion: string, about: EvidenceView[]) {
+  const metrics = freshMetrics(service, about);
+  if (typeof metrics === 'string') return { ok: false as const, reason: metrics };
+  if (metrics.facts[`${service}.healthy`] !== false) return { ok: false as const, reason: `fresh metrics (${metrics.id}) say ${service} is healthy` };
+  const deploys = [...about].reverse().find((e) => e.tool === 'get_deploys' && e.status === 'ok' && e.authority === 'authoritative');
+  if (!deploys || !deploys.fresh) return { ok: false as const, reason: `no fresh deploy record of ${service} has been read` };
+  const previous = deploys.facts[`${service}.previousVersion`];
+  if (previous !== toVersion) return { ok: false as const, reason: `the previous version of ${service} is ${String(previous)}, not ${toVersion}` };
+  return { ok: true as const };
+}
 
 export const IncidentsClaim = z.strictObject({ remediated: Service });
 
@@ -120,11 +162,18 @@ export const incidents: Domain = {
     `Incident ${caseId}: web latency is spiking. Find which of api, db, cache failed, remediate it (restart on memory exhaustion, revert a bad deploy), and finish only when the system is healthy.`,
   tools: [getMetrics, getLogs, getDeploys, restartService, revertDeploy],
   claim: IncidentsClaim,
+  claimSubject: (claim) => `service:${IncidentsClaim.parse(claim).remediated}`,
   judgeEvidence,
+  // "Remediated" means this run restarted or reverted that very service.
+  judgeDone: (claim, done) => {
+    const { remediated } = IncidentsClaim.parse(claim);
+    return done.some((d) => d.tool === 'restart_service' || d.tool === 'revert_deploy')
+      ? { ok: true }
+      : { ok: false, reason: `this run has not restarted or reverted ${remediated}; nothing of it was remediated` };
+  },
   defaults: {
     budgets: { turns: 12, toolCalls: 20, effects: 2, duplicates: 2, tokens: 120_000, deadlineMs: 15 * 60_000 },
     context: 'window_pinned',
     window: 8,
-    approvers: { 'carol@sre': ['sre-lead'] },
   },
 };

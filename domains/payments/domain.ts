@@ -11,9 +11,12 @@ const Iso = z.iso.datetime({ offset: true });
 const RecordId = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/);
 
 const byTransfer = z.strictObject({ transferId: TransferId });
+/** Every payments call is about one transfer. */
+const transferSubject = (args: { transferId: string }) => `transfer:${args.transferId}`;
 
 export const readReplica = defineTool({
   name: 'read_replica',
+  subject: transferSubject,
   description: 'Transfer status from the reporting replica: cheap and fast, may lag by many minutes.',
   input: byTransfer,
   output: z.object({ transferId: z.string(), status: TransferStatus, asOf: Iso, note: z.string() }),
@@ -30,6 +33,7 @@ export const readReplica = defineTool({
 
 export const readLedger = defineTool({
   name: 'read_ledger',
+  subject: transferSubject,
   description: 'Transfer status from the authoritative ledger: slower, the source of truth for settlement.',
   input: byTransfer,
   output: z.object({
@@ -40,6 +44,8 @@ export const readLedger = defineTool({
     amountMinor: z.number().int(),
     currency: z.string(),
     receiptId: RecordId.nullable(),
+    /** The reissue the ledger has already paid for this transfer, if any (older ledgers omit it). */
+    reissueId: RecordId.nullable().optional(),
   }),
   kind: 'read',
   idempotent: true,
@@ -47,13 +53,14 @@ export const readLedger = defineTool({
   authority: 'authoritative',
   maxAgeMs: 5 * 60_000,
   maxObservationBytes: 4_096,
-  facts: (o) => ({ 'ledger.status': o.status, 'ledger.receiptId': o.receiptId }),
+  facts: (o) => ({ 'ledger.status': o.status, 'ledger.receiptId': o.receiptId, ...(o.reissueId !== undefined ? { 'ledger.reissueId': o.reissueId } : {}) }),
   effectiveAt: (o) => o.asOf,
   freeText: () => [],
 });
 
 export const readProcessorAck = defineTool({
   name: 'read_processor_ack',
+  subject: transferSubject,
   description: "The payment processor's acknowledgement: confirms receipt, cannot prove settlement.",
   input: byTransfer,
   output: z.object({
@@ -73,11 +80,13 @@ export const readProcessorAck = defineTool({
   freeText: () => [],
 });
 
+const ReissueInput = z.strictObject({ transferId: TransferId, reason: z.string().min(3).max(200) });
+
 export const reissueTransfer = defineTool({
   name: 'reissue_transfer',
   description:
     'Reissue a failed transfer to the same beneficiary. The destination and amount come from the system of record, never from these arguments.',
-  input: z.strictObject({ transferId: TransferId, reason: z.string().min(3).max(200) }),
+  input: ReissueInput,
   output: z.object({
     reissueId: RecordId,
     transferId: z.string(),
@@ -94,12 +103,49 @@ export const reissueTransfer = defineTool({
   authority: 'authoritative',
   maxAgeMs: 5 * 60_000,
   maxObservationBytes: 4_096,
+  subject: transferSubject,
+  // Keyed by what it moves: a second run for the same transfer (even under a new workflow id)
+  // reaches the processor with the same key and is answered with the first reissue.
+  businessKey: (a) => `reissue-${a.transferId}`,
+  narrativeArgs: ['reason'],
   readback: 'read_reissue',
   approval: { roles: ['payments-approver'], timeoutMs: 24 * 3_600_000, onTimeout: 'escalate' },
+  precondition: {
+    check: reissuePrecondition,
+    // Hours may pass between the request and the approval: ask the ledger again first.
+    reread: { tool: 'read_ledger', args: (a) => ({ transferId: a.transferId }) },
+  },
   facts: (o) => ({ 'reissue.id': o.reissueId }),
   effectiveAt: (o) => o.createdAt,
   freeText: () => [],
 });
+
+/**
+ * Money moves again only for this case's transfer, only when a fresh ledger entry says FAILED,
+ * only when nothing (however unreliable) shows it settled, and only if it was never reissued.
+ */
+function reissuePrecondition(args: z.infer<typeof ReissueInput>, about: EvidenceView[], run: { caseId: string }) {
+  if (args.transferId !== run.caseId) return refused(`transfer ${args.transferId} is not this case's transfer (${run.caseId})`);
+  const ledger = latest(about, (e) => e.tool === 'read_ledger' && e.status === 'ok');
+  if (!ledger) return refused(`no ledger entry for ${args.transferId} has been read`);
+  if (!ledger.fresh) return refused(`the ledger entry for ${args.transferId} (${ledger.id}) is no longer fresh; read it again`);
+  if (ledger.facts['ledger.status'] !== 'FAILED') return refused(`the ledger says ${String(ledger.facts['ledger.status'])}, not FAILED`);
+  if (!('ledger.reissueId' in ledger.facts)) return refused(`the ledger entry ${ledger.id} does not say whether ${args.transferId} was already reissued`);
+  if (ledger.facts['ledger.reissueId']) return refused(`the ledger shows it already reissued as ${String(ledger.facts['ledger.reissueId'])}`);
+  const settledSomewhere = about.find((e) => e.status === 'ok' && Object.entries(e.facts).some(([k, v]) => k.endsWith('.status') && v === 'SETTLED'));
+  if (settledSomewhere) return refused(`${settledSomewhere.source} (${settledSomewhere.id}) shows it SETTLED; a person must resolve that first`);
+  const reissued = about.find((e) => e.status === 'ok' && e.facts['reissue.id']);
+  if (reissued) return refused(`it was already reissued in this run (${String(reissued.facts['reissue.id'])})`);
+  return { ok: true as const };
+}
+
+function latest(views: EvidenceView[], match: (e: EvidenceView) => boolean): EvidenceView | undefined {
+  return [...views].reverse().find(match);
+}
+
+function refused(reason: string) {
+  return { ok: false as const, reason };
+}
 
 export const PaymentsClaim = z.strictObject({ transferStatus: z.enum(['SETTLED', 'FAILED', 'PENDING']) });
 
@@ -129,11 +175,12 @@ export const payments: Domain = {
     `Transfer ${caseId} left the sender's account but the beneficiary says it never arrived. Establish its true status from a fresh authoritative source and prevent a duplicate transfer. Reissue only if the ledger says FAILED.`,
   tools: [readReplica, readLedger, readProcessorAck, reissueTransfer],
   claim: PaymentsClaim,
+  // A claim is about the case's transfer: evidence about any other transfer cannot back it.
+  claimSubject: (_claim, caseId) => `transfer:${caseId}`,
   judgeEvidence,
   defaults: {
     budgets: { turns: 8, toolCalls: 10, effects: 1, duplicates: 2, tokens: 60_000, deadlineMs: 10 * 60_000 },
     context: 'window_pinned',
     window: 6,
-    approvers: { 'alice@ops': ['payments-approver'], 'bob@support': ['support'] },
   },
 };

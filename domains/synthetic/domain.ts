@@ -36,6 +36,8 @@ export const touch = defineTool({
   maxAgeMs: 60 * 60_000,
   maxObservationBytes: 1_024,
   readback: 'read_touch',
+  // n is a label for the bench's bookkeeping; it picks no target.
+  narrativeArgs: ['n'],
   facts: (o) => ({ 'touch.last': o.n }),
   effectiveAt: (o) => o.appliedAt,
   freeText: () => [],
@@ -49,10 +51,19 @@ export const gatedTouch = defineTool({
   facts: (o: z.infer<typeof Touched>) => ({ 'gated.last': o.n }),
 });
 
+/** Four eyes: two distinct approvers, neither of them the one who signed the run's start. */
+export const dualTouch = defineTool({
+  ...touch,
+  name: 'dual_touch',
+  description: 'The same no-op effect, behind two approvals by people other than the starter.',
+  approval: { roles: ['synthetic-approver'], timeoutMs: 60 * 60_000, onTimeout: 'escalate', quorum: 2, notStarter: true },
+  facts: (o: z.infer<typeof Touched>) => ({ 'dual.last': o.n }),
+});
+
 export const synthetic: Domain = {
   name: 'synthetic',
   goal: (caseId) => `Synthetic run ${caseId}: count, touch, finish.`,
-  tools: [readCounter, touch, gatedTouch],
+  tools: [readCounter, touch, gatedTouch, dualTouch],
   claim: z.strictObject({ done: z.literal(true) }),
   judgeEvidence: (_claim, cited) =>
     cited.some((e) => e.status === 'ok' && e.fresh) ? { kind: 'supported' } : { kind: 'unsupported', reason: 'cite a fresh observation' },
@@ -60,6 +71,5 @@ export const synthetic: Domain = {
     budgets: { turns: 50_000, toolCalls: 200_000, effects: 20_000, duplicates: 10, tokens: 1_000_000_000_000, deadlineMs: 24 * 3_600_000 },
     context: 'window_pinned',
     window: 8,
-    approvers: { 'sam@bench': ['synthetic-approver'] },
   },
 };

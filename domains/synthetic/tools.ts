@@ -19,6 +19,7 @@ export const syntheticImplementation: DomainImplementation = {
     read_counter: async (args: { n: number; lane: number; pad: number }) => ({ n: args.n, lane: args.lane, asOf: new Date().toISOString(), pad: 'x'.repeat(args.pad) }),
     touch: async (args: { n: number }, ctx: ToolContext) => applyOnce(args, ctx),
     gated_touch: async (args: { n: number }, ctx: ToolContext) => applyOnce(args, ctx),
+    dual_touch: async (args: { n: number }, ctx: ToolContext) => applyOnce(args, ctx),
   },
   readbacks: {
     read_touch: async (key) => {

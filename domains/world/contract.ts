@@ -70,7 +70,7 @@ export type HoldSpec = z.input<typeof HoldSpec>;
 export interface ReplicaView { transferId: string; status: PaymentStatus; asOf: string; note: string }
 export interface LedgerView {
   transferId: string; status: PaymentStatus; postedAt: string | null; asOf: string;
-  amountMinor: number; currency: string; receiptId: string | null;
+  amountMinor: number; currency: string; receiptId: string | null; reissueId: string | null;
 }
 export interface ProcessorView { transferId: string; ack: ProcessorAck; ackAt: string | null; asOf: string }
 export interface Reissue {

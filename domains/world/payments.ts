@@ -41,6 +41,8 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
           transferId: t.transferId, status: t.ledgerStatus, postedAt: settled ? t.seededAt : null,
           asOf: new Date().toISOString(), amountMinor: t.amountMinor, currency: t.currency,
           receiptId: settled ? `rcpt_${t.transferId}` : null,
+          // The ledger knows what it has already paid out again: one reissue per transfer.
+          reissueId: store.getReissueByTransfer(t.transferId)?.reissueId ?? null,
         };
         return ok(view);
       },

@@ -88,6 +88,10 @@ export class WorldStore {
   getReissueByKey(idempotencyKey: string): Reissue | undefined {
     return this.db.prepare(`SELECT ${REISSUE_COLS} FROM reissues WHERE idempotency_key = ?`).get(idempotencyKey) as Reissue | undefined;
   }
+  getReissueByTransfer(transferId: string): Reissue | undefined {
+    return this.db.prepare(`SELECT ${REISSUE_COLS} FROM reissues WHERE transfer_id = ? ORDER BY created_at LIMIT 1`).get(transferId) as Reissue | undefined;
+  }
+
 
   insertReissue(r: Reissue & { reason: string }): void {
     this.db.prepare(`INSERT INTO reissues VALUES (@reissueId, @idempotencyKey, @transferId, @destination,

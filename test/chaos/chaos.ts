@@ -1,6 +1,8 @@
 // `npm run chaos`: many concurrent runs with effects while the worker is SIGKILLed and
 // restarted at random moments. Every run must end, none may be lost, and the systems of record
 // must hold no duplicate effect. Its last line is machine-checked by CI.
+import { signDecision } from '../../client/sign.js';
+import { keys as testKeys, TEST_DIRECTORY } from '../helpers/keys.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,7 +41,9 @@ writeFileSync(bundlePath, (await bundleWorkflows()).code);
 const connection = await Connection.connect(target.connectionOptions);
 const client = new Client({ connection, namespace: target.namespace });
 const taskQueue = `chaos-${process.pid}`;
-const spawn = () => startWorkerProcess({ temporalAddress: target.address, taskQueue, worldUrl: world.url, workflowBundlePath: bundlePath, toolTimeoutMs: 1_000 });
+const approversFile = join(scratch, 'approvers.json');
+writeFileSync(approversFile, JSON.stringify(TEST_DIRECTORY));
+const spawn = () => startWorkerProcess({ temporalAddress: target.address, taskQueue, worldUrl: world.url, workflowBundlePath: bundlePath, toolTimeoutMs: 1_000, approversFile });
 
 log(`seed=${values.seed} runs=${RUNS} kills=${KILLS}`);
 const stamp = Date.now().toString(36);
@@ -142,7 +146,7 @@ function approveWhenAsked(): { stop(): Promise<void> } {
         try {
           const view = await run.handle.query(stateQuery);
           if (view.awaiting) {
-            await run.handle.executeUpdate(approveUpdate, { args: [{ requestId: view.awaiting.requestId, by: 'alice@ops', digest: view.awaiting.digest, comment: 'chaos approver' }] });
+            await run.handle.executeUpdate(approveUpdate, { args: [signDecision(testKeys.alice, run.handle.workflowId, view.awaiting, 'approve', 'chaos approver')] });
           }
         } catch {
           // The worker may be dead right now, or someone approved first: try again next round.

@@ -5,7 +5,9 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { waitUntil } from '../../client/wait.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
+import { signDecision, type KeyFile } from '../../client/sign.js';
 import { startRun, uniqueCase } from '../helpers/agent.js';
+import { keys } from '../helpers/keys.js';
 import { spawnWorker } from '../helpers/crash.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { uniqueTaskQueue, useClient } from '../helpers/temporal.js';
@@ -25,15 +27,16 @@ describe('approval survives a worker crash', () => {
     await first.kill();
 
     const second = await spawnWorker(taskQueue);
-    const approve = (by: string, requestId = waiting.requestId) =>
-      handle.executeUpdate(approveUpdate, { args: [{ requestId, by, digest: waiting.digest, comment: 'checked the ledger' }] });
-    await expectRejected(approve('bob@support'), /bob@support may not approve reissue_transfer/);
-    await expectRejected(approve('alice@ops', 'not-a-request'), /not pending/);
+    // Signed decisions; the first worker's death changes nothing about who may decide.
+    const approve = (key: KeyFile, requestId = waiting.requestId) =>
+      handle.executeUpdate(approveUpdate, { args: [signDecision(key, handle.workflowId, { ...waiting, requestId }, 'approve', 'checked the ledger')] });
+    await expectRejected(approve(keys.bob), /bob@support may not decide reissue_transfer/);
+    await expectRejected(approve(keys.alice, 'not-a-request'), /not pending/);
     expect(await world.calls({ key: transferId, op: 'payments.reissue' })).toHaveLength(0);
 
-    const ack = await approve('alice@ops');
+    const ack = await approve(keys.alice);
     expect(ack.decision).toBe('approved');
-    await expectRejected(approve('alice@ops'), /not pending|already/);
+    await expectRejected(approve(keys.alice), /not pending|already/);
     const result = await handle.result();
     const view = await handle.query(stateQuery);
     await second.stop();

@@ -11,6 +11,7 @@ import { agentWorkflow } from '../../workflows/agent.js';
 import type { RunResult, RunView } from '../../workflows/messages.js';
 import { stateQuery } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
+import { TEST_DIRECTORY } from './keys.js';
 import { connectClient, createTestWorker, uniqueTaskQueue } from './temporal.js';
 
 export interface AgentHarness {
@@ -38,6 +39,7 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
       blobDir: join(tmpdir(), 'agent-test-blobs'),
       toolTimeoutMs: options.toolTimeoutMs ?? 1_500,
       ...(options.models ? { models: options.models } : {}),
+      approvers: TEST_DIRECTORY,
     }),
   });
   const running = worker.run();

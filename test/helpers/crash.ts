@@ -16,6 +16,7 @@ export async function spawnWorker(taskQueue: string, temporalAddress = inject('t
     taskQueue,
     worldUrl: inject('worldUrl'),
     workflowBundlePath: inject('workflowBundlePath'),
+    approversFile: inject('approversFile'),
   });
   spawned.add(worker);
   return worker;

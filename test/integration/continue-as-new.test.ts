@@ -2,6 +2,8 @@
 // approval keeps its request id across one boundary, a cancel lands after another, and the
 // budgets and effects ledger carry over intact.
 import { describe, expect, it } from 'vitest';
+import { signDecision } from '../../client/sign.js';
+import { keys } from '../helpers/keys.js';
 import { addNoteUpdate, approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import { useAgentHarness, startRun, uniqueCase } from '../helpers/agent.js';
 import { waitUntil } from '../../client/wait.js';
@@ -41,7 +43,7 @@ describe('continue-as-new', () => {
     expect(carried.awaiting?.requestId).toBe(waiting.requestId);
     expect(carried.state.transcript.filter((t) => t.kind === 'note')).toHaveLength(notes);
 
-    const ack = await handle.executeUpdate(approveUpdate, { args: [{ requestId: waiting.requestId, by: 'sam@bench', digest: waiting.digest, comment: 'ok' }] });
+    const ack = await handle.executeUpdate(approveUpdate, { args: [signDecision(keys.sam, handle.workflowId, waiting, 'approve', 'ok')] });
     expect(ack.decision).toBe('approved');
 
     await waitUntil(async () => (await runIdNow()) !== afterApprovalBoundary, 'another rollover after the approval');

@@ -8,7 +8,7 @@ const metrics = (...services: string[]) => ({ type: 'call', calls: services.map(
 describe('incident remediation (real dev server and world)', () => {
   const h = useAgentHarness();
 
-  it('catches a false finish with the verify probe, then restarts the cache and resolves', async () => {
+  it('refuses a finish that claims a remediation nobody made, then restarts the cache and resolves', async () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
     // The trace of seed 001: a schema violation, a premature "resolved", then the real fix.
@@ -16,17 +16,18 @@ describe('incident remediation (real dev server and world)', () => {
       metrics('api', 'db', 'cache'), // c1..c3 -> e4..e6
       { type: 'call', calls: [{ tool: 'get_logs', args: { service: 7 } }] }, // rejected by the gate
       { type: 'call', calls: [{ tool: 'get_logs', args: { service: 'cache', limit: 5 } }] }, // c7 -> e8
-      { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e8'] }, // probe says no -> e9
-      { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'cache' } }] }, // c10 -> e11
-      { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e11'] },
+      { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e8'] }, // nothing was restarted: refused
+      { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'cache' } }] }, // c9 -> e10
+      { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e10'] },
     ];
     const { result, view } = await runToEnd(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies } });
 
     expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
     const controls = view.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : []));
-    expect(controls).toEqual(['invalid_arguments', 'probe_failed']);
+    expect(controls).toEqual(['invalid_arguments', 'unsupported_finish']);
+    // Checked against what was done, the false finish never got as far as the live probe.
     const probes = view.state.evidence.filter((e) => e.tool === 'probe');
-    expect(probes.map((p) => p.facts['verify.healthy'])).toEqual([false, true]);
+    expect(probes.map((p) => p.facts['verify.healthy'])).toEqual([true]);
     expect(result.effects).toHaveLength(1);
     expect(result.effects[0]).toMatchObject({ tool: 'restart_service', status: 'applied' });
     const restarts = (await h.world.effects({ key: caseId })).filter((e) => e.kind === 'restart');

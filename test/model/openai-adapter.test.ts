@@ -71,7 +71,7 @@ function paymentsContext(overrides: Partial<CompiledContext> = {}): CompiledCont
       },
     ],
     pinned: [{ key: 'replica.status', value: 'PENDING', evidenceId: 'ev-1' }],
-    notes: [{ by: 'alice@ops', text: 'The ledger was slow this morning.' }],
+    notes: [{ by: 'alice@ops', text: 'The ledger was slow this morning.', signed: true }],
     tokenEstimate: 777,
     ...overrides,
   };

@@ -10,6 +10,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startLocalStack } from '../../demo/local-stack.js';
 import { runScenario } from '../../demo/run-scenario.js';
+import { directoryEntry, generateKey } from '../../client/sign.js';
 import { scenarios, type Scenario } from '../../demo/scenarios.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { stderrLog } from '../../temporal-dev/log.js';
@@ -31,17 +32,19 @@ const lostReplies: Scenario[] = (['commit_then_500', 'commit_then_drop'] as cons
 }));
 
 const scratch = mkdtempSync(join(tmpdir(), 'record-'));
+const keys = { 'alice@ops': generateKey('alice@ops') };
 const { client, world, worker, taskQueue, close } = await startLocalStack({
   server: { headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog },
   worldDb: join(scratch, 'world.sqlite'),
   blobDir: join(scratch, 'blobs'),
   taskQueue: 'record-histories',
+  approvers: { approvers: [directoryEntry(keys['alice@ops'], ['payments-approver'])] },
 });
 
 mkdirSync(outDir, { recursive: true });
 await worker.runUntil(async () => {
   for (const scenario of [...scenarios, ...lostReplies]) {
-    const outcome = await runScenario(client, new WorldClient(world.url), taskQueue, scenario, 'fixture');
+    const outcome = await runScenario(client, new WorldClient(world.url), taskQueue, scenario, 'fixture', keys);
     const history = await client.workflow.getHandle(outcome.workflowId).fetchHistory();
     // Named by workflow id: replay must run under the same id (it is part of the run's state).
     const file = join(outDir, `${outcome.workflowId}.json`);

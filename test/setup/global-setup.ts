@@ -8,6 +8,7 @@ import { useTemporal } from '../../temporal-dev/target.js';
 import { stderrLog } from '../../temporal-dev/log.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
 import { startWorld } from '../../domains/world/process.js';
+import { TEST_DIRECTORY } from '../helpers/keys.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -15,6 +16,7 @@ declare module 'vitest' {
     temporalNamespace: string;
     workflowBundlePath: string;
     worldUrl: string;
+    approversFile: string;
   }
 }
 
@@ -31,6 +33,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('temporalNamespace', target.namespace);
   project.provide('workflowBundlePath', workflowBundlePath);
   project.provide('worldUrl', world.url);
+  const approversFile = join(scratch, 'approvers.json');
+  writeFileSync(approversFile, JSON.stringify(TEST_DIRECTORY));
+  project.provide('approversFile', approversFile);
   return async () => {
     await Promise.all([target.stop(), world.stop()]);
     rmSync(scratch, { recursive: true, force: true });

@@ -42,7 +42,7 @@ class Run {
   }
 
   feed(event: RunEvent): Command {
-    const step = next(this.state, event);
+    const step = next(this.state, event, this.domain);
     // Every state the controller hands out survives JSON and matches its schema.
     expect(RunState.parse(JSON.parse(JSON.stringify(step.state)))).toEqual(step.state);
     this.state = step.state;
@@ -865,12 +865,12 @@ describe('approvals', () => {
 });
 
 describe('operator inputs', () => {
-  it('a note is recorded as a trusted hint and shown to the model as such', () => {
+  it('an unsigned note is recorded and shown to the model as untrusted text', () => {
     const run = new Run(payments);
     run.feed({ type: 'noteAdded', now: run.tick(), by: 'alice@ops', text: 'the beneficiary bank had an outage' });
     expect(run.state.transcript.at(-1)).toEqual({ kind: 'note', turn: 1, by: 'alice@ops', text: 'the beneficiary bank had an outage' });
     expect(run.command.type).toBe('propose');
-    if (run.command.type === 'propose') expect(run.command.context.notes).toEqual([{ by: 'alice@ops', text: 'the beneficiary bank had an outage' }]);
+    if (run.command.type === 'propose') expect(run.command.context.notes).toEqual([{ by: 'alice@ops', text: 'the beneficiary bank had an outage', signed: false }]);
     expect(run.state.turn).toBe(1); // a note does not spend a turn
   });
 

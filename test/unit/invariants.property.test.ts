@@ -11,6 +11,7 @@ import { RunEvent as RunEventSchema } from '../../workflows/controller/events.js
 import { commandFor, initialState, next } from '../../workflows/controller/next.js';
 import { RunState, STATE_VERSION, TerminalClass, type PlannedCall } from '../../workflows/controller/state.js';
 import { incidents } from '../../domains/incidents/domain.js';
+import { publicKeyOf, signStatement } from '../../workflows/trust/statement.js';
 import { payments } from '../../domains/payments/domain.js';
 
 // ---------------------------------------------------------------- helpers
@@ -100,7 +101,8 @@ function someReply(g: Gen, domain: Domain, state: RunState, recent: { tool: stri
     const pinnedIds = Object.values(state.pinned).map((p) => p.evidenceId);
     const pool = [...ids.slice(-4), ...pinnedIds, 'e999', 'c1'];
     const evidence = Array.from({ length: int(g, 1, 3) }, () => pick(g, pool));
-    const ledger = state.pinned['ledger.status'];
+    // Pinned per subject with the trust boundary (`transfer:PX-1042 ledger.status`), plain before it.
+    const ledger = Object.entries(state.pinned).find(([k]) => k === 'ledger.status' || k.endsWith(' ledger.status'))?.[1];
     if (ledger && chance(g, 50)) {
       // What a sensible model would claim: what the ledger said, citing it.
       return { type: 'finish', outcome: 'resolved', claim: { transferStatus: ledger.value }, evidence: [ledger.evidenceId] };
@@ -199,6 +201,10 @@ function resultFor(g: Gen, call: PlannedCall, now: number): ToolResult {
 
 // ------------------------------------------------ events
 
+const ALICE = '11'.repeat(32);
+const MALLORY = '22'.repeat(32);
+const TEST_DIRECTORY = { approvers: [{ id: 'alice@ops', publicKey: publicKeyOf(ALICE), roles: ['payments-approver', 'sre-lead'] }] };
+
 /** What the workflow could feed back for `command`, or an operator event at any time. */
 function eventFor(g: Gen, domain: Domain, state: RunState, command: Exclude<Command, { type: 'stop' }>, now: number, recent: { tool: string; args: unknown }[]): RunEvent {
   if (chance(g, 6)) {
@@ -238,9 +244,24 @@ function eventFor(g: Gen, domain: Domain, state: RunState, command: Exclude<Comm
         result: { callId: command.effect.callId, outcome, ...(output === undefined ? {} : { output }), detail: pick(g, ['by key', HOSTILE]), attempts: int(g, 1, 3) },
       };
     }
+    case 'loadApprovers':
+      return { type: 'approversLoaded', now, requestId: command.request.requestId, approvers: TEST_DIRECTORY.approvers };
     case 'awaitApproval': {
       const { requestId, expiresAt } = command.request;
       const roll = int(g, 0, 99);
+      if (state.guardVersion === 2) {
+        // Signed by a directory key, or forged (wrong key, wrong digest): forgeries must change nothing.
+        const kind = roll < 55 ? 'approve' : 'deny';
+        const forged = chance(g, 25);
+        const signer = forged && chance(g, 50) ? MALLORY : ALICE;
+        const statement = {
+          v: 1 as const, kind: 'decision' as const, runId: state.runId, requestId,
+          digest: forged && signer === ALICE ? '0'.repeat(64) : (command.request.digest ?? ''),
+          decision: kind, by: 'alice@ops', comment: pick(g, ['', HOSTILE]), expiresAt: now + 60_000,
+        } as const;
+        if (roll >= 85) return { type: 'approvalTimedOut', now: Math.max(now, expiresAt), requestId };
+        return { type: kind === 'approve' ? 'approved' : 'denied', now, requestId, by: 'alice@ops', comment: statement.comment, signed: signStatement(statement, signer) };
+      }
       if (roll < 55) return { type: 'approved', now, requestId, by: 'alice@ops', comment: pick(g, ['', HOSTILE]) };
       if (roll < 85) return { type: 'denied', now, requestId, by: 'alice@ops', comment: pick(g, ['not yet', HOSTILE]) };
       return { type: 'approvalTimedOut', now: Math.max(now, expiresAt), requestId };
@@ -282,6 +303,7 @@ function simulate(g: Gen, check: (step: Trace['steps'][number], trace: Trace) =>
     budgets,
     context: { strategy: pick(g, ['full', 'window', 'window_pinned'] as const), window: int(g, 1, 8) },
     ...(chance(g, 30) ? { approvalTimeoutMs: 60_000 } : {}),
+    ...(chance(g, 50) ? { guardVersion: 2 as const } : {}),
     now: T0,
   });
   const trace: Trace = { domain, steps: [], workEvents: 0 };
@@ -294,7 +316,7 @@ function simulate(g: Gen, check: (step: Trace['steps'][number], trace: Trace) =>
     RunEventSchema.parse(event); // the generator only makes events the workflow could send
     if (!isOperatorEvent(event)) trace.workEvents++;
     const before = state;
-    const step = next(state, event);
+    const step = next(state, event, domain);
     state = step.state;
     const record = { event, before, after: step.state, command: step.command };
     trace.steps.push(record);
@@ -391,7 +413,7 @@ describe('the run halts', () => {
 
         const final = last?.after as RunState;
         for (const event of afterTheEnd(g, final)) {
-          const step = next(final, event);
+          const step = next(final, event, trace.domain);
           expect(step.state).toBe(final);
           expect(step.command).toEqual({ type: 'stop', terminal: final.terminal });
         }

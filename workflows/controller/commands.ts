@@ -8,5 +8,7 @@ export type Command =
   | { type: 'invoke'; calls: PlannedCall[] }
   | { type: 'verify'; claim: unknown }
   | { type: 'readback'; effect: EffectEntry; readbackTool: string }
+  /** Fetch who may decide the request from the worker's approver directory. */
+  | { type: 'loadApprovers'; request: ApprovalRequest }
   | { type: 'awaitApproval'; request: ApprovalRequest }
   | { type: 'stop'; terminal: Terminal };

@@ -31,8 +31,11 @@ export interface CompiledContext {
   transcript: TranscriptEntry[];
   evidence: ContextEvidence[];
   pinned: { key: string; value: unknown; evidenceId: string }[];
-  /** Operator notes: trusted hints, always kept. */
-  notes: { by: string; text: string }[];
+  /**
+   * Operator notes, always kept. `signed`: a directory key signed it, so it is an operator's
+   * word; otherwise it is untrusted text like any tool output (anyone can send a note).
+   */
+  notes: { by: string; text: string; signed: boolean }[];
   tokenEstimate: number;
 }
 
@@ -55,7 +58,7 @@ export function compileContext(state: RunState, domain: Domain, now: number): Co
     transcript: transcript.filter((t) => t.kind !== 'note'),
     evidence,
     pinned,
-    notes: state.transcript.flatMap((t) => (t.kind === 'note' ? [{ by: t.by, text: t.text }] : [])),
+    notes: state.transcript.flatMap((t) => (t.kind === 'note' ? [{ by: t.by, text: t.text, signed: t.trusted === true }] : [])),
     tokenEstimate: 0,
   };
   context.tokenEstimate = estimateTokens(context);

@@ -1,6 +1,8 @@
 // Everything that can happen to a run, as plain data. Time always arrives on the event
 // (workflow time), so the controller never reads a clock.
 import { z } from 'zod';
+import { Approver } from '../trust/directory.js';
+import { SignedDecision } from '../trust/statement.js';
 
 const base = { now: z.number() };
 
@@ -55,10 +57,12 @@ export const RunEvent = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('observed'), ...base, results: z.array(ToolResult) }),
   z.strictObject({ type: z.literal('verified'), ...base, verdict: ProbeVerdict }),
   z.strictObject({ type: z.literal('reconciled'), ...base, result: ReadbackResult }),
-  z.strictObject({ type: z.literal('approved'), ...base, requestId: z.string(), by: z.string(), comment: z.string() }),
-  z.strictObject({ type: z.literal('denied'), ...base, requestId: z.string(), by: z.string(), comment: z.string() }),
+  /** signed: the statement the Update validator verified (runs with the trust boundary). */
+  z.strictObject({ type: z.literal('approved'), ...base, requestId: z.string(), by: z.string(), comment: z.string(), signed: SignedDecision.optional() }),
+  z.strictObject({ type: z.literal('denied'), ...base, requestId: z.string(), by: z.string(), comment: z.string(), signed: SignedDecision.optional() }),
+  z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver) }),
   z.strictObject({ type: z.literal('approvalTimedOut'), ...base, requestId: z.string() }),
-  z.strictObject({ type: z.literal('noteAdded'), ...base, by: z.string(), text: z.string() }),
+  z.strictObject({ type: z.literal('noteAdded'), ...base, by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
   z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string() }),
   z.strictObject({ type: z.literal('deadlinePassed'), ...base }),
 ]);

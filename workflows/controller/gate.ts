@@ -1,19 +1,24 @@
 // The gate: deterministic checks between a proposed call and the world. A refusal is a value
 // (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
-import type { Domain, ToolContract } from '../contract.js';
+import type { Domain, PreconditionVerdict, ToolContract } from '../contract.js';
 import { describeIssues, type Decision } from './decision.js';
 import { callSignature, isRepeatWithoutProgress } from './loop-guard.js';
+import { checkPrecondition } from './precondition.js';
+import { checkProvenance } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
+import { subjectOfCall } from './subject.js';
 
 export type Admission =
-  | { kind: 'admit'; calls: PlannedCall[] }
+  /** precondition: set for an effect whose stated violation its contract turns into an approval request. */
+  | { kind: 'admit'; calls: PlannedCall[]; precondition?: PreconditionVerdict }
   | { kind: 'refuse'; code: string; message: string; duplicate: boolean }
   /** The model repeated something the gate already refused once: stop instead of arguing. */
   | { kind: 'stop'; terminalClass: 'escalated' | 'blocked'; code: string; message: string };
 
 type CallDecision = Extract<Decision, { type: 'call' }>;
 
-export function admitCalls(state: RunState, domain: Domain, decision: CallDecision): Admission {
+export function admitCalls(state: RunState, domain: Domain, decision: CallDecision, now: number): Admission {
+  const guarded = state.guardVersion === 2;
   const contracts: ToolContract[] = [];
   const planned: PlannedCall[] = [];
   const signatures = new Set<string>();
@@ -32,6 +37,13 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     signatures.add(signature);
     contracts.push(contract);
     const callId = `c${state.seq + index + 1}`;
+    const subject = guarded ? subjectOfCall(contract, args.data, state.caseId) : undefined;
+    let key: string | undefined;
+    if (contract.kind === 'effect') {
+      const business = guarded ? businessKey(contract, args.data) : undefined;
+      if (business === null) return refuse('invalid_arguments', `${contract.name}: its business key cannot be derived from these arguments`);
+      key = business ? `${state.domain}/${contract.name}/${business}` : idempotencyKey(state, callId, contract.name);
+    }
     planned.push({
       callId,
       turn: state.turn,
@@ -39,7 +51,8 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
       args: args.data,
       kind: contract.kind,
       idempotent: contract.idempotent,
-      ...(contract.kind === 'effect' ? { idempotencyKey: idempotencyKey(state, callId, contract.name) } : {}),
+      ...(key ? { idempotencyKey: key } : {}),
+      ...(subject ? { subject } : {}),
     });
   }
 
@@ -75,7 +88,36 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     return refuse('loop_nudge', `${call.tool} with these arguments already answered and nothing changed since; use that evidence or try something else`, true);
   }
 
-  return { kind: 'admit', calls: planned };
+  if (!guarded) return { kind: 'admit', calls: planned };
+  return trustBoundary(state, contracts, planned, now);
+}
+
+/**
+ * Effects only on trusted evidence: every argument traces to a trusted source, and the
+ * contract's precondition holds on fresh evidence about the call's subject. A violation is
+ * refused, or (if the contract says so and has approvers) stated on an approval request.
+ */
+function trustBoundary(state: RunState, contracts: ToolContract[], planned: PlannedCall[], now: number): Admission {
+  const [contract] = contracts;
+  const [call] = planned;
+  if (!contract || !call || contract.kind !== 'effect') return { kind: 'admit', calls: planned };
+  const provenance = checkProvenance(state, contract, call.args, now);
+  if (!provenance.ok) return refuse('tainted_argument', provenance.message);
+  const verdict = checkPrecondition(state, contract, call, now);
+  if (verdict.ok) return { kind: 'admit', calls: planned };
+  if (contract.precondition?.onViolation === 'approval' && contract.approval) return { kind: 'admit', calls: planned, precondition: verdict };
+  return refuse('precondition_failed', `${contract.name} refused: ${verdict.reason}`);
+}
+
+/** The contract's business key: a short id-like string, `null` when it cannot be derived. */
+function businessKey(contract: ToolContract, args: unknown): string | null | undefined {
+  if (!contract.businessKey) return undefined;
+  try {
+    const key = contract.businessKey(args as never);
+    return typeof key === 'string' && /^[A-Za-z0-9:._-]{1,120}$/.test(key) ? key : null;
+  } catch {
+    return null;
+  }
 }
 
 function refuse(code: string, message: string, duplicate = false): Admission {

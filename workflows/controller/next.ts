@@ -1,9 +1,9 @@
 // The controller: next(state, event) -> { state, command }. Pure: no I/O, no clock (time comes
 // on the event), no randomness, no exceptions for anything a model or a tool can cause. The
 // command is derived from the state alone, so the workflow can always ask "what now?".
-import type { Domain, ToolContract } from '../contract.js';
-import { findDomain } from '../../domains/index.js';
-import { budgetLeft, exhaustedBudget } from './budget.js';
+import type { Budgets, ContextStrategy, Domain } from '../contract.js';
+import { caseSubject } from '../contract.js';
+import { dispatchIfStillValid, onApprovalOutcome, onApproversLoaded, raiseApproval } from './approvals.js';
 import type { Command } from './commands.js';
 import { compileContext } from './context.js';
 import { compactJson, parseDecision, summarizeDecision, type Decision } from './decision.js';
@@ -12,8 +12,22 @@ import { admitCalls } from './gate.js';
 import { callSignature } from './loop-guard.js';
 import { adaptResult, viewOf } from './observation.js';
 import { fold } from './retention.js';
-import type { Budgets, ContextStrategy } from '../contract.js';
-import { STATE_VERSION, type Evidence, type PlannedCall, type RunState, type TerminalClass } from './state.js';
+import { STATE_VERSION, type Evidence, type PlannedCall, type RunState } from './state.js';
+import { effectsDoneTo, evidenceAbout } from './subject.js';
+import {
+  contractOf,
+  control,
+  deadlineReached,
+  latestEvidenceIds,
+  onCancel,
+  onDeadline,
+  proposeOrStop,
+  reject,
+  startCalls,
+  stop,
+  withDecisionReceipt,
+  type ReceiptBase,
+} from './transitions.js';
 
 export interface Step {
   state: RunState;
@@ -28,11 +42,16 @@ export interface NewRun {
   context: { strategy: ContextStrategy; window: number };
   approvalTimeoutMs?: number;
   now: number;
+  /** 2 for every new run; absent only when replaying runs recorded before the trust boundary. */
+  guardVersion?: 2;
+  approverScope?: string[];
 }
 
 export function initialState(run: NewRun): RunState {
   return {
     version: STATE_VERSION,
+    ...(run.guardVersion ? { guardVersion: run.guardVersion } : {}),
+    ...(run.approverScope ? { approverScope: run.approverScope } : {}),
     runId: run.runId,
     domain: run.domain.name,
     caseId: run.caseId,
@@ -61,9 +80,8 @@ export function initialState(run: NewRun): RunState {
   };
 }
 
-export function next(state: RunState, event: RunEvent): Step {
-  const domain = findDomain(state.domain);
-  if (!domain) throw new Error(`bug: run state names unknown domain ${state.domain}`);
+export function next(state: RunState, event: RunEvent, domain: Domain): Step {
+  if (domain.name !== state.domain) throw new Error(`bug: run state of ${state.domain} given domain ${domain.name}`);
   const after = fold(reduce(state, event, domain));
   return { state: after, command: commandFor(after, domain, event.now) };
 }
@@ -80,6 +98,7 @@ export function commandFor(state: RunState, domain: Domain, now: number): Comman
       return { type: 'verify', claim: state.pendingClaim?.claim };
     case 'awaiting_approval':
       if (!state.pendingApproval) throw new Error('bug: awaiting approval without a request');
+      if (state.guardVersion === 2 && !state.pendingApproval.eligible) return { type: 'loadApprovers', request: state.pendingApproval };
       return { type: 'awaitApproval', request: state.pendingApproval };
     case 'reconciling': {
       const effect = state.effects.find((e) => e.status === 'unknown');
@@ -100,11 +119,17 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
     case 'cancelled':
       return onCancel(state, event.by, event.reason, event.now);
     case 'deadlinePassed':
+      // With the trust boundary the deadline moves (it pauses while a person decides), so a
+      // timer set for the old one may fire early; and a waiting approval is bounded by its own expiry.
+      if (state.guardVersion === 2 && (event.now < state.deadlineAt || state.phase === 'awaiting_approval')) return state;
       return onDeadline(state, event.now);
     case 'noteAdded':
       return {
         ...state,
-        transcript: [...state.transcript, { kind: 'note', turn: state.turn, by: event.by, text: event.text.slice(0, 2_000) }],
+        transcript: [
+          ...state.transcript,
+          { kind: 'note', turn: state.turn, by: event.by, text: event.text.slice(0, 2_000), ...(event.trusted !== undefined ? { trusted: event.trusted } : {}) },
+        ],
       };
     case 'proposed':
       expectPhase(state, 'proposing', event.type);
@@ -121,22 +146,20 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
     case 'reconciled':
       expectPhase(state, 'reconciling', event.type);
       return onReconciled(state, domain, event.result, event.now);
+    case 'approversLoaded':
+      if (state.phase !== 'awaiting_approval') return state;
+      return onApproversLoaded(state, event, event.now);
     case 'approved':
     case 'denied':
     case 'approvalTimedOut':
+      // A person's decision can arrive at any moment; out of phase it changes nothing.
+      if (state.guardVersion === 2 && state.phase !== 'awaiting_approval') return state;
       expectPhase(state, 'awaiting_approval', event.type);
-      return onApprovalOutcome(state, event);
+      return onApprovalOutcome(state, domain, event);
   }
 }
 
 // ---------------------------------------------------------------- turns and proposals
-
-function proposeOrStop(state: RunState, now: number): RunState {
-  if (deadlineReached(state, now)) return onDeadline(state, now);
-  const exhausted = exhaustedBudget(state, now);
-  if (exhausted) return stop(state, 'budget_exhausted', `budget:${exhausted.budget}`, exhausted.detail, now);
-  return { ...state, phase: 'proposing', turn: state.turn + 1, pendingClaim: undefined };
-}
 
 function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: number, contextTokens: number, now: number): RunState {
   const charged: RunState = { ...state, used: { ...state.used, tokens: state.used.tokens + Math.max(0, tokens) } };
@@ -164,14 +187,12 @@ function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: num
   }
 }
 
-type ReceiptBase = { proposal: string; tokens: number; contextTokens: number };
-
 function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { type: 'call' }>, now: number, receipt: ReceiptBase): RunState {
   // A reply that lands after the deadline (the model call is the slow part) starts nothing.
   if (deadlineReached(state, now)) {
     return onDeadline(withDecisionReceipt(state, now, { ...receipt, accepted: false, reason: 'budget:deadline', evidenceIds: [] }), now);
   }
-  const admission = admitCalls(state, domain, decision);
+  const admission = admitCalls(state, domain, decision, now);
   switch (admission.kind) {
     case 'refuse': {
       const counted = admission.duplicate ? { ...state, used: { ...state.used, duplicates: state.used.duplicates + 1 } } : state;
@@ -194,46 +215,8 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
     reason: approval ? 'awaiting_approval' : 'admitted',
     evidenceIds: latestEvidenceIds(state),
   });
-  if (first && approval) {
-    return {
-      ...receipted,
-      phase: 'awaiting_approval',
-      pendingApproval: {
-        requestId: `${state.runId}/approval/${first.callId}`,
-        call: first,
-        evidenceIds: latestEvidenceIds(state),
-        roles: approval.roles,
-        requestedAt: now,
-        expiresAt: now + (state.approvalTimeoutMs ?? approval.timeoutMs),
-        onTimeout: approval.onTimeout,
-      },
-    };
-  }
+  if (first && approval) return raiseApproval(receipted, domain, first, admission.precondition, now);
   return startCalls(receipted, admission.calls);
-}
-
-/** Charges the budgets and opens the effects ledger entries, then the workflow runs the calls. */
-function startCalls(state: RunState, calls: PlannedCall[]): RunState {
-  const effects = calls.filter((c) => c.kind === 'effect');
-  return {
-    ...state,
-    phase: 'acting',
-    used: { ...state.used, toolCalls: state.used.toolCalls + calls.length, effects: state.used.effects + effects.length },
-    inFlight: calls,
-    effects: [
-      ...state.effects,
-      ...effects.map((c) => ({
-        callId: c.callId,
-        turn: c.turn,
-        tool: c.tool,
-        args: c.args,
-        key: c.idempotencyKey ?? '',
-        status: 'in_flight' as const,
-        attempts: 1,
-        readbacks: 0,
-      })),
-    ],
-  };
 }
 
 function onFinish(state: RunState, domain: Domain, decision: Extract<Decision, { type: 'finish' }>, now: number, receipt: ReceiptBase): RunState {
@@ -245,9 +228,25 @@ function onFinish(state: RunState, domain: Domain, decision: Extract<Decision, {
   if (missing.length) {
     return reject(state, now, { ...receipt, code: 'unknown_evidence', message: `no evidence with id ${missing.join(', ')}` });
   }
-  const views = state.evidence.map((e) => viewOf(e, now));
+  const guarded = state.guardVersion === 2;
+  // With the trust boundary, only evidence about what the claim names is judged.
+  const subject = guarded ? claimSubjectOf(domain, claim.data, state.caseId) : undefined;
+  const views = subject !== undefined ? evidenceAbout(state, subject, now) : state.evidence.map((e) => viewOf(e, now));
   const cited = views.filter((v) => decision.evidence.includes(v.id));
-  const verdict = domain.judgeEvidence(claim.data, cited, views);
+  if (subject !== undefined && cited.length < decision.evidence.length) {
+    const elsewhere = decision.evidence.filter((id) => !cited.some((v) => v.id === id));
+    return reject(state, now, { ...receipt, code: 'unsupported_finish', message: `evidence ${elsewhere.join(', ')} is not about ${subject}`, evidenceIds: decision.evidence });
+  }
+  if (subject !== undefined && domain.judgeDone) {
+    const done = guardedCall(() => domain.judgeDone?.(claim.data, effectsDoneTo(state, subject)) ?? { ok: true as const });
+    if (!done.ok) return reject(state, now, { ...receipt, code: 'unsupported_finish', message: done.reason, evidenceIds: decision.evidence });
+  }
+  const judged = guardedCall(() => {
+    const v = domain.judgeEvidence(claim.data, cited, views);
+    return { ok: true as const, v };
+  });
+  if (!judged.ok) return reject(state, now, { ...receipt, code: 'unsupported_finish', message: judged.reason, evidenceIds: decision.evidence });
+  const verdict = judged.v;
   if (verdict.kind === 'conflict') {
     const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: false, reason: 'conflict', evidenceIds: decision.evidence });
     return stop(receipted, 'escalated', 'conflict', verdict.reason, now);
@@ -312,13 +311,14 @@ function onObserved(state: RunState, domain: Domain, results: ToolResult[], now:
     next = absorb(next, domain, call, result);
   }
   if (next.effects.some((e) => e.status === 'unknown')) return { ...next, phase: 'reconciling' };
+  if (next.pendingDispatch) return dispatchIfStillValid(next, domain, now);
   return proposeOrStop(next, now);
 }
 
 /** One result becomes evidence, updates facts, receipts, the loop guard and the effects ledger. */
 function absorb(state: RunState, domain: Domain, call: PlannedCall, result: ToolResult): RunState {
   const contract = contractOf(domain, call.tool);
-  const evidence = adaptResult(contract, result, `e${state.seq + 1}`);
+  const evidence = withSubject(adaptResult(contract, result, `e${state.seq + 1}`), call.subject);
   const { pinned, changed } = pinFacts(state.pinned, evidence);
   const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
   const effectStatus =
@@ -375,11 +375,31 @@ function pinFacts(pinned: RunState['pinned'], evidence: Evidence): { pinned: Run
   if (evidence.status !== 'ok') return { pinned, changed: false };
   let changed = false;
   const out = { ...pinned };
-  for (const [key, value] of Object.entries(evidence.facts)) {
+  for (const [fact, value] of Object.entries(evidence.facts)) {
+    // One transfer's status must not overwrite another's: facts are pinned per subject.
+    const key = evidence.subject ? `${evidence.subject} ${fact}` : fact;
     if (!(key in out) || out[key]?.value !== value) changed = true;
     out[key] = { value, evidenceId: evidence.id };
   }
   return { pinned: out, changed };
+}
+
+function withSubject(evidence: Evidence, subject: string | undefined): Evidence {
+  return subject ? { ...evidence, subject } : evidence;
+}
+
+function claimSubjectOf(domain: Domain, claim: unknown, caseId: string): string {
+  const named = guardedCall(() => ({ ok: true as const, v: domain.claimSubject?.(claim, caseId) }));
+  return named.ok && typeof named.v === 'string' && named.v ? named.v : caseSubject(caseId);
+}
+
+/** A domain callback that throws becomes a refusal with its reason, never a failed workflow task. */
+function guardedCall<T extends { ok: true }>(fn: () => T | { ok: false; reason: string }): T | { ok: false; reason: string } {
+  try {
+    return fn();
+  } catch (err) {
+    return { ok: false, reason: `the domain's check failed: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}` };
+  }
 }
 
 function onReconciled(state: RunState, domain: Domain, result: ReadbackResult, now: number): RunState {
@@ -407,7 +427,7 @@ function onReconciled(state: RunState, domain: Domain, result: ReadbackResult, n
   if (result.outcome === 'applied') {
     // Record the effect as committed and its readback as evidence; never run it again.
     const asResult: ToolResult = { status: 'ok', callId: effect.callId, output: result.output, attempt: effect.attempts, startedAt: now, finishedAt: now };
-    const evidence = adaptResult(contract, asResult, `e${state.seq + 1}`);
+    const evidence = withSubject(adaptResult(contract, asResult, `e${state.seq + 1}`), effect.subject);
     const { pinned, changed } = pinFacts(state.pinned, evidence);
     const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
     const applied: RunState = {
@@ -428,7 +448,16 @@ function onReconciled(state: RunState, domain: Domain, result: ReadbackResult, n
   const notApplied: RunState = { ...state, executions: [...state.executions, receipt('final')] };
   if (contract.idempotent && counted.attempts < 2 && !deadlineReached(state, now)) {
     const retry = { ...counted, status: 'in_flight' as const, attempts: counted.attempts + 1 };
-    const call: PlannedCall = { callId: effect.callId, turn: effect.turn, tool: effect.tool, args: effect.args, kind: 'effect', idempotent: true, idempotencyKey: effect.key };
+    const call: PlannedCall = {
+      callId: effect.callId,
+      turn: effect.turn,
+      tool: effect.tool,
+      args: effect.args,
+      kind: 'effect',
+      idempotent: true,
+      idempotencyKey: effect.key,
+      ...(effect.subject ? { subject: effect.subject } : {}),
+    };
     return { ...notApplied, phase: 'acting', inFlight: [call], effects: replaceEffect(state.effects, retry) };
   }
   const settled = { ...notApplied, effects: replaceEffect(state.effects, { ...counted, status: 'not_applied' as const, settledBy: 'readback' as const }) };
@@ -437,104 +466,6 @@ function onReconciled(state: RunState, domain: Domain, result: ReadbackResult, n
 
 function replaceEffect(effects: RunState['effects'], updated: RunState['effects'][number]): RunState['effects'] {
   return effects.map((e) => (e.callId === updated.callId ? updated : e));
-}
-
-// ---------------------------------------------------------------- approvals
-
-function onApprovalOutcome(
-  state: RunState,
-  event: Extract<RunEvent, { type: 'approved' | 'denied' | 'approvalTimedOut' }>,
-): RunState {
-  const request = state.pendingApproval;
-  if (!request || request.requestId !== event.requestId) throw new Error(`bug: approval event for ${event.requestId}, which is not pending`);
-  const now = event.now;
-  if (event.type === 'approvalTimedOut') {
-    const closed = withApprovalClosed(state, 'timed_out', 'timer', 'no decision before the approval deadline', now);
-    if (request.onTimeout === 'escalate') return stop(closed, 'escalated', 'approval_timeout', `no decision on ${request.call.tool} in time`, now);
-    return proposeOrStop(control(closed, 'approval_timeout', `no one approved ${request.call.tool} in time`), now);
-  }
-  if (event.type === 'denied') {
-    const closed = withApprovalClosed(state, 'denied', event.by, event.comment, now);
-    return proposeOrStop(control(closed, 'approval_denied', `${event.by} denied ${request.call.tool}${event.comment ? `: ${event.comment}` : ''}`), now);
-  }
-  const closed = withApprovalClosed(state, 'approved', event.by, event.comment, now);
-  // Re-check at execution time: hours may have passed since the request.
-  if (deadlineReached(closed, now)) return onDeadline(closed, now);
-  if (closed.used.effects + 1 > closed.budgets.effects || closed.used.toolCalls + 1 > closed.budgets.toolCalls) {
-    return proposeOrStop(control(closed, 'over_budget', 'approved, but the budget no longer allows this effect'), now);
-  }
-  if (closed.effects.some((e) => e.status === 'unknown' || e.status === 'in_flight')) {
-    return proposeOrStop(control(closed, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
-  }
-  return startCalls(closed, [request.call]);
-}
-
-function withApprovalClosed(state: RunState, decision: 'approved' | 'denied' | 'timed_out' | 'cancelled', by: string, comment: string, now: number): RunState {
-  const request = state.pendingApproval;
-  if (!request) return state;
-  return {
-    ...state,
-    pendingApproval: undefined,
-    approvals: [...state.approvals, { requestId: request.requestId, callId: request.call.callId, turn: request.call.turn, decision, by, comment: comment.slice(0, 500), at: now }],
-  };
-}
-
-// ---------------------------------------------------------------- endings and feedback
-
-function deadlineReached(state: RunState, now: number): boolean {
-  return budgetLeft(state, now).msLeft <= 0;
-}
-
-/** A cancel never hides an effect in doubt: the run then says so instead of "cancelled". */
-function onCancel(state: RunState, by: string, reason: string, now: number): RunState {
-  const doubt = state.effects.find((e) => e.status === 'unknown' || e.status === 'in_flight');
-  if (doubt) {
-    return stop(state, 'unknown_outcome', 'cancelled_with_effect_in_doubt', `cancelled by ${by} while ${doubt.tool} (key ${doubt.key}) was not settled`, now);
-  }
-  return stop(withApprovalClosed(state, 'cancelled', by, reason, now), 'cancelled', 'operator_cancel', `cancelled by ${by}: ${reason}`, now);
-}
-
-function onDeadline(state: RunState, now: number): RunState {
-  const doubt = state.effects.find((e) => e.status === 'unknown' || e.status === 'in_flight');
-  if (doubt) {
-    return stop(state, 'unknown_outcome', 'deadline_with_effect_in_doubt', `${doubt.tool} (key ${doubt.key}) was not settled before the deadline`, now);
-  }
-  return stop(withApprovalClosed(state, 'cancelled', 'deadline', 'run deadline passed', now), 'budget_exhausted', 'budget:deadline', `deadline of ${state.budgets.deadlineMs} ms passed`, now);
-}
-
-function stop(state: RunState, terminalClass: TerminalClass, reason: string, detail: string, now: number): RunState {
-  return { ...state, phase: 'terminal', inFlight: [], pendingClaim: undefined, pendingApproval: undefined, terminal: { class: terminalClass, reason, detail, at: now } };
-}
-
-function control(state: RunState, code: string, message: string): RunState {
-  return { ...state, transcript: [...state.transcript, { kind: 'control', turn: state.turn, code, message }] };
-}
-
-function reject(
-  state: RunState,
-  now: number,
-  r: { proposal: string; code: string; message: string; tokens: number; contextTokens: number; evidenceIds?: string[] },
-): RunState {
-  const receipted = withDecisionReceipt(state, now, { proposal: r.proposal, accepted: false, reason: r.code, evidenceIds: r.evidenceIds ?? [], tokens: r.tokens, contextTokens: r.contextTokens });
-  return proposeOrStop(control(receipted, r.code, r.message), now);
-}
-
-function withDecisionReceipt(
-  state: RunState,
-  now: number,
-  r: { proposal: string; accepted: boolean; reason: string; evidenceIds: string[]; tokens: number; contextTokens: number },
-): RunState {
-  return { ...state, decisions: [...state.decisions, { turn: state.turn, at: now, ...r, budgetLeft: budgetLeft(state, now) }] };
-}
-
-function latestEvidenceIds(state: RunState): string[] {
-  return [...new Set(Object.values(state.pinned).map((p) => p.evidenceId))].slice(-10);
-}
-
-function contractOf(domain: Domain, tool: string): ToolContract {
-  const contract = domain.tools.find((t) => t.name === tool);
-  if (!contract) throw new Error(`bug: ${tool} is not a tool of ${domain.name}`);
-  return contract;
 }
 
 function expectPhase(state: RunState, phase: RunState['phase'], event: string): void {

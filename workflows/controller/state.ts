@@ -2,6 +2,8 @@
 // class instances) so it survives replay, queries and continue-as-new unchanged.
 import { z } from 'zod';
 import { Authority, Budgets, ContextStrategy } from '../contract.js';
+import { Approver } from '../trust/directory.js';
+import { SignedDecision, SignedStart } from '../trust/statement.js';
 
 export const STATE_VERSION = 1;
 
@@ -52,6 +54,8 @@ export const Evidence = z.strictObject({
   textWithheld: z.boolean(),
   /** Set when the output exceeded the contract's cap and was shrunk. */
   truncated: z.strictObject({ originalBytes: z.number(), ref: z.string() }).optional(),
+  /** What it is about, e.g. `transfer:PX-1042` (absent in runs recorded before subjects). */
+  subject: z.string().optional(),
 });
 export type Evidence = z.infer<typeof Evidence>;
 
@@ -64,6 +68,7 @@ export const PlannedCall = z.strictObject({
   idempotent: z.boolean(),
   /** Effects only: derived from the run id and the call's place in the run, never random. */
   idempotencyKey: z.string().optional(),
+  subject: z.string().optional(),
 });
 export type PlannedCall = z.infer<typeof PlannedCall>;
 
@@ -80,6 +85,7 @@ export const EffectEntry = z.strictObject({
   /** How the final status was learnt: the effect's own reply, or a readback by key. */
   settledBy: z.enum(['response', 'readback']).optional(),
   evidenceId: z.string().optional(),
+  subject: z.string().optional(),
 });
 export type EffectEntry = z.infer<typeof EffectEntry>;
 
@@ -87,7 +93,8 @@ export const TranscriptEntry = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('proposal'), turn: z.number(), summary: z.string() }),
   z.strictObject({ kind: z.literal('observation'), turn: z.number(), evidenceId: z.string() }),
   z.strictObject({ kind: z.literal('control'), turn: z.number(), code: z.string(), message: z.string() }),
-  z.strictObject({ kind: z.literal('note'), turn: z.number(), by: z.string(), text: z.string() }),
+  /** trusted: the note came with a valid signature from a directory key; otherwise it is untrusted text. */
+  z.strictObject({ kind: z.literal('note'), turn: z.number(), by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
 ]);
 export type TranscriptEntry = z.infer<typeof TranscriptEntry>;
 
@@ -137,6 +144,18 @@ export const ApprovalRequest = z.strictObject({
   requestedAt: z.number(),
   expiresAt: z.number(),
   onTimeout: z.enum(['escalate', 'return_to_model']),
+  /** The rest is set by runs with the trust boundary (guardVersion 2). */
+  subject: z.string().optional(),
+  /** SHA-256 over run, request, tool, arguments and subject: what a signature binds to. */
+  digest: z.string().optional(),
+  quorum: z.number().int().min(1).optional(),
+  notStarter: z.boolean().optional(),
+  /** The precondition verdict when the request was raised; a violation is stated, never hidden. */
+  precondition: z.strictObject({ ok: z.boolean(), reason: z.string().optional() }).optional(),
+  /** Who may decide, from the worker's directory at the time the request was raised. */
+  eligible: z.array(Approver).optional(),
+  /** Signed approvals collected so far towards the quorum. */
+  collected: z.array(SignedDecision).optional(),
 });
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
 
@@ -148,10 +167,17 @@ export const ApprovalRecord = z.strictObject({
   by: z.string(),
   comment: z.string(),
   at: z.number(),
+  /** The signed statements behind the decision, exported for offline verification. */
+  signed: z.array(SignedDecision).optional(),
 });
 
 export const RunState = z.strictObject({
   version: z.literal(STATE_VERSION),
+  /**
+   * 2: the trust boundary holds (preconditions, subjects, provenance, signed approvals, the
+   * deadline paused while a person decides). Absent: a run recorded before it, replayed as it ran.
+   */
+  guardVersion: z.literal(2).optional(),
   runId: z.string(),
   domain: z.string(),
   caseId: z.string(),
@@ -197,6 +223,14 @@ export const RunState = z.strictObject({
   /** Run-level override of the contracts' approval wait. */
   approvalTimeoutMs: z.number().optional(),
   pendingClaim: z.strictObject({ claim: z.unknown(), evidenceIds: z.array(z.string()) }).optional(),
+  /** An approved effect waiting for its authoritative re-read before dispatch. */
+  pendingDispatch: z.strictObject({ call: PlannedCall, requestId: z.string(), acceptedViolation: z.string().optional() }).optional(),
+  /** The start statement the run was given, verified once the approver directory is loaded. */
+  starterClaim: SignedStart.optional(),
+  /** The directory id whose signature on the start verified. */
+  starter: z.string().optional(),
+  /** The run input's narrowing of the approver directory to these ids. */
+  approverScope: z.array(z.string()).optional(),
   terminal: Terminal.optional(),
 });
 export type RunState = z.infer<typeof RunState>;

@@ -1,0 +1,89 @@
+// The signing side of approvals, notes and starts: key files, and statements made from what
+// the run showed. The private key never leaves the machine that signs; only the statement and
+// its signature travel to the run.
+import { chmodSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { z } from 'zod';
+import type { RunView } from '../workflows/messages.js';
+import {
+  publicKeyOf,
+  signStatement,
+  toHex,
+  type SignedDecision,
+  type SignedNote,
+  type SignedStart,
+} from '../workflows/trust/statement.js';
+
+export const KeyFile = z.strictObject({
+  id: z.string().min(1).max(200),
+  secretKey: z.string().regex(/^[0-9a-f]{64}$/),
+  publicKey: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type KeyFile = z.infer<typeof KeyFile>;
+
+/** How long a signed statement stays valid unless the signer says otherwise. */
+export const DEFAULT_VALID_FOR_MS = 10 * 60_000;
+
+export function generateKey(id: string): KeyFile {
+  const secretKey = toHex(ed25519.utils.randomSecretKey());
+  return { id, secretKey, publicKey: publicKeyOf(secretKey) };
+}
+
+export function writeKeyFile(path: string, key: KeyFile): void {
+  writeFileSync(path, `${JSON.stringify(key, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+export function readKeyFile(path: string): KeyFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read key file ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const key = KeyFile.safeParse(raw);
+  if (!key.success) throw new Error(`${path} is not a key file (agent keys generate makes one)`);
+  if (publicKeyOf(key.data.secretKey) !== key.data.publicKey) throw new Error(`${path}: its public key does not belong to its secret key`);
+  return key.data;
+}
+
+/** The directory entry for a key: what the worker's AGENT_APPROVERS_FILE lists. */
+export function directoryEntry(key: KeyFile, roles: string[]) {
+  return { id: key.id, publicKey: key.publicKey, roles };
+}
+
+/** A decision on the request the run is waiting on, bound to the digest it showed. */
+export function signDecision(
+  key: KeyFile,
+  runId: string,
+  awaiting: NonNullable<RunView['awaiting']>,
+  decision: 'approve' | 'deny',
+  comment = '',
+  options: { validForMs?: number; now?: number } = {},
+): SignedDecision {
+  const now = options.now ?? Date.now();
+  return signStatement(
+    { v: 1, kind: 'decision', runId, requestId: awaiting.requestId, digest: awaiting.digest, decision, by: key.id, comment, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) },
+    key.secretKey,
+  );
+}
+
+export function signNote(key: KeyFile, runId: string, text: string, options: { validForMs?: number; now?: number } = {}): SignedNote {
+  const now = options.now ?? Date.now();
+  return signStatement({ v: 1, kind: 'note', runId, text, by: key.id, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) }, key.secretKey);
+}
+
+export function signStart(key: KeyFile, runId: string, options: { validForMs?: number; now?: number } = {}): SignedStart {
+  const now = options.now ?? Date.now();
+  return signStatement({ v: 1, kind: 'start', runId, by: key.id, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) }, key.secretKey);
+}
+
+/**
+ * Writes a new key file (mode 600) and refuses to replace one that exists: overwriting a key
+ * file would silently orphan the directory entry made from it.
+ */
+export function createKeyFile(path: string, key: KeyFile): void {
+  // Claims the name first (fails with EEXIST if it is taken), then writes as writeKeyFile does.
+  closeSync(openSync(path, 'wx', 0o600));
+  writeKeyFile(path, key);
+}

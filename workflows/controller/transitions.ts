@@ -1,0 +1,140 @@
+// The small state transitions every handler of the controller shares: the next turn, a stop,
+// feedback to the model, receipts, starting calls, and the two ways a run runs out of time.
+import type { Domain, ToolContract } from '../contract.js';
+import { budgetLeft, exhaustedBudget } from './budget.js';
+import type { PlannedCall, RunState, TerminalClass } from './state.js';
+
+export type ReceiptBase = { proposal: string; tokens: number; contextTokens: number };
+
+export function deadlineReached(state: RunState, now: number): boolean {
+  return budgetLeft(state, now).msLeft <= 0;
+}
+
+export function proposeOrStop(state: RunState, now: number): RunState {
+  if (deadlineReached(state, now)) return onDeadline(state, now);
+  const exhausted = exhaustedBudget(state, now);
+  if (exhausted) return stop(state, 'budget_exhausted', `budget:${exhausted.budget}`, exhausted.detail, now);
+  return { ...state, phase: 'proposing', turn: state.turn + 1, pendingClaim: undefined };
+}
+
+export function stop(state: RunState, terminalClass: TerminalClass, reason: string, detail: string, now: number): RunState {
+  return {
+    ...state,
+    phase: 'terminal',
+    inFlight: [],
+    pendingClaim: undefined,
+    pendingApproval: undefined,
+    pendingDispatch: undefined,
+    terminal: { class: terminalClass, reason, detail, at: now },
+  };
+}
+
+export function control(state: RunState, code: string, message: string): RunState {
+  return { ...state, transcript: [...state.transcript, { kind: 'control', turn: state.turn, code, message }] };
+}
+
+export function reject(
+  state: RunState,
+  now: number,
+  r: { proposal: string; code: string; message: string; tokens: number; contextTokens: number; evidenceIds?: string[] },
+): RunState {
+  const receipted = withDecisionReceipt(state, now, { proposal: r.proposal, accepted: false, reason: r.code, evidenceIds: r.evidenceIds ?? [], tokens: r.tokens, contextTokens: r.contextTokens });
+  return proposeOrStop(control(receipted, r.code, r.message), now);
+}
+
+export function withDecisionReceipt(
+  state: RunState,
+  now: number,
+  r: { proposal: string; accepted: boolean; reason: string; evidenceIds: string[]; tokens: number; contextTokens: number },
+): RunState {
+  return { ...state, decisions: [...state.decisions, { turn: state.turn, at: now, ...r, budgetLeft: budgetLeft(state, now) }] };
+}
+
+/** Charges the budgets and opens the effects ledger entries, then the workflow runs the calls. */
+export function startCalls(state: RunState, calls: PlannedCall[]): RunState {
+  const effects = calls.filter((c) => c.kind === 'effect');
+  return {
+    ...state,
+    phase: 'acting',
+    used: { ...state.used, toolCalls: state.used.toolCalls + calls.length, effects: state.used.effects + effects.length },
+    inFlight: calls,
+    effects: [
+      ...state.effects,
+      ...effects.map((c) => ({
+        callId: c.callId,
+        turn: c.turn,
+        tool: c.tool,
+        args: c.args,
+        key: c.idempotencyKey ?? '',
+        status: 'in_flight' as const,
+        attempts: 1,
+        readbacks: 0,
+        ...(c.subject ? { subject: c.subject } : {}),
+      })),
+    ],
+  };
+}
+
+export function inDoubt(state: RunState): RunState['effects'][number] | undefined {
+  return state.effects.find((e) => e.status === 'unknown' || e.status === 'in_flight');
+}
+
+/** A cancel never hides an effect in doubt: the run then says so instead of "cancelled". */
+export function onCancel(state: RunState, by: string, reason: string, now: number): RunState {
+  const doubt = inDoubt(state);
+  if (doubt) {
+    return stop(state, 'unknown_outcome', 'cancelled_with_effect_in_doubt', `cancelled by ${by} while ${doubt.tool} (key ${doubt.key}) was not settled`, now);
+  }
+  return stop(withApprovalClosed(state, 'cancelled', by, reason, now), 'cancelled', 'operator_cancel', `cancelled by ${by}: ${reason}`, now);
+}
+
+export function onDeadline(state: RunState, now: number): RunState {
+  const doubt = inDoubt(state);
+  if (doubt) {
+    return stop(state, 'unknown_outcome', 'deadline_with_effect_in_doubt', `${doubt.tool} (key ${doubt.key}) was not settled before the deadline`, now);
+  }
+  return stop(withApprovalClosed(state, 'cancelled', 'deadline', 'run deadline passed', now), 'budget_exhausted', 'budget:deadline', `deadline of ${state.budgets.deadlineMs} ms passed`, now);
+}
+
+export function withApprovalClosed(
+  state: RunState,
+  decision: 'approved' | 'denied' | 'timed_out' | 'cancelled',
+  by: string,
+  comment: string,
+  now: number,
+  signed?: NonNullable<RunState['pendingApproval']>['collected'],
+): RunState {
+  const request = state.pendingApproval;
+  if (!request) return state;
+  // With the trust boundary, the run's clock stops while a person decides: the approval's own
+  // expiry bounds that wait, and the deadline resumes when the request closes.
+  const paused = state.guardVersion === 2 ? Math.max(0, now - request.requestedAt) : 0;
+  return {
+    ...state,
+    deadlineAt: state.deadlineAt + paused,
+    pendingApproval: undefined,
+    approvals: [
+      ...state.approvals,
+      {
+        requestId: request.requestId,
+        callId: request.call.callId,
+        turn: request.call.turn,
+        decision,
+        by,
+        comment: comment.slice(0, 500),
+        at: now,
+        ...(signed && signed.length ? { signed } : {}),
+      },
+    ],
+  };
+}
+
+export function latestEvidenceIds(state: RunState): string[] {
+  return [...new Set(Object.values(state.pinned).map((p) => p.evidenceId))].slice(-10);
+}
+
+export function contractOf(domain: Domain, tool: string): ToolContract {
+  const contract = domain.tools.find((t) => t.name === tool);
+  if (!contract) throw new Error(`bug: ${tool} is not a tool of ${domain.name}`);
+  return contract;
+}

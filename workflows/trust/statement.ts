@@ -1,0 +1,131 @@
+// Signed statements: what an approver, an operator or a starter says, bound to one run and
+// signed with their Ed25519 key. Workflow-safe (pure JavaScript from @noble/curves), so the
+// Update validator checks a signature inside the sandbox before anything is accepted.
+// The directory of keys is worker-side configuration (trust/directory.ts); a statement names
+// its signer, and only the directory says which key and which roles that name has.
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { z } from 'zod';
+
+const Id = z.string().min(1).max(200);
+const Hex = (bytes: number) => z.string().regex(new RegExp(`^[0-9a-f]{${bytes * 2}}$`), `${bytes} bytes as lowercase hex`);
+
+export const PublicKeyHex = Hex(32);
+export const SignatureHex = Hex(64);
+
+/** The decision on one approval request: binds run, request, the call's digest and an expiry. */
+export const DecisionStatement = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('decision'),
+  runId: Id,
+  requestId: Id,
+  digest: Hex(32),
+  decision: z.enum(['approve', 'deny']),
+  /** The signer's directory id; the directory holds the key it must verify under. */
+  by: Id,
+  comment: z.string().max(500),
+  /** Epoch ms; after this the statement is refused, so a leaked one cannot be used later. */
+  expiresAt: z.number().int(),
+});
+export type DecisionStatement = z.infer<typeof DecisionStatement>;
+
+/** An operator's note; signed notes are trusted operator text, unsigned ones are not. */
+export const NoteStatement = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('note'),
+  runId: Id,
+  text: z.string().min(1).max(2_000),
+  by: Id,
+  expiresAt: z.number().int(),
+});
+export type NoteStatement = z.infer<typeof NoteStatement>;
+
+/** Who started a run: lets a contract demand an approver other than the starter. */
+export const StartStatement = z.strictObject({
+  v: z.literal(1),
+  kind: z.literal('start'),
+  runId: Id,
+  by: Id,
+  expiresAt: z.number().int(),
+});
+export type StartStatement = z.infer<typeof StartStatement>;
+
+export const Statement = z.discriminatedUnion('kind', [DecisionStatement, NoteStatement, StartStatement]);
+export type Statement = z.infer<typeof Statement>;
+
+export const Signed = <S extends z.ZodType>(statement: S) => z.strictObject({ statement, signature: SignatureHex });
+export const SignedDecision = Signed(DecisionStatement);
+export type SignedDecision = z.infer<typeof SignedDecision>;
+export const SignedNote = Signed(NoteStatement);
+export type SignedNote = z.infer<typeof SignedNote>;
+export const SignedStart = Signed(StartStatement);
+export type SignedStart = z.infer<typeof SignedStart>;
+
+/** A statement is valid for at most this long after it is made; the signer picks less. */
+export const MAX_STATEMENT_LIFETIME_MS = 24 * 3_600_000;
+
+/** The exact bytes that are signed: canonical JSON (sorted keys), UTF-8. */
+export function statementBytes(statement: Statement): Uint8Array {
+  return utf8(canonical(statement));
+}
+
+export function signStatement<S extends Statement>(statement: S, secretKeyHex: string): { statement: S; signature: string } {
+  return { statement, signature: toHex(ed25519.sign(statementBytes(statement), fromHex(secretKeyHex))) };
+}
+
+/** True only for a well-formed signature by this key over exactly this statement. */
+export function verifyStatement(signed: { statement: Statement; signature: string }, publicKeyHex: string): boolean {
+  if (!SignatureHex.safeParse(signed.signature).success || !PublicKeyHex.safeParse(publicKeyHex).success) return false;
+  try {
+    // zip215: false is the strict (RFC 8032) rule: no malleable or small-order encodings.
+    return ed25519.verify(fromHex(signed.signature), statementBytes(signed.statement), fromHex(publicKeyHex), { zip215: false });
+  } catch {
+    return false;
+  }
+}
+
+export function publicKeyOf(secretKeyHex: string): string {
+  return toHex(ed25519.getPublicKey(fromHex(secretKeyHex)));
+}
+
+/** A binding fingerprint of anything JSON-shaped: SHA-256 over canonical JSON. */
+export function digestOf(value: unknown): string {
+  return toHex(sha256(utf8(canonical(value))));
+}
+
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+// Plain conversions: the workflow sandbox need not offer TextEncoder or Buffer.
+function utf8(text: string): Uint8Array {
+  const out: number[] = [];
+  for (const ch of text) {
+    const c = ch.codePointAt(0) as number;
+    if (c < 0x80) out.push(c);
+    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+  }
+  return Uint8Array.from(out);
+}
+
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const b of bytes) out += b.toString(16).padStart(2, '0');
+  return out;
+}
+
+export function fromHex(hex: string): Uint8Array {
+  if (!/^(?:[0-9a-f]{2})*$/.test(hex)) throw new Error('not lowercase hex');
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
