@@ -12,6 +12,8 @@ const s = RunState.shape;
 export const RunExport = z.strictObject({
   schema: z.literal(RUN_EXPORT_SCHEMA),
   exportedAt: z.iso.datetime(),
+  /** 2 for runs with the trust boundary: their approvals and denials must carry signed statements. */
+  guardVersion: s.guardVersion,
   runId: s.runId,
   domain: s.domain,
   caseId: s.caseId,
@@ -28,6 +30,7 @@ export const RunExport = z.strictObject({
   evidence: s.evidence,
   /** The effects ledger: every effect the run started, with how its outcome was settled. */
   effects: s.effects,
+  /** Each decided request; `signed` holds the approvers' statements (`agent verify` checks them offline). */
   approvals: s.approvals,
   pendingApproval: s.pendingApproval,
   transcript: s.transcript,
@@ -41,6 +44,7 @@ export function toRunExport(view: RunView, now = new Date()): RunExport {
   return RunExport.parse({
     schema: RUN_EXPORT_SCHEMA,
     exportedAt: now.toISOString(),
+    ...(st.guardVersion !== undefined ? { guardVersion: st.guardVersion } : {}),
     runId: st.runId,
     domain: st.domain,
     caseId: st.caseId,

@@ -42,7 +42,7 @@ import {
 } from './messages.js';
 import { approverScope, RunInput } from './run-input.js';
 import { ApproverDirectory } from './trust/directory.js';
-import { SignedDecision, SignedNote, verifyStatement } from './trust/statement.js';
+import { SignedDecision, verifyStatement } from './trust/statement.js';
 import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
 
 export interface AgentWorkflowInput {

@@ -5,10 +5,13 @@ import { asOption, type CommandSpec, type OptionSpec } from './types.js';
 const PHASES = 'running|awaiting_approval|reconciling|terminal';
 const TERMINALS = 'resolved|escalated|budget_exhausted|blocked|unknown_outcome|cancelled|failed';
 
-// Approve and deny take the same flags: who decides, and why.
+const keyOption: OptionSpec = { type: 'string', value: 'FILE', description: 'your key file (agent keys generate makes one)' };
+
+// Approve and deny take the same flags: whose key signs, why, and for how long the signature holds.
 const decisionOptions: Record<string, OptionSpec> = {
-  as: { type: 'string', value: 'IDENTITY', description: 'who decides (required; must hold one of the roles)' },
+  key: { ...keyOption, description: 'your key file (required; its id must hold one of the roles in the worker\'s approver directory)' },
   comment: { type: 'string', value: 'C', description: 'why' },
+  'valid-for': { type: 'string', value: 'SECONDS', description: 'how long the signed decision may be used (default 600, at most 86400)' },
 };
 
 export const commands: CommandSpec[] = [
@@ -21,6 +24,8 @@ export const commands: CommandSpec[] = [
       turns: { type: 'string', value: 'N', description: 'turn budget' },
       'deadline-ms': { type: 'string', value: 'N', description: 'run deadline in milliseconds' },
       'approval-timeout-ms': { type: 'string', value: 'N', description: 'how long an approval request waits' },
+      approvers: { type: 'string', value: 'ID,ID', description: "only these ids of the worker's approver directory may approve (it can only narrow)" },
+      key: { ...keyOption, description: 'sign the start with your key (a contract may then refuse you as the approver)' },
     },
     load: async () => (await import('./start.js')).start,
   },
@@ -68,8 +73,8 @@ export const commands: CommandSpec[] = [
   {
     name: 'note',
     args: ['run', 'text...'],
-    summary: 'add a note to a run; the model sees it in its context',
-    options: { as: asOption },
+    summary: 'add a note to a run; signed with --key it is trusted, otherwise the model reads it as untrusted text',
+    options: { key: { ...keyOption, description: 'sign the note with your key file (trusted operator text)' }, as: { ...asOption, description: 'who is writing, for an unsigned note (default: $USER)' } },
     load: async () => (await import('./operator.js')).note,
   },
   {
@@ -85,6 +90,24 @@ export const commands: CommandSpec[] = [
     summary: 'the run record as JSON (schema RunExport: receipts, evidence, effects, approvals)',
     options: {},
     load: async () => (await import('./export.js')).exportRun,
+  },
+  {
+    name: 'verify',
+    args: ['export'],
+    summary: "check an export's signed approvals offline against an approver directory",
+    options: { directory: { type: 'string', value: 'FILE', description: 'the approver directory ({"approvers":[...]}) to verify against (required)' } },
+    load: async () => (await import('./verify.js')).verify,
+  },
+  {
+    name: 'keys',
+    args: ['action'],
+    summary: "keys generate: make an approver's key file and print its directory entry",
+    options: {
+      id: { type: 'string', value: 'ID', description: 'the directory id the key signs as, e.g. alice@ops (required)' },
+      out: { type: 'string', value: 'FILE', description: 'where to write the private key file, mode 600; an existing file is never overwritten (required)' },
+      roles: { type: 'string', value: 'R1,R2', description: 'roles for the printed directory entry, e.g. payments-approver' },
+    },
+    load: async () => (await import('./keys.js')).keys,
   },
   {
     name: 'replay',

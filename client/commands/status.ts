@@ -1,12 +1,27 @@
+// status: one look at a run: phase, turn, budgets left, the pending approval (what it is about,
+// who may decide, how many have, whether its precondition holds) and how the run ended.
+import type { RunView } from '../../workflows/messages.js';
 import { budgetLine, compact, duration, table, timestamp } from '../format.js';
 import { fetchView } from '../runs.js';
 import type { CommandRun } from './types.js';
+
+/** Runs with the trust boundary stop their deadline's clock while a person decides. */
+export function deadlinePaused(view: RunView): boolean {
+  return view.state.guardVersion === 2 && view.state.phase === 'awaiting_approval';
+}
+
+/** `1 of 2 approvals: alice@ops` */
+export function quorumLine(awaiting: NonNullable<RunView['awaiting']>): string {
+  const who = awaiting.approvedBy.length ? `: ${awaiting.approvedBy.join(', ')}` : '';
+  return `${awaiting.approvedBy.length} of ${awaiting.quorum} approval${awaiting.quorum === 1 ? '' : 's'}${who}`;
+}
 
 export const status: CommandRun = async (ctx, args) => {
   const runId = args.run ?? '';
   const view = await fetchView(await ctx.client(), runId);
   const st = view.state;
   const awaiting = view.awaiting;
+  const paused = deadlinePaused(view);
   if (ctx.json) {
     ctx.out(
       JSON.stringify({
@@ -18,27 +33,39 @@ export const status: CommandRun = async (ctx, args) => {
         budgets: st.budgets,
         used: { turns: st.turn, ...st.used },
         budgetLeft: view.budgetLeft,
-        awaiting: awaiting ? { requestId: awaiting.requestId, tool: awaiting.tool, args: awaiting.args, roles: awaiting.roles, expiresAt: awaiting.expiresAt, digest: awaiting.digest } : null,
+        /** While true, budgetLeft.msLeft shrinks on paper only: the deadline moves on when the request closes. */
+        deadlinePaused: paused,
+        awaiting: awaiting ?? null,
         terminal: st.terminal ?? null,
       }),
     );
     return;
   }
+  const budget = paused
+    ? [...budgetLine(view.budgetLeft).split(', ').filter((part) => !part.startsWith('time ')), 'time paused while awaiting approval'].join(', ')
+    : budgetLine(view.budgetLeft);
   const rows: Array<[string, string]> = [
     ['run', st.runId],
     ['domain', st.domain],
     ['case', st.caseId],
     ['phase', st.phase],
     ['turn', `${st.turn} of ${st.budgets.turns}`],
-    ['budget left', budgetLine(view.budgetLeft)],
+    ['budget left', budget],
   ];
   if (awaiting) {
-    rows.push(
-      ['awaiting', `approval of ${awaiting.tool} ${compact(awaiting.args)}`],
-      ['  request', awaiting.requestId],
-      ['  roles', awaiting.roles.join(' or ')],
-      ['  expires', `${timestamp(awaiting.expiresAt)} (in ${duration(awaiting.expiresAt - Date.now())})`],
-    );
+    rows.push(['awaiting', `approval of ${awaiting.tool} ${compact(awaiting.args)}`]);
+    if (awaiting.subject) rows.push(['  subject', awaiting.subject]);
+    rows.push(['  request', awaiting.requestId], ['  roles', awaiting.roles.join(' or ')]);
+    if (awaiting.signed) {
+      rows.push(
+        ['  quorum', quorumLine(awaiting)],
+        ['  eligible', awaiting.eligible.length ? awaiting.eligible.join(', ') : '(the approver directory is still loading)'],
+      );
+    } else {
+      rows.push(['  signing', 'this run predates signed approvals: it cannot be approved, only cancelled or left to expire']);
+    }
+    if (awaiting.precondition?.ok === false) rows.push(['  precondition', `VIOLATED: ${awaiting.precondition.reason ?? 'no reason given'} (approving accepts this)`]);
+    rows.push(['  expires', `${timestamp(awaiting.expiresAt)} (in ${duration(awaiting.expiresAt - Date.now())})`]);
   } else {
     rows.push(['awaiting', '-']);
   }

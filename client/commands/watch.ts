@@ -1,5 +1,6 @@
 // Live progress: poll the state query and print each new receipt, feedback, note and approval
-// step exactly once, in order, until the run has a terminal record.
+// step exactly once, in order, until the run has a terminal record. An approval request is
+// shown with what it is about and how many signed approvals it needs.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApprovalRequest, DecisionReceipt, ExecutionReceipt, RunState, Terminal } from '../../workflows/controller/state.js';
 import type { RunView } from '../../workflows/messages.js';
@@ -15,8 +16,23 @@ export type WatchItem =
   | ({ type: 'decision' } & DecisionReceipt)
   | ({ type: 'execution' } & ExecutionReceipt)
   | { type: 'control'; turn: number; code: string; message: string }
-  | { type: 'note'; turn: number; by: string; text: string }
-  | { type: 'approval_request'; turn: number; requestId: string; tool: string; args: unknown; roles: string[]; expiresAt: number }
+  /** trusted: signed with a key the worker's directory knows (absent in runs recorded before notes were signed). */
+  | { type: 'note'; turn: number; by: string; text: string; trusted?: boolean }
+  | {
+      type: 'approval_request';
+      turn: number;
+      requestId: string;
+      tool: string;
+      args: unknown;
+      /** What the call is about, e.g. `transfer:PX-1042` (runs with the trust boundary). */
+      subject?: string;
+      roles: string[];
+      /** Signed approvals needed before the effect may run. */
+      quorum: number;
+      /** Stated when the precondition did not hold as the request was raised. */
+      precondition?: { ok: boolean; reason?: string };
+      expiresAt: number;
+    }
   | ({ type: 'approval'; turn: number } & RunState['approvals'][number])
   | ({ type: 'terminal' } & Terminal)
   /** Receipts retention dropped from state before this watch could show them. */
@@ -56,13 +72,24 @@ export class WatchCursor {
       if (occurrence <= (this.shownEntries.get(key) ?? 0)) continue;
       this.shownEntries.set(key, occurrence);
       if (t.kind === 'control') items.push({ type: 'control', turn: t.turn, code: t.code, message: t.message });
-      else items.push({ type: 'note', turn: t.turn, by: t.by, text: t.text });
+      else items.push({ type: 'note', turn: t.turn, by: t.by, text: t.text, ...(t.trusted !== undefined ? { trusted: t.trusted } : {}) });
     }
 
     const pending: ApprovalRequest | undefined = st.pendingApproval;
     if (pending && !this.requests.has(pending.requestId)) {
       this.requests.set(pending.requestId, pending.call.turn);
-      items.push({ type: 'approval_request', turn: pending.call.turn, requestId: pending.requestId, tool: pending.call.tool, args: pending.call.args, roles: pending.roles, expiresAt: pending.expiresAt });
+      items.push({
+        type: 'approval_request',
+        turn: pending.call.turn,
+        requestId: pending.requestId,
+        tool: pending.call.tool,
+        args: pending.call.args,
+        ...(pending.subject ? { subject: pending.subject } : {}),
+        roles: pending.roles,
+        quorum: pending.quorum ?? 1,
+        ...(pending.precondition?.ok === false ? { precondition: pending.precondition } : {}),
+        expiresAt: pending.expiresAt,
+      });
     }
     for (const a of st.approvals) {
       if (this.shownApprovals.has(a.requestId)) continue;
@@ -85,12 +112,20 @@ export function describeItem(item: WatchItem): string {
       return `[turn ${item.turn}] ${item.kind.padEnd(8)}  ${item.tool} -> ${item.result}${item.accepted ? '' : ' (refused)'}, attempt ${item.attempt}, ${item.durationMs}ms${item.evidenceId ? `, evidence ${item.evidenceId}` : ''}`;
     case 'control':
       return `[turn ${item.turn}] feedback  ${item.code}: ${item.message}`;
-    case 'note':
-      return `[turn ${item.turn}] note      ${item.by}: ${item.text}`;
-    case 'approval_request':
-      return `[turn ${item.turn}] approval  waiting: ${item.tool} ${compact(item.args)} needs ${item.roles.join(' or ')} (request ${item.requestId}, expires ${timestamp(item.expiresAt)}, in ${duration(item.expiresAt - Date.now())})`;
-    case 'approval':
-      return `[turn ${item.turn}] approval  ${item.decision} by ${item.by}${item.comment ? `: ${item.comment}` : ''} (request ${item.requestId})`;
+    case 'note': {
+      const trust = item.trusted === undefined ? '' : item.trusted ? ' (signed)' : ' (untrusted)';
+      return `[turn ${item.turn}] note      ${item.by}${trust}: ${item.text}`;
+    }
+    case 'approval_request': {
+      const about = item.subject ? ` on ${item.subject}` : '';
+      const needs = `${item.quorum} approval${item.quorum === 1 ? '' : 's'} from ${item.roles.join(' or ')}`;
+      const violated = item.precondition?.ok === false ? `; precondition VIOLATED: ${item.precondition.reason ?? 'no reason given'}` : '';
+      return `[turn ${item.turn}] approval  waiting: ${item.tool} ${compact(item.args)}${about} needs ${needs}${violated} (request ${item.requestId}, expires ${timestamp(item.expiresAt)}, in ${duration(item.expiresAt - Date.now())})`;
+    }
+    case 'approval': {
+      const signed = item.signed?.length ? ` (${item.signed.length} signed statement${item.signed.length === 1 ? '' : 's'})` : '';
+      return `[turn ${item.turn}] approval  ${item.decision} by ${item.by}${signed}${item.comment ? `: ${item.comment}` : ''} (request ${item.requestId})`;
+    }
     case 'skipped':
       return `(${item.receipts} older receipts were dropped from the run's state before they could be shown; they remain in its Temporal history)`;
     case 'terminal':

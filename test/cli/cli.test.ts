@@ -1,17 +1,27 @@
 // The operator CLI as operators run it: a real subprocess against the shared dev server, with
-// an in-process agent worker on a private task queue. No mocks. The scenarios run
-// concurrently; each owns its own case.
+// an in-process agent worker on a private task queue that trusts the test approver directory.
+// Decisions are signed with the test keys, written to key files as an operator would have
+// them. No mocks. The scenarios run concurrently; each owns its own case.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { replayFailure } from '../../client/commands/replay.js';
 import { WatchCursor } from '../../client/commands/watch.js';
 import { RunExport } from '../../client/export-schema.js';
+import { readKeyFile, signNote, writeKeyFile, type KeyFile } from '../../client/sign.js';
+import { settingsDiff } from '../../client/start-run.js';
+import { waitUntil } from '../../client/wait.js';
+import { seedTransfer } from '../../domains/world/seeds.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { stateQuery, type RunView } from '../../workflows/messages.js';
-import { waitUntil } from '../../client/wait.js';
+import { Approver } from '../../workflows/trust/directory.js';
+import { verifyStatement } from '../../workflows/trust/statement.js';
 import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
+import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,70 +31,35 @@ interface CliResult {
   stderr: string;
 }
 
-// Each CLI call is a fresh Node process (about a second of CPU): generous timeouts for a busy machine.
-describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
-  const h = useAgentHarness();
+// Key files as operators hold them, and the directory an auditor verifies against.
+const dir = mkdtempSync(join(tmpdir(), 'agent-cli-keys-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+function keyFile(name: string, key: KeyFile): string {
+  const path = join(dir, `${name}.json`);
+  writeKeyFile(path, key);
+  return path;
+}
+const keyFiles = {
+  alice: keyFile('alice', keys.alice),
+  bob: keyFile('bob', keys.bob),
+  /** A real key the worker's directory does not list. */
+  mallory: keyFile('mallory', keys.mallory),
+  /** Claims to be alice, signs with mallory's key. */
+  forged: keyFile('forged', { ...keys.mallory, id: keys.alice.id }),
+};
+/** Alice's key file with one character of its secret changed. */
+const tamperedKeyFile = join(dir, 'tampered.json');
+writeFileSync(tamperedKeyFile, JSON.stringify({ ...keys.alice, secretKey: flipHex(keys.alice.secretKey, 10) }), { mode: 0o600 });
+const directoryFile = join(dir, 'directory.json');
+writeFileSync(directoryFile, JSON.stringify(TEST_DIRECTORY));
 
-  function cli(...args: string[]): Promise<CliResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'client/cli.ts', ...args], {
-        cwd: root,
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: inject('temporalAddress'),
-          TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-          AGENT_TASK_QUEUE: h.taskQueue,
-          USER: 'cli-tester',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
-  }
+/** The same hex string with the character at `at` replaced by a different hex digit. */
+function flipHex(hex: string, at: number): string {
+  const c = hex[at] === '0' ? '1' : '0';
+  return `${hex.slice(0, at)}${c}${hex.slice(at + 1)}`;
+}
 
-  /** Succeeded, said nothing on stderr; the parsed single-line JSON output. */
-  function json<T = Record<string, unknown>>(r: CliResult): T {
-    expect(r.stderr, r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    return JSON.parse(r.stdout) as T;
-  }
-
-  /** Failed with the given exit code and exactly one `error: ...` line, no stack trace. */
-  function expectOneLineError(r: CliResult, code: number, pattern: RegExp): void {
-    expect(r.code, r.stderr).toBe(code);
-    const lines = r.stderr.split('\n').filter((l) => l !== '');
-    expect(lines, r.stderr).toHaveLength(1);
-    expect(lines[0]).toMatch(/^error: /);
-    expect(lines[0]).toMatch(pattern);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-  }
-
-  const seed = (transferId: string, ledgerStatus: 'SETTLED' | 'FAILED') =>
-    h.world.seedPayment({
-      transferId,
-      ledgerStatus,
-      replicaStatus: 'PENDING',
-      replicaLagMs: 15 * 60_000,
-      processorAck: 'RECEIVED',
-      amountMinor: 125_00,
-      currency: 'EUR',
-      destination: 'DE89370400440532013000',
-    });
-
-  const handleOf = (runId: string): WorkflowHandle<typeof agentWorkflow> => h.client.workflow.getHandle<typeof agentWorkflow>(runId);
-
-  /** Starts a FAILED-ledger payments case through the CLI and waits for its reissue request. */
-  async function startAwaitingApproval(prefix: string): Promise<{ transferId: string; runId: string; awaiting: NonNullable<RunView['awaiting']> }> {
-    const transferId = uniqueCase(prefix);
-    await seed(transferId, 'FAILED');
-    const started = json<{ runId: string; attached: boolean }>(await cli('start', 'payments', transferId, '--json'));
-    expect(started).toMatchObject({ runId: `payments-${transferId}`, attached: false });
-    const awaiting = await waitUntil(async () => (await handleOf(started.runId).query(stateQuery)).awaiting, 'the approval request', { timeoutMs: 20_000, everyMs: 100 });
+ntil(async () => (await handleOf(started.runId).query(stateQuery)).awaiting, 'the approval request', { timeoutMs: 20_000, everyMs: 100 });
     expect(awaiting.tool).toBe('reissue_transfer');
     return { transferId, runId: started.runId, awaiting };
   }

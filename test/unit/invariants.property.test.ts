@@ -11,7 +11,8 @@ import { RunEvent as RunEventSchema } from '../../workflows/controller/events.js
 import { commandFor, initialState, next } from '../../workflows/controller/next.js';
 import { RunState, STATE_VERSION, TerminalClass, type PlannedCall } from '../../workflows/controller/state.js';
 import { incidents } from '../../domains/incidents/domain.js';
-import { publicKeyOf, signStatement } from '../../workflows/trust/statement.js';
+import { publicKeyOf, signStatement, verifyStatement } from '../../workflows/trust/statement.js';
+import { checkPrecondition } from '../../workflows/controller/precondition.js';
 import { payments } from '../../domains/payments/domain.js';
 
 // ---------------------------------------------------------------- helpers
@@ -142,6 +143,7 @@ function validOutput(g: Gen, call: PlannedCall, now: number): unknown {
         amountMinor: int(g, 1, 10_000_000),
         currency: pick(g, ['EUR', HOSTILE]),
         receiptId: pick(g, [null, 'RC-1', 'RC-2']),
+        ...(chance(g, 70) ? { reissueId: pick(g, [null, null, 'RI-9']) } : {}),
         ...extra,
       };
     }
@@ -442,7 +444,7 @@ describe('the gate', () => {
   it('invokes only known tools with valid arguments; an effect runs alone, approved if it must be, never beside another in doubt', () => {
     fc.assert(
       fc.property(fc.gen(), (g) => {
-        simulate(g, ({ after, command }, trace) => {
+        simulate(g, ({ event, after, command }, trace) => {
           if (command.type !== 'invoke') return;
           expect(command.calls.length).toBeGreaterThan(0);
           for (const call of command.calls) {
@@ -454,7 +456,15 @@ describe('the gate', () => {
             expect(call.idempotent).toBe(contract.idempotent);
             if (call.kind === 'read') continue;
             expect(command.calls).toHaveLength(1);
-            expect(call.idempotencyKey).toMatch(new RegExp(`^${after.runId}/${call.callId}/${call.tool}$`));
+            // Per call in the run, or (guarded runs) per business subject, e.g. the transfer it moves.
+            expect(call.idempotencyKey).toMatch(new RegExp(`^(${after.runId}/${call.callId}/${call.tool}|${after.domain}/${call.tool}/[A-Za-z0-9:._-]+)$`));
+            if (after.guardVersion === 2) {
+              // Invariant 9: the precondition holds on the evidence about its subject at dispatch.
+              expect(checkPrecondition(after, contract, call, event.now)).toEqual({ ok: true });
+              const record = after.approvals.find((a) => a.callId === call.callId && a.decision === 'approved');
+              // Invariant 11: only signed decisions by a directory key released it.
+              if (contract.approval) expect(record?.signed?.every((sd) => verifyStatement(sd, publicKeyOf(ALICE)))).toBe(true);
+            }
             const others = after.effects.filter((e) => e.callId !== call.callId && (e.status === 'unknown' || e.status === 'in_flight'));
             expect(others).toEqual([]);
             if (contract.approval) {
@@ -605,7 +615,7 @@ describe('the generator', () => {
         for (const t of final?.transcript ?? []) if (t.kind === 'control') codes.add(t.code);
         for (const e of final?.effects ?? []) effects.add(`${e.status}/${e.settledBy ?? '-'}`);
       }),
-      { numRuns: 600, seed: 20250301 },
+      { numRuns: 1_000, seed: 20250301 },
     );
     for (const t of [
       'resolved/probe_confirmed',
@@ -621,7 +631,7 @@ describe('the generator', () => {
     ]) {
       expect(terminals).toContain(t);
     }
-    for (const c of ['invalid_proposal', 'unknown_tool', 'invalid_arguments', 'loop_nudge', 'unsupported_finish', 'probe_failed', 'approval_denied', 'effect_not_applied', 'parallel_effect', 'over_budget']) {
+    for (const c of ['invalid_proposal', 'unknown_tool', 'invalid_arguments', 'loop_nudge', 'unsupported_finish', 'probe_failed', 'approval_denied', 'effect_not_applied', 'parallel_effect', 'over_budget', 'precondition_failed', 'tainted_argument']) {
       expect(codes).toContain(c);
     }
     for (const e of ['applied/response', 'applied/readback', 'not_applied/readback', 'failed/response']) expect(effects).toContain(e);

@@ -1,0 +1,108 @@
+// Shared helpers of the adversarial suite. The suite judges the engine by what reached the
+// world (the simulated systems of record), so most helpers here read the world's own call log
+// and effects table; the rest start runs and play the people around them (approvers who
+// approve whatever they are shown, polling for a request).
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { expect } from 'vitest';
+import { signDecision, type KeyFile } from '../../client/sign.js';
+import type { WorldClient } from '../../domains/world/client.js';
+import type { CallRecord, EffectRecord } from '../../domains/world/contract.js';
+import type { agentWorkflow } from '../../workflows/agent.js';
+import { approveUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
+
+export type AgentHandle = WorkflowHandle<typeof agentWorkflow>;
+export type Awaiting = NonNullable<RunView['awaiting']>;
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Every reissue request the processor received for a transfer (including refused ones). */
+export async function reissueCalls(world: WorldClient, transferId: string): Promise<CallRecord[]> {
+  const calls = await world.calls({ op: 'payments.reissue' });
+  return calls.filter((c) => c.key === transferId || bodyField(c, 'transferId') === transferId);
+}
+
+/** Reissues the processor actually made for a transfer. */
+export async function reissuesOf(world: WorldClient, transferId: string): Promise<EffectRecord[]> {
+  return (await world.effects({ key: transferId })).filter((e) => e.kind === 'reissue' && e.key === transferId);
+}
+
+/** Restart or revert requests the orchestrator received for one service of an incident. */
+export async function incidentCalls(world: WorldClient, caseId: string, op: 'incidents.restart' | 'incidents.revert', service?: string): Promise<CallRecord[]> {
+  const calls = await world.calls({ key: caseId, op });
+  return calls.filter((c) => service === undefined || bodyField(c, 'service') === service);
+}
+
+/** Restarts or reverts the orchestrator applied in an incident, optionally of one service. */
+export async function incidentEffects(world: WorldClient, caseId: string, kind: 'restart' | 'revert', service?: string): Promise<EffectRecord[]> {
+  const effects = await world.effects({ key: caseId });
+  return effects.filter((e) => e.kind === kind && (service === undefined || e.details.service === service));
+}
+
+export function bodyField(call: CallRecord, field: string): unknown {
+  return call.body && typeof call.body === 'object' ? (call.body as Record<string, unknown>)[field] : undefined;
+}
+
+/** The pending approval request, once the approver directory has been loaded for it. */
+export async function waitForRequest(handle: AgentHandle, timeoutMs = 20_000): Promise<Awaiting> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const view = await handle.query(stateQuery);
+    if (view.awaiting && view.awaiting.eligible.length > 0) return view.awaiting;
+    if (view.state.terminal) throw new Error(`the run ended (${view.state.terminal.class}/${view.state.terminal.reason}: ${view.state.terminal.detail}) without asking for approval`);
+    if (Date.now() > deadline) throw new Error('timed out waiting for an approval request');
+    await sleep(50);
+  }
+}
+
+export interface Watched {
+  result: RunResult;
+  view: RunView;
+  /** Every approval request seen while the run was live (by request id). */
+  requests: Awaiting[];
+}
+
+/**
+ * Follows a run to its end. Whenever it asks for approval, `approver` (if given) signs and
+ * approves whatever it is shown: a careless approver, so only the engine stands between the
+ * model and the world.
+ */
+export async function watchRun(handle: AgentHandle, approver?: KeyFile, timeoutMs = 60_000): Promise<Watched> {
+  const requests = new Map<string, Awaiting>();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const view = await handle.query(stateQuery);
+    if (view.state.terminal) break;
+    const awaiting = view.awaiting;
+    if (awaiting && !requests.has(awaiting.requestId)) requests.set(awaiting.requestId, awaiting);
+    if (awaiting && approver && awaiting.eligible.length > 0 && !awaiting.approvedBy.includes(approver.id)) {
+      await handle
+        .executeUpdate(approveUpdate, { args: [signDecision(approver, handle.workflowId, awaiting, 'approve', 'looks fine to me')] })
+        .catch(() => undefined); // the request may have closed in between; the loop looks again
+    }
+    if (Date.now() > deadline) throw new Error(`run ${handle.workflowId} did not end within ${timeoutMs} ms`);
+    await sleep(50);
+  }
+  const result = await handle.result();
+  const view = await handle.query(stateQuery);
+  return { result, view, requests: [...requests.values()] };
+}
+
+/** A validator's refusal arrives as WorkflowUpdateFailedError with the reason as its cause. */
+export async function expectRefused(update: Promise<unknown>, reason: RegExp): Promise<void> {
+  const error = await update.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error, `expected the update to be refused with ${String(reason)}`).toBeInstanceOf(WorkflowUpdateFailedError);
+  expect((error as WorkflowUpdateFailedError).cause?.message).toMatch(reason);
+}
+
+/** The control codes the controller fed back to the model, in order. */
+export function controlCodes(view: RunView): string[] {
+  return view.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : []));
+}
+
+/** The control messages the controller fed back to the model, in order. */
+export function controlMessages(view: RunView): string[] {
+  return view.state.transcript.flatMap((t) => (t.kind === 'control' ? [`${t.code}: ${t.message}`] : []));
+}
