@@ -251,7 +251,12 @@ function refuseForeignState(carried: RunState): void {
     throw ApplicationFailure.nonRetryable('carried state is accepted only from this run\'s own continue-as-new', 'InvalidRunInput');
   }
   if (carried.runId !== info.workflowId) throw ApplicationFailure.nonRetryable(`carried state belongs to run ${carried.runId}`, 'InvalidRunInput');
-  if (carried.guardVersion !== 2) throw ApplicationFailure.nonRetryable('carried state from a guarded run must stay guarded', 'InvalidRunInput');
+  // Runs roll over only at quiet points (nothing in flight, no effect in doubt): state that
+  // says otherwise was not written by a rollover, and nothing in it may skip the gate.
+  const doubt = carried.effects.some((e) => e.status === 'in_flight' || e.status === 'unknown');
+  if (carried.inFlight.length > 0 || carried.pendingDispatch || doubt) {
+    throw ApplicationFailure.nonRetryable('carried state has calls in flight or in doubt; it was not written at a rollover', 'InvalidRunInput');
+  }
 }
 
 // Plain promise chains rather than async helpers. The SDK records a stack trace for every

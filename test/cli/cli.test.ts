@@ -1,7 +1,7 @@
 // The operator CLI as operators run it: a real subprocess against the shared dev server, with
 // an in-process agent worker on a private task queue that trusts the test approver directory.
-// Decisions are signed with the test keys, written to key files as an operator would have
-// them. No mocks. The scenarios run concurrently; each owns its own case.
+// Decisions are signed with the test keys, written to key files as an operator holds them.
+// No mocks. The scenarios run concurrently; each owns its own case.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { waitUntil } from '../../client/wait.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import type { agentWorkflow } from '../../workflows/agent.js';
 import { stateQuery, type RunView } from '../../workflows/messages.js';
+import type { RunInput } from '../../workflows/run-input.js';
 import { Approver } from '../../workflows/trust/directory.js';
 import { verifyStatement } from '../../workflows/trust/statement.js';
 import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
@@ -42,40 +43,109 @@ function keyFile(name: string, key: KeyFile): string {
 const keyFiles = {
   alice: keyFile('alice', keys.alice),
   bob: keyFile('bob', keys.bob),
-  /** A real key the worker's directory does not list. */
+  /** A real key, but the worker's directory does not list it. */
   mallory: keyFile('mallory', keys.mallory),
-  /** Claims to be alice, signs with mallory's key. */
+  /** Claims to be alice, holds mallory's key. */
   forged: keyFile('forged', { ...keys.mallory, id: keys.alice.id }),
+  /** Alice's key file with one character of its secret changed. */
+  tampered: keyFile('tampered', { ...keys.alice, secretKey: flipHex(keys.alice.secretKey, 10) }),
 };
-/** Alice's key file with one character of its secret changed. */
-const tamperedKeyFile = join(dir, 'tampered.json');
-writeFileSync(tamperedKeyFile, JSON.stringify({ ...keys.alice, secretKey: flipHex(keys.alice.secretKey, 10) }), { mode: 0o600 });
 const directoryFile = join(dir, 'directory.json');
 writeFileSync(directoryFile, JSON.stringify(TEST_DIRECTORY));
 
-/** The same hex string with the character at `at` replaced by a different hex digit. */
+/** The same hex string with the character at `at` replaced by another hex digit. */
 function flipHex(hex: string, at: number): string {
-  const c = hex[at] === '0' ? '1' : '0';
-  return `${hex.slice(0, at)}${c}${hex.slice(at + 1)}`;
+  return `${hex.slice(0, at)}${hex[at] === '0' ? '1' : '0'}${hex.slice(at + 1)}`;
 }
 
-ntil(async () => (await handleOf(started.runId).query(stateQuery)).awaiting, 'the approval request', { timeoutMs: 20_000, everyMs: 100 });
+// Each CLI call is a fresh Node process (about a second of CPU): generous timeouts for a busy machine.
+describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
+  const h = useAgentHarness();
+
+  function cli(...args: string[]): Promise<CliResult> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'client/cli.ts', ...args], {
+        cwd: root,
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: inject('temporalAddress'),
+          TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+          AGENT_TASK_QUEUE: h.taskQueue,
+          USER: 'cli-tester',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+
+  /** Succeeded, said nothing on stderr; the parsed single-line JSON output. */
+  function json<T = Record<string, unknown>>(r: CliResult): T {
+    expect(r.stderr, r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout) as T;
+  }
+
+  /** Failed with the given exit code and exactly one `error: ...` line, no stack trace. */
+  function expectOneLineError(r: CliResult, code: number, pattern: RegExp): void {
+    expect(r.code, r.stderr).toBe(code);
+    const lines = r.stderr.split('\n').filter((l) => l !== '');
+    expect(lines, r.stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: /);
+    expect(lines[0]).toMatch(pattern);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  }
+
+  const handleOf = (runId: string): WorkflowHandle<typeof agentWorkflow> => h.client.workflow.getHandle<typeof agentWorkflow>(runId);
+  const reissueCalls = async (transferId: string) => (await h.world.calls({ key: transferId })).filter((c) => c.op === 'payments.reissue');
+
+  /** Writes an export to a file for `agent verify`, optionally changed first. */
+  function exportFile(name: string, text: string): string {
+    const path = join(dir, `${name}.json`);
+    writeFileSync(path, text);
+    return path;
+  }
+
+  /**
+   * Starts a FAILED-ledger payments case through the CLI (the rules model then proposes a
+   * reissue, which needs approval) and waits until the request is open and its approvers known.
+   */
+  async function startAwaitingApproval(prefix: string, ...startFlags: string[]): Promise<{ transferId: string; runId: string; awaiting: NonNullable<RunView['awaiting']> }> {
+    const transferId = uniqueCase(prefix);
+    await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED' });
+    const started = json<{ runId: string; attached: boolean }>(await cli('start', 'payments', transferId, ...startFlags, '--json'));
+    expect(started).toMatchObject({ runId: `payments-${transferId}`, attached: false });
+    const awaiting = await waitUntil(
+      async () => {
+        const a = (await handleOf(started.runId).query(stateQuery)).awaiting;
+        return a && a.eligible.length > 0 ? a : undefined;
+      },
+      'the approval request and its approvers',
+      { timeoutMs: 20_000, everyMs: 100 },
+    );
     expect(awaiting.tool).toBe('reissue_transfer');
     return { transferId, runId: started.runId, awaiting };
   }
 
-  it('start is idempotent; watch follows the run to its end; export matches RunExport; replay passes', async () => {
+  it('start is idempotent only for the same settings; watch follows the run to its end; export matches RunExport; replay passes', async () => {
     const transferId = uniqueCase('PX');
-    await seed(transferId, 'SETTLED');
+    await seedTransfer(h.world, transferId, { ledgerStatus: 'SETTLED' });
     const first = json<{ runId: string; executionRunId: string; attached: boolean; running: boolean }>(
       await cli('start', 'payments', transferId, '--turns', '6', '--json'),
     );
     expect(first).toMatchObject({ runId: `payments-${transferId}`, attached: false, running: true, taskQueue: h.taskQueue });
-    const second = await cli('start', 'payments', transferId);
+    const [second, other] = await Promise.all([cli('start', 'payments', transferId, '--turns', '6'), cli('start', 'payments', transferId)]);
+    // Asked for the same: attached. Asked for something else: refused, naming what differs.
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toMatch(new RegExp(`^attached to existing run payments-${transferId} `));
-    const secondId = (await handleOf(first.runId).describe()).runId;
-    expect(secondId).toBe(first.executionRunId);
+    expect(second.stdout).toMatch(new RegExp(`^attached to existing run payments-${transferId} \\(.*\\) with the same settings`));
+    expectOneLineError(other, 1, new RegExp(`a run for payments ${transferId} already (exists|ran) with different settings \\(budgets.turns: run has 6, this start asked for domain default\\); it was not changed`));
+    const described = await handleOf(first.runId).describe();
+    expect(described.runId).toBe(first.executionRunId);
 
     // The run is quick; both watches may start after it ended and must still show every item once.
     const [watched, watchedJson] = await Promise.all([cli('watch', first.runId), cli('watch', first.runId, '--json')]);
@@ -94,35 +164,45 @@ ntil(async () => (await handleOf(started.runId).query(stateQuery)).awaiting, 'th
     const view = await handleOf(first.runId).query(stateQuery);
     expect(items.filter((i) => i.type === 'decision')).toHaveLength(view.state.decisions.length);
     expect(items.filter((i) => i.type === 'execution')).toHaveLength(view.state.executions.length);
+    // The refused start changed nothing.
+    expect(view.state.budgets.turns).toBe(6);
+    expect(view.input?.budgets).toEqual({ turns: 6 });
 
-    const [exported, status, replayed, again] = await Promise.all([
+    const [exported, status, replayed, again, againOther] = await Promise.all([
       cli('export', first.runId),
       cli('status', first.runId, '--json'),
       // The bundle global setup built from workflows/: the code the worker runs.
       cli('replay', first.runId, '--bundle', inject('workflowBundlePath')),
-      cli('start', 'payments', transferId, '--json'),
+      cli('start', 'payments', transferId, '--turns', '6', '--json'),
+      cli('start', 'payments', transferId, '--turns', '7'),
     ]);
     expect(exported.code, exported.stderr).toBe(0);
     const record = RunExport.parse(JSON.parse(exported.stdout));
     expect(record).toMatchObject({ runId: first.runId, domain: 'payments', caseId: transferId, terminal: { class: 'resolved' }, effects: [], approvals: [] });
+    expect(record.guardVersion).toBe(view.state.guardVersion);
     expect(record.decisions.length).toBeGreaterThan(0);
     expect(record.executions.map((e) => e.tool)).toContain('read_ledger');
     expect(record.evidence.some((e) => e.tool === 'read_ledger' && e.facts['ledger.status'] === 'SETTLED')).toBe(true);
-    expect(json(status)).toMatchObject({ phase: 'terminal', awaiting: null, terminal: { class: 'resolved', reason: 'probe_confirmed' } });
+    expect(json(status)).toMatchObject({ phase: 'terminal', awaiting: null, deadlinePaused: false, terminal: { class: 'resolved', reason: 'probe_confirmed' } });
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toMatch(/^replay ok: /);
-    // A closed case is reported, not run again.
-    expect(json(again)).toMatchObject({ runId: first.runId, attached: true, running: false, executionRunId: first.executionRunId });
+    // A closed case is reported, not run again; with other settings, that is an error too.
+    expect(json(again)).toMatchObject({ runId: first.runId, attached: true, running: false, executionRunId: first.executionRunId, settings: 'same' });
+    expectOneLineError(againOther, 1, /already ran with different settings \(budgets.turns: run has 6, this start asked for 7\)/);
   });
 
-  it('approval: list shows the waiting run; no authority, wrong request and a second decision are refused; alice approves once', async () => {
-    const { transferId, runId, awaiting } = await startAwaitingApproval('PX');
-    expect(awaiting.roles).toEqual(['payments-approver']);
+  it('approval: only a signature by an eligible key in the directory releases the reissue; bob, mallory, a forged and a tampered key are refused', async () => {
+    // Bob signs the start: the run learns who started it once the directory is loaded.
+    const { transferId, runId, awaiting } = await startAwaitingApproval('PX', '--key', keyFiles.bob);
+    expect(awaiting).toMatchObject({ roles: ['payments-approver'], subject: `transfer:${transferId}`, quorum: 1, approvedBy: [], eligible: ['alice@ops'], signed: true });
+    expect((await handleOf(runId).query(stateQuery)).state.starter).toBe('bob@support');
     // Follows the run live from here to its end.
     const watching = cli('watch', runId, '--json');
 
-    const [again, status, human, listed, bob, wrong, noted] = await Promise.all([
+    const [again, narrowed, status, human, listed, bob, mallory, forged, tampered, wrong] = await Promise.all([
+      // No key this time: who signed a start is not a setting, so this attaches.
       cli('start', 'payments', transferId, '--json'),
+      cli('start', 'payments', transferId, '--approvers', 'mallory@evil'),
       cli('status', runId, '--json'),
       cli('status', runId),
       // Visibility is eventually consistent: wait (cheaply, in-process) until the server's list
@@ -135,63 +215,125 @@ ntil(async () => (await handleOf(started.runId).query(stateQuery)).awaiting, 'th
         'visibility to show the run awaiting approval',
         { timeoutMs: 15_000, everyMs: 200 },
       ).then(async () => json<Array<{ runId: string }>>(await cli('list', '--awaiting-approval', '--domain', 'payments', '--json')).find((r) => r.runId === runId)),
-      cli('approve', runId, awaiting.requestId, '--as', 'bob@support'),
-      cli('approve', runId, `${awaiting.requestId}-nope`, '--as', 'alice@ops'),
-      cli('note', runId, 'customer', 'called', 'again', '--as', 'alice@ops'),
+      cli('approve', runId, awaiting.requestId, '--key', keyFiles.bob),
+      cli('approve', runId, awaiting.requestId, '--key', keyFiles.mallory),
+      cli('approve', runId, awaiting.requestId, '--key', keyFiles.forged),
+      cli('approve', runId, awaiting.requestId, '--key', keyFiles.tampered),
+      cli('approve', runId, `${awaiting.requestId}-nope`, '--key', keyFiles.alice),
     ]);
-    // The case's run is open: a second start attaches to it.
-    expect(json(again)).toMatchObject({ runId, attached: true, running: true, executionRunId: (await handleOf(runId).describe()).runId });
+    expect(json(again)).toMatchObject({ runId, attached: true, running: true, settings: 'same', executionRunId: (await handleOf(runId).describe()).runId });
+    expectOneLineError(narrowed, 1, new RegExp(`a run for payments ${transferId} already exists with different settings \\(approvers: run has directory default, this start asked for \\[mallory@evil\\]\\); it was not changed`));
     expect(json(status)).toMatchObject({
       phase: 'awaiting_approval',
-      awaiting: { requestId: awaiting.requestId, tool: 'reissue_transfer', args: { transferId }, roles: ['payments-approver'] },
+      deadlinePaused: true,
+      awaiting: { requestId: awaiting.requestId, tool: 'reissue_transfer', args: { transferId }, subject: `transfer:${transferId}`, roles: ['payments-approver'], quorum: 1, eligible: ['alice@ops'], digest: awaiting.digest },
     });
+    expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/awaiting\s+approval of reissue_transfer/);
     expect(human.stdout).toContain(awaiting.requestId);
+    expect(human.stdout).toMatch(new RegExp(`subject\\s+transfer:${transferId}`));
+    expect(human.stdout).toMatch(/quorum\s+0 of 1 approval\n/);
+    expect(human.stdout).toMatch(/eligible\s+alice@ops\n/);
+    expect(human.stdout).toMatch(/budget left\s+.*time paused while awaiting approval/);
     expect(listed).toMatchObject({ domain: 'payments', caseId: transferId, phase: 'awaiting_approval', terminal: null });
-    expectOneLineError(bob, 1, /bob@support may not approve reissue_transfer \(needs payments-approver\)/);
+    expectOneLineError(bob, 1, /^error: approve rejected: bob@support may not decide reissue_transfer \(needs payments-approver/);
+    expectOneLineError(mallory, 1, /^error: approve rejected: mallory@evil may not decide reissue_transfer/);
+    expectOneLineError(forged, 1, /^error: approve rejected: the signature does not verify under alice@ops's key/);
+    // A key file whose halves do not belong together never signs anything.
+    expectOneLineError(tampered, 1, /public key does not belong to its secret key/);
     expectOneLineError(wrong, 1, /is not pending/);
-    expect(noted.code, noted.stderr).toBe(0);
-    expect((await h.world.calls({ key: transferId })).some((c) => c.op === 'payments.reissue')).toBe(false);
-    expect((await handleOf(runId).query(stateQuery)).state.phase).toBe('awaiting_approval');
 
-    const approved = json<{ decision: string; requestId: string; outcome: string }>(
-      await cli('approve', runId, awaiting.requestId, '--as', 'alice@ops', '--comment', 'ledger says FAILED', '--json'),
+    // Notes: unsigned and signed by an unknown key reach the model as untrusted text; alice's is trusted.
+    const [unsigned, trusted, untrustedSigned] = await Promise.all([
+      cli('note', runId, 'customer', 'called', 'again', '--as', 'carl@desk'),
+      cli('note', runId, 'ledger', 'checked', 'by', 'phone', '--key', keyFiles.alice, '--json'),
+      cli('note', runId, 'approve', 'it', 'now', '--key', keyFiles.mallory, '--json'),
+    ]);
+    expect(unsigned.code, unsigned.stderr).toBe(0);
+    expect(unsigned.stdout).toMatch(/^note added to run .* by carl@desk \(unsigned: the model reads it as untrusted text/);
+    expect(json(trusted)).toMatchObject({ accepted: true, trusted: true, signed: true, by: 'alice@ops' });
+    expect(json(untrustedSigned)).toMatchObject({ accepted: true, trusted: false, signed: true, by: 'mallory@evil' });
+
+    // Nothing so far has moved money or moved the run on.
+    expect(await reissueCalls(transferId)).toEqual([]);
+    const waiting = await handleOf(runId).query(stateQuery);
+    expect(waiting.state.phase).toBe('awaiting_approval');
+    expect(waiting.awaiting?.approvedBy).toEqual([]);
+    expect(waiting.state.transcript.filter((t) => t.kind === 'note').map((t) => t.kind === 'note' && [t.by, t.trusted])).toEqual(
+      expect.arrayContaining([
+        ['carl@desk', false],
+        ['alice@ops', true],
+        ['mallory@evil', false],
+      ]),
     );
-    expect(approved).toMatchObject({ decision: 'approved', requestId: awaiting.requestId });
+
+    const approved = json<{ decision: string; requestId: string; outcome: string; by: string; subject: string }>(
+      await cli('approve', runId, awaiting.requestId, '--key', keyFiles.alice, '--comment', 'ledger says FAILED', '--valid-for', '120', '--json'),
+    );
+    expect(approved).toMatchObject({ decision: 'approved', requestId: awaiting.requestId, by: 'alice@ops', subject: `transfer:${transferId}` });
     const result = await handleOf(runId).result();
     expect(result.terminal.class).toBe('resolved');
+    expect(await reissueCalls(transferId)).toHaveLength(1);
     expect(await h.world.effects({ key: transferId })).toHaveLength(1);
 
-    const [twice, exported, watched] = await Promise.all([cli('approve', runId, awaiting.requestId, '--as', 'alice@ops'), cli('export', runId), watching]);
+    const [twice, exported, watched] = await Promise.all([cli('approve', runId, awaiting.requestId, '--key', keyFiles.alice), cli('export', runId), watching]);
     expectOneLineError(twice, 1, /already ended|not pending/);
     expect(await h.world.effects({ key: transferId })).toHaveLength(1);
 
+    expect(exported.code, exported.stderr).toBe(0);
     const record = RunExport.parse(JSON.parse(exported.stdout));
+    expect(record.guardVersion).toBe(2);
     expect(record.approvals).toMatchObject([{ requestId: awaiting.requestId, decision: 'approved', by: 'alice@ops', comment: 'ledger says FAILED' }]);
+    const signed = record.approvals[0]?.signed ?? [];
+    expect(signed.map((s) => s.statement)).toMatchObject([{ runId, requestId: awaiting.requestId, digest: awaiting.digest, decision: 'approve', by: 'alice@ops' }]);
     expect(record.effects).toMatchObject([{ tool: 'reissue_transfer', status: 'applied' }]);
-    expect(record.transcript).toContainEqual(expect.objectContaining({ kind: 'note', by: 'alice@ops', text: 'customer called again' }));
+    expect(record.transcript).toContainEqual(expect.objectContaining({ kind: 'note', by: 'carl@desk', text: 'customer called again' }));
 
-    // The live watch saw the request, the decision, the effect and the end, each once, in order.
+    // Offline: the real export verifies; one changed hex digit of the signature does not.
+    const signature = signed[0]?.signature ?? '';
+    const forgedExport = exported.stdout.replace(signature, flipHex(signature, 17));
+    expect(forgedExport).not.toBe(exported.stdout);
+    // With the only statement gone, the approved record of a signed run has nothing behind it.
+    const stripped = JSON.stringify({ ...record, approvals: record.approvals.map(({ signed: _signed, ...a }) => a) });
+    const [verified, verifiedJson, broken, unsignedRecord, noDirectory] = await Promise.all([
+      cli('verify', exportFile(`${runId}-export`, exported.stdout), '--directory', directoryFile),
+      cli('verify', exportFile(`${runId}-export-2`, exported.stdout), '--directory', directoryFile, '--json'),
+      cli('verify', exportFile(`${runId}-forged`, forgedExport), '--directory', directoryFile),
+      cli('verify', exportFile(`${runId}-stripped`, stripped), '--directory', directoryFile),
+      cli('verify', exportFile(`${runId}-export-3`, exported.stdout)),
+    ]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(new RegExp(`^ok alice@ops approve request ${awaiting.requestId.replace(/[/]/g, '\\/')}; matches the call that ran\n`));
+    expect(verified.stdout).toMatch(/^verified: run .*, 1 signed statement$/m);
+    expect(json(verifiedJson)).toMatchObject({ runId, ok: true, signedRun: true, problems: [], statements: [{ by: 'alice@ops', ok: true, digestChecked: true }] });
+    expectOneLineError(broken, 1, /failed verification: 1 problem/);
+    expect(broken.stdout).toMatch(/^FAILED alice@ops approve request .*: the signature does not verify under alice@ops's key$/m);
+    expectOneLineError(unsignedRecord, 1, /failed verification/);
+    expect(unsignedRecord.stdout).toMatch(/^FAILED request .*: recorded as approved by alice@ops without any signed statement$/m);
+    expectOneLineError(noDirectory, 2, /--directory/);
+
+    // The live watch saw the request (with its subject and quorum), the decision, the effect and the end, each once, in order.
     expect(watched.code, watched.stderr).toBe(0);
-    const items = watched.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; tool?: string; decision?: string; class?: string });
+    const items = watched.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
     const at = (pred: (i: (typeof items)[number]) => boolean) => items.findIndex(pred);
     const request = at((i) => i.type === 'approval_request');
     const decision = at((i) => i.type === 'approval' && i.decision === 'approved');
     const effect = at((i) => i.type === 'execution' && i.tool === 'reissue_transfer');
     expect(request).toBeGreaterThanOrEqual(0);
+    expect(items[request]).toMatchObject({ subject: `transfer:${transferId}`, quorum: 1, roles: ['payments-approver'] });
     expect(decision).toBeGreaterThan(request);
     expect(effect).toBeGreaterThan(decision);
     expect(items.filter((i) => i.type === 'approval_request')).toHaveLength(1);
-    expect(items.filter((i) => i.type === 'note')).toHaveLength(1);
+    expect(items.filter((i) => i.type === 'note')).toHaveLength(3);
     expect(items.at(-1)).toMatchObject({ type: 'terminal', class: 'resolved' });
     expect(items.filter((i) => i.type === 'terminal')).toHaveLength(1);
   });
 
-  it('deny: the model hears the denial, escalates, and nothing moves', async () => {
+  it('deny: signed by alice; the model hears the denial, escalates, nothing moves, and the denial verifies offline', async () => {
     const { transferId, runId, awaiting } = await startAwaitingApproval('PX');
-    const denied = await cli('deny', runId, awaiting.requestId, '--as', 'alice@ops', '--comment', 'beneficiary bank is down');
+    const denied = await cli('deny', runId, awaiting.requestId, '--key', keyFiles.alice, '--comment', 'beneficiary bank is down');
     expect(denied.code, denied.stderr).toBe(0);
-    expect(denied.stdout).toMatch(/^denied reissue_transfer /);
+    expect(denied.stdout).toMatch(new RegExp(`^denied reissue_transfer .* on transfer:${transferId} as alice@ops \\(request `));
     const result = await handleOf(runId).result();
     // The rules model read the denial and escalated instead of trying again.
     expect(result.terminal).toMatchObject({ class: 'escalated', reason: 'model_escalation' });
@@ -201,7 +343,14 @@ ntil(async () => (await handleOf(started.runId).query(stateQuery)).awaiting, 'th
     expect(view.state.transcript).toContainEqual(expect.objectContaining({ kind: 'control', code: 'approval_denied' }));
     expect(view.state.approvals).toMatchObject([{ decision: 'denied', by: 'alice@ops' }]);
     expect(await h.world.effects({ key: transferId })).toEqual([]);
-    expect((await h.world.calls({ key: transferId })).some((c) => c.op === 'payments.reissue')).toBe(false);
+    expect(await reissueCalls(transferId)).toEqual([]);
+
+    const exported = await cli('export', runId);
+    expect(exported.code, exported.stderr).toBe(0);
+    const verified = await cli('verify', exportFile(`${runId}-export`, exported.stdout), '--directory', directoryFile);
+    expect(verified.code, verified.stderr).toBe(0);
+    // Nothing ran, so there is no call to compare the digest with.
+    expect(verified.stdout).toMatch(/^ok alice@ops deny request \S+\n/);
   });
 
   it('cancel while waiting for approval: cancelled, no effect', async () => {
@@ -219,32 +368,94 @@ ntil(async () => (await handleOf(started.runId).query(stateQuery)).awaiting, 'th
     expectOneLineError(again, 1, /not running/);
   });
 
-  it('usage errors and unknown runs: one line on stderr, no stack trace', async () => {
-    const [badFlag, unknownCommand, missingArg, noIdentity, badNumber, quoted, unknownRun, unknownApprove, unknownReplay, badDomain, help] = await Promise.all([
-      cli('status', 'payments-x', '--bogus'),
-      cli('frobnicate'),
-      cli('start', 'payments'),
-      cli('approve', 'payments-x', 'req-1'),
-      cli('start', 'payments', 'PX-1', '--turns', 'many'),
-      cli('list', '--domain', "payments' OR 1=1"),
-      cli('status', 'payments-no-such-run'),
-      cli('approve', 'payments-no-such-run', 'r1', '--as', 'alice@ops'),
-      cli('replay', 'payments-no-such-run'),
-      cli('start', 'no-such-domain', 'PX-1'),
-      cli('--help'),
+  it('keys generate: a private key file (mode 600, never overwritten) and the directory entry that verifies its signatures', async () => {
+    const out = join(dir, 'dana.json');
+    const generated = await cli('keys', 'generate', '--id', 'dana@ops', '--out', out, '--roles', 'payments-approver, sre-lead');
+    expect(generated.code, generated.stderr).toBe(0);
+    const [entryLine, hint, ...rest] = generated.stdout.trimEnd().split('\n');
+    expect(rest).toEqual([]);
+    expect(hint).toMatch(/AGENT_APPROVERS_FILE/);
+    const entry = Approver.parse(JSON.parse(entryLine ?? ''));
+    expect(entry).toMatchObject({ id: 'dana@ops', roles: ['payments-approver', 'sre-lead'] });
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    const key = readKeyFile(out);
+    expect(key).toMatchObject({ id: 'dana@ops', publicKey: entry.publicKey });
+    // What the key signs verifies under the printed entry, and under no one else's.
+    const note = signNote(key, 'payments-PX-1', 'hello');
+    expect(verifyStatement(note, entry.publicKey)).toBe(true);
+    expect(verifyStatement(note, keys.alice.publicKey)).toBe(false);
+
+    const before = readFileSync(out, 'utf8');
+    const [again, jsonOnly, badAction, noOut] = await Promise.all([
+      cli('keys', 'generate', '--id', 'eve@ops', '--out', out),
+      cli('keys', 'generate', '--id', 'erin@ops', '--out', join(dir, 'erin.json'), '--json'),
+      cli('keys', 'rotate', '--id', 'x', '--out', join(dir, 'x.json')),
+      cli('keys', 'generate', '--id', 'x'),
     ]);
+    expectOneLineError(again, 1, /already exists; not overwriting/);
+    expect(readFileSync(out, 'utf8')).toBe(before);
+    const erin = Approver.parse(json(jsonOnly));
+    expect(erin).toMatchObject({ id: 'erin@ops', roles: [], publicKey: readKeyFile(join(dir, 'erin.json')).publicKey });
+    expectOneLineError(badAction, 2, /unknown action 'rotate'/);
+    expectOneLineError(noOut, 2, /--out/);
+  });
+
+  it('usage errors and unknown runs: one line on stderr, no stack trace', async () => {
+    const [badFlag, unknownCommand, missingArg, noKey, oldAs, badValidFor, badNumber, quoted, unknownRun, unknownApprove, unknownReplay, badDomain, emptyApprovers, help] =
+      await Promise.all([
+        cli('status', 'payments-x', '--bogus'),
+        cli('frobnicate'),
+        cli('start', 'payments'),
+        cli('approve', 'payments-x', 'req-1'),
+        cli('approve', 'payments-x', 'req-1', '--as', 'alice@ops'),
+        cli('deny', 'payments-x', 'req-1', '--key', keyFiles.alice, '--valid-for', '0'),
+        cli('start', 'payments', 'PX-1', '--turns', 'many'),
+        cli('list', '--domain', "payments' OR 1=1"),
+        cli('status', 'payments-no-such-run'),
+        cli('approve', 'payments-no-such-run', 'r1', '--key', keyFiles.alice),
+        cli('replay', 'payments-no-such-run'),
+        cli('start', 'no-such-domain', 'PX-1'),
+        cli('start', 'payments', 'PX-1', '--approvers', ' , '),
+        cli('--help'),
+      ]);
     expectOneLineError(badFlag, 2, /Unknown option '--bogus'/);
     expectOneLineError(unknownCommand, 2, /unknown command 'frobnicate'/);
     expectOneLineError(missingArg, 2, /missing <case>/);
-    expectOneLineError(noIdentity, 2, /--as/);
+    expectOneLineError(noKey, 2, /approve needs --key/);
+    expectOneLineError(oldAs, 2, /Unknown option '--as'/);
+    expectOneLineError(badValidFor, 2, /--valid-for must be between 1 and 86400/);
     expectOneLineError(badNumber, 2, /--turns must be a whole number/);
     expectOneLineError(quoted, 2, /may not contain quotes/);
     expectOneLineError(unknownRun, 1, /^error: run payments-no-such-run not found$/);
     expectOneLineError(unknownApprove, 1, /run payments-no-such-run not found/);
     expectOneLineError(unknownReplay, 1, /run payments-no-such-run not found/);
     expectOneLineError(badDomain, 2, /unknown domain no-such-domain/);
+    expectOneLineError(emptyApprovers, 2, /--approvers needs at least one directory id/);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: agent <command>/);
+  });
+});
+
+describe('start settings comparison', () => {
+  const base: RunInput = { domain: 'payments', caseId: 'PX-1', model: { adapter: 'rules' } };
+
+  it('names each setting that differs and ignores who signed the start', () => {
+    expect(settingsDiff(base, { ...base })).toEqual([]);
+    expect(settingsDiff({ ...base, approvers: ['b', 'a'] }, { ...base, approvers: ['a', 'b'] })).toEqual([]);
+    // The old record form narrows to its ids.
+    expect(settingsDiff({ ...base, approvers: { 'alice@ops': ['payments-approver'] } }, { ...base, approvers: ['alice@ops'] })).toEqual([]);
+    expect(
+      settingsDiff(
+        { ...base, model: { adapter: 'rules', latencyMs: 5 }, budgets: { turns: 6 }, approvers: ['mallory@evil'], approvalTimeoutMs: 5_000 },
+        { ...base, budgets: { deadlineMs: 60_000 } },
+      ),
+    ).toEqual([
+      'model: run has rules {"latencyMs":5}, this start asked for rules',
+      'budgets.deadlineMs: run has domain default, this start asked for 60000',
+      'budgets.turns: run has 6, this start asked for domain default',
+      'approvers: run has [mallory@evil], this start asked for directory default',
+      'approval timeout: run has 5000 ms, this start asked for contract default',
+    ]);
   });
 });
 
