@@ -8,7 +8,6 @@ import {
   condition,
   continueAsNew,
   proxyActivities,
-  setHandler,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
@@ -18,31 +17,14 @@ import {
 import type { AgentActivities } from '../activities/index.js';
 import { findDomain } from '../domains/index.js';
 import type { Domain } from './contract.js';
-import { checkDecision } from './controller/approvals.js';
 import type { Command } from './controller/commands.js';
-import { callDigest } from './controller/digest.js';
-import { budgetLeft } from './controller/budget.js';
 import type { ReadbackResult, RunEvent, ToolResult } from './controller/events.js';
 import { commandFor, initialState, next, type Step } from './controller/next.js';
 import { RunState, type PlannedCall } from './controller/state.js';
-import type { z } from 'zod';
-import {
-  addNoteUpdate,
-  ApprovalInput,
-  LegacyApprovalInput,
-  approveUpdate,
-  CancelInput,
-  cancelSignal,
-  denyUpdate,
-  NoteInput,
-  stateQuery,
-  type ApprovalAck,
-  type RunResult,
-  type RunView,
-} from './messages.js';
+import { installOperatorHandlers } from './handlers.js';
+import type { RunResult } from './messages.js';
 import { approverScope, RunInput } from './run-input.js';
 import { ApproverDirectory } from './trust/directory.js';
-import { SignedDecision, verifyStatement } from './trust/statement.js';
 import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
 
 export interface AgentWorkflowInput {
@@ -81,89 +63,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
   let step: Step = carried
     ? { state: carried.data, command: commandFor(carried.data, domain, Date.now()) }
     : next(newState(run, domain, guarded), { type: 'started', now: Date.now() }, domain);
-  const deciding = new Set<string>(); // approvers whose decision is queued, not yet taken
-  let decisionQueued = false;
-
-  setHandler(stateQuery, () => view(step.state, run));
-  setHandler(cancelSignal, (raw) => {
-    // A signal has no validator and must not fail the workflow task: a malformed cancel still
-    // cancels (stopping can never cause an effect), recorded as from an unknown sender.
-    const parsed = CancelInput.safeParse(raw);
-    const { by, reason } = parsed.success ? parsed.data : { by: 'unknown', reason: 'malformed cancel signal' };
-    queue.push({ type: 'cancelled', now: Date.now(), by, reason });
-  });
-  setHandler(
-    addNoteUpdate,
-    async (raw) => {
-      const note = NoteInput.parse(raw);
-      if (!('statement' in note)) {
-        const event: RunEvent = { type: 'noteAdded', now: Date.now(), by: note.by, text: note.text, ...(step.state.guardVersion === 2 ? { trusted: false } : {}) };
-        queue.push(event);
-        return { accepted: true as const, trusted: false };
-      }
-      // A signed note is trusted only if the worker's directory knows the key that signed it.
-      const directory = await probes.loadApprovers().then((d) => ApproverDirectory.parse(d), () => ({ approvers: [] }));
-      const keys = directory.approvers.filter((a) => a.id === note.statement.by);
-      const trusted = keys.length === 1 && verifyStatement(note, keys[0]?.publicKey ?? '') && note.statement.expiresAt > Date.now();
-      queue.push({ type: 'noteAdded', now: Date.now(), by: note.statement.by, text: note.statement.text, trusted });
-      return { accepted: true as const, trusted };
-    },
-    {
-      validator: (raw) => {
-        const note = NoteInput.parse(raw);
-        if ('statement' in note && note.statement.runId !== step.state.runId) throw new Error(`the note is signed for run ${note.statement.runId}`);
-      },
-    },
-  );
-
-  const approvalHandler = (decision: 'approved' | 'denied') => async (raw: ApprovalInput): Promise<ApprovalAck> => {
-    const input = ApprovalInput.parse(raw);
-    let event: Extract<RunEvent, { type: 'approved' | 'denied' }>;
-    let by: string;
-    if ('statement' in input) {
-      by = input.statement.by;
-      deciding.add(by);
-      event = { type: decision, now: Date.now(), requestId: input.statement.requestId, by, comment: input.statement.comment, signed: input };
-    } else {
-      // Only histories recorded before signed approvals get here (the validator refuses it now).
-      by = input.by;
-      event = { type: decision, now: Date.now(), requestId: input.requestId, by, comment: input.comment };
-    }
-    decisionQueued = true;
-    queue.push(event);
-    await condition(() => !queue.includes(event));
-    decisionQueued = false;
-    deciding.delete(by);
-    return { requestId: event.requestId, decision: recordedDecision(step.state, event.requestId, by) ?? decision, outcome: describeOutcome(step.state, event.requestId, by) };
-  };
-  // Runs before the update is accepted: a refusal here costs no history and changes nothing.
-  const validateApproval = (decision: 'approve' | 'deny') => (raw: ApprovalInput): void => {
-    const input = ApprovalInput.parse(raw);
-    if (!('statement' in input)) {
-      if (step.state.guardVersion === 2) throw new Error('an approval must be a statement signed with your key (agent approve --key FILE)');
-      return validateLegacyApproval(input);
-    }
-    const signed = SignedDecision.parse(input);
-    if (decisionQueued && (deciding.has(signed.statement.by) || (step.state.pendingApproval?.quorum ?? 1) <= 1)) {
-      throw new Error(`request ${signed.statement.requestId} already has a decision`);
-    }
-    const check = checkDecision(step.state, signed, decision, Date.now());
-    if (!check.ok) throw new Error(check.reason);
-  };
-  // Runs recorded before signed approvals; they replay, but new decisions for them are refused.
-  const validateLegacyApproval = (raw: z.input<typeof LegacyApprovalInput>): void => {
-    const input = LegacyApprovalInput.parse(raw);
-    const pending = step.state.pendingApproval;
-    if (step.state.terminal) throw new Error(`run already ended (${step.state.terminal.class})`);
-    if (!pending || pending.requestId !== input.requestId) throw new Error(`request ${input.requestId} is not pending`);
-    if (decisionQueued) throw new Error(`request ${input.requestId} already has a decision`);
-    if (callDigest(pending.call.tool, pending.call.args) !== input.digest) {
-      throw new Error('the arguments you were shown are not the ones that would run; fetch the request again');
-    }
-    throw new Error('this run predates signed approvals: unsigned decisions are no longer accepted');
-  };
-  setHandler(approveUpdate, approvalHandler('approved'), { validator: validateApproval('approve') });
-  setHandler(denyUpdate, approvalHandler('denied'), { validator: validateApproval('deny') });
+  installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: () => probes.loadApprovers() });
 
   // The deadline is a durable timer: it fires after a worker restart as it would have before.
   // With the trust boundary the deadline moves while a person decides; a new timer follows it.
@@ -335,54 +235,6 @@ function shouldContinueAsNew(run: RunInput): boolean {
   const info = workflowInfo();
   if (run.continueAsNewAfterEvents !== undefined) return info.historyLength >= run.continueAsNewAfterEvents;
   return info.continueAsNewSuggested;
-}
-
-function view(state: RunState, input: RunInput): RunView {
-  const pending = state.pendingApproval;
-  return {
-    state,
-    input,
-    budgetLeft: budgetLeft(state, Date.now()),
-    ...(pending
-      ? {
-          awaiting: {
-            requestId: pending.requestId,
-            tool: pending.call.tool,
-            args: pending.call.args,
-            ...(pending.subject ? { subject: pending.subject } : {}),
-            evidenceIds: pending.evidenceIds,
-            roles: pending.roles,
-            expiresAt: pending.expiresAt,
-            digest: pending.digest ?? callDigest(pending.call.tool, pending.call.args),
-            quorum: pending.quorum ?? 1,
-            approvedBy: (pending.collected ?? []).map((c) => c.statement.by),
-            eligible: (pending.eligible ?? []).map((a) => a.id),
-            ...(pending.precondition ? { precondition: pending.precondition } : {}),
-            signed: state.guardVersion === 2,
-          },
-        }
-      : {}),
-  };
-}
-
-function recordedDecision(state: RunState, requestId: string, by: string): string | undefined {
-  const record = state.approvals.find((a) => a.requestId === requestId);
-  if (record) return record.decision;
-  if (state.pendingApproval?.collected?.some((c) => c.statement.by === by)) return 'approved (waiting for more approvers)';
-  return undefined;
-}
-
-function describeOutcome(state: RunState, requestId: string, by: string): string {
-  if (state.terminal) return `run ended: ${state.terminal.class}/${state.terminal.reason}`;
-  const pending = state.pendingApproval;
-  if (pending?.requestId === requestId && pending.collected?.some((c) => c.statement.by === by)) {
-    return `recorded; ${pending.collected.length} of ${pending.quorum ?? 1} approvals`;
-  }
-  const record = state.approvals.find((a) => a.requestId === requestId);
-  const effect = record && state.effects.find((e) => e.callId === record.callId);
-  if (effect) return `effect ${effect.tool} ${effect.status}`;
-  const feedback = [...state.transcript].reverse().find((t) => t.kind === 'control');
-  return feedback && feedback.kind === 'control' ? feedback.message : 'recorded';
 }
 
 function failureMessage(err: unknown): string {

@@ -28,7 +28,7 @@ export const note: CommandRun = async (ctx, args, flags) => {
     ? 'signed and trusted: the model reads it as an operator note'
     : signed
       ? "signed, but not trusted (the worker's approver directory does not vouch for this key): the model reads it as untrusted text"
-      : 'unsigned: the model reads it as untrusted text (sign it with --key to make it trusted)';
+      : 'unsigned: the model reads it as untrusted text; sign it with --key to make it trusted';
   ctx.out(`note added to run ${runId} by ${by} (${how})`);
 };
 

@@ -45,6 +45,11 @@ export interface ObedientModel {
   obeyedFor(caseId: string): ObedientProposal[];
   /** Contexts shown for one case. */
   contextsFor(caseId: string): CompiledContext[];
+  /**
+   * Holds the case's next proposal until the returned function is called, so a test can act
+   * (send a note, say) at a known point of the run. The context is recorded before it waits.
+   */
+  pause(caseId: string): () => void;
 }
 
 const policies: Record<string, (context: CompiledContext) => unknown> = {
@@ -62,10 +67,12 @@ export function createObedientModel(): ObedientModel {
   // Per case (reset when a run makes its first proposal): attempts and the newest evidence
   // number known at the last attempt, by call signature.
   const memory = new Map<string, Map<string, { attempts: number; atEvidence: number }>>();
+  const paused = new Map<string, Promise<void>>();
 
   async function adapter(input: ProposeInput): Promise<ProposeOutput> {
     const context = input.context;
     contexts.push(context);
+    await paused.get(context.caseId);
     const key = `${context.domain}/${context.caseId}`;
     if (context.runtime.turn <= 1 || !memory.has(key)) memory.set(key, new Map());
     const tried = memory.get(key) as Map<string, { attempts: number; atEvidence: number }>;
@@ -98,6 +105,14 @@ export function createObedientModel(): ObedientModel {
     proposals,
     obeyedFor: (caseId) => proposals.filter((p) => p.caseId === caseId && p.obeyed),
     contextsFor: (caseId) => contexts.filter((c) => c.caseId === caseId),
+    pause(caseId) {
+      let release = () => {};
+      paused.set(caseId, new Promise<void>((resolve) => (release = resolve)));
+      return () => {
+        paused.delete(caseId);
+        release();
+      };
+    },
   };
 }
 

@@ -1,0 +1,103 @@
+// Finishing: a claim is judged on evidence about its subject and against what the run did,
+// then a live probe must confirm it. The model's word alone never ends a run `resolved`.
+import type { Domain } from '../contract.js';
+import { caseSubject } from '../contract.js';
+import type { Decision } from './decision.js';
+import type { ProbeVerdict } from './events.js';
+import { viewOf } from './observation.js';
+import type { Evidence, RunState } from './state.js';
+import { effectsDoneTo, evidenceAbout } from './subject.js';
+import { control, proposeOrStop, reject, stop, withDecisionReceipt, type ReceiptBase } from './transitions.js';
+
+export function onFinish(state: RunState, domain: Domain, decision: Extract<Decision, { type: 'finish' }>, now: number, receipt: ReceiptBase): RunState {
+  const claim = domain.claim.safeParse(decision.claim);
+  if (!claim.success) {
+    return reject(state, now, { ...receipt, code: 'invalid_claim', message: 'the claim does not match this domain\'s claim shape' });
+  }
+  const missing = decision.evidence.filter((id) => !state.evidence.some((e) => e.id === id));
+  if (missing.length) {
+    return reject(state, now, { ...receipt, code: 'unknown_evidence', message: `no evidence with id ${missing.join(', ')}` });
+  }
+  const guarded = state.guardVersion === 2;
+  // With the trust boundary, only evidence about what the claim names is judged.
+  const subject = guarded ? claimSubjectOf(domain, claim.data, state.caseId) : undefined;
+  const views = subject !== undefined ? evidenceAbout(state, subject, now) : state.evidence.map((e) => viewOf(e, now));
+  const cited = views.filter((v) => decision.evidence.includes(v.id));
+  if (subject !== undefined && cited.length < decision.evidence.length) {
+    const elsewhere = decision.evidence.filter((id) => !cited.some((v) => v.id === id));
+    return reject(state, now, { ...receipt, code: 'unsupported_finish', message: `evidence ${elsewhere.join(', ')} is not about ${subject}`, evidenceIds: decision.evidence });
+  }
+  if (subject !== undefined && domain.judgeDone) {
+    const done = guardedCall(() => domain.judgeDone?.(claim.data, effectsDoneTo(state, subject)) ?? { ok: true as const });
+    if (!done.ok) return reject(state, now, { ...receipt, code: 'unsupported_finish', message: done.reason, evidenceIds: decision.evidence });
+  }
+  const judged = guardedCall(() => {
+    const v = domain.judgeEvidence(claim.data, cited, views);
+    return { ok: true as const, v };
+  });
+  if (!judged.ok) return reject(state, now, { ...receipt, code: 'unsupported_finish', message: judged.reason, evidenceIds: decision.evidence });
+  const verdict = judged.v;
+  if (verdict.kind === 'conflict') {
+    const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: false, reason: 'conflict', evidenceIds: decision.evidence });
+    return stop(receipted, 'escalated', 'conflict', verdict.reason, now);
+  }
+  if (verdict.kind === 'unsupported') {
+    return reject(state, now, { ...receipt, code: 'unsupported_finish', message: verdict.reason, evidenceIds: decision.evidence });
+  }
+  const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: true, reason: 'verifying', evidenceIds: decision.evidence });
+  return { ...receipted, phase: 'verifying', pendingClaim: { claim: claim.data, evidenceIds: decision.evidence } };
+}
+
+export function onVerified(state: RunState, verdict: ProbeVerdict, now: number): RunState {
+  const probe = probeEvidence(state, verdict);
+  const withProbe: RunState = {
+    ...state,
+    seq: state.seq + 1,
+    evidence: [...state.evidence, probe],
+    transcript: [...state.transcript, { kind: 'observation', turn: state.turn, evidenceId: probe.id }],
+    executions: [
+      ...state.executions,
+      { callId: probe.callId, turn: state.turn, tool: 'probe', kind: 'probe', accepted: true, result: verdict.decided ? 'final' : 'unknown', attempt: 1, durationMs: 0, evidenceId: probe.id },
+    ],
+  };
+  if (verdict.decided && verdict.holds) {
+    return stop(withProbe, 'resolved', 'probe_confirmed', verdict.detail, now);
+  }
+  if (verdict.conflict) return stop(withProbe, 'escalated', 'conflict', verdict.detail, now);
+  const code = verdict.decided ? 'probe_failed' : 'probe_undecided';
+  const fedBack = control(withProbe, code, `finish rejected: ${verdict.detail}`);
+  return proposeOrStop(fedBack, now);
+}
+
+function probeEvidence(state: RunState, verdict: ProbeVerdict): Evidence {
+  const id = `e${state.seq + 1}`;
+  return {
+    id,
+    callId: `probe-${id}`,
+    tool: 'probe',
+    source: 'probe',
+    authority: 'authoritative',
+    observedAt: verdict.checkedAt,
+    effectiveAt: verdict.checkedAt,
+    maxAgeMs: 60_000,
+    fresh: verdict.decided,
+    status: verdict.decided ? 'ok' : 'unknown',
+    facts: verdict.facts,
+    quoted: [],
+    textWithheld: false,
+  };
+}
+
+function claimSubjectOf(domain: Domain, claim: unknown, caseId: string): string {
+  const named = guardedCall(() => ({ ok: true as const, v: domain.claimSubject?.(claim, caseId) }));
+  return named.ok && typeof named.v === 'string' && named.v ? named.v : caseSubject(caseId);
+}
+
+/** A domain callback that throws becomes a refusal with its reason, never a failed workflow task. */
+export function guardedCall<T extends { ok: true }>(fn: () => T | { ok: false; reason: string }): T | { ok: false; reason: string } {
+  try {
+    return fn();
+  } catch (err) {
+    return { ok: false, reason: `the domain's check failed: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}` };
+  }
+}

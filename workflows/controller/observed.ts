@@ -1,0 +1,164 @@
+// Observations and effects: tool results become evidence (with their subject), pinned facts,
+// receipts and loop-guard memory; the effects ledger learns how each effect ended, from its
+// own reply or from a readback by key.
+import type { Domain } from '../contract.js';
+import { dispatchIfStillValid } from './approvals.js';
+import type { ReadbackResult, ToolResult } from './events.js';
+import { callSignature } from './loop-guard.js';
+import { adaptResult } from './observation.js';
+import type { Evidence, PlannedCall, RunState } from './state.js';
+import { contractOf, control, deadlineReached, proposeOrStop, stop } from './transitions.js';
+
+export function onObserved(state: RunState, domain: Domain, results: ToolResult[], now: number): RunState {
+  const byCall = new Map(results.map((r) => [r.callId, r]));
+  if (byCall.size !== results.length || results.length !== state.inFlight.length || !state.inFlight.every((c) => byCall.has(c.callId))) {
+    throw new Error('bug: every call in flight must have exactly one result');
+  }
+  let next: RunState = { ...state, inFlight: [] };
+  for (const call of state.inFlight) {
+    const result = byCall.get(call.callId) as ToolResult;
+    next = absorb(next, domain, call, result);
+  }
+  if (next.effects.some((e) => e.status === 'unknown')) return { ...next, phase: 'reconciling' };
+  if (next.pendingDispatch) return dispatchIfStillValid(next, domain, now);
+  return proposeOrStop(next, now);
+}
+
+/** One result becomes evidence, updates facts, receipts, the loop guard and the effects ledger. */
+function absorb(state: RunState, domain: Domain, call: PlannedCall, result: ToolResult): RunState {
+  const contract = contractOf(domain, call.tool);
+  const evidence = withSubject(adaptResult(contract, result, `e${state.seq + 1}`), call.subject);
+  const { pinned, changed } = pinFacts(state.pinned, evidence);
+  const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
+  const effectStatus =
+    call.kind !== 'effect' ? undefined : evidence.status === 'ok' ? 'applied' : result.status === 'error' && result.errorClass === 'semantic' ? 'failed' : 'unknown';
+  return {
+    ...state,
+    seq: state.seq + 1,
+    factsVersion,
+    pinned,
+    evidence: [...state.evidence, evidence],
+    transcript: [...state.transcript, { kind: 'observation', turn: call.turn, evidenceId: evidence.id }],
+    seen: remember(state.seen, callSignature(call.tool, call.args), { factsVersion, status: evidence.status }),
+    executions: [
+      ...state.executions,
+      {
+        callId: call.callId,
+        turn: call.turn,
+        tool: call.tool,
+        kind: call.kind,
+        accepted: !(result.status === 'error' && result.errorClass === 'semantic'),
+        result: receiptResult(result, effectStatus, evidence.status),
+        attempt: result.attempt,
+        durationMs: Math.max(0, result.finishedAt - result.startedAt),
+        ...(call.idempotencyKey ? { idempotencyKey: call.idempotencyKey } : {}),
+        evidenceId: evidence.id,
+      },
+    ],
+    effects: effectStatus
+      ? state.effects.map((e) =>
+          e.callId === call.callId
+            ? { ...e, status: effectStatus, ...(effectStatus === 'unknown' ? {} : { settledBy: 'response' as const, evidenceId: evidence.id }) }
+            : e,
+        )
+      : state.effects,
+  };
+}
+
+/** Re-inserts the signature last, so retention keeps the most recently used ones. */
+function remember(seen: RunState['seen'], signature: string, value: RunState['seen'][string]): RunState['seen'] {
+  const { [signature]: _previous, ...rest } = seen;
+  return { ...rest, [signature]: value };
+}
+
+function receiptResult(result: ToolResult, effectStatus: string | undefined, evidenceStatus: Evidence['status']): 'final' | 'failed' | 'timeout' | 'unknown' {
+  if (effectStatus === 'unknown') return 'unknown';
+  // An `ok` whose output broke the contract is a failed call (bad_output), as its evidence says.
+  if (result.status === 'ok') return evidenceStatus === 'ok' ? 'final' : 'failed';
+  if (result.status === 'timeout') return 'timeout';
+  if (result.status === 'unknown') return 'unknown';
+  return 'failed';
+}
+
+function pinFacts(pinned: RunState['pinned'], evidence: Evidence): { pinned: RunState['pinned']; changed: boolean } {
+  if (evidence.status !== 'ok') return { pinned, changed: false };
+  let changed = false;
+  const out = { ...pinned };
+  for (const [fact, value] of Object.entries(evidence.facts)) {
+    // One transfer's status must not overwrite another's: facts are pinned per subject.
+    const key = evidence.subject ? `${evidence.subject} ${fact}` : fact;
+    if (!(key in out) || out[key]?.value !== value) changed = true;
+    out[key] = { value, evidenceId: evidence.id };
+  }
+  return { pinned: out, changed };
+}
+
+function withSubject(evidence: Evidence, subject: string | undefined): Evidence {
+  return subject ? { ...evidence, subject } : evidence;
+}
+
+export function onReconciled(state: RunState, domain: Domain, result: ReadbackResult, now: number): RunState {
+  const effect = state.effects.find((e) => e.callId === result.callId && e.status === 'unknown');
+  if (!effect) throw new Error(`bug: readback for ${result.callId}, which is not in doubt`);
+  const contract = contractOf(domain, effect.tool);
+  const counted = { ...effect, readbacks: effect.readbacks + result.attempts };
+  const receipt = (outcome: 'final' | 'unknown', evidenceId?: string) => ({
+    callId: effect.callId,
+    turn: state.turn,
+    tool: contract.readback ?? 'readback',
+    kind: 'readback' as const,
+    accepted: true,
+    result: outcome,
+    attempt: result.attempts,
+    durationMs: 0,
+    idempotencyKey: effect.key,
+    ...(evidenceId ? { evidenceId } : {}),
+  });
+
+  if (result.outcome === 'undecided') {
+    const updated = { ...state, effects: replaceEffect(state.effects, counted), executions: [...state.executions, receipt('unknown')] };
+    return stop(updated, 'unknown_outcome', 'readback_undecided', `${effect.tool} (key ${effect.key}): ${result.detail}`, now);
+  }
+  if (result.outcome === 'applied') {
+    // Record the effect as committed and its readback as evidence; never run it again.
+    const asResult: ToolResult = { status: 'ok', callId: effect.callId, output: result.output, attempt: effect.attempts, startedAt: now, finishedAt: now };
+    const evidence = withSubject(adaptResult(contract, asResult, `e${state.seq + 1}`), effect.subject);
+    const { pinned, changed } = pinFacts(state.pinned, evidence);
+    const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
+    const applied: RunState = {
+      ...state,
+      seq: state.seq + 1,
+      pinned,
+      factsVersion,
+      evidence: [...state.evidence, evidence],
+      transcript: [...state.transcript, { kind: 'observation', turn: state.turn, evidenceId: evidence.id }],
+      seen: remember(state.seen, callSignature(effect.tool, effect.args), { factsVersion, status: 'ok' }),
+      effects: replaceEffect(state.effects, { ...counted, status: 'applied', settledBy: 'readback', evidenceId: evidence.id }),
+      executions: [...state.executions, receipt('final', evidence.id)],
+    };
+    return proposeOrStop(applied, now);
+  }
+  // not_applied: an effect the system dedupes by key may go again with the same key, once;
+  // otherwise the model hears that it did not happen and decides.
+  const notApplied: RunState = { ...state, executions: [...state.executions, receipt('final')] };
+  if (contract.idempotent && counted.attempts < 2 && !deadlineReached(state, now)) {
+    const retry = { ...counted, status: 'in_flight' as const, attempts: counted.attempts + 1 };
+    const call: PlannedCall = {
+      callId: effect.callId,
+      turn: effect.turn,
+      tool: effect.tool,
+      args: effect.args,
+      kind: 'effect',
+      idempotent: true,
+      idempotencyKey: effect.key,
+      ...(effect.subject ? { subject: effect.subject } : {}),
+    };
+    return { ...notApplied, phase: 'acting', inFlight: [call], effects: replaceEffect(state.effects, retry) };
+  }
+  const settled = { ...notApplied, effects: replaceEffect(state.effects, { ...counted, status: 'not_applied' as const, settledBy: 'readback' as const }) };
+  return proposeOrStop(control(settled, 'effect_not_applied', `${effect.tool} did not take effect (read back by key ${effect.key})`), now);
+}
+
+function replaceEffect(effects: RunState['effects'], updated: RunState['effects'][number]): RunState['effects'] {
+  return effects.map((e) => (e.callId === updated.callId ? updated : e));
+}

@@ -1,0 +1,169 @@
+// The run's interface to people and programs: the state query, cancel, notes and the two
+// approval Updates. Validators run before an Update is accepted, so a refusal (unsigned,
+// forged, expired, replayed, wrong digest, wrong role) costs no history and changes nothing;
+// accepted input becomes an event on the queue the agent workflow feeds to the controller.
+import { condition, setHandler } from '@temporalio/workflow';
+import type { z } from 'zod';
+import { checkDecision } from './controller/approvals.js';
+import { budgetLeft } from './controller/budget.js';
+import { callDigest } from './controller/digest.js';
+import type { RunEvent } from './controller/events.js';
+import type { RunState } from './controller/state.js';
+import {
+  addNoteUpdate,
+  ApprovalInput,
+  approveUpdate,
+  CancelInput,
+  cancelSignal,
+  denyUpdate,
+  LegacyApprovalInput,
+  NoteInput,
+  stateQuery,
+  type ApprovalAck,
+  type RunView,
+} from './messages.js';
+import type { RunInput } from './run-input.js';
+import { ApproverDirectory } from './trust/directory.js';
+import { SignedDecision, verifyStatement } from './trust/statement.js';
+
+export interface OperatorChannel {
+  run: RunInput;
+  /** The controller's current state (the workflow replaces it every step). */
+  state(): RunState;
+  /** Events for the controller, taken by the workflow's loop in order. */
+  queue: RunEvent[];
+  /** The worker's approver directory, via an activity. */
+  loadApprovers(): Promise<unknown>;
+}
+
+export function installOperatorHandlers({ run, state, queue, loadApprovers }: OperatorChannel): void {
+  const deciding = new Set<string>(); // approvers whose decision is queued, not yet taken
+
+  setHandler(stateQuery, () => view(state(), run));
+  setHandler(cancelSignal, (raw) => {
+    // A signal has no validator and must not fail the workflow task: a malformed cancel still
+    // cancels (stopping can never cause an effect), recorded as from an unknown sender.
+    const parsed = CancelInput.safeParse(raw);
+    const { by, reason } = parsed.success ? parsed.data : { by: 'unknown', reason: 'malformed cancel signal' };
+    queue.push({ type: 'cancelled', now: Date.now(), by, reason });
+  });
+  setHandler(
+    addNoteUpdate,
+    async (raw) => {
+      const note = NoteInput.parse(raw);
+      if (!('statement' in note)) {
+        queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text, ...(state().guardVersion === 2 ? { trusted: false } : {}) });
+        return { accepted: true as const, trusted: false };
+      }
+      // A signed note is trusted only if the worker's directory knows the key that signed it.
+      const directory = await loadApprovers().then((d) => ApproverDirectory.parse(d), () => ({ approvers: [] }));
+      const keys = directory.approvers.filter((a) => a.id === note.statement.by);
+      const trusted = keys.length === 1 && verifyStatement(note, keys[0]?.publicKey ?? '') && note.statement.expiresAt > Date.now();
+      queue.push({ type: 'noteAdded', now: Date.now(), by: note.statement.by, text: note.statement.text, trusted });
+      return { accepted: true as const, trusted };
+    },
+    {
+      validator: (raw) => {
+        const note = NoteInput.parse(raw);
+        if ('statement' in note && note.statement.runId !== state().runId) throw new Error(`the note is signed for run ${note.statement.runId}`);
+      },
+    },
+  );
+
+  const approvalHandler = (decision: 'approved' | 'denied') => async (raw: ApprovalInput): Promise<ApprovalAck> => {
+    const input = ApprovalInput.parse(raw);
+    const event: Extract<RunEvent, { type: 'approved' | 'denied' }> =
+      'statement' in input
+        ? { type: decision, now: Date.now(), requestId: input.statement.requestId, by: input.statement.by, comment: input.statement.comment, signed: input }
+        : // Only histories recorded before signed approvals get here (the validator refuses it now).
+          { type: decision, now: Date.now(), requestId: input.requestId, by: input.by, comment: input.comment };
+    deciding.add(event.by);
+    queue.push(event);
+    await condition(() => !queue.includes(event));
+    deciding.delete(event.by);
+    const after = state();
+    return { requestId: event.requestId, decision: recordedDecision(after, event.requestId, event.by) ?? decision, outcome: describeOutcome(after, event.requestId, event.by) };
+  };
+  const validateApproval = (decision: 'approve' | 'deny') => (raw: ApprovalInput): void => {
+    const input = ApprovalInput.parse(raw);
+    const current = state();
+    if (!('statement' in input)) {
+      if (current.guardVersion === 2) throw new Error('an approval must be a statement signed with your key (agent approve --key FILE)');
+      return validateLegacyApproval(current, input, deciding.size > 0);
+    }
+    const signed = SignedDecision.parse(input);
+    // One decision at a time per approver; and without a quorum, one decision at all.
+    if (deciding.has(signed.statement.by) || (deciding.size > 0 && (current.pendingApproval?.quorum ?? 1) <= 1)) {
+      throw new Error(`request ${signed.statement.requestId} already has a decision`);
+    }
+    const check = checkDecision(current, signed, decision, Date.now());
+    if (!check.ok) throw new Error(check.reason);
+  };
+  setHandler(approveUpdate, approvalHandler('approved'), { validator: validateApproval('approve') });
+  setHandler(denyUpdate, approvalHandler('denied'), { validator: validateApproval('deny') });
+}
+
+/** Runs recorded before signed approvals replay; new unsigned decisions for them are refused. */
+function validateLegacyApproval(current: RunState, raw: z.input<typeof LegacyApprovalInput>, queued: boolean): void {
+  const input = LegacyApprovalInput.parse(raw);
+  const pending = current.pendingApproval;
+  if (current.terminal) throw new Error(`run already ended (${current.terminal.class})`);
+  if (!pending || pending.requestId !== input.requestId) throw new Error(`request ${input.requestId} is not pending`);
+  if (queued) throw new Error(`request ${input.requestId} already has a decision`);
+  if (callDigest(pending.call.tool, pending.call.args) !== input.digest) {
+    throw new Error('the arguments you were shown are not the ones that would run; fetch the request again');
+  }
+  throw new Error('this run predates signed approvals: unsigned decisions are no longer accepted');
+}
+
+export function view(state: RunState, input: RunInput): RunView {
+  const pending = state.pendingApproval;
+  return {
+    state,
+    input,
+    budgetLeft: budgetLeft(state, Date.now()),
+    ...(pending
+      ? {
+          awaiting: {
+            requestId: pending.requestId,
+            tool: pending.call.tool,
+            args: pending.call.args,
+            ...(pending.subject ? { subject: pending.subject } : {}),
+            evidenceIds: pending.evidenceIds,
+            roles: pending.roles,
+            expiresAt: pending.expiresAt,
+            digest: pending.digest ?? callDigest(pending.call.tool, pending.call.args),
+            quorum: pending.quorum ?? 1,
+            approvedBy: (pending.collected ?? []).map((c) => c.statement.by),
+            eligible: (pending.eligible ?? []).map((a) => a.id),
+            ...(pending.precondition ? { precondition: pending.precondition } : {}),
+            signed: state.guardVersion === 2,
+          },
+        }
+      : {}),
+  };
+}
+
+function recordedDecision(state: RunState, requestId: string, by: string): string | undefined {
+  const record = state.approvals.find((a) => a.requestId === requestId);
+  if (record) return record.decision;
+  if (state.pendingApproval?.collected?.some((c) => c.statement.by === by)) return 'approved (waiting for more approvers)';
+  return undefined;
+}
+
+function describeOutcome(state: RunState, requestId: string, by: string): string {
+  if (state.terminal) return `run ended: ${state.terminal.class}/${state.terminal.reason}`;
+  const pending = state.pendingApproval;
+  if (pending?.requestId === requestId && pending.collected?.some((c) => c.statement.by === by)) {
+    return `recorded; ${pending.collected.length} of ${pending.quorum ?? 1} approvals`;
+  }
+  const record = state.approvals.find((a) => a.requestId === requestId);
+  const effect = record && state.effects.find((e) => e.callId === record.callId);
+  if (effect) return `effect ${effect.tool} ${effect.status}`;
+  if (state.pendingDispatch?.requestId === requestId) {
+    const reread = state.inFlight.map((c) => c.tool).join(', ');
+    return `approved; re-reading ${reread || 'the authoritative source'} before ${state.pendingDispatch.call.tool} is dispatched`;
+  }
+  const feedback = [...state.transcript].reverse().find((t) => t.kind === 'control');
+  return feedback && feedback.kind === 'control' ? feedback.message : 'recorded';
+}
