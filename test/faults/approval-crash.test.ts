@@ -27,6 +27,8 @@ describe('approval survives a worker crash', () => {
     await first.kill();
 
     const second = await spawnWorker(taskQueue);
+    // The request asks the worker's directory who may decide; the new worker answers that.
+    await waitUntil(async () => ((await handle.query(stateQuery)).awaiting?.eligible.length ?? 0) > 0, 'the approver directory', { timeoutMs: 60_000 });
     // Signed decisions; the first worker's death changes nothing about who may decide.
     const approve = (key: KeyFile, requestId = waiting.requestId) =>
       handle.executeUpdate(approveUpdate, { args: [signDecision(key, handle.workflowId, { ...waiting, requestId }, 'approve', 'checked the ledger')] });

@@ -5,11 +5,13 @@ import { useAgentHarness, runToEnd, uniqueCase } from '../helpers/agent.js';
 import { seedIncident } from '../../domains/world/seeds.js';
 
 // A scripted model, so the effect's call id (and with it its idempotency key) is known:
-// restart is c1 -> evidence e2 (unknown) -> readback e3; metrics c4 -> e5.
+// metrics c1 -> e2 (the restart's precondition); restart c3 -> evidence e4 (unknown) ->
+// readback e5; metrics c6 -> e7.
 const replies = [
+  { type: 'call', calls: [{ tool: 'get_metrics', args: { service: 'cache' } }] },
   { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'cache' } }] },
   { type: 'call', calls: [{ tool: 'get_metrics', args: { service: 'cache' } }] },
-  { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e5'] },
+  { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e7'] },
 ];
 
 describe('unknown outcomes are reconciled, never retried blind', () => {
@@ -34,7 +36,7 @@ describe('unknown outcomes are reconciled, never retried blind', () => {
   it('a readback that cannot decide ends unknown_outcome, names the effect, and retries nothing', async () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
-    const key = `incidents-${caseId}/c1/restart_service`;
+    const key = `incidents-${caseId}/c3/restart_service`;
     await h.world.injectFault({ op: 'incidents.restart', key: caseId, mode: 'commit_then_500' });
     await h.world.injectFault({ op: 'incidents.effect_readback', key, mode: 'error500', times: -1 });
     const { result, view } = await runToEnd(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies } });
@@ -44,6 +46,6 @@ describe('unknown outcomes are reconciled, never retried blind', () => {
     expect(result.terminal.detail).toContain(key);
     expect(result.effects).toEqual([expect.objectContaining({ status: 'unknown', key })]);
     expect(await h.world.calls({ key: caseId, op: 'incidents.restart' })).toHaveLength(1);
-    expect(view.state.turn).toBe(1);
+    expect(view.state.turn).toBe(2); // turn 1 read the metrics the restart needs
   });
 });

@@ -19,6 +19,8 @@ export interface ContextEvidence {
   /** Untrusted text from the tool, labelled as data; never an instruction. */
   untrustedText?: string[];
   truncated?: boolean;
+  /** What it is about, e.g. `service:db`. */
+  subject?: string;
 }
 
 export interface CompiledContext {
@@ -30,7 +32,8 @@ export interface CompiledContext {
   tools: { name: string; kind: string; description: string }[];
   transcript: TranscriptEntry[];
   evidence: ContextEvidence[];
-  pinned: { key: string; value: unknown; evidenceId: string }[];
+  /** The latest value of each fact, per subject (`subject` absent in runs recorded before subjects). */
+  pinned: { key: string; subject?: string; value: unknown; evidenceId: string }[];
   /**
    * Operator notes, always kept. `signed`: a directory key signed it, so it is an operator's
    * word; otherwise it is untrusted text like any tool output (anyone can send a note).
@@ -46,7 +49,7 @@ export function compileContext(state: RunState, domain: Domain, now: number): Co
   const evidence = state.evidence.filter((e) => state.context.strategy === 'full' || referenced.has(e.id)).map(toContextEvidence);
   const pinned =
     state.context.strategy === 'window_pinned'
-      ? Object.entries(state.pinned).map(([key, p]) => ({ key, value: p.value, evidenceId: p.evidenceId }))
+      ? Object.entries(state.pinned).map(([key, p]) => ({ ...splitPinnedKey(key), value: p.value, evidenceId: p.evidenceId }))
       : [];
   const context: CompiledContext = {
     domain: state.domain,
@@ -65,6 +68,12 @@ export function compileContext(state: RunState, domain: Domain, now: number): Co
   return context;
 }
 
+/** Pinned facts are keyed `<subject> <fact>` (guarded runs) or `<fact>` (runs before subjects). */
+function splitPinnedKey(key: string): { key: string; subject?: string } {
+  const space = key.indexOf(' ');
+  return space < 0 ? { key } : { key: key.slice(space + 1), subject: key.slice(0, space) };
+}
+
 function toContextEvidence(e: Evidence): ContextEvidence {
   return {
     id: e.id,
@@ -78,6 +87,7 @@ function toContextEvidence(e: Evidence): ContextEvidence {
     ...(e.error ? { error: `${e.error.class}: ${e.error.message}` } : {}),
     ...(e.quoted.length ? { untrustedText: e.quoted } : {}),
     ...(e.truncated ? { truncated: true } : {}),
+    ...(e.subject ? { subject: e.subject } : {}),
   };
 }
 

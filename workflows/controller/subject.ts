@@ -8,7 +8,8 @@ import type { RunState } from './state.js';
 /** The subject of a call with these (already validated) arguments. */
 export function subjectOfCall(contract: ToolContract, args: unknown, caseId: string): string {
   const named = contract.subject?.(args as never);
-  return typeof named === 'string' && named.length > 0 ? named.slice(0, 200) : caseSubject(caseId);
+  // No whitespace: pinned facts are keyed `<subject> <fact>`.
+  return typeof named === 'string' && named.length > 0 ? named.replace(/\s+/g, '_').slice(0, 200) : caseSubject(caseId);
 }
 
 /** Evidence about one subject, judged against the clock now. */
