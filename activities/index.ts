@@ -1,13 +1,18 @@
-// Every activity the agent workflow calls, built from the worker's dependencies.
-import { WorldClient } from '../domains/world/client.js';
+// Every activity the agent workflow calls, built from what the worker was given: the domains'
+// implementations, your dependencies for them, the model adapters and the approver directory.
 import { ApproverDirectory } from '../workflows/trust/directory.js';
+import { registry, type AnyImplementation } from './implement.js';
 import { modelActivities, type ModelAdapters } from './model/index.js';
 import { pingActivities } from './ping.js';
 import { probeActivities } from './probes.js';
 import { toolActivities } from './tools.js';
 
 export interface ActivityDeps {
-  worldUrl: string;
+  /** One implementation per domain the worker serves (see implement()). */
+  implementations: readonly AnyImplementation[];
+  /** Handed to every tool, readback and probe as `ctx.deps`. */
+  deps?: unknown;
+  /** Where full tool outputs go when they exceed a contract's cap. */
   blobDir: string;
   toolTimeoutMs?: number;
   readbackAttempts?: number;
@@ -16,19 +21,20 @@ export interface ActivityDeps {
   approvers?: ApproverDirectory;
 }
 
-export function createActivities(deps: ActivityDeps) {
-  const world = new WorldClient(deps.worldUrl);
-  const toolTimeoutMs = deps.toolTimeoutMs ?? 5_000;
+export function createActivities(options: ActivityDeps) {
+  const implementations = registry(options.implementations);
+  const toolTimeoutMs = options.toolTimeoutMs ?? 5_000;
   return {
     ...pingActivities,
-    ...modelActivities(deps.models ?? {}),
-    ...toolActivities({ world, blobDir: deps.blobDir, toolTimeoutMs }),
+    ...modelActivities(options.models ?? {}, implementations),
+    ...toolActivities({ implementations, deps: options.deps, blobDir: options.blobDir, toolTimeoutMs }),
     ...probeActivities({
-      world,
+      implementations,
+      deps: options.deps,
       toolTimeoutMs,
-      readbackAttempts: deps.readbackAttempts ?? 3,
+      readbackAttempts: options.readbackAttempts ?? 3,
       // Validated where it enters: a malformed directory stops the worker at start, loudly.
-      approvers: ApproverDirectory.parse(deps.approvers ?? { approvers: [] }),
+      approvers: ApproverDirectory.parse(options.approvers ?? { approvers: [] }),
     }),
   };
 }

@@ -1,14 +1,14 @@
 // The model-independent checks: the domain's live success probe, and the readback that tells,
 // by idempotency key, whether an effect whose outcome is unknown actually happened.
 import { ApplicationFailure } from '@temporalio/activity';
-import { implementations } from '../domains/implementations.js';
-import type { WorldClient } from '../domains/world/client.js';
 import type { ProbeVerdict, ReadbackResult } from '../workflows/controller/events.js';
 import type { ApproverDirectory } from '../workflows/trust/directory.js';
 import { withHeartbeat } from './heartbeat.js';
+import type { AnyImplementation, Readback } from './implement.js';
 
 export interface ProbeDeps {
-  world: WorldClient;
+  implementations: Map<string, AnyImplementation>;
+  deps: unknown;
   toolTimeoutMs: number;
   /** How many times a readback asks before it admits it cannot decide. */
   readbackAttempts: number;
@@ -32,10 +32,10 @@ export function probeActivities(deps: ProbeDeps) {
     },
 
     async verify({ domain, caseId, claim }: { domain: string; caseId: string; claim: unknown }): Promise<ProbeVerdict> {
-      const impl = implementations[domain];
+      const impl = deps.implementations.get(domain);
       if (!impl) throw ApplicationFailure.nonRetryable(`no probe for ${domain}`, 'UnknownDomain');
       try {
-        const verdict = await withHeartbeat(() => impl.probe(claim, { caseId, world: deps.world, timeoutMs: deps.toolTimeoutMs }));
+        const verdict = await withHeartbeat(() => impl.probe(claim, { caseId, deps: deps.deps, timeoutMs: deps.toolTimeoutMs }));
         return { ...verdict, checkedAt: Date.now() };
       } catch (err) {
         // A probe that cannot read the world has not confirmed anything.
@@ -44,12 +44,13 @@ export function probeActivities(deps: ProbeDeps) {
     },
 
     async readback({ domain, caseId, tool, key, callId }: ReadbackInput): Promise<ReadbackResult> {
-      const read = implementations[domain]?.readbacks[tool];
+      const readbacks = deps.implementations.get(domain)?.readbacks as Record<string, ReadbackFn> | undefined;
+      const read = readbacks && Object.hasOwn(readbacks, tool) ? readbacks[tool] : undefined;
       if (!read) throw ApplicationFailure.nonRetryable(`no readback ${tool} in ${domain}`, 'UnknownReadback');
       let lastError = '';
       for (let attempt = 1; attempt <= deps.readbackAttempts; attempt++) {
         try {
-          const found = await withHeartbeat(() => read(key, { caseId, world: deps.world, timeoutMs: deps.toolTimeoutMs }));
+          const found = await withHeartbeat(() => read(key, { caseId, deps: deps.deps, timeoutMs: deps.toolTimeoutMs }));
           return found.applied
             ? { callId, outcome: 'applied', output: found.output, detail: `found by key ${key}`, attempts: attempt }
             : { callId, outcome: 'not_applied', detail: `no effect stored under key ${key}`, attempts: attempt };
@@ -62,6 +63,8 @@ export function probeActivities(deps: ProbeDeps) {
     },
   };
 }
+
+type ReadbackFn = (key: string, ctx: Parameters<AnyImplementation['probe']>[1]) => Promise<Readback>;
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message.slice(0, 200) : String(err);

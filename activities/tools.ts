@@ -2,14 +2,12 @@
 // name a model supplied), its arguments are checked again at this trust boundary, and every
 // failure is classified so the workflow can tell "retry" from "tell the model" from "unknown".
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { findDomain } from '../domains/index.js';
-import { implementations } from '../domains/implementations.js';
-import type { ToolImplementation } from '../domains/implementation.js';
-import { WorldConnectionError, WorldHttpError, WorldTimeoutError, type WorldClient } from '../domains/world/client.js';
 import type { ToolResult } from '../workflows/controller/events.js';
 import type { PlannedCall } from '../workflows/controller/state.js';
 import { withHeartbeat } from './heartbeat.js';
+import type { AnyImplementation } from './implement.js';
 import { shrinkToCap } from './shrink.js';
+import { classifyToolError } from './tool-errors.js';
 
 export interface InvokeToolInput {
   domain: string;
@@ -18,7 +16,9 @@ export interface InvokeToolInput {
 }
 
 export interface ToolDeps {
-  world: WorldClient;
+  implementations: Map<string, AnyImplementation>;
+  /** Handed to every tool implementation as `ctx.deps`. */
+  deps: unknown;
   blobDir: string;
   /** How long one request to a system of record may take before it counts as a timeout. */
   toolTimeoutMs: number;
@@ -30,8 +30,9 @@ export const IDEMPOTENT_ATTEMPTS = 3;
 export function toolActivities(deps: ToolDeps) {
   return {
     async invokeTool({ domain, caseId, call }: InvokeToolInput): Promise<ToolResult> {
-      const contract = findDomain(domain)?.tools.find((t) => t.name === call.tool);
-      const run = implementations[domain]?.tools[call.tool] as ToolImplementation | undefined;
+      const impl = deps.implementations.get(domain);
+      const contract = impl?.domain.tools.find((t: { name: string }) => t.name === call.tool);
+      const run = impl && contract ? (impl.tools as Record<string, ToolFn>)[call.tool] : undefined;
       if (!contract || !run) throw ApplicationFailure.nonRetryable(`no tool ${call.tool} in ${domain}`, 'UnknownTool');
       const args = contract.input.safeParse(call.args);
       if (!args.success) throw ApplicationFailure.nonRetryable(`arguments for ${call.tool} failed validation at dispatch`, 'InvalidArguments');
@@ -41,17 +42,18 @@ export function toolActivities(deps: ToolDeps) {
       const startedAt = Date.now();
       try {
         const raw = await withHeartbeat(() =>
-          run(args.data as never, {
+          run(args.data, {
             caseId,
-            world: deps.world,
+            deps: deps.deps,
             timeoutMs: deps.toolTimeoutMs,
+            signal: Context.current().cancellationSignal,
             ...(call.idempotencyKey ? { idempotencyKey: call.idempotencyKey } : {}),
           }),
         );
         const shrunk = shrinkToCap(raw, contract.maxObservationBytes, deps.blobDir);
         return { status: 'ok', callId: call.callId, output: shrunk.output, attempt, startedAt, finishedAt: Date.now(), ...(shrunk.truncated ? { truncated: shrunk.truncated } : {}) };
       } catch (err) {
-        const failure = classify(err);
+        const failure = classifyToolError(err, impl?.classify?.bind(impl));
         const finishedAt = Date.now();
         // The system said no: nothing happened, the model hears why.
         if (failure.class === 'semantic') {
@@ -72,14 +74,4 @@ export function toolActivities(deps: ToolDeps) {
   };
 }
 
-function classify(err: unknown): { class: 'semantic' | 'transient' | 'timeout'; message: string } {
-  if (err instanceof WorldHttpError) {
-    const detail = typeof err.body === 'object' && err.body && 'error' in err.body ? String((err.body as { error: unknown }).error) : `HTTP ${err.status}`;
-    return err.status >= 500 || err.status === 429
-      ? { class: 'transient', message: `${err.status} from the system of record` }
-      : { class: 'semantic', message: `${err.status}: ${detail.slice(0, 200)}` };
-  }
-  if (err instanceof WorldTimeoutError) return { class: 'timeout', message: err.message };
-  if (err instanceof WorldConnectionError) return { class: 'transient', message: err.message };
-  return { class: 'transient', message: err instanceof Error ? err.message.slice(0, 200) : String(err) };
-}
+type ToolFn = (args: unknown, ctx: Parameters<AnyImplementation['probe']>[1]) => Promise<unknown>;

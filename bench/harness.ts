@@ -1,6 +1,7 @@
 // The bench's shared machinery: one in-process worker (bench bundle, the agent's real
 // activities plus the bare ones), a client, helpers to run batches of agent or bare runs, and
 // readers over Temporal's own accounting of histories (events, bytes, payloads).
+import { syntheticImplementation } from '../domains/synthetic/tools.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,7 +61,7 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
   const workerConnection = await NativeConnection.connect(target.connectionOptions);
   const taskQueue = `bench-${process.pid}-${Date.now().toString(36)}`;
 
-  const agent = createActivities({ worldUrl: 'http://127.0.0.1:9', blobDir: join(tmpdir(), 'agent-bench-blobs') });
+  const agent = createActivities({ implementations: [syntheticImplementation], blobDir: join(tmpdir(), 'agent-bench-blobs') });
   const proposeTimes = new Map<string, number[]>();
   const worker = await Worker.create({
     connection: workerConnection,

@@ -7,7 +7,7 @@
 import type { ContextStrategy } from '../workflows/contract.js';
 import { synthetic } from '../domains/synthetic/domain.js';
 import { syntheticImplementation } from '../domains/synthetic/tools.js';
-import type { ToolContext } from '../domains/implementation.js';
+import type { ToolContext } from '../activities/implement.js';
 import { estimateTokens, type CompiledContext } from '../workflows/controller/context.js';
 import type { RunEvent, ToolResult } from '../workflows/controller/events.js';
 import { initialState, next, type Step } from '../workflows/controller/next.js';
@@ -57,11 +57,11 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
   const tick = (): number => (now += 5);
   const model = options.model ?? { adapter: 'rules' as const };
   const reply = (context: CompiledContext, index: number): unknown =>
-    model.adapter === 'rules' ? syntheticImplementation.policy(context) : model.replies[index];
+    model.adapter === 'rules' ? syntheticImplementation.policy?.(context) : model.replies[index];
   const ctx = (idempotencyKey?: string): ToolContext => ({
     caseId,
-    // The synthetic tools never reach the world; the client is only part of the signature.
-    world: undefined as unknown as ToolContext['world'],
+    // The synthetic tools need nothing from the worker.
+    deps: undefined,
     timeoutMs: 5_000,
     ...(idempotencyKey ? { idempotencyKey } : {}),
   });
@@ -72,6 +72,8 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
     caseId,
     budgets: { ...synthetic.defaults.budgets, turns: options.turns },
     context: { strategy: options.strategy ?? synthetic.defaults.context, window: options.window ?? synthetic.defaults.window },
+    // As every new run on a worker is: guarded by the trust boundary.
+    guardVersion: 2,
     now,
   });
   let step: Step = next(state, { type: 'started', now: tick() }, synthetic);
@@ -94,7 +96,8 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
       case 'invoke': {
         const results: ToolResult[] = [];
         for (const call of command.calls) {
-          const run = syntheticImplementation.tools[call.tool];
+          const tools = syntheticImplementation.tools as Record<string, (args: never, ctx: ToolContext) => Promise<unknown>>;
+          const run = Object.hasOwn(tools, call.tool) ? tools[call.tool] : undefined;
           if (!run) throw new Error(`simulation: no synthetic tool ${call.tool}`);
           const startedAt = tick();
           const output = await run(call.args as never, ctx(call.idempotencyKey));
@@ -107,7 +110,7 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
         break;
       }
       case 'verify': {
-        const verdict = { ...(await syntheticImplementation.probe(command.claim, ctx())), checkedAt: tick() };
+        const verdict = { ...(await syntheticImplementation.probe(command.claim as { done: true }, ctx())), checkedAt: tick() };
         if (current) {
           current.kind = 'finish';
           current.tools.push({ inBytes: bytes({ domain: synthetic.name, caseId, claim: command.claim }), outBytes: bytes(verdict) });

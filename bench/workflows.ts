@@ -10,7 +10,10 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { BareActivities } from './bare-activities.js';
 
-export { agentWorkflow } from '../workflows/agent.js';
+import { agentWorkflowFor } from '../workflows/agent.js';
+import { synthetic } from '../domains/synthetic/domain.js';
+
+export const agentWorkflow = agentWorkflowFor([synthetic]);
 
 /** One agent turn as sizes: the model call, then the tool calls (or the final probe) after it. */
 export interface BareTurn {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `agent` command: the operator CLI (client/cli.ts) run through tsx, so no build step.
+// The `agent` command: the examples' operator CLI (domains/cli.ts) run through tsx, so no build step.
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../client/cli.ts');
+await import('../domains/cli.ts');

@@ -1,4 +1,5 @@
-// The operator command line: `npm run cli -- <command>` or the `agent` bin.
+// The operator command line, as a function your own entry calls with your domains:
+// `await runCli({ domains, workflowsPath })` (the examples' entry is domains/cli.ts).
 // Parsing is strict: an unknown command, flag or missing argument is a usage error (exit 2);
 // anything the run or the server refuses is exit 1. Either way exactly one line
 // `error: <message>` goes to stderr, never a stack trace.
@@ -8,6 +9,7 @@ import { commands } from './commands/index.js';
 import { Flags, type CommandContext, type CommandSpec, type OptionSpec } from './commands/types.js';
 import type { Connected } from './connect.js';
 import { oneLine, UsageError } from './usage.js';
+import type { Domain } from '../workflows/contract.js';
 
 const commonOptions: Record<string, OptionSpec> = {
   json: { type: 'boolean', description: 'machine-readable output' },
@@ -69,7 +71,14 @@ function parse(spec: CommandSpec, argv: string[]): { args: Record<string, string
   return { args, flags: new Flags(values), json: values.json === true, help };
 }
 
-async function main(argv: string[], connected: { current?: Connected }): Promise<number> {
+export interface CliConfig {
+  /** Your domains: `start` checks the domain and its case id before a run exists. */
+  domains?: readonly Domain[];
+  /** Your workflows module, for `replay` (or pass --bundle). */
+  workflowsPath?: string;
+}
+
+async function main(argv: string[], connected: { current?: Connected }, config: CliConfig): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) throw new UsageError('missing command (try agent --help)');
   if (name === '--help' || name === '-h' || name === 'help') {
@@ -91,6 +100,8 @@ async function main(argv: string[], connected: { current?: Connected }): Promise
   const ctx: CommandContext = {
     json,
     env: process.env,
+    domains: config.domains,
+    workflowsPath: config.workflowsPath,
     out: (line) => void process.stdout.write(`${line}\n`),
     client: () =>
       (client ??= import('./connect.js').then(({ connect }) => connect()).then((c) => {
@@ -123,24 +134,27 @@ function fail(err: unknown): void {
   });
 }
 
-// Whatever escapes (a rejection from a library's background work) is still one line.
-process.on('uncaughtException', fail);
-// `agent list | head` closing the pipe early is not an error.
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') process.exit(0);
-  fail(err);
-});
-process.on('unhandledRejection', fail);
+/** Runs one CLI command from process.argv and exits with its code. */
+export async function runCli(config: CliConfig = {}): Promise<never> {
+  // Whatever escapes (a rejection from a library's background work) is still one line.
+  process.on('uncaughtException', fail);
+  // `agent list | head` closing the pipe early is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    fail(err);
+  });
+  process.on('unhandledRejection', fail);
 
-const connected: { current?: Connected } = {};
-let code: number;
-try {
-  code = await main(process.argv.slice(2), connected);
-} catch (err) {
-  process.stderr.write(`error: ${await describe(err)}\n`);
-  code = exitCodeFor(err);
+  const connected: { current?: Connected } = {};
+  let code: number;
+  try {
+    code = await main(process.argv.slice(2), connected, config);
+  } catch (err) {
+    process.stderr.write(`error: ${await describe(err)}\n`);
+    code = exitCodeFor(err);
+  }
+  await connected.current?.close().catch(() => {});
+  // Let stdout drain (it may be a pipe), then leave even if a native runtime is still up.
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  process.exit(code);
 }
-await connected.current?.close().catch(() => {});
-// Let stdout drain (it may be a pipe), then leave even if a native runtime is still up.
-await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
-process.exit(code);

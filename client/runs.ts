@@ -1,14 +1,14 @@
 // Reading a run: the `state` query, bounded so a missing worker is an error, not a hang.
 import { isGrpcDeadlineError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { agentWorkflow } from '../workflows/agent.js';
+import type { AgentWorkflow } from '../workflows/agent.js';
 import { stateQuery, type RunView } from '../workflows/messages.js';
 import { CliError } from './errors.js';
 
 export const QUERY_TIMEOUT_MS = 15_000;
 export const UPDATE_TIMEOUT_MS = 30_000;
 
-export function runHandle(client: Client, runId: string): WorkflowHandle<typeof agentWorkflow> {
-  return client.workflow.getHandle<typeof agentWorkflow>(runId);
+export function runHandle(client: Client, runId: string): WorkflowHandle<AgentWorkflow> {
+  return client.workflow.getHandle<AgentWorkflow>(runId);
 }
 
 export async function fetchView(client: Client, runId: string): Promise<RunView> {

@@ -3,8 +3,8 @@
 // reports the closed run instead of starting the case over (REJECT_DUPLICATE): a case whose
 // run may have moved money is never silently run twice.
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { findDomain } from '../domains/index.js';
-import type { agentWorkflow } from '../workflows/agent.js';
+import type { Domain } from '../workflows/contract.js';
+import type { AgentWorkflow } from '../workflows/agent.js';
 import { approverScope, RunInput } from '../workflows/run-input.js';
 import { canonical } from '../workflows/trust/statement.js';
 import { formatZodError } from './errors.js';
@@ -23,18 +23,27 @@ export interface StartedRun {
   attached: boolean;
   /** False when the case's run has already closed. */
   running: boolean;
-  handle: WorkflowHandle<typeof agentWorkflow>;
+  handle: WorkflowHandle<AgentWorkflow>;
 }
 
 export function runIdFor(input: Pick<RunInput, 'domain' | 'caseId'>): string {
   return `${input.domain}-${input.caseId}`;
 }
 
-export async function startRun(client: Client, input: RunInput, taskQueue: string): Promise<StartedRun> {
+/**
+ * Starts the run for a case or attaches to it. With `domains`, an unknown domain or a case id
+ * the domain does not accept is refused here, before a run exists.
+ */
+export async function startRun(client: Client, input: RunInput, taskQueue: string, domains?: readonly Domain[]): Promise<StartedRun> {
   const parsed = RunInput.safeParse(input);
   if (!parsed.success) throw new InvalidRunInputError(`invalid run input: ${formatZodError(parsed.error)}`);
   const run = parsed.data;
-  if (!findDomain(run.domain)) throw new InvalidRunInputError(`unknown domain ${run.domain}`);
+  if (domains) {
+    const domain = domains.find((d) => d.name === run.domain);
+    if (!domain) throw new InvalidRunInputError(`unknown domain ${run.domain} (domains: ${domains.map((d) => d.name).join(', ')})`);
+    const caseId = domain.caseId?.safeParse(run.caseId);
+    if (caseId && !caseId.success) throw new InvalidRunInputError(`${run.caseId} is not a ${domain.name} case id: ${formatZodError(caseId.error)}`);
+  }
   const workflowId = runIdFor(run);
 
   // The start response does not say whether it attached, so look first. Two starts racing
@@ -42,7 +51,7 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
   const before = await describeOrUndefined(client, workflowId);
   try {
     // By name: the client need not load the workflow code to start it.
-    const handle = await client.workflow.start<typeof agentWorkflow>('agentWorkflow', {
+    const handle = await client.workflow.start<AgentWorkflow>('agentWorkflow', {
       taskQueue,
       workflowId,
       args: [{ run }],
@@ -59,7 +68,7 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
       executionRunId: closed.runId,
       attached: true,
       running: closed.status.name === 'RUNNING',
-      handle: client.workflow.getHandle<typeof agentWorkflow>(workflowId),
+      handle: client.workflow.getHandle<AgentWorkflow>(workflowId),
     };
   }
 }

@@ -3,11 +3,17 @@
 // Shared by the demo and the replay-fixture recorder.
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import { implementations } from '../domains/implementations.js';
+import { WorldClient } from '../domains/world/client.js';
 import { startWorld, type RunningWorld } from '../domains/world/process.js';
 import type { DevServerOptions } from '../temporal-dev/dev-server.js';
 import { useTemporal, type TemporalTarget } from '../temporal-dev/target.js';
 import { createAgentWorker } from '../worker/create-worker.js';
 import type { ApproverDirectory } from '../workflows/trust/directory.js';
+
+/** The examples' workflows module: the agent workflow over the example domains. */
+export const examplesWorkflowsPath = fileURLToPath(new URL('../domains/workflows.ts', import.meta.url));
 
 export interface LocalStack {
   target: TemporalTarget;
@@ -36,7 +42,12 @@ export async function startLocalStack(options: {
     connection: workerConnection,
     namespace: target.namespace,
     taskQueue: options.taskQueue,
-    activities: { worldUrl: world.url, blobDir: options.blobDir, toolTimeoutMs: 1_000, ...(options.approvers ? { approvers: options.approvers } : {}) },
+    workflowsPath: examplesWorkflowsPath,
+    implementations,
+    deps: { world: new WorldClient(world.url) },
+    blobDir: options.blobDir,
+    toolTimeoutMs: 1_000,
+    ...(options.approvers ? { approvers: options.approvers } : {}),
   });
   return {
     target,

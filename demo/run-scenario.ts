@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import { signDecision, type KeyFile } from '../client/sign.js';
 import { waitUntil } from '../client/wait.js';
 import type { WorldClient } from '../domains/world/client.js';
-import { agentWorkflow } from '../workflows/agent.js';
+import { agentWorkflow } from '../domains/workflows.js';
 import { approveUpdate, stateQuery, type RunResult, type RunView } from '../workflows/messages.js';
 import { caseIdFor, type Scenario } from './scenarios.js';
 

@@ -1,11 +1,6 @@
-// The activity side of every domain, by name (the workflow-safe side is domains/index.ts).
-import type { DomainImplementation } from './implementation.js';
+// The activity side of every example domain; the worker is created with this list.
 import { incidentsImplementation } from './incidents/tools.js';
 import { paymentsImplementation } from './payments/tools.js';
 import { syntheticImplementation } from './synthetic/tools.js';
 
-export const implementations: Record<string, DomainImplementation> = {
-  payments: paymentsImplementation,
-  incidents: incidentsImplementation,
-  synthetic: syntheticImplementation,
-};
+export const implementations = [paymentsImplementation, incidentsImplementation, syntheticImplementation] as const;

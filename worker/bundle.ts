@@ -1,10 +1,8 @@
+// Bundles a workflows module for the worker: once per process, or once per test run and shared.
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { fileURLToPath } from 'node:url';
-
-export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
 /** Bundling takes seconds; tests and the crash harness do it once and pass the code around. */
-export async function bundleWorkflows(path = workflowsPath): Promise<WorkflowBundleWithSourceMap> {
+export async function bundleWorkflows(path: string): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: path,
     logger: quietBundlerLogger,
@@ -17,7 +15,7 @@ export async function bundleWorkflows(path = workflowsPath): Promise<WorkflowBun
 // every turn, so those helpers showed up as a visible share of the agent's worker CPU. Every
 // Node the SDK supports runs ES2022 natively; compiling to it changes speed, not behaviour.
 type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
-function nativeSyntax(config: WebpackConfig): WebpackConfig {
+export function nativeSyntax(config: WebpackConfig): WebpackConfig {
   for (const rule of config.module?.rules ?? []) {
     const use = rule && typeof rule === 'object' ? rule.use : undefined;
     const options = use && typeof use === 'object' && !Array.isArray(use) ? use.options : undefined;

@@ -1,12 +1,12 @@
 // The worker as a child process, for crash tests and the chaos run: a real OS process with its
 // own pid that a test can SIGKILL at an exact moment and replace with a fresh one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { projectRoot } from '../temporal-dev/paths.js';
 
-const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 
 export interface WorkerProcessOptions {
+  /** The worker script to run (it calls runWorkerProcess with your implementations). */
+  script: string;
   temporalAddress: string;
   taskQueue: string;
   worldUrl: string;
@@ -29,7 +29,7 @@ export interface WorkerProcess {
 }
 
 export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, ['--import', 'tsx', options.script], {
     cwd: projectRoot,
     // stdin stays open as a lifeline: if the test process dies, the worker notices and exits.
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,29 +1,34 @@
-// Builds a worker for the agent workflow. Used by the worker process, the demo and tests, so
-// all three run the same code with the same options.
+// Builds a worker for the agent workflow from what you give it: your workflows module (which
+// exports `agentWorkflow = agentWorkflowFor([...your domains])`) or a prebuilt bundle of it,
+// the implementations of those domains, and the dependencies they need. Used by worker
+// processes, the demo and tests, so all of them run the same code with the same options.
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
-import { workflowsPath } from './bundle.js';
+import { nativeSyntax } from './bundle.js';
 
-export interface AgentWorkerOptions {
+export interface AgentWorkerOptions extends ActivityDeps {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  activities: ActivityDeps;
-  /** A prebuilt bundle (tests, crash harness); otherwise the workflows are bundled here. */
+  /** Your workflows module: bundled here (takes seconds). */
+  workflowsPath?: string;
+  /** A prebuilt bundle (tests, crash harness, production images) instead of workflowsPath. */
   workflowBundle?: WorkflowBundleOption;
   maxConcurrentActivityTaskExecutions?: number;
   stickyTimeoutMs?: number;
 }
 
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  const { connection, namespace, taskQueue, workflowsPath, workflowBundle, maxConcurrentActivityTaskExecutions, stickyTimeoutMs, ...deps } = options;
+  if (!workflowBundle && !workflowsPath) throw new Error('createAgentWorker needs workflowsPath (your workflows module) or a workflowBundle');
   return Worker.create({
-    connection: options.connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    activities: createActivities(options.activities),
-    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 100,
-    ...(options.stickyTimeoutMs ? { stickyQueueScheduleToStartTimeout: options.stickyTimeoutMs } : {}),
+    connection,
+    namespace,
+    taskQueue,
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath, bundlerOptions: { webpackConfigHook: nativeSyntax } }),
+    activities: createActivities(deps),
+    maxConcurrentActivityTaskExecutions: maxConcurrentActivityTaskExecutions ?? 100,
+    ...(stickyTimeoutMs ? { stickyQueueScheduleToStartTimeout: stickyTimeoutMs } : {}),
     // Let in-flight activities finish (or be abandoned quickly) on SIGTERM.
     shutdownGraceTime: '5 seconds',
   });

@@ -15,10 +15,9 @@ import {
   patched,
 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
-import { findDomain } from '../domains/index.js';
 import type { Domain } from './contract.js';
 import type { Command } from './controller/commands.js';
-import type { ReadbackResult, RunEvent, ToolResult } from './controller/events.js';
+import { ProbeVerdict, ReadbackResult, ToolResult, type RunEvent } from './controller/events.js';
 import { commandFor, initialState, next, type Step } from './controller/next.js';
 import { RunState, type PlannedCall } from './controller/state.js';
 import { installOperatorHandlers } from './handlers.js';
@@ -46,12 +45,33 @@ const probes = proxyActivities<AgentActivities>({
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
 });
 
-export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResult> {
+/** The agent workflow's signature, for clients that start or attach to runs by type name. */
+export type AgentWorkflow = (input: AgentWorkflowInput) => Promise<RunResult>;
+
+/** Temporal's name for it: export the result of agentWorkflowFor() under this name. */
+export const AGENT_WORKFLOW_TYPE = 'agentWorkflow';
+
+/**
+ * The agent workflow for your domains. In your workflows module (the one the worker bundles):
+ * `export const agentWorkflow = agentWorkflowFor([refunds, ...])`. The domains are workflow code:
+ * deterministic, bundled into the sandbox, replay-sensitive.
+ */
+export function agentWorkflowFor(domains: readonly Domain[]): AgentWorkflow {
+  const byName = new Map(domains.map((d) => [d.name, d] as const));
+  if (byName.size !== domains.length) throw new Error('two domains share a name');
+  // Named so that clients starting it by function get Temporal's type name right.
+  const agentWorkflow: AgentWorkflow = (input) => runAgent(input, byName);
+  return agentWorkflow;
+}
+
+async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, Domain>): Promise<RunResult> {
   const parsed = RunInput.safeParse(input.run);
   if (!parsed.success) throw ApplicationFailure.nonRetryable(`invalid run input: ${parsed.error.message}`, 'InvalidRunInput');
   const run = parsed.data;
-  const domain = findDomain(run.domain);
+  const domain = domains.get(run.domain);
   if (!domain) throw ApplicationFailure.nonRetryable(`unknown domain ${run.domain}`, 'InvalidRunInput');
+  const caseId = domain.caseId?.safeParse(run.caseId);
+  if (caseId && !caseId.success) throw ApplicationFailure.nonRetryable(`${run.caseId} is not a ${domain.name} case id`, 'InvalidRunInput');
 
   // Runs started after the trust boundary existed are guarded by it; recorded histories of
   // older runs replay as they ran (a marker in the history tells which is which).
@@ -97,7 +117,7 @@ export async function agentWorkflow(input: AgentWorkflowInput): Promise<RunResul
     // (Not awaiting handlers here: an approve handler waits for this loop to take its event.)
     const quiet = (step.command.type === 'propose' || step.command.type === 'awaitApproval') && queue.length === 0 && allHandlersFinished();
     if (quiet && shouldContinueAsNew(run)) {
-      return await continueAsNew<typeof agentWorkflow>({ run, carried: step.state });
+      return await continueAsNew<AgentWorkflow>({ run, carried: step.state });
     }
     step = next(step.state, await perform(step.command, run, domain, queue), domain);
   }
@@ -167,14 +187,22 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
   switch (command.type) {
     case 'propose':
       return models.propose({ domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex }).then(
-        (reply): RunEvent => ({ type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens, contextTokens: command.context.tokenEstimate }),
+        (reply): RunEvent =>
+          typeof reply?.tokens === 'number' && Number.isFinite(reply.tokens)
+            ? { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens, contextTokens: command.context.tokenEstimate }
+            : { type: 'modelFailed', now: Date.now(), message: 'the model activity returned no numeric token count' },
         (err: unknown): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err) }),
       );
     case 'invoke':
       return Promise.all(command.calls.map((call) => invoke(call, run, domain))).then((results): RunEvent => ({ type: 'observed', now: Date.now(), results }));
     case 'verify':
       return probes.verify({ domain: domain.name, caseId: run.caseId, claim: command.claim }).then(
-        (verdict): RunEvent => ({ type: 'verified', now: Date.now(), verdict }),
+        (raw): RunEvent => {
+          const verdict = ProbeVerdict.safeParse(raw);
+          if (verdict.success) return { type: 'verified', now: Date.now(), verdict: verdict.data };
+          const now = Date.now();
+          return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail: 'the probe returned something that is not a verdict', facts: {}, checkedAt: now } };
+        },
         (err: unknown): RunEvent => {
           const now = Date.now();
           return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail: `probe could not run: ${failureMessage(err)}`, facts: {}, checkedAt: now } };
@@ -210,7 +238,17 @@ function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise<ToolR
     heartbeatTimeout: '4 seconds',
     retry: { maximumAttempts: call.idempotent ? 3 : 1, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
   });
-  return activities.invokeTool({ domain: domain.name, caseId: run.caseId, call }).catch((err: unknown): ToolResult => {
+  return activities.invokeTool({ domain: domain.name, caseId: run.caseId, call }).then(
+    (raw): ToolResult => {
+      // Checked where it enters: a result for another call, or of the wrong shape, is not this call's result.
+      const result = ToolResult.safeParse(raw);
+      if (result.success && result.data.callId === call.callId) return result.data;
+      const message = 'the tool activity returned a malformed result';
+      return call.kind === 'effect'
+        ? { status: 'unknown', callId: call.callId, errorClass: 'unknown', message, attempt: 1, startedAt, finishedAt: Date.now() }
+        : { status: 'error', callId: call.callId, errorClass: 'bad_output', message, attempt: 1, startedAt, finishedAt: Date.now() };
+    },
+    (err: unknown): ToolResult => {
     const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
     const status = call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'error';
     return {
@@ -222,13 +260,21 @@ function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise<ToolR
       startedAt,
       finishedAt: Date.now(),
     };
-  });
+  },
+  );
 }
 
 function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput, domain: Domain): Promise<ReadbackResult> {
   return probes
     .readback({ domain: domain.name, caseId: run.caseId, tool: command.readbackTool, key: command.effect.key, callId: command.effect.callId })
-    .catch((err: unknown): ReadbackResult => ({ callId: command.effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }));
+    .then(
+      (raw): ReadbackResult => {
+        const result = ReadbackResult.safeParse(raw);
+        if (result.success && result.data.callId === command.effect.callId) return result.data;
+        return { callId: command.effect.callId, outcome: 'undecided', detail: 'the readback returned a malformed result', attempts: 1 };
+      },
+      (err: unknown): ReadbackResult => ({ callId: command.effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }),
+    );
 }
 
 function shouldContinueAsNew(run: RunInput): boolean {

@@ -39,8 +39,13 @@ export interface ApprovalRule {
   notStarter?: boolean;
 }
 
-export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
-  name: string;
+/**
+ * A tool as the engine sees it. The type parameters keep the tool's name, argument and output
+ * types and the name of its readback, so a domain's implementation can be checked against it
+ * (a missing tool, a wrong argument type or a readback that does not exist is a compile error).
+ */
+export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, N extends string = string, R extends string = string> {
+  name: N;
   description: string;
   input: I;
   output: O;
@@ -55,8 +60,8 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   maxObservationBytes: number;
   /** What a call is about, from its arguments, e.g. `transfer:PX-1042`. Default: the case. */
   subject?(args: z.infer<I>): string;
-  /** For effects: the readback tool that tells, by idempotency key, whether it happened. */
-  readback?: string;
+  /** For effects: the readback (implemented beside the tools) that tells, by idempotency key, whether it happened. */
+  readback?: R;
   /**
    * For effects: the business key of what it moves, e.g. the transfer id. When set, the
    * idempotency key is derived from it instead of from the run, so two runs of one case (or
@@ -80,10 +85,16 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   freeText(output: z.infer<O>): string[];
 }
 
-/** Type helper that keeps each contract's input/output types while storing them in one list. */
-export function defineTool<I extends z.ZodType, O extends z.ZodType>(contract: ToolContract<I, O>): ToolContract {
-  return contract as unknown as ToolContract;
+/** Defines a tool; its name, input, output and readback types stay with it. */
+export function defineTool<I extends z.ZodType, O extends z.ZodType, const N extends string, const R extends string = never>(
+  contract: ToolContract<I, O, N, R>,
+): ToolContract<I, O, N, R> {
+  return contract;
 }
+
+/** Any tool, whatever its types: what a domain's list holds. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolContract<any, any, string, string>;
 
 export interface EvidenceView {
   id: string;
@@ -124,12 +135,14 @@ export type Budgets = z.infer<typeof Budgets>;
 export const ContextStrategy = z.enum(['full', 'window', 'window_pinned']);
 export type ContextStrategy = z.infer<typeof ContextStrategy>;
 
-export interface Domain {
+export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C extends z.ZodType = z.ZodType> {
   name: string;
   goal(caseId: string): string;
-  tools: ToolContract[];
+  tools: T;
+  /** What a valid case id looks like; a start with any other is refused before a run exists. */
+  caseId?: z.ZodType<string>;
   /** The shape of `finish.claim` for this domain. */
-  claim: z.ZodType;
+  claim: C;
   /** What a claim is about; only evidence and effects about it are judged. Default: the case. */
   claimSubject?(claim: unknown, caseId: string): string;
   /**
@@ -143,6 +156,11 @@ export interface Domain {
    */
   judgeDone?(claim: unknown, done: DoneEffect[]): PreconditionVerdict;
   defaults: { budgets: Budgets; context: ContextStrategy; window: number };
+}
+
+/** Defines a domain; the exact list of its tools stays in its type (see implement()). */
+export function defineDomain<const T extends readonly AnyTool[], C extends z.ZodType>(domain: Domain<T, C>): Domain<T, C> {
+  return domain;
 }
 
 /** The subject of anything not otherwise about something narrower. */

@@ -1,7 +1,8 @@
 // The model call. Adapters turn a compiled context into a raw reply; the controller parses
 // and judges it. A reply is never trusted here: whatever comes back goes to the gate.
 import { ApplicationFailure } from '@temporalio/activity';
-import { implementations } from '../../domains/implementations.js';
+import type { Domain } from '../../workflows/contract.js';
+import type { AnyImplementation } from '../implement.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import { estimateTokens } from '../../workflows/controller/context.js';
 import type { ModelConfig } from '../../workflows/run-input.js';
@@ -25,20 +26,30 @@ export interface ProposeOutput {
 
 export interface ModelAdapters {
   /** Present when the worker was configured for an OpenAI-compatible endpoint. */
-  openai?: (input: ProposeInput) => Promise<ProposeOutput>;
+  openai?: ModelAdapter;
   /** Any other model, by the name a run's `{ adapter: 'custom', name }` asks for. */
-  custom?: Record<string, (input: ProposeInput) => Promise<ProposeOutput>>;
+  custom?: Record<string, ModelAdapter>;
 }
 
-export function modelActivities(adapters: ModelAdapters) {
+/** A model: the compiled context (and the run's domain) in, a raw reply and its token cost out. */
+export type ModelAdapter = (input: ProposeInput, domain: Domain) => Promise<ProposeOutput>;
+
+export function modelActivities(adapters: ModelAdapters, implementations: Map<string, AnyImplementation>) {
   return {
     async propose(input: ProposeInput): Promise<ProposeOutput> {
-      return withHeartbeat(() => proposeWith(adapters, input));
+      const impl = implementations.get(input.domain);
+      if (!impl) throw ApplicationFailure.nonRetryable(`this worker does not serve domain ${input.domain}`, 'ModelConfigError');
+      const output = await withHeartbeat(() => proposeWith(adapters, impl, input));
+      // What comes back from an adapter (ours or a team's) is checked where it enters.
+      if (typeof output.tokens !== 'number' || !Number.isFinite(output.tokens) || output.tokens < 0) {
+        throw ApplicationFailure.nonRetryable(`the model adapter reported a token count that is not a number: ${String(output.tokens).slice(0, 40)}`, 'ModelConfigError');
+      }
+      return { reply: output.reply, tokens: Math.ceil(output.tokens) };
     },
   };
 }
 
-async function proposeWith(adapters: ModelAdapters, input: ProposeInput): Promise<ProposeOutput> {
+async function proposeWith(adapters: ModelAdapters, impl: AnyImplementation, input: ProposeInput): Promise<ProposeOutput> {
   const model = input.model;
   switch (model.adapter) {
     case 'scripted': {
@@ -48,21 +59,20 @@ async function proposeWith(adapters: ModelAdapters, input: ProposeInput): Promis
     }
     case 'rules': {
       await thinkingTime(model.latencyMs);
-      const policy = implementations[input.domain]?.policy;
-      if (!policy) throw ApplicationFailure.nonRetryable(`no rules policy for ${input.domain}`, 'ModelConfigError');
-      const reply = policy(input.context);
+      if (!impl.policy) throw ApplicationFailure.nonRetryable(`no rules policy for ${input.domain}`, 'ModelConfigError');
+      const reply = impl.policy(input.context);
       return { reply, tokens: input.context.tokenEstimate + estimateTokens(reply) };
     }
     case 'openai': {
       if (!adapters.openai) {
         throw ApplicationFailure.nonRetryable('this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL)', 'ModelConfigError');
       }
-      return adapters.openai(input);
+      return adapters.openai(input, impl.domain);
     }
     case 'custom': {
       const adapter = adapters.custom && Object.hasOwn(adapters.custom, model.name) ? adapters.custom[model.name] : undefined;
       if (!adapter) throw ApplicationFailure.nonRetryable(`this worker has no model adapter named ${model.name}`, 'ModelConfigError');
-      return adapter(input);
+      return adapter(input, impl.domain);
     }
   }
 }

@@ -11,10 +11,9 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import { z } from 'zod';
-import { findDomain } from '../../domains/index.js';
 import type { Domain } from '../../workflows/contract.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
-import type { ProposeInput, ProposeOutput } from './index.js';
+import type { ModelAdapter, ProposeInput, ProposeOutput } from './index.js';
 
 export interface OpenAiAdapterConfig {
   /** Up to and including the API version, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1. */
@@ -29,15 +28,13 @@ export interface OpenAiAdapterConfig {
 export const FINISH_FUNCTION = 'finish';
 export const ESCALATE_FUNCTION = 'escalate';
 
-export function createOpenAiAdapter(config: OpenAiAdapterConfig): (input: ProposeInput) => Promise<ProposeOutput> {
+export function createOpenAiAdapter(config: OpenAiAdapterConfig): ModelAdapter {
   // Temporal owns retries (with backoff, attempts and history); the client retrying underneath
   // would multiply attempts and hide them from the run's history.
   const client = new OpenAI({ baseURL: config.baseUrl, apiKey: config.apiKey, timeout: config.timeoutMs, maxRetries: 0 });
   const functionsByDomain = new Map<string, DomainFunctions>();
 
-  return async function propose(input: ProposeInput): Promise<ProposeOutput> {
-    const domain = findDomain(input.domain);
-    if (!domain) throw ApplicationFailure.nonRetryable(`unknown domain ${input.domain}`, 'ModelConfigError');
+  return async function propose(input: ProposeInput, domain: Domain): Promise<ProposeOutput> {
     let functions = functionsByDomain.get(domain.name);
     if (!functions) {
       functions = domainFunctions(domain);

@@ -15,7 +15,7 @@ export const replay: CommandRun = async (ctx, args, flags) => {
   const events = history.events?.length ?? 0;
   // Loaded here only: the worker package is heavy and no other command needs it.
   const { DefaultLogger, Runtime, Worker } = await import('@temporalio/worker');
-  const { bundleWorkflows, workflowsPath } = await import('../../worker/bundle.js');
+  const { bundleWorkflows } = await import('../../worker/bundle.js');
   // The failure is reported once, below; the runtime's own log lines would only repeat it.
   const debug = ctx.env.AGENT_CLI_DEBUG === '1';
   // Core's own log lines are forwarded to that logger instead of going straight to stderr.
@@ -24,7 +24,8 @@ export const replay: CommandRun = async (ctx, args, flags) => {
     telemetryOptions: { logging: { filter: 'WARN', forward: {} } },
   });
   const prebuilt = flags.str('bundle');
-  const workflowBundle = prebuilt ? { codePath: prebuilt } : await bundleWorkflows(workflowsPath);
+  if (!prebuilt && !ctx.workflowsPath) throw new CliError('replay needs --bundle PATH (this CLI was built without a workflows module)');
+  const workflowBundle = prebuilt ? { codePath: prebuilt } : await bundleWorkflows(ctx.workflowsPath ?? '');
   try {
     await Worker.runReplayHistory({ workflowBundle, replayName: `cli-replay-${runId}` }, history, runId);
   } catch (err) {

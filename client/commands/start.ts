@@ -31,7 +31,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
     ...(starter ? { start: signStart(starter, runIdFor({ domain, caseId })) } : {}),
   };
   const client = await ctx.client();
-  const started = await startRun(client, input, TASK_QUEUE);
+  const started = await startRun(client, input, TASK_QUEUE, ctx.domains);
 
   // Attached: the run that exists keeps its settings, so they must be the ones asked for.
   let settings: 'same' | 'unknown' | undefined;

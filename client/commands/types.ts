@@ -2,6 +2,7 @@
 // errors are reported before anything connects) and the output mode.
 import type { Client } from '@temporalio/client';
 import { UsageError } from '../usage.js';
+import type { Domain } from '../../workflows/contract.js';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -13,6 +14,10 @@ export interface OptionSpec {
 
 export interface CommandContext {
   json: boolean;
+  /** The domains this CLI was built with, if any (start validates against them). */
+  domains?: readonly Domain[] | undefined;
+  /** The workflows module `replay` bundles. */
+  workflowsPath?: string | undefined;
   client(): Promise<Client>;
   /** One line to stdout. */
   out(line: string): void;

@@ -2,7 +2,7 @@
 // metrics, logs and deploys; the effects are restart and revert; "resolved" is decided by an
 // end-to-end verify probe, never by the model. Workflow-safe.
 import { z } from 'zod';
-import { defineTool, type Domain, type EvidenceView } from '../../workflows/contract.js';
+import { defineDomain, defineTool, type EvidenceView } from '../../workflows/contract.js';
 
 export const Service = z.enum(['api', 'db', 'cache']);
 const Iso = z.iso.datetime({ offset: true });
@@ -156,8 +156,9 @@ function judgeEvidence(claim: unknown, cited: EvidenceView[]) {
   return { kind: 'supported' as const };
 }
 
-export const incidents: Domain = {
+export const incidents = defineDomain({
   name: 'incidents',
+  caseId: z.string().regex(/^INC-[0-9A-Za-z-]{1,60}$/, 'an incident id such as INC-7'),
   goal: (caseId) =>
     `Incident ${caseId}: web latency is spiking. Find which of api, db, cache failed, remediate it (restart on memory exhaustion, revert a bad deploy), and finish only when the system is healthy.`,
   tools: [getMetrics, getLogs, getDeploys, restartService, revertDeploy],
@@ -176,4 +177,4 @@ export const incidents: Domain = {
     context: 'window_pinned',
     window: 8,
   },
-};
+});

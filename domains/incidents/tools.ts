@@ -1,33 +1,29 @@
 // Incident tools against the simulated platform. The verify probe is an end-to-end check of
 // every service, independent of anything the model said.
-import type { DomainImplementation, ToolContext } from '../implementation.js';
+import { implement, type ToolContext } from '../../activities/implement.js';
+import { classifyWorldError } from '../world/classify.js';
+import type { WorldDeps } from '../world/deps.js';
+import { incidents } from './domain.js';
 import { incidentsPolicy } from './policy.js';
 
-type ByService = { service: string };
-
-export const incidentsImplementation: DomainImplementation = {
+export const incidentsImplementation = implement(incidents).with<WorldDeps>({
   tools: {
-    get_metrics: (args: ByService, ctx: ToolContext) => ctx.world.getMetrics(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs }),
-    get_logs: (args: ByService & { limit: number }, ctx: ToolContext) =>
-      ctx.world.getLogs(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs, limit: args.limit }),
-    get_deploys: (args: ByService, ctx: ToolContext) => ctx.world.getDeploys(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs }),
-    restart_service: (args: ByService, ctx: ToolContext) =>
-      ctx.world.restart(ctx.caseId, { service: args.service as 'api', idempotencyKey: requireKey(ctx) }, { timeoutMs: ctx.timeoutMs }),
-    revert_deploy: (args: ByService & { toVersion: string }, ctx: ToolContext) =>
-      ctx.world.revert(
-        ctx.caseId,
-        { service: args.service as 'api', toVersion: args.toVersion, idempotencyKey: requireKey(ctx) },
-        { timeoutMs: ctx.timeoutMs },
-      ),
+    get_metrics: (args, ctx) => ctx.deps.world.getMetrics(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs }),
+    get_logs: (args, ctx) => ctx.deps.world.getLogs(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs, limit: args.limit }),
+    get_deploys: (args, ctx) => ctx.deps.world.getDeploys(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs }),
+    restart_service: (args, ctx) =>
+      ctx.deps.world.restart(ctx.caseId, { service: args.service, idempotencyKey: requireKey(ctx) }, { timeoutMs: ctx.timeoutMs }),
+    revert_deploy: (args, ctx) =>
+      ctx.deps.world.revert(ctx.caseId, { service: args.service, toVersion: args.toVersion, idempotencyKey: requireKey(ctx) }, { timeoutMs: ctx.timeoutMs }),
   },
   readbacks: {
     read_incident_effect: async (key, ctx) => {
-      const found = await ctx.world.getIncidentEffectByKey(key, { timeoutMs: ctx.timeoutMs });
+      const found = await ctx.deps.world.getIncidentEffectByKey(key, { timeoutMs: ctx.timeoutMs });
       return found.applied && found.effect ? { applied: true, output: found.effect } : { applied: false };
     },
   },
   async probe(_claim, ctx) {
-    const health = await ctx.world.verify(ctx.caseId, { timeoutMs: ctx.timeoutMs });
+    const health = await ctx.deps.world.verify(ctx.caseId, { timeoutMs: ctx.timeoutMs });
     return {
       holds: health.healthy,
       conflict: false,
@@ -37,7 +33,8 @@ export const incidentsImplementation: DomainImplementation = {
     };
   },
   policy: incidentsPolicy,
-};
+  classify: classifyWorldError,
+});
 
 function requireKey(ctx: ToolContext): string {
   if (!ctx.idempotencyKey) throw new Error('bug: an effect was dispatched without an idempotency key');

@@ -2,7 +2,7 @@
 // The cheap replica lags, the ledger is the authority on settlement, the processor can confirm
 // receipt but not settlement. Workflow-safe: the controller checks proposals against this.
 import { z } from 'zod';
-import { defineTool, type Domain, type EvidenceView } from '../../workflows/contract.js';
+import { defineDomain, defineTool, type EvidenceView } from '../../workflows/contract.js';
 
 const TransferId = z.string().regex(/^[A-Z]{2}-[0-9A-Za-z-]{1,40}$/, 'a transfer id such as PX-1042');
 const TransferStatus = z.enum(['PENDING', 'SETTLED', 'FAILED', 'NOT_FOUND']);
@@ -169,8 +169,10 @@ function judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[
   return { kind: 'supported' as const };
 }
 
-export const payments: Domain = {
+export const payments = defineDomain({
   name: 'payments',
+  // A case is one transfer.
+  caseId: TransferId,
   goal: (caseId) =>
     `Transfer ${caseId} left the sender's account but the beneficiary says it never arrived. Establish its true status from a fresh authoritative source and prevent a duplicate transfer. Reissue only if the ledger says FAILED.`,
   tools: [readReplica, readLedger, readProcessorAck, reissueTransfer],
@@ -183,4 +185,4 @@ export const payments: Domain = {
     context: 'window_pinned',
     window: 6,
   },
-};
+});

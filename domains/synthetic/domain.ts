@@ -2,7 +2,7 @@
 // the controller and Temporal do their full work per turn (reads that always bring a new
 // fact, effects with keys and readbacks, an effect behind an approval) at zero tool latency.
 import { z } from 'zod';
-import { defineTool, type Domain } from '../../workflows/contract.js';
+import { defineDomain, defineTool } from '../../workflows/contract.js';
 
 const Iso = z.iso.datetime({ offset: true });
 const Counter = z.strictObject({ n: z.number().int().min(0), lane: z.number().int().min(0).max(8).default(0), pad: z.number().int().min(0).max(200_000).default(0) });
@@ -60,7 +60,7 @@ export const dualTouch = defineTool({
   facts: (o: z.infer<typeof Touched>) => ({ 'dual.last': o.n }),
 });
 
-export const synthetic: Domain = {
+export const synthetic = defineDomain({
   name: 'synthetic',
   goal: (caseId) => `Synthetic run ${caseId}: count, touch, finish.`,
   tools: [readCounter, touch, gatedTouch, dualTouch],
@@ -72,4 +72,4 @@ export const synthetic: Domain = {
     context: 'window_pinned',
     window: 8,
   },
-};
+});

@@ -1,5 +1,6 @@
 // The synthetic domain's no-op tools: in memory, no I/O, so benchmarks measure the engine.
-import type { DomainImplementation, ToolContext } from '../implementation.js';
+import { implement, type ToolContext } from '../../activities/implement.js';
+import { synthetic } from './domain.js';
 import { syntheticPolicy } from './policy.js';
 
 /** Effects applied in this worker process, by idempotency key (what a readback consults). */
@@ -14,12 +15,12 @@ function applyOnce(args: { n: number }, ctx: ToolContext) {
   return effect;
 }
 
-export const syntheticImplementation: DomainImplementation = {
+export const syntheticImplementation = implement(synthetic).with({
   tools: {
-    read_counter: async (args: { n: number; lane: number; pad: number }) => ({ n: args.n, lane: args.lane, asOf: new Date().toISOString(), pad: 'x'.repeat(args.pad) }),
-    touch: async (args: { n: number }, ctx: ToolContext) => applyOnce(args, ctx),
-    gated_touch: async (args: { n: number }, ctx: ToolContext) => applyOnce(args, ctx),
-    dual_touch: async (args: { n: number }, ctx: ToolContext) => applyOnce(args, ctx),
+    read_counter: async (args) => ({ n: args.n, lane: args.lane, asOf: new Date().toISOString(), pad: 'x'.repeat(args.pad) }),
+    touch: async (args, ctx) => applyOnce(args, ctx),
+    gated_touch: async (args, ctx) => applyOnce(args, ctx),
+    dual_touch: async (args, ctx) => applyOnce(args, ctx),
   },
   readbacks: {
     read_touch: async (key) => {
@@ -29,4 +30,4 @@ export const syntheticImplementation: DomainImplementation = {
   },
   probe: async () => ({ holds: true, conflict: false, decided: true, detail: 'synthetic probe holds', facts: { 'synthetic.done': true } }),
   policy: syntheticPolicy,
-};
+});

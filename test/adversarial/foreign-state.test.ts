@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { directoryEntry } from '../../client/sign.js';
 import { payments } from '../../domains/payments/domain.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { agentWorkflow } from '../../workflows/agent.js';
+import { agentWorkflow } from '../../domains/workflows.js';
 import { approvalDigest } from '../../workflows/controller/approvals.js';
 import { initialState } from '../../workflows/controller/next.js';
 import { RunState, type PlannedCall } from '../../workflows/controller/state.js';
@@ -17,7 +17,7 @@ import type { RunInput } from '../../workflows/run-input.js';
 import { signStatement } from '../../workflows/trust/statement.js';
 import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
 import { keys } from '../helpers/keys.js';
-import { reissueCalls, reissuesOf } from './support.js';
+import { reissueCalls, reissuesOf, within } from './support.js';
 
 /** A plausible guarded payments state for this run, a few turns in. */
 function baseState(runId: string, transferId: string): RunState {
@@ -136,10 +136,14 @@ describe('state from outside: a made-up carried state', () => {
     const run: RunInput = { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } };
     const handle = await h.client.workflow.start(agentWorkflow, { taskQueue: h.taskQueue, workflowId, args: [{ run, carried }] });
 
-    const error = await handle.result().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const error = await within(
+      20_000,
+      handle.result().then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+      'the workflow failing',
+    ).finally(() => handle.terminate('test over').catch(() => undefined));
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause;
     expect(cause).toBeInstanceOf(ApplicationFailure);

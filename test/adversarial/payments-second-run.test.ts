@@ -4,7 +4,7 @@
 // the processor must still hold exactly one reissue for the transfer.
 import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { agentWorkflow } from '../../workflows/agent.js';
+import { agentWorkflow } from '../../domains/workflows.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
 import { keys } from '../helpers/keys.js';

@@ -7,10 +7,10 @@ import { expect } from 'vitest';
 import { signDecision, type KeyFile } from '../../client/sign.js';
 import type { WorldClient } from '../../domains/world/client.js';
 import type { CallRecord, EffectRecord } from '../../domains/world/contract.js';
-import type { agentWorkflow } from '../../workflows/agent.js';
+import type { AgentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
 
-export type AgentHandle = WorkflowHandle<typeof agentWorkflow>;
+export type AgentHandle = WorkflowHandle<AgentWorkflow>;
 export type Awaiting = NonNullable<RunView['awaiting']>;
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -85,6 +85,19 @@ export async function watchRun(handle: AgentHandle, approver?: KeyFile, timeoutM
   const result = await handle.result();
   const view = await handle.query(stateQuery);
   return { result, view, requests: [...requests.values()] };
+}
+
+/** The promise's value, or a failure naming `what` if it takes longer than `ms`. */
+export async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** A validator's refusal arrives as WorkflowUpdateFailedError with the reason as its cause. */

@@ -1,6 +1,8 @@
 // `npm run chaos`: many concurrent runs with effects while the worker is SIGKILLed and
 // restarted at random moments. Every run must end, none may be lost, and the systems of record
 // must hold no duplicate effect. Its last line is machine-checked by CI.
+import { examplesWorkflowsPath } from '../../demo/local-stack.js';
+import { EXAMPLES_WORKER } from '../helpers/crash.js';
 import { signDecision } from '../../client/sign.js';
 import { keys as testKeys, TEST_DIRECTORY } from '../helpers/keys.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { stderrLog } from '../../temporal-dev/log.js';
 import { useTemporal } from '../../temporal-dev/target.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
 import { startWorkerProcess, type WorkerProcess } from '../../worker/child.js';
-import { agentWorkflow } from '../../workflows/agent.js';
+import { agentWorkflow } from '../../domains/workflows.js';
 import { approveUpdate, stateQuery, type RunResult } from '../../workflows/messages.js';
 
 const { values } = parseArgs({
@@ -37,13 +39,13 @@ const target = await useTemporal({ headless: true, dbFile: join(scratch, 'tempor
 const world = await startWorld({ dbPath: join(scratch, 'world.sqlite') });
 const worldClient = new WorldClient(world.url);
 const bundlePath = join(scratch, 'bundle.js');
-writeFileSync(bundlePath, (await bundleWorkflows()).code);
+writeFileSync(bundlePath, (await bundleWorkflows(examplesWorkflowsPath)).code);
 const connection = await Connection.connect(target.connectionOptions);
 const client = new Client({ connection, namespace: target.namespace });
 const taskQueue = `chaos-${process.pid}`;
 const approversFile = join(scratch, 'approvers.json');
 writeFileSync(approversFile, JSON.stringify(TEST_DIRECTORY));
-const spawn = () => startWorkerProcess({ temporalAddress: target.address, taskQueue, worldUrl: world.url, workflowBundlePath: bundlePath, toolTimeoutMs: 1_000, approversFile });
+const spawn = () => startWorkerProcess({ script: EXAMPLES_WORKER, temporalAddress: target.address, taskQueue, worldUrl: world.url, workflowBundlePath: bundlePath, toolTimeoutMs: 1_000, approversFile });
 
 log(`seed=${values.seed} runs=${RUNS} kills=${KILLS}`);
 const stamp = Date.now().toString(36);

@@ -16,7 +16,7 @@ import { readKeyFile, signNote, writeKeyFile, type KeyFile } from '../../client/
 import { settingsDiff } from '../../client/start-run.js';
 import { waitUntil } from '../../client/wait.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import type { agentWorkflow } from '../../workflows/agent.js';
+import type { AgentWorkflow } from '../../workflows/agent.js';
 import { stateQuery, type RunView } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { Approver } from '../../workflows/trust/directory.js';
@@ -64,7 +64,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
 
   function cli(...args: string[]): Promise<CliResult> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'client/cli.ts', ...args], {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'domains/cli.ts', ...args], {
         cwd: root,
         env: {
           ...process.env,
@@ -101,7 +101,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   }
 
-  const handleOf = (runId: string): WorkflowHandle<typeof agentWorkflow> => h.client.workflow.getHandle<typeof agentWorkflow>(runId);
+  const handleOf = (runId: string): WorkflowHandle<AgentWorkflow> => h.client.workflow.getHandle<AgentWorkflow>(runId);
   const reissueCalls = async (transferId: string) => (await h.world.calls({ key: transferId })).filter((c) => c.op === 'payments.reissue');
 
   /** Writes an export to a file for `agent verify`, optionally changed first. */

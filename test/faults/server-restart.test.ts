@@ -9,7 +9,7 @@ import { WorldClient } from '../../domains/world/client.js';
 import { freePort, startDevServer, type DevServer } from '../../temporal-dev/dev-server.js';
 import { quietLog } from '../../temporal-dev/log.js';
 import type { WorkerProcess } from '../../worker/child.js';
-import { agentWorkflow } from '../../workflows/agent.js';
+import { agentWorkflow } from '../../domains/workflows.js';
 import { uniqueCase } from '../helpers/agent.js';
 import { spawnWorker } from '../helpers/crash.js';
 import { seedIncident } from '../../domains/world/seeds.js';

@@ -5,9 +5,10 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createActivities } from '../../activities/index.js';
+import { implementations } from '../../domains/implementations.js';
 import type { ModelAdapters } from '../../activities/model/index.js';
 import { WorldClient } from '../../domains/world/client.js';
-import { agentWorkflow } from '../../workflows/agent.js';
+import { agentWorkflow } from '../../domains/workflows.js';
 import type { RunResult, RunView } from '../../workflows/messages.js';
 import { stateQuery } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
@@ -35,7 +36,8 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
   const { worker, close: closeWorker } = await createTestWorker({
     taskQueue,
     activities: createActivities({
-      worldUrl: inject('worldUrl'),
+      implementations,
+      deps: { world: new WorldClient(inject('worldUrl')) },
       blobDir: join(tmpdir(), 'agent-test-blobs'),
       toolTimeoutMs: options.toolTimeoutMs ?? 1_500,
       ...(options.models ? { models: options.models } : {}),

@@ -1,7 +1,10 @@
+import { fileURLToPath } from 'node:url';
 import { afterEach, inject } from 'vitest';
 import { startWorkerProcess, type WorkerProcess } from '../../worker/child.js';
 
 const spawned = new Set<WorkerProcess>();
+/** The examples' worker process: the example domains against the simulated world. */
+export const EXAMPLES_WORKER = fileURLToPath(new URL('../../domains/worker.ts', import.meta.url));
 
 // A failing assertion must not leave worker processes behind: stop every one this file spawned.
 afterEach(async () => {
@@ -12,6 +15,7 @@ afterEach(async () => {
 /** A worker in its own process on the shared dev server, ready to be SIGKILLed. */
 export async function spawnWorker(taskQueue: string, temporalAddress = inject('temporalAddress')): Promise<WorkerProcess> {
   const worker = await startWorkerProcess({
+    script: EXAMPLES_WORKER,
     temporalAddress,
     taskQueue,
     worldUrl: inject('worldUrl'),

@@ -2,7 +2,7 @@
 // endpoint: what it sends, how it reads replies, and which failures retry.
 import { ApplicationFailure } from '@temporalio/activity';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ProposeInput, ProposeOutput } from '../../activities/model/index.js';
+import type { ModelAdapter, ProposeInput, ProposeOutput } from '../../activities/model/index.js';
 import { createOpenAiAdapter, type OpenAiAdapterConfig } from '../../activities/model/openai.js';
 import { openAiAdapterFromEnv } from '../../activities/model/openai-config.js';
 import { findDomain } from '../../domains/index.js';
@@ -27,8 +27,17 @@ const NOW = Date.parse('2025-01-01T12:00:00Z');
 let server: FakeChatServer;
 let propose: (input: ProposeInput) => Promise<ProposeOutput>;
 
+/** The adapter as the model activity calls it: with the run's domain. */
+function bound(model: ModelAdapter): (input: ProposeInput) => Promise<ProposeOutput> {
+  return (input) => {
+    const domain = findDomain(input.domain);
+    if (!domain) throw new Error(`no domain ${input.domain}`);
+    return model(input, domain);
+  };
+}
+
 function adapter(overrides: Partial<OpenAiAdapterConfig> = {}) {
-  return createOpenAiAdapter({ baseUrl: server.baseUrl, apiKey: 'sk-test', model: 'fake-model', timeoutMs: 5_000, maxTokens: 256, ...overrides });
+  return bound(createOpenAiAdapter({ baseUrl: server.baseUrl, apiKey: 'sk-test', model: 'fake-model', timeoutMs: 5_000, maxTokens: 256, ...overrides }));
 }
 
 beforeAll(async () => {
@@ -249,7 +258,7 @@ describe('failures that retry', () => {
   it('a refused connection', async () => {
     const closed = await startFakeChatServer();
     await closed.close();
-    const nowhere = createOpenAiAdapter({ baseUrl: closed.baseUrl, apiKey: 'k', model: 'm', timeoutMs: 2_000, maxTokens: 10 });
+    const nowhere = bound(createOpenAiAdapter({ baseUrl: closed.baseUrl, apiKey: 'k', model: 'm', timeoutMs: 2_000, maxTokens: 10 }));
     await expectTransient(nowhere(input()), /unreachable: Connection error/);
   });
 });
@@ -382,7 +391,7 @@ describe('openAiAdapterFromEnv', () => {
     const adapters = openAiAdapterFromEnv({ OPENAI_BASE_URL: server.baseUrl });
     expect(adapters.openai).toBeTypeOf('function');
     server.enqueue(toolCallsReply([{ name: 'escalate', arguments: { reason: 'r' } }]));
-    const out = await adapters.openai?.(input());
+    const out = adapters.openai ? await bound(adapters.openai)(input()) : undefined;
     expect(out?.reply).toEqual({ type: 'escalate', reason: 'r' });
     expect(lastBody()).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 1_024 });
     expect(server.requests.at(-1)?.headers.authorization).toBe('Bearer not-needed');

@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { useTemporal } from '../../temporal-dev/target.js';
 import { stderrLog } from '../../temporal-dev/log.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
+import { examplesWorkflowsPath } from '../../demo/local-stack.js';
 import { startWorld } from '../../domains/world/process.js';
 import { TEST_DIRECTORY } from '../helpers/keys.js';
 
@@ -24,7 +25,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const scratch = mkdtempSync(join(tmpdir(), 'agent-tests-'));
   const [target, bundle, world] = await Promise.all([
     useTemporal({ headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog }),
-    bundleWorkflows(),
+    bundleWorkflows(examplesWorkflowsPath),
     startWorld({ dbPath: join(scratch, 'world.sqlite') }),
   ]);
   const workflowBundlePath = join(scratch, 'workflow-bundle.js');

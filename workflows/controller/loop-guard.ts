@@ -20,9 +20,11 @@ function canonicalJson(value: unknown): string {
 
 /**
  * A repeat without progress: same call, no new facts since, and last time it gave a usable
- * answer. Repeating after an error or a timeout is a justified retry, not a loop.
+ * answer or a definite refusal. Repeating after a timeout or an outage is a justified retry.
  */
 export function isRepeatWithoutProgress(state: RunState, signature: string): boolean {
   const last = state.seen[signature];
-  return last !== undefined && last.factsVersion === state.factsVersion && last.status === 'ok';
+  if (last === undefined || last.factsVersion !== state.factsVersion) return false;
+  // A definite "no" (404 transfer_not_found) will say no again: asking again is a loop too.
+  return last.status === 'ok' || (state.guardVersion === 2 && last.refused === true);
 }

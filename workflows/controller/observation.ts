@@ -47,14 +47,30 @@ export function adaptResult(contract: ToolContract, result: ToolResult, evidence
     };
   }
 
-  const effective = parseTime(contract.effectiveAt(parsed.data)) ?? result.finishedAt;
-  const text = contract.freeText(parsed.data).filter((t) => t.length > 0);
+  let read: { effectiveAt: string | undefined; text: string[]; facts: Facts };
+  try {
+    read = { effectiveAt: contract.effectiveAt(parsed.data), text: contract.freeText(parsed.data), facts: contract.facts(parsed.data) };
+  } catch (err) {
+    // A contract callback that throws is the contract's bug; the output tells us nothing safe.
+    return {
+      ...provenance,
+      effectiveAt: result.finishedAt,
+      fresh: false,
+      status: 'error',
+      facts: {},
+      error: { class: 'bad_output', message: `the contract of ${contract.name} could not read this output: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}` },
+      quoted: [],
+      textWithheld: false,
+    };
+  }
+  const effective = parseTime(read.effectiveAt) ?? result.finishedAt;
+  const text = (Array.isArray(read.text) ? read.text : []).filter((t) => typeof t === 'string' && t.length > 0);
   return {
     ...provenance,
     effectiveAt: effective,
     fresh: result.finishedAt - effective <= contract.maxAgeMs,
     status: 'ok',
-    facts: scalarFacts(contract.facts(parsed.data)),
+    facts: scalarFacts(read.facts),
     quoted: quote(text),
     textWithheld: text.length > 0,
     ...(result.truncated ? { truncated: result.truncated } : {}),
@@ -83,7 +99,7 @@ function parseTime(iso: string | undefined): number | undefined {
 /** Contracts promise scalars; enforce it so nothing structured slips into control state. */
 function scalarFacts(facts: Facts): Facts {
   const out: Facts = {};
-  for (const [key, value] of Object.entries(facts)) {
+  for (const [key, value] of Object.entries(facts ?? {})) {
     if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
       out[key] = typeof value === 'string' ? value.slice(0, 200) : value;
     }

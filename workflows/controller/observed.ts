@@ -39,7 +39,11 @@ function absorb(state: RunState, domain: Domain, call: PlannedCall, result: Tool
     pinned,
     evidence: [...state.evidence, evidence],
     transcript: [...state.transcript, { kind: 'observation', turn: call.turn, evidenceId: evidence.id }],
-    seen: remember(state.seen, callSignature(call.tool, call.args), { factsVersion, status: evidence.status }),
+    seen: remember(state.seen, callSignature(call.tool, call.args), {
+      factsVersion,
+      status: evidence.status,
+      ...(result.status === 'error' && result.errorClass === 'semantic' ? { refused: true } : {}),
+    }),
     executions: [
       ...state.executions,
       {

@@ -208,7 +208,7 @@ export const RunState = z.strictObject({
   effects: z.array(EffectEntry),
   approvals: z.array(ApprovalRecord),
   /** Loop-guard memory: how each distinct call went last time, keyed by its signature. */
-  seen: z.record(z.string(), z.strictObject({ factsVersion: z.number(), status: ObservationStatus })),
+  seen: z.record(z.string(), z.strictObject({ factsVersion: z.number(), status: ObservationStatus, refused: z.boolean().optional() })),
   nudges: z.number(),
   inFlight: z.array(PlannedCall),
   /** How many old records retention dropped from state (they remain in Temporal's history). */

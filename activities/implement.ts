@@ -1,0 +1,74 @@
+// The activity side of a domain, as one typed object: how each tool reaches your systems, how
+// an effect is read back by key, how the live probe checks "done", and optionally a `rules`
+// policy that can stand in for a model. `implement(domain).with<Deps>({...})` checks it against
+// the domain: a missing tool, a wrong argument type or a readback the contracts do not name is
+// a compile error.
+import type { z } from 'zod';
+import type { AnyTool, Domain } from '../workflows/contract.js';
+import type { CompiledContext } from '../workflows/controller/context.js';
+import type { ProbeVerdict } from '../workflows/controller/events.js';
+import type { ToolRefused, ToolUnavailable } from './tool-errors.js';
+
+export interface ToolContext<Deps = unknown> {
+  caseId: string;
+  /** Effects only: the key the system of record must dedupe on. */
+  idempotencyKey?: string;
+  /** What the worker was created with: your clients, connections, configuration. */
+  deps: Deps;
+  /** How long one request may take before it counts as a timeout. */
+  timeoutMs: number;
+  /** Aborted when the activity is cancelled or its worker shuts down. */
+  signal?: AbortSignal;
+}
+
+export interface Readback {
+  applied: boolean;
+  /** The effect as the system of record stored it, in the effect tool's output shape. */
+  output?: unknown;
+}
+
+export type ProbeAnswer = Omit<ProbeVerdict, 'checkedAt'>;
+
+type ToolsOf<D> = D extends Domain<infer T, z.ZodType> ? T[number] : never;
+type ReadbacksOf<D> = ToolsOf<D> extends infer C ? (C extends { readback?: infer R } ? (R extends string ? R : never) : never) : never;
+
+/** One function per tool, keyed by tool name, typed by its contract. */
+export type ToolImplementations<D, Deps> = {
+  [K in ToolsOf<D> as K['name']]: (args: z.infer<K['input']>, ctx: ToolContext<Deps>) => Promise<z.input<K['output']>>;
+};
+
+export type ReadbackImplementations<D, Deps> = { [R in ReadbacksOf<D>]: (key: string, ctx: ToolContext<Deps>) => Promise<Readback> };
+
+export interface DomainImplementation<D extends Domain = Domain, Deps = unknown> {
+  domain: D;
+  tools: ToolImplementations<D, Deps>;
+  readbacks: ReadbackImplementations<D, Deps>;
+  /** Model-independent: does the world now show what the claim says? Throwing means "could not tell". */
+  probe(claim: z.infer<D['claim']>, ctx: ToolContext<Deps>): Promise<ProbeAnswer>;
+  /** A deterministic policy usable as the `rules` model (tests, demos, a safe fallback). */
+  policy?(context: CompiledContext): unknown;
+  /** Turns your own errors into "definitely refused" or "unavailable"; anything else counts as unavailable. */
+  classify?(err: unknown): ToolRefused | ToolUnavailable | undefined;
+}
+
+/** `implement(domain).with<Deps>({ tools, readbacks, probe })`: the Deps are yours to name. */
+export function implement<const D extends Domain<readonly AnyTool[], z.ZodType>>(domain: D) {
+  return {
+    with<Deps = unknown>(impl: Omit<DomainImplementation<D, Deps>, 'domain'>): DomainImplementation<D, Deps> {
+      return { domain, ...impl };
+    },
+  };
+}
+
+/** Erased for the registry the activities keep: one entry per domain name. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyImplementation = DomainImplementation<any, any>;
+
+export function registry(implementations: readonly AnyImplementation[]): Map<string, AnyImplementation> {
+  const byName = new Map<string, AnyImplementation>();
+  for (const impl of implementations) {
+    if (byName.has(impl.domain.name)) throw new Error(`two implementations of domain ${impl.domain.name}`);
+    byName.set(impl.domain.name, impl);
+  }
+  return byName;
+}
