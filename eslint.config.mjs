@@ -7,9 +7,14 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.temporal/', '.world/', 'bench/results/', 'coverage/'] },
+  { ignores: ['node_modules/', '.temporal/', '.world/', 'bench/results/', 'coverage/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    // The outside project's plain-JavaScript files (test/package/outside/) run on Node.
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', console: 'readonly' } },
+  },
   {
     files: ['**/*.ts'],
     languageOptions: {

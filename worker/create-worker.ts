@@ -5,11 +5,14 @@
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { nativeSyntax } from './bundle.js';
+import { connectConfig, TASK_QUEUE } from './connection.js';
 
 export interface AgentWorkerOptions extends ActivityDeps {
-  connection: NativeConnection;
-  namespace: string;
-  taskQueue: string;
+  /** Default: connect as the environment says (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, a profile...). */
+  connection?: NativeConnection;
+  namespace?: string;
+  /** Default: AGENT_TASK_QUEUE, else `agent-runs`. */
+  taskQueue?: string;
   /** Your workflows module: bundled here (takes seconds). */
   workflowsPath?: string;
   /** A prebuilt bundle (tests, crash harness, production images) instead of workflowsPath. */
@@ -21,10 +24,11 @@ export interface AgentWorkerOptions extends ActivityDeps {
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const { connection, namespace, taskQueue, workflowsPath, workflowBundle, maxConcurrentActivityTaskExecutions, stickyTimeoutMs, ...deps } = options;
   if (!workflowBundle && !workflowsPath) throw new Error('createAgentWorker needs workflowsPath (your workflows module) or a workflowBundle');
+  const fromEnv = connection ? undefined : connectConfig();
   return Worker.create({
-    connection,
-    namespace,
-    taskQueue,
+    connection: connection ?? (await NativeConnection.connect(fromEnv?.connectionOptions)),
+    namespace: namespace ?? fromEnv?.namespace ?? 'default',
+    taskQueue: taskQueue ?? TASK_QUEUE,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath, bundlerOptions: { webpackConfigHook: nativeSyntax } }),
     activities: createActivities(deps),
     maxConcurrentActivityTaskExecutions: maxConcurrentActivityTaskExecutions ?? 100,

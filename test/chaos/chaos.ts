@@ -15,7 +15,7 @@ import { startWorld } from '../../domains/world/process.js';
 import { stderrLog } from '../../temporal-dev/log.js';
 import { useTemporal } from '../../temporal-dev/target.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
-import { startWorkerProcess, type WorkerProcess } from '../../worker/child.js';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
 import { agentWorkflow } from '../../domains/workflows.js';
 import { approveUpdate, stateQuery, type RunResult } from '../../workflows/messages.js';
 

@@ -8,7 +8,7 @@ import { Client, Connection } from '@temporalio/client';
 import { WorldClient } from '../../domains/world/client.js';
 import { freePort, startDevServer, type DevServer } from '../../temporal-dev/dev-server.js';
 import { quietLog } from '../../temporal-dev/log.js';
-import type { WorkerProcess } from '../../worker/child.js';
+import type { WorkerProcess } from '../helpers/worker-process.js';
 import { agentWorkflow } from '../../domains/workflows.js';
 import { uniqueCase } from '../helpers/agent.js';
 import { spawnWorker } from '../helpers/crash.js';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, inject } from 'vitest';
-import { startWorkerProcess, type WorkerProcess } from '../../worker/child.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 const spawned = new Set<WorkerProcess>();
 /** The examples' worker process: the example domains against the simulated world. */

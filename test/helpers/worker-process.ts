@@ -1,7 +1,7 @@
-// The worker as a child process, for crash tests and the chaos run: a real OS process with its
+// The example worker as a child process, for crash tests and the chaos run: a real OS process with its
 // own pid that a test can SIGKILL at an exact moment and replace with a fresh one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { projectRoot } from '../temporal-dev/paths.js';
+import { projectRoot } from '../../temporal-dev/paths.js';
 
 
 export interface WorkerProcessOptions {

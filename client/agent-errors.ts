@@ -1,0 +1,116 @@
+// The errors AgentClient throws, one class per thing that can go wrong with a request about a
+// run, so a program can tell "no such run" from "no worker answered" from "the run refused"
+// without reading messages. Each message is the one line the CLI prints. Kept free of heavy
+// imports: the CLI maps these to exit codes without loading Temporal's client.
+import { CliError, UsageError } from './usage.js';
+
+/**
+ * A request that is wrong in itself (a bad filter, a note without an author, ...), refused
+ * before anything reaches the server. The CLI exits 2 on it, as for a usage error.
+ */
+export class InvalidRequestError extends UsageError {
+  override name = 'InvalidRequestError';
+}
+
+/** A run input the engine would refuse: bad shape, unknown domain, or a case id the domain does not accept. */
+export class InvalidRunInputError extends InvalidRequestError {
+  override name = 'InvalidRunInputError';
+}
+
+/** Base of the errors about a run that exists (or should): the CLI exits 1 on these. */
+export class AgentClientError extends CliError {
+  override name = 'AgentClientError';
+  constructor(
+    readonly runId: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** No run with this id on the server. */
+export class RunNotFoundError extends AgentClientError {
+  override name = 'RunNotFoundError';
+  constructor(runId: string) {
+    super(runId, `run ${runId} not found`);
+  }
+}
+
+/** The run has ended: there is nothing left to decide, note or cancel. */
+export class RunEndedError extends AgentClientError {
+  override name = 'RunEndedError';
+  constructor(runId: string, message = `run ${runId} has already ended`) {
+    super(runId, message);
+  }
+}
+
+/**
+ * The run did not answer a query or an update in time: most likely no worker polls its task
+ * queue. An update may still be delivered when a worker comes back.
+ */
+export class WorkerTimeoutError extends AgentClientError {
+  override name = 'WorkerTimeoutError';
+  constructor(
+    runId: string,
+    /** What went unanswered: `state query`, `approve`, `note`, ... */
+    readonly what: string,
+    readonly timeoutMs: number,
+    message: string,
+  ) {
+    super(runId, message);
+  }
+}
+
+/** The request named is not the one the run is waiting on (or the run waits on none). */
+export class RequestNotPendingError extends AgentClientError {
+  override name = 'RequestNotPendingError';
+  constructor(
+    runId: string,
+    readonly requestId: string,
+    message: string,
+  ) {
+    super(runId, message);
+  }
+}
+
+/** The run's validator refused the request: its reason (`bob may not decide ...`) is the message. */
+export class RequestRejectedError extends AgentClientError {
+  override name = 'RequestRejectedError';
+  constructor(
+    runId: string,
+    readonly request: 'approve' | 'deny' | 'note',
+    readonly reason: string,
+  ) {
+    super(runId, `${request} rejected: ${reason}`);
+  }
+}
+
+/**
+ * A start found the case's run already there with other settings. The run was not changed;
+ * `differences` says, one phrase per setting, what it has and what this start asked for.
+ */
+export class RunSettingsConflictError extends AgentClientError {
+  override name = 'RunSettingsConflictError';
+  constructor(
+    runId: string,
+    readonly domain: string,
+    readonly caseId: string,
+    readonly differences: readonly string[],
+    /** False when the run has already ended. */
+    readonly running: boolean,
+  ) {
+    super(runId, `a run for ${domain} ${caseId} ${running ? 'already exists' : 'already ran'} with different settings (${differences.join('; ')}); it was not changed`);
+  }
+}
+
+/** The run closed (terminated, failed, timed out) without writing a terminal record. */
+export class RunClosedWithoutTerminalError extends AgentClientError {
+  override name = 'RunClosedWithoutTerminalError';
+  constructor(
+    runId: string,
+    /** Temporal's execution status, e.g. TERMINATED. */
+    readonly status: string,
+  ) {
+    super(runId, `run ${runId} closed (${status.toLowerCase()}) without a terminal record`);
+  }
+}
