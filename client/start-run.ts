@@ -1,18 +1,19 @@
 // Starting a run is idempotent per case: the workflow id is `${domain}-${caseId}`, a second
 // start while the run is open attaches to it (USE_EXISTING), and a start after it has closed
 // reports the closed run instead of starting the case over (REJECT_DUPLICATE): a case whose
-// run may have moved money is never silently run twice.
+// run may have moved money is never silently run twice. AgentClient.start builds on this and
+// adds the settings check on attach (settingsDiff, below).
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Domain } from '../workflows/contract.js';
-import type { AgentWorkflow } from '../workflows/agent.js';
+import { AGENT_WORKFLOW_TYPE, type AgentWorkflow } from '../workflows/agent.js';
 import { approverScope, RunInput } from '../workflows/run-input.js';
+import { caseKey, domainKey } from '../workflows/search-attributes.js';
 import { canonical } from '../workflows/trust/statement.js';
+import { InvalidRunInputError } from './agent-errors.js';
 import { formatZodError } from './errors.js';
 import { compact } from './format.js';
 
-export class InvalidRunInputError extends Error {
-  override name = 'InvalidRunInputError';
-}
+export { InvalidRunInputError } from './agent-errors.js';
 
 export interface StartedRun {
   /** The run id operators use everywhere: the workflow id. */
@@ -24,6 +25,13 @@ export interface StartedRun {
   /** False when the case's run has already closed. */
   running: boolean;
   handle: WorkflowHandle<AgentWorkflow>;
+  /**
+   * Set by AgentClient.start when it attached: `same` when the run's settings are the ones this
+   * start asked for, `unknown` when they could not be compared (`settingsNotCompared` says why;
+   * the run's settings stand as they were). Settings that differ are an error, not a value here.
+   */
+  settings?: 'same' | 'unknown';
+  settingsNotCompared?: string;
 }
 
 export function runIdFor(input: Pick<RunInput, 'domain' | 'caseId'>): string {
@@ -31,10 +39,11 @@ export function runIdFor(input: Pick<RunInput, 'domain' | 'caseId'>): string {
 }
 
 /**
- * Starts the run for a case or attaches to it. With `domains`, an unknown domain or a case id
- * the domain does not accept is refused here, before a run exists.
+ * The run input as the engine will read it, or InvalidRunInputError. With `domains`, an unknown
+ * domain or a case id the domain does not accept is refused too. Needs no server: call it to
+ * refuse a bad start before connecting.
  */
-export async function startRun(client: Client, input: RunInput, taskQueue: string, domains?: readonly Domain[]): Promise<StartedRun> {
+export function checkRunInput(input: RunInput, domains?: readonly Domain[]): RunInput {
   const parsed = RunInput.safeParse(input);
   if (!parsed.success) throw new InvalidRunInputError(`invalid run input: ${formatZodError(parsed.error)}`);
   const run = parsed.data;
@@ -44,6 +53,15 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
     const caseId = domain.caseId?.safeParse(run.caseId);
     if (caseId && !caseId.success) throw new InvalidRunInputError(`${run.caseId} is not a ${domain.name} case id: ${formatZodError(caseId.error)}`);
   }
+  return run;
+}
+
+/**
+ * Starts the run for a case or attaches to it. With `domains`, an unknown domain or a case id
+ * the domain does not accept is refused here, before a run exists.
+ */
+export async function startRun(client: Client, input: RunInput, taskQueue: string, domains?: readonly Domain[]): Promise<StartedRun> {
+  const run = checkRunInput(input, domains);
   const workflowId = runIdFor(run);
 
   // The start response does not say whether it attached, so look first. Two starts racing
@@ -51,10 +69,15 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
   const before = await describeOrUndefined(client, workflowId);
   try {
     // By name: the client need not load the workflow code to start it.
-    const handle = await client.workflow.start<AgentWorkflow>('agentWorkflow', {
+    const handle = await client.workflow.start<AgentWorkflow>(AGENT_WORKFLOW_TYPE, {
       taskQueue,
       workflowId,
       args: [{ run }],
+      // Findable by domain and case from the start, before (or without) a worker's first task.
+      typedSearchAttributes: [
+        { key: domainKey, value: run.domain },
+        { key: caseKey, value: run.caseId },
+      ],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });

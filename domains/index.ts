@@ -1,5 +1,5 @@
 // Every domain the engine knows, by name. Workflow-safe.
-import type { Domain } from '../workflows/contract.js';
+import type { Domain } from '../workflows/public.js';
 import { incidents } from './incidents/domain.js';
 import { payments } from './payments/domain.js';
 import { synthetic } from './synthetic/domain.js';

@@ -1,7 +1,7 @@
 // Small readers over the compiled context, shared by the domains' rules policies. They only
 // look at typed facts and statuses, never at quoted tool text: the rules model is as immune
 // to injected instructions as the controller.
-import type { CompiledContext, ContextEvidence } from '../workflows/controller/context.js';
+import type { CompiledContext, ContextEvidence } from '../workflows/public.js';
 
 export interface KnownFact {
   value: unknown;

@@ -2,7 +2,7 @@
 // simulated systems of record at WORLD_URL; everything else comes from the environment (see
 // worker/run-worker.ts).
 import { fileURLToPath } from 'node:url';
-import { runWorkerProcess } from '../worker/run-worker.js';
+import { runWorkerProcess } from '../worker/public.js';
 import { implementations } from './implementations.js';
 import { WorldClient } from './world/client.js';
 

@@ -2,7 +2,7 @@
 // metrics, logs and deploys; the effects are restart and revert; "resolved" is decided by an
 // end-to-end verify probe, never by the model. Workflow-safe.
 import { z } from 'zod';
-import { defineDomain, defineTool, type EvidenceView } from '../../workflows/contract.js';
+import { defineDomain, defineTool, type EvidenceView } from '../../workflows/public.js';
 
 export const Service = z.enum(['api', 'db', 'cache']);
 const Iso = z.iso.datetime({ offset: true });

@@ -1,6 +1,6 @@
 // The incidents `rules` model: look at every service at once, dig into the unhealthy one,
 // restart on memory exhaustion or revert a bad deploy, re-check, and only then claim done.
-import type { CompiledContext } from '../../workflows/controller/context.js';
+import type { CompiledContext } from '../../workflows/public.js';
 import { call, escalate, finish, knownFacts, lastControl } from '../policy-helpers.js';
 
 const services = ['api', 'db', 'cache'] as const;

@@ -1,6 +1,6 @@
 // Incident tools against the simulated platform. The verify probe is an end-to-end check of
 // every service, independent of anything the model said.
-import { implement, type ToolContext } from '../../activities/implement.js';
+import { implement, type ToolContext } from '../../worker/public.js';
 import { classifyWorldError } from '../world/classify.js';
 import type { WorldDeps } from '../world/deps.js';
 import { incidents } from './domain.js';

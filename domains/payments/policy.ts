@@ -1,7 +1,7 @@
 // The payments `rules` model: cheap replica first; anything short of a fresh authoritative
 // answer sends it to the ledger and processor (in parallel); it claims only what the ledger
 // says, reissues only a FAILED transfer, and escalates when the authority cannot be read.
-import type { CompiledContext } from '../../workflows/controller/context.js';
+import type { CompiledContext } from '../../workflows/public.js';
 import { call, escalate, evidenceOf, finish, knownFacts, lastControl } from '../policy-helpers.js';
 
 export function paymentsPolicy(context: CompiledContext): unknown {

@@ -1,6 +1,6 @@
 // Payments tools against the simulated systems of record. Sensitive fields of the reissue
 // (destination, amount) are never sent: the processor takes them from the stored transfer.
-import { implement, type ToolContext } from '../../activities/implement.js';
+import { implement, type ToolContext } from '../../worker/public.js';
 import { classifyWorldError } from '../world/classify.js';
 import type { WorldDeps } from '../world/deps.js';
 import { payments } from './domain.js';

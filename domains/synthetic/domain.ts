@@ -2,7 +2,7 @@
 // the controller and Temporal do their full work per turn (reads that always bring a new
 // fact, effects with keys and readbacks, an effect behind an approval) at zero tool latency.
 import { z } from 'zod';
-import { defineDomain, defineTool } from '../../workflows/contract.js';
+import { defineDomain, defineTool } from '../../workflows/public.js';
 
 const Iso = z.iso.datetime({ offset: true });
 const Counter = z.strictObject({ n: z.number().int().min(0), lane: z.number().int().min(0).max(8).default(0), pad: z.number().int().min(0).max(200_000).default(0) });

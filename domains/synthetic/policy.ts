@@ -1,7 +1,7 @@
 // The synthetic `rules` model: a fixed rhythm of turns so long runs exercise every path.
 // Every 10th turn is an effect, every 3rd a pair of parallel reads, the rest single reads; on
 // the last turn the budget allows, it finishes.
-import type { CompiledContext } from '../../workflows/controller/context.js';
+import type { CompiledContext } from '../../workflows/public.js';
 import { call, finish } from '../policy-helpers.js';
 
 export function syntheticPolicy(context: CompiledContext): unknown {

@@ -1,5 +1,5 @@
 // The synthetic domain's no-op tools: in memory, no I/O, so benchmarks measure the engine.
-import { implement, type ToolContext } from '../../activities/implement.js';
+import { implement, type ToolContext } from '../../worker/public.js';
 import { synthetic } from './domain.js';
 import { syntheticPolicy } from './policy.js';
 

@@ -1,7 +1,7 @@
 // How the simulated systems' errors read to the engine: a 4xx is a definite "no" (nothing
 // happened), a 5xx, 429, timeout or broken connection is "unavailable" (for an effect: maybe
 // happened, so it is read back). A real service's implementation writes the same few lines.
-import { ToolRefused, ToolUnavailable } from '../../activities/tool-errors.js';
+import { ToolRefused, ToolUnavailable } from '../../worker/public.js';
 import { WorldConnectionError, WorldHttpError, WorldTimeoutError } from './client.js';
 
 export function classifyWorldError(err: unknown): ToolRefused | ToolUnavailable | undefined {
