@@ -19,7 +19,7 @@ import type { Domain } from './contract.js';
 import type { Command } from './controller/commands.js';
 import { ProbeVerdict, ReadbackResult, ToolResult, type RunEvent } from './controller/events.js';
 import { commandFor, initialState, next, type Step } from './controller/next.js';
-import { RunState, type PlannedCall } from './controller/state.js';
+import { loadState, type PlannedCall, type RunState } from './controller/state.js';
 import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, RunInput } from './run-input.js';
@@ -76,8 +76,9 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   // Runs started after the trust boundary existed are guarded by it; recorded histories of
   // older runs replay as they ran (a marker in the history tells which is which).
   const guarded = patched('trust-boundary-v1');
-  const carried = input.carried === undefined ? undefined : RunState.safeParse(input.carried);
-  if (carried && !carried.success) throw ApplicationFailure.nonRetryable(`carried run state is invalid: ${carried.error.message}`, 'InvalidRunInput');
+  const loaded = input.carried === undefined ? undefined : loadState(input.carried);
+  if (loaded && !loaded.ok) throw ApplicationFailure.nonRetryable(`carried run state is invalid: ${loaded.problem}`, 'InvalidRunInput');
+  const carried = loaded?.ok ? { data: loaded.state } : undefined;
   if (carried && guarded) refuseForeignState(carried.data);
   const queue: RunEvent[] = [];
   let step: Step = carried

@@ -1,19 +1,12 @@
-// approve / deny: the operator names the request they mean; the CLI checks it is the one
+// approve / deny: the operator names the request they mean; AgentClient checks it is the one
 // pending and signs, with the operator's own key, a statement bound to this run, this request
 // and the digest of the exact call it was shown, so a decision can never land on different
 // arguments. Whether the signer may decide (directory, roles, quorum, starter) is the
 // workflow's validator's judgement, not the CLI's.
-import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { approveUpdate, denyUpdate, type RunView } from '../../workflows/messages.js';
-import { CliError, describeError, UsageError } from '../errors.js';
 import { compact } from '../format.js';
-import { fetchView, runHandle, withWorkerDeadline } from '../runs.js';
-import { readKeyFile, signDecision } from '../sign.js';
+import { readKeyFile } from '../sign.js';
+import { UsageError } from '../usage.js';
 import type { CommandRun } from './types.js';
-
-/** How long to wait for a just-raised request's approver directory before sending anyway. */
-const DIRECTORY_WAIT_MS = 5_000;
 
 function decisionCommand(kind: 'approve' | 'deny'): CommandRun {
   return async (ctx, args, flags) => {
@@ -27,62 +20,16 @@ function decisionCommand(kind: 'approve' | 'deny'): CommandRun {
     // The key is read before anything connects: a bad key file fails here, on this machine.
     const key = readKeyFile(keyPath);
 
-    const client = await ctx.client();
-    const awaiting = await pendingRequest(await fetchView(client, runId), runId, requestId, kind, () => fetchView(client, runId));
-    const signed = signDecision(key, runId, awaiting, kind, comment, validFor !== undefined ? { validForMs: validFor * 1_000 } : {});
-    let ack;
-    try {
-      ack = await withWorkerDeadline(client, runId, kind, () =>
-        runHandle(client, runId).executeUpdate(kind === 'approve' ? approveUpdate : denyUpdate, { args: [signed] }),
-      );
-    } catch (err) {
-      // The validator's words are the useful part: `bob may not decide ...`, `already decided`.
-      if (err instanceof WorkflowUpdateFailedError) throw new CliError(`${kind} rejected: ${describeError(err).replace(/^rejected: /, '')}`);
-      throw err;
-    }
+    const agent = await ctx.agent();
+    const options = { comment, ...(validFor !== undefined ? { validForMs: validFor * 1_000 } : {}) };
+    const result = kind === 'approve' ? await agent.approve(runId, requestId, key, options) : await agent.deny(runId, requestId, key, options);
     if (ctx.json) {
-      ctx.out(
-        JSON.stringify({
-          runId,
-          ...ack,
-          tool: awaiting.tool,
-          args: awaiting.args,
-          ...(awaiting.subject ? { subject: awaiting.subject } : {}),
-          by: key.id,
-          digest: awaiting.digest,
-          expiresAt: signed.statement.expiresAt,
-        }),
-      );
+      ctx.out(JSON.stringify(result));
       return;
     }
-    const about = awaiting.subject ? ` on ${awaiting.subject}` : '';
-    ctx.out(`${ack.decision} ${awaiting.tool} ${compact(awaiting.args)}${about} as ${key.id} (request ${ack.requestId}): ${ack.outcome}`);
+    const about = result.subject ? ` on ${result.subject}` : '';
+    ctx.out(`${result.decision} ${result.tool} ${compact(result.args)}${about} as ${result.by} (request ${result.requestId}): ${result.outcome}`);
   };
-}
-
-/** The request to decide, once it is the pending one and (if just raised) its directory has loaded. */
-async function pendingRequest(
-  first: RunView,
-  runId: string,
-  requestId: string,
-  kind: 'approve' | 'deny',
-  refetch: () => Promise<RunView>,
-): Promise<NonNullable<RunView['awaiting']>> {
-  let view = first;
-  const giveUpAt = Date.now() + DIRECTORY_WAIT_MS;
-  for (;;) {
-    const st = view.state;
-    if (st.terminal) throw new CliError(`run ${runId} has already ended (${st.terminal.class}/${st.terminal.reason}); nothing to ${kind}`);
-    const awaiting = view.awaiting;
-    if (!awaiting) throw new CliError(`run ${runId} has no pending approval (phase ${st.phase})`);
-    if (awaiting.requestId !== requestId) throw new CliError(`request ${requestId} is not pending on run ${runId} (the pending request is ${awaiting.requestId})`);
-    if (!awaiting.signed) throw new CliError(`run ${runId} predates signed approvals; its request ${requestId} cannot be decided with a key (cancel the run instead)`);
-    // Until the worker's directory is loaded nobody is eligible and the run would refuse any
-    // decision as "still loading": a request raised a moment ago gets a few seconds.
-    if (awaiting.eligible.length > 0 || Date.now() >= giveUpAt) return awaiting;
-    await sleep(200);
-    view = await refetch();
-  }
 }
 
 export const approve = decisionCommand('approve');

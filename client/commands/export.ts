@@ -1,9 +1,8 @@
-import { toRunExport } from '../export-schema.js';
-import { fetchView } from '../runs.js';
+// export: the run record as JSON in the published RunExport schema (client/export-schema.ts),
+// validated before it is printed, so what leaves here always matches the schema.
 import type { CommandRun } from './types.js';
 
 export const exportRun: CommandRun = async (ctx, args) => {
-  const view = await fetchView(await ctx.client(), args.run ?? '');
-  // Validated before printing: what leaves here always matches the published schema.
-  ctx.out(JSON.stringify(toRunExport(view), null, 2));
+  const record = await (await ctx.agent()).export(args.run ?? '');
+  ctx.out(JSON.stringify(record, null, 2));
 };

@@ -1,17 +1,12 @@
 // Replays a run's history against the current workflow code: the check to run before
 // deploying a change to the workflow or the controller.
-import { isGrpcServiceError } from '@temporalio/client';
-import { CliError } from '../errors.js';
-import { runHandle } from '../runs.js';
+// The history comes through AgentClient (an unknown run is RunNotFoundError).
+import { CliError } from '../usage.js';
 import type { CommandRun } from './types.js';
 
 export const replay: CommandRun = async (ctx, args, flags) => {
   const runId = args.run ?? '';
-  const history = await runHandle(await ctx.client(), runId)
-    .fetchHistory()
-    .catch((err: unknown) => {
-      throw isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND ? new CliError(`run ${runId} not found`) : err;
-    });
+  const history = await (await ctx.agent()).history(runId);
   const events = history.events?.length ?? 0;
   // Loaded here only: the worker package is heavy and no other command needs it.
   const { DefaultLogger, Runtime, Worker } = await import('@temporalio/worker');
@@ -34,8 +29,6 @@ export const replay: CommandRun = async (ctx, args, flags) => {
   if (ctx.json) ctx.out(JSON.stringify({ runId, ok: true, events }));
   else ctx.out(`replay ok: ${runId} (${events} events) matches ${prebuilt ?? 'the current workflow code'}`);
 };
-
-const GRPC_NOT_FOUND = 5;
 
 /**
  * The reason, without the wrapping: core reports the workflow task's failure as a debug dump

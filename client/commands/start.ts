@@ -1,13 +1,13 @@
 // start: the run for a case, started once. A second start attaches to the run that exists only
-// if it asked for the same settings; otherwise it fails and says what differs, so an operator
-// never believes a run has settings (say, its approvers) that it does not have.
-import { TASK_QUEUE } from '../../worker/connection.js';
+// if it asked for the same settings; otherwise AgentClient.start fails with
+// RunSettingsConflictError and says what differs, so an operator never believes a run has
+// settings (say, its approvers) that it does not have. The domain and case id are checked
+// before anything connects: a bad case id is a usage error (exit 2) and no run exists.
 import { Approver } from '../../workflows/trust/directory.js';
 import type { ModelConfig, RunInput } from '../../workflows/run-input.js';
-import { CliError, UsageError } from '../errors.js';
-import { fetchView } from '../runs.js';
 import { readKeyFile, signStart } from '../sign.js';
-import { runIdFor, settingsDiff, startRun } from '../start-run.js';
+import { checkRunInput, runIdFor } from '../start-run.js';
+import { UsageError } from '../usage.js';
 import type { CommandRun } from './types.js';
 
 export const start: CommandRun = async (ctx, args, flags) => {
@@ -30,29 +30,9 @@ export const start: CommandRun = async (ctx, args, flags) => {
     ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
     ...(starter ? { start: signStart(starter, runIdFor({ domain, caseId })) } : {}),
   };
-  const client = await ctx.client();
-  const started = await startRun(client, input, TASK_QUEUE, ctx.domains);
-
-  // Attached: the run that exists keeps its settings, so they must be the ones asked for.
-  let settings: 'same' | 'unknown' | undefined;
-  let unknownWhy = '';
-  if (started.attached) {
-    const existing = await fetchView(client, started.runId).then(
-      (view) => view.input ?? new Error('the run does not report its settings (it was started before runs did)'),
-      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-    );
-    if (existing instanceof Error) {
-      settings = 'unknown';
-      unknownWhy = existing.message;
-    } else {
-      const diffs = settingsDiff(existing, input);
-      if (diffs.length) {
-        const what = started.running ? 'already exists' : 'already ran';
-        throw new CliError(`a run for ${domain} ${caseId} ${what} with different settings (${diffs.join('; ')}); it was not changed`);
-      }
-      settings = 'same';
-    }
-  }
+  checkRunInput(input, ctx.domains);
+  const agent = await ctx.agent();
+  const started = await agent.start(input);
 
   if (ctx.json) {
     ctx.out(
@@ -61,17 +41,20 @@ export const start: CommandRun = async (ctx, args, flags) => {
         executionRunId: started.executionRunId,
         attached: started.attached,
         running: started.running,
-        taskQueue: TASK_QUEUE,
+        taskQueue: agent.taskQueue,
         ...(starter ? { startedBy: starter.id } : {}),
-        ...(settings ? { settings } : {}),
-        ...(unknownWhy ? { settingsNotCompared: unknownWhy } : {}),
+        ...(started.settings ? { settings: started.settings } : {}),
+        ...(started.settingsNotCompared ? { settingsNotCompared: started.settingsNotCompared } : {}),
       }),
     );
   } else if (!started.attached) {
-    ctx.out(`started run ${started.runId} (task queue ${TASK_QUEUE})${starter ? `, start signed by ${starter.id}` : ''}`);
+    ctx.out(`started run ${started.runId} (task queue ${agent.taskQueue})${starter ? `, start signed by ${starter.id}` : ''}`);
   } else {
     const state = started.running ? 'running' : 'already ended';
-    const same = settings === 'same' ? ' with the same settings' : `; its settings could not be compared with this start's (${unknownWhy}), and they stand as they were`;
+    const same =
+      started.settings === 'same'
+        ? ' with the same settings'
+        : `; its settings could not be compared with this start's (${started.settingsNotCompared ?? 'unknown reason'}), and they stand as they were`;
     ctx.out(`attached to existing run ${started.runId} (${state})${same}`);
   }
 };

@@ -1,6 +1,6 @@
-// What every command gets: its parsed arguments and flags, a lazily connected client (usage
+// What every command gets: its parsed arguments and flags, a lazily connected AgentClient (usage
 // errors are reported before anything connects) and the output mode.
-import type { Client } from '@temporalio/client';
+import type { AgentClient } from '../agent-client.js';
 import { UsageError } from '../usage.js';
 import type { Domain } from '../../workflows/contract.js';
 
@@ -18,7 +18,8 @@ export interface CommandContext {
   domains?: readonly Domain[] | undefined;
   /** The workflows module `replay` bundles. */
   workflowsPath?: string | undefined;
-  client(): Promise<Client>;
+  /** The AgentClient every command that talks to a run goes through; connects on first call. */
+  agent(): Promise<AgentClient>;
   /** One line to stdout. */
   out(line: string): void;
   env: NodeJS.ProcessEnv;

@@ -5,7 +5,11 @@ import { Authority, Budgets, ContextStrategy } from '../contract.js';
 import { Approver } from '../trust/directory.js';
 import { SignedDecision, SignedStart } from '../trust/statement.js';
 
-export const STATE_VERSION = 1;
+/**
+ * 2: the trust boundary's fields (subjects, signed approvals, pending dispatch...). Version 1
+ * states (carried by runs that rolled over before it) are migrated by loadState, never refused.
+ */
+export const STATE_VERSION = 2;
 
 const FactValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 
@@ -234,3 +238,15 @@ export const RunState = z.strictObject({
   terminal: Terminal.optional(),
 });
 export type RunState = z.infer<typeof RunState>;
+
+/**
+ * Reads state carried across continue-as-new, whatever version wrote it. Version 1 has no
+ * field version 2 lacks (every new one is optional), so its migration is the version number.
+ */
+export function loadState(raw: unknown): { ok: true; state: RunState } | { ok: false; problem: string } {
+  const version = raw && typeof raw === 'object' ? (raw as { version?: unknown }).version : undefined;
+  const migrated = version === 1 ? { ...(raw as object), version: STATE_VERSION } : raw;
+  if (version !== 1 && version !== STATE_VERSION) return { ok: false, problem: `state version ${String(version)} is not one this engine reads (1 or ${STATE_VERSION})` };
+  const parsed = RunState.safeParse(migrated);
+  return parsed.success ? { ok: true, state: parsed.data } : { ok: false, problem: parsed.error.message.slice(0, 500) };
+}
