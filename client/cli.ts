@@ -1,13 +1,14 @@
 // The operator command line, as a function your own entry calls with your domains:
 // `await runCli({ domains, workflowsPath })` (the examples' entry is domains/cli.ts).
+// Every command that talks to a run goes through AgentClient (client/agent-client.ts); this file
+// only parses, dispatches and turns errors into exit codes.
 // Parsing is strict: an unknown command, flag or missing argument is a usage error (exit 2);
 // anything the run or the server refuses is exit 1. Either way exactly one line
 // `error: <message>` goes to stderr, never a stack trace.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Client } from '@temporalio/client';
+import type { AgentClient } from './agent-client.js';
 import { commands } from './commands/index.js';
 import { Flags, type CommandContext, type CommandSpec, type OptionSpec } from './commands/types.js';
-import type { Connected } from './connect.js';
 import { oneLine, UsageError } from './usage.js';
 import type { Domain } from '../workflows/contract.js';
 
@@ -78,7 +79,7 @@ export interface CliConfig {
   workflowsPath?: string;
 }
 
-async function main(argv: string[], connected: { current?: Connected }, config: CliConfig): Promise<number> {
+async function main(argv: string[], connected: { current?: AgentClient }, config: CliConfig): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined) throw new UsageError('missing command (try agent --help)');
   if (name === '--help' || name === '-h' || name === 'help') {
@@ -96,25 +97,29 @@ async function main(argv: string[], connected: { current?: Connected }, config: 
     process.stdout.write(`${helpFor(spec)}\n`);
     return 0;
   }
-  let client: Promise<Client> | undefined;
+  let agent: Promise<AgentClient> | undefined;
   const ctx: CommandContext = {
     json,
     env: process.env,
     domains: config.domains,
     workflowsPath: config.workflowsPath,
     out: (line) => void process.stdout.write(`${line}\n`),
-    client: () =>
-      (client ??= import('./connect.js').then(({ connect }) => connect()).then((c) => {
-        connected.current = c;
-        return c.client;
-      })),
+    // Loaded and connected only by a command that needs it: usage errors answer at once.
+    agent: () =>
+      (agent ??= import('./agent-client.js')
+        .then(({ AgentClient }) => AgentClient.connect(config.domains ? { domains: config.domains } : {}))
+        .then((a) => {
+          connected.current = a;
+          return a;
+        })),
   };
   const run = await spec.load();
   return (await run(ctx, args, flags)) ?? 0;
 }
 
 function exitCodeFor(err: unknown): number {
-  return err instanceof UsageError || (err instanceof Error && err.name === 'InvalidRunInputError') ? 2 : 1;
+  // InvalidRequestError and InvalidRunInputError (agent-errors.ts) are usage errors too.
+  return err instanceof UsageError ? 2 : 1;
 }
 
 /** The one line for an error; Temporal's error classes are loaded only when one is needed. */
@@ -145,7 +150,7 @@ export async function runCli(config: CliConfig = {}): Promise<never> {
   });
   process.on('unhandledRejection', fail);
 
-  const connected: { current?: Connected } = {};
+  const connected: { current?: AgentClient } = {};
   let code: number;
   try {
     code = await main(process.argv.slice(2), connected, config);

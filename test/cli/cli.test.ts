@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { replayFailure } from '../../client/commands/replay.js';
-import { WatchCursor } from '../../client/commands/watch.js';
+import { WatchCursor } from '../../client/watch-cursor.js';
 import { RunExport } from '../../client/export-schema.js';
 import { readKeyFile, signNote, writeKeyFile, type KeyFile } from '../../client/sign.js';
 import { settingsDiff } from '../../client/start-run.js';
