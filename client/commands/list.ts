@@ -20,7 +20,8 @@ function filterFrom(flags: Flags): ListFilter {
 }
 
 export const list: CommandRun = async (ctx, _args, flags) => {
-  const rows = await (await ctx.agent()).list(filterFrom(flags));
+  const filter = filterFrom(flags);
+  const rows = await (await ctx.agent()).list(filter);
   if (ctx.json) {
     ctx.out(JSON.stringify(rows));
     return;
