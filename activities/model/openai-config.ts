@@ -16,6 +16,7 @@ export function openAiAdapterFromEnv(env: Record<string, string | undefined> = p
       model: env.OPENAI_MODEL?.trim() || 'gpt-4o-mini',
       timeoutMs: positiveInteger(env, 'OPENAI_TIMEOUT_MS', 60_000),
       maxTokens: positiveInteger(env, 'OPENAI_MAX_TOKENS', 1_024),
+      render: env.OPENAI_RENDER?.trim() === 'document' ? 'document' : 'chat',
     }),
   };
 }

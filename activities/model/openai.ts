@@ -13,7 +13,9 @@ import type {
 import { z } from 'zod';
 import type { Domain } from '../../workflows/contract.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
+import { chatMessages } from './chat-render.js';
 import type { ModelAdapter, ProposeInput, ProposeOutput } from './index.js';
+import { callsFromText } from './text-calls.js';
 
 export interface OpenAiAdapterConfig {
   /** Up to and including the API version, e.g. https://api.openai.com/v1 or http://127.0.0.1:8000/v1. */
@@ -23,6 +25,11 @@ export interface OpenAiAdapterConfig {
   model: string;
   timeoutMs: number;
   maxTokens: number;
+  /**
+   * `chat` (default): the run as chat turns with native tool calls and tool results.
+   * `document`: the whole run as one user message (the earlier rendering; kept for comparison).
+   */
+  render?: 'chat' | 'document';
 }
 
 export const FINISH_FUNCTION = 'finish';
@@ -47,7 +54,7 @@ export function createOpenAiAdapter(config: OpenAiAdapterConfig): ModelAdapter {
       completion = await client.chat.completions.create(
         {
           model: (input.model.adapter === 'openai' && input.model.model) || config.model,
-          messages: chatMessages(domain, input.context),
+          messages: config.render === 'document' ? documentMessages(domain, input.context) : chatMessages(systemPrompt(domain), input.context),
           tools: functions.tools,
           // Every valid reply is a function call; plain text can only be rejected.
           tool_choice: 'required',
@@ -210,7 +217,7 @@ function isObject(value: unknown): value is JsonObject {
 
 // ---------------------------------------------------------------- what the model reads
 
-function chatMessages(domain: Domain, context: CompiledContext): ChatCompletionMessageParam[] {
+function documentMessages(domain: Domain, context: CompiledContext): ChatCompletionMessageParam[] {
   return [
     { role: 'system', content: systemPrompt(domain) },
     { role: 'user', content: renderContext(context) },
@@ -270,13 +277,22 @@ function replyFrom(completion: ChatCompletion, functions: DomainFunctions): unkn
   if (!choice?.message) return invalid('the model endpoint returned no choices');
   const message = choice.message;
   const toolCalls = message.tool_calls ?? [];
+  const calls: { name: string; args: JsonObject }[] = [];
   if (toolCalls.length === 0) {
-    if (message.refusal) return invalid(`no function call: the model refused: ${clip(message.refusal)}`);
-    if (choice.finish_reason === 'length') return invalid('no function call: the reply hit the token limit');
-    return invalid(`no function call: the model replied with text: ${clip(message.content ?? '(empty)')}`);
+    // Many local servers write the call into the content instead; accept it only if it names
+    // declared functions with argument objects.
+    const written = message.content ? callsFromText(message.content, new Set(functions.byName.keys())) : undefined;
+    if (!written) {
+      if (message.refusal) return invalid(`no function call: the model refused: ${clip(message.refusal)}`);
+      if (choice.finish_reason === 'length') return invalid('no function call: the reply hit the token limit');
+      return invalid(`no function call: the model replied with text: ${clip(message.content ?? '(empty)')}`);
+    }
+    for (const call of written) {
+      const spec = functions.byName.get(call.name) as FunctionSpec;
+      calls.push({ name: call.name, args: dropAbsentNulls(call.args, spec.loose) as JsonObject });
+    }
   }
 
-  const calls: { name: string; args: JsonObject }[] = [];
   for (const call of toolCalls) {
     if (call.type !== 'function') return invalid(`unsupported tool call type ${clip(String(call.type), 40)}`);
     const name = call.function.name;

@@ -9,7 +9,7 @@ import { approveUpdate, stateQuery, type ApprovalInput } from '../../workflows/m
 import { digestOf, signStatement } from '../../workflows/trust/statement.js';
 import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
 import { keys } from '../helpers/keys.js';
-import { expectRefused, reissueCalls, reissuesOf, waitForRequest, type Awaiting } from './support.js';
+import { expectRefused, reissueCalls, reissuesOf, waitForRequest, watchRun, type Awaiting } from './support.js';
 
 describe('approvals: forged, foreign, stale and replayed decisions', () => {
   const h = useAgentHarness();
@@ -84,5 +84,22 @@ describe('approvals: forged, foreign, stale and replayed decisions', () => {
     await expect(approve(real)).rejects.toThrow();
     expect(await reissuesOf(h.world, transferId)).toHaveLength(1);
     expect(await reissueCalls(h.world, transferId)).toHaveLength(1);
+  });
+
+  // A run's input may narrow the worker's approver directory, never add to it.
+  const narrowings: [string, string[] | Record<string, string[]>][] = [
+    ['mallory, with the payments role written into the run input', { 'mallory@evil': ['payments-approver'] }],
+    ['bob, who lacks the payments role', ['bob@support']],
+  ];
+
+  it.each(narrowings)('a run whose input lists as approver %s: nobody may approve, no reissue', async (_name, approvers) => {
+    const transferId = uniqueCase('PX');
+    await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, approvers });
+    // Mallory stands by and approves anything she is allowed to.
+    const { result } = await watchRun(handle, keys.mallory);
+    expect(result.terminal).toMatchObject({ class: 'escalated', reason: 'no_approver' });
+    expect(await reissueCalls(h.world, transferId)).toEqual([]);
+    expect(await reissuesOf(h.world, transferId)).toEqual([]);
   });
 });

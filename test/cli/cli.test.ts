@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { AgentClient } from '../../client/agent-client.js';
 import { replayFailure } from '../../client/commands/replay.js';
 import { WatchCursor } from '../../client/watch-cursor.js';
 import { RunExport } from '../../client/export-schema.js';
@@ -23,6 +24,7 @@ import { Approver } from '../../workflows/trust/directory.js';
 import { verifyStatement } from '../../workflows/trust/statement.js';
 import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
 import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
+import { uniqueTaskQueue } from '../helpers/temporal.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -366,6 +368,48 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(await h.world.effects({ key: transferId })).toEqual([]);
     const again = await cli('cancel', runId);
     expectOneLineError(again, 1, /not running/);
+  });
+
+  it('watch shows why a read failed; status without a worker answers from the server; a bad case id is a usage error and no run', async () => {
+    // Nothing seeded: every read of this transfer is a 404 from the system of record.
+    const missing = uniqueCase('PX');
+    // A run on a task queue no worker polls: its state query can never be answered.
+    const nobody = new AgentClient({ client: h.client, taskQueue: uniqueTaskQueue('nobody') });
+    const parkedCase = uniqueCase('PX');
+    const parked = await nobody.start({ domain: 'payments', caseId: parkedCase, model: { adapter: 'rules' } });
+    const timed = async (run: () => Promise<CliResult>) => {
+      const t0 = Date.now();
+      const r = await run();
+      return { ...r, ms: Date.now() - t0 };
+    };
+    try {
+      const started = json<{ runId: string }>(await cli('start', 'payments', missing, '--json'));
+      const [watched, status, statusJson, badCase] = await Promise.all([
+        cli('watch', started.runId),
+        timed(() => cli('status', parked.runId)),
+        cli('status', parked.runId, '--json'),
+        cli('start', 'payments', 'not-a-transfer'),
+      ]);
+      expect(watched.code, watched.stderr).toBe(0);
+      expect(watched.stdout).toMatch(/^\[turn \d+\] read\s+read_ledger -> failed \(semantic: [^)]*404 transfer_not_found[^)]*\), attempt /m);
+      expect(watched.stdout.trimEnd().split('\n').at(-1)).toMatch(/^terminal: /);
+
+      // About 5 s of waiting for a worker plus a CLI process's start: well under the 15 s it used to take.
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stderr).toBe('');
+      expect(status.ms).toBeLessThan(12_000);
+      expect(status.stdout).toMatch(new RegExp(`^run\\s+${parked.runId}$`, 'm'));
+      expect(status.stdout).toMatch(/^domain\s+payments$/m);
+      expect(status.stdout).toMatch(new RegExp(`^case\\s+${parkedCase}$`, 'm'));
+      expect(status.stdout).toMatch(/^execution\s+running, started /m);
+      expect(status.stdout.trimEnd().split('\n').at(-1)).toBe('no worker answered the state query within 5s; showing what the server knows');
+      expect(json(statusJson)).toMatchObject({ runId: parked.runId, domain: 'payments', caseId: parkedCase, status: 'RUNNING', terminal: null, stateAnswered: false });
+
+      expectOneLineError(badCase, 2, /^error: not-a-transfer is not a payments case id/);
+      await expect(handleOf('payments-not-a-transfer').describe()).rejects.toThrow(/not found/);
+    } finally {
+      await nobody.handle(parked.runId).terminate('test cleanup');
+    }
   });
 
   it('keys generate: a private key file (mode 600, never overwritten) and the directory entry that verifies its signatures', async () => {

@@ -8,6 +8,9 @@ import type { BudgetLeft, Evidence, RunState, TranscriptEntry } from './state.js
 
 export interface ContextEvidence {
   id: string;
+  /** The call that produced it, and its arguments (absent for probes and older runs). */
+  callId?: string;
+  args?: unknown;
   tool: string;
   source: string;
   authority: string;
@@ -77,6 +80,8 @@ function splitPinnedKey(key: string): { key: string; subject?: string } {
 function toContextEvidence(e: Evidence): ContextEvidence {
   return {
     id: e.id,
+    callId: e.callId,
+    ...(e.args !== undefined ? { args: e.args } : {}),
     tool: e.tool,
     source: e.source,
     authority: e.authority,

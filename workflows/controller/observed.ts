@@ -27,7 +27,8 @@ export function onObserved(state: RunState, domain: Domain, results: ToolResult[
 /** One result becomes evidence, updates facts, receipts, the loop guard and the effects ledger. */
 function absorb(state: RunState, domain: Domain, call: PlannedCall, result: ToolResult): RunState {
   const contract = contractOf(domain, call.tool);
-  const evidence = withSubject(adaptResult(contract, result, `e${state.seq + 1}`), call.subject);
+  // The arguments ride along so a chat-style context can show the call that produced it.
+  const evidence = { ...withSubject(adaptResult(contract, result, `e${state.seq + 1}`), call.subject), args: call.args };
   const { pinned, changed } = pinFacts(state.pinned, evidence);
   const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
   const effectStatus =

@@ -60,6 +60,8 @@ export const Evidence = z.strictObject({
   truncated: z.strictObject({ originalBytes: z.number(), ref: z.string() }).optional(),
   /** What it is about, e.g. `transfer:PX-1042` (absent in runs recorded before subjects). */
   subject: z.string().optional(),
+  /** The arguments of the call that produced it (validated by its contract). */
+  args: z.unknown().optional(),
 });
 export type Evidence = z.infer<typeof Evidence>;
 
