@@ -98,7 +98,7 @@ describe('notes: instructions in operator notes (obedient model)', () => {
     const { acks, view, requests } = await runWithNotes(
       transferId,
       (runId) => [signNote(keys.alice, runId, operator)],
-      // The same words alice signed for another run: refused outright, never shown to the model.
+      // A note alice signed for another run: refused outright, never shown to the model.
       () => [signNote(keys.alice, `payments-${other}`, `replayed: ${operator}`)],
     );
     expect(acks.map((a) => a.trusted)).toEqual([true]);
