@@ -259,7 +259,7 @@ export class AgentClient {
     return toRunExport(await this.state(runId));
   }
 
-  /** Runs by domain, phase or outcome, newest first, from the server's visibility store. */
+  /** Runs by domain, phase or outcome, from the server's visibility store (eventually consistent). */
   async list(filter: ListFilter = {}): Promise<ListRow[]> {
     const query = buildListQuery(filter);
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;

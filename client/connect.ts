@@ -1,5 +1,6 @@
-// The CLI's Temporal client: the same connection settings as the worker (TEMPORAL_ADDRESS,
-// TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, or a TEMPORAL_PROFILE from the envconfig file).
+// The Temporal connection behind AgentClient.connect (and so the CLI): the same connection
+// settings as the worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, or a
+// TEMPORAL_PROFILE from the envconfig file); an unreachable server is one clear line.
 import { Client, Connection } from '@temporalio/client';
 import { connectConfig } from '../worker/connection.js';
 

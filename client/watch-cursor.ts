@@ -106,8 +106,11 @@ export function describeItem(item: WatchItem): string {
   switch (item.type) {
     case 'decision':
       return `[turn ${item.turn}] proposal  ${item.proposal} -> ${item.accepted ? 'accepted' : 'rejected'} (${item.reason})`;
-    case 'execution':
-      return `[turn ${item.turn}] ${item.kind.padEnd(8)}  ${item.tool} -> ${item.result}${item.error ? ` (${item.error.class}: ${item.error.message})` : ''}${item.accepted ? '' : ' (refused)'}, attempt ${item.attempt}, ${item.durationMs}ms${item.evidenceId ? `, evidence ${item.evidenceId}` : ''}`;
+    case 'execution': {
+      // Why it failed, from its evidence: `failed (refused; semantic: 404 transfer_not_found ...)`.
+      const why = [...(item.accepted ? [] : ['refused']), ...(item.error ? [`${item.error.class}: ${item.error.message}`] : [])];
+      return `[turn ${item.turn}] ${item.kind.padEnd(8)}  ${item.tool} -> ${item.result}${why.length ? ` (${why.join('; ')})` : ''}, attempt ${item.attempt}, ${item.durationMs}ms${item.evidenceId ? `, evidence ${item.evidenceId}` : ''}`;
+    }
     case 'control':
       return `[turn ${item.turn}] feedback  ${item.code}: ${item.message}`;
     case 'note': {

@@ -1,6 +1,6 @@
 // Replays a run's history against the current workflow code: the check to run before
-// deploying a change to the workflow or the controller.
-// The history comes through AgentClient (an unknown run is RunNotFoundError).
+// deploying a change to the workflow or the controller. The history comes through AgentClient
+// (an unknown run is RunNotFoundError); the replay itself needs the worker package.
 import { CliError } from '../usage.js';
 import type { CommandRun } from './types.js';
 
