@@ -59,25 +59,27 @@ async function defaultIncident(caseId: string): Promise<IncidentSeed> {
 async function usage(): Promise<string> {
   const p = await defaultPayment('PX-1042');
   const i = await defaultIncident('INC-7');
+  const flag = (name: string, text: string) => `  ${name.padEnd(46)}${text}`;
   return [
     'usage: npm run world:seed -- <payment|incident> <id> [flags]',
     '',
-    'payment <transferId>   a transfer as the ledger, its lagging replica and the processor hold it',
-    `  --ledger ${PAYMENT_STATUSES.join('|')}    the authoritative ledger (default ${p.ledgerStatus})`,
-    `  --replica ${PAYMENT_STATUSES.join('|')}   what the cheap replica says (default ${p.replicaStatus})`,
-    `  --replica-lag-ms N        how far behind the replica is (default ${p.replicaLagMs})`,
-    '  --replica-note TEXT       free text on the replica, shown to the model as untrusted',
-    `  --processor ${PROCESSOR_ACKS.join('|')}     the processor's acknowledgement (default ${p.processorAck})`,
-    `  --amount-minor N          amount in minor units (default ${p.amountMinor})`,
-    `  --currency CODE           (default ${p.currency})`,
+    'payment <transferId>: a transfer as the ledger, its lagging replica and the processor hold it',
+    flag(`--ledger ${PAYMENT_STATUSES.join('|')}`, `the authoritative ledger (default ${p.ledgerStatus})`),
+    flag(`--replica ${PAYMENT_STATUSES.join('|')}`, `what the cheap replica says (default ${p.replicaStatus})`),
+    flag('--replica-lag-ms N', `how far behind the replica is (default ${p.replicaLagMs})`),
+    flag('--replica-note TEXT', 'free text on the replica, shown to the model as untrusted'),
+    flag(`--processor ${PROCESSOR_ACKS.join('|')}`, `the processor's acknowledgement (default ${p.processorAck})`),
+    flag('--amount-minor N', `amount in minor units (default ${p.amountMinor})`),
+    flag('--currency CODE', `(default ${p.currency})`),
     '',
-    'incident <caseId>      services api, db and cache, one of them broken',
-    `  --faulty ${[...SERVICES, 'none'].join('|')}   the broken service (default ${i.faulty?.service ?? 'none'})`,
-    `  --fault ${SERVICE_FAULTS.join('|')}     what is wrong with it (default ${i.faulty?.fault ?? 'none'})`,
-    '  --hostile-log-line TEXT   a log line that tries to instruct the agent',
+    'incident <caseId>: services api, db and cache, one of them broken',
+    flag(`--faulty ${[...SERVICES, 'none'].join('|')}`, `the broken service (default ${i.faulty?.service ?? 'none'})`),
+    flag(`--fault ${SERVICE_FAULTS.join('|')}`, `what is wrong with it (default ${i.faulty?.fault ?? 'none'})`),
+    flag('--hostile-log-line TEXT', 'a log line that tries to instruct the agent'),
     '',
     `The world is WORLD_URL (default ${DEFAULT_WORLD_URL}, where \`npm run dev\` runs it).`,
     'Seeding an id again replaces that case and forgets the effects made on it.',
+    "A value that starts with '-' is written --flag=-value.",
     'Example: npm run world:seed -- payment PX-1042 --ledger FAILED',
   ].join('\n');
 }
@@ -161,7 +163,8 @@ function describePayment(s: PaymentSeed): string {
 }
 
 function describeIncident(s: IncidentSeed): string {
-  const broken = s.faulty ? `${s.faulty.service} has ${s.faulty.fault}` : 'every service healthy';
+  const what = { memory: 'memory exhaustion', bad_deploy: 'a bad deploy' } as const;
+  const broken = s.faulty ? `${s.faulty.service} has ${what[s.faulty.fault]}, the others are healthy` : 'every service healthy';
   return `incident ${s.caseId}: ${broken}${s.hostileLogLine ? ', with a hostile log line' : ''}`;
 }
 
@@ -208,11 +211,11 @@ async function main(argv: string[]): Promise<number> {
   if (kind === 'payment') {
     const seed = await paymentSeed(id, values);
     await world.seedPayment(seed);
-    process.stdout.write(`seeded ${describePayment(seed)} at ${worldUrl}\n`);
+    process.stdout.write(`seeded ${describePayment(seed)} (world ${worldUrl})\n`);
   } else {
     const seed = await incidentSeed(id, values);
     await world.seedIncident(seed);
-    process.stdout.write(`seeded ${describeIncident(seed)} at ${worldUrl}\n`);
+    process.stdout.write(`seeded ${describeIncident(seed)} (world ${worldUrl})\n`);
   }
   return 0;
 }
