@@ -6,6 +6,7 @@
 // (client/agent-errors.ts) whose message is one line an operator can act on.
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  isGrpcCancelledError,
   isGrpcDeadlineError,
   isGrpcServiceError,
   WorkflowNotFoundError,
@@ -194,10 +195,12 @@ export class AgentClient {
   /** The run's state as its worker reports it, bounded (WorkerTimeoutError when nobody answers). */
   async state(runId: string, options: { timeoutMs?: number } = {}): Promise<RunView> {
     const timeoutMs = options.timeoutMs ?? this.queryTimeoutMs;
+    const deadline = Date.now() + timeoutMs;
     try {
-      return await this.client.connection.withDeadline(Date.now() + timeoutMs, () => this.handle(runId).query(stateQuery));
+      return await this.client.connection.withDeadline(deadline, () => this.handle(runId).query(stateQuery));
     } catch (err) {
-      if (isGrpcDeadlineError(err)) {
+      // At the deadline the call may end as DEADLINE_EXCEEDED or as CANCELLED: both mean no answer in time.
+      if (isGrpcDeadlineError(err) || (isGrpcCancelledError(err) && Date.now() >= deadline - 50)) {
         throw new WorkerTimeoutError(runId, 'state query', timeoutMs, `run ${runId} did not answer the state query within ${seconds(timeoutMs)} (is a worker running?)`);
       }
       throw translate(err, runId);

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
+import { STATE_VERSION } from '../../workflows/controller/state.js';
 import { HOSTILE, Run, TRANSFER, contextTokensOf, failed, metricsOf, ok, out, readAck, readLedger, readReplica, reissue, restart, revert } from './driver.js';
 /** A payments run that has read the ledger once (FAILED unless told) and is proposing again. */
 function paymentsWithLedger(status = 'FAILED', opts: ConstructorParameters<typeof Run>[1] = {}): Run {
@@ -37,7 +38,7 @@ describe('start', () => {
     const run = new Run(payments);
     expect(run.state.phase).toBe('proposing');
     expect(run.state.turn).toBe(1);
-    expect(run.state.version).toBe(1);
+    expect(run.state.version).toBe(STATE_VERSION);
     expect(run.command.type).toBe('propose');
     if (run.command.type !== 'propose') return;
     expect(run.command.proposalIndex).toBe(0);
