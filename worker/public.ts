@@ -18,3 +18,18 @@ export { createActivities, type ActivityDeps } from '../activities/index.js';
 export type { ModelAdapter, ModelAdapters, ProposeInput, ProposeOutput } from '../activities/model/index.js';
 export { createOpenAiAdapter, type OpenAiAdapterConfig } from '../activities/model/openai.js';
 export { openAiAdapterFromEnv } from '../activities/model/openai-config.js';
+/** MCP tool servers as implementations of your contracts: `mcpSource({ name, stdio | url }).tool('restart')`. */
+export {
+  formatBindings,
+  IDEMPOTENCY_KEY_META,
+  McpConfigError,
+  mcpSource,
+  type BindingReport,
+  type BindingRow,
+  type McpSource,
+  type McpSourceConfig,
+  type McpSourceStatus,
+  type McpToolInfo,
+  type StdioServer,
+  type ToolOptions,
+} from '../activities/mcp/index.js';

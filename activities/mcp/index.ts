@@ -1,0 +1,18 @@
+// MCP tool servers as tool implementations of a domain's contracts: the one entry the worker's
+// public module re-exports. See source.ts for what the engine guarantees that MCP does not.
+export {
+  IDEMPOTENCY_KEY_META,
+  mcpSource,
+  type CallOptions,
+  type McpReadbackFn,
+  type McpSource,
+  type McpSourceConfig,
+  type McpSourceStatus,
+  type McpToolFn,
+  type McpToolInfo,
+  type ReadbackOptions,
+  type StdioServer,
+  type ToolOptions,
+} from './source.js';
+export { formatBindings, type BindingReport, type BindingRow, type BoundImplementation, type DeclaredContract } from './bindings.js';
+export { classifyMcpError, McpConfigError } from './errors.js';

@@ -1,0 +1,113 @@
+// One MCP incidents stack per test: a fresh server state file, an MCP source that spawns the
+// example server over stdio, and an in-process worker for the example's own workflows module
+// (bundled once per file) on a unique task queue of the shared test dev server. What the tests
+// assert on is the server's own state file, read with readServerState.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { readServerState, type ServerState } from '../../domains/mcp-incidents/state.js';
+import { exampleServerStdio, mcpIncidentsImplementation, type ExampleServerOptions } from '../../domains/mcp-incidents/worker-implementation.js';
+import { bundleWorkflows, createAgentWorker, mcpSource, type McpSource } from '../../worker/public.js';
+import type { AgentWorkflow, RunInput, RunResult, RunView } from '../../workflows/public.js';
+import { stateQuery } from '../../workflows/public.js';
+
+export const mcpWorkflowsPath = fileURLToPath(new URL('../../domains/mcp-incidents/workflows.ts', import.meta.url));
+
+export function bundleMcpIncidents(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflows(mcpWorkflowsPath);
+}
+
+/** A fresh state file and a source for the example server, without Temporal. */
+export function startServerSource(server: Omit<ExampleServerOptions, 'stateFile'> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-test-'));
+  const stateFile = join(dir, 'state.json');
+  const logLines: string[] = [];
+  const source = mcpSource({ name: `incidents-mcp-${randomUUID().slice(0, 8)}`, stdio: exampleServerStdio({ stateFile, ...server }), log: (l) => logLines.push(l) });
+  return {
+    dir,
+    stateFile,
+    source,
+    logLines,
+    implementation: mcpIncidentsImplementation(source),
+    /** What the server itself stored and received. */
+    state: (): ServerState => readServerState(stateFile),
+    async close() {
+      await source.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface McpStack {
+  client: Client;
+  source: McpSource;
+  implementation: ReturnType<typeof mcpIncidentsImplementation>;
+  stateFile: string;
+  state(): ServerState;
+  run(run: Omit<RunInput, 'domain'>): Promise<{ result: RunResult; view: RunView; handle: WorkflowHandle<AgentWorkflow> }>;
+  close(): Promise<void>;
+}
+
+export async function startMcpStack(
+  bundle: WorkflowBundleWithSourceMap,
+  server: Omit<ExampleServerOptions, 'stateFile'> = {},
+  options: { toolTimeoutMs?: number } = {},
+): Promise<McpStack> {
+  const served = startServerSource(server);
+  const taskQueue = `mcp-${randomUUID().slice(0, 8)}`;
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const client = new Client({ connection, namespace: inject('temporalNamespace') });
+  const workerConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
+  const worker = await createAgentWorker({
+    connection: workerConnection,
+    namespace: inject('temporalNamespace'),
+    taskQueue,
+    workflowBundle: { code: bundle.code },
+    implementations: [served.implementation],
+    blobDir: join(served.dir, 'blobs'),
+    toolTimeoutMs: options.toolTimeoutMs ?? 3_000,
+  });
+  const running = worker.run();
+  return {
+    client,
+    source: served.source,
+    implementation: served.implementation,
+    stateFile: served.stateFile,
+    state: served.state,
+    async run(run) {
+      const handle = await client.workflow.start<AgentWorkflow>('agentWorkflow', {
+        taskQueue,
+        workflowId: `mcp-incidents-${run.caseId}`,
+        args: [{ run: { domain: 'mcp-incidents', ...run } }],
+      });
+      const result = await handle.result();
+      const view = await handle.query(stateQuery);
+      return { result, view, handle };
+    },
+    async close() {
+      worker.shutdown();
+      await running;
+      await served.close();
+      await workerConnection.close();
+      await connection.close();
+    },
+  };
+}
+
+export function uniqueIncident(): string {
+  return `INC-${randomUUID().slice(0, 8)}`;
+}
+
+/** Polls until `check` is true; fails with `what` after `timeoutMs`. */
+export async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
