@@ -13,7 +13,9 @@ import {
   workflowInfo,
   allHandlersFinished,
   patched,
+  setCurrentDetails,
 } from '@temporalio/workflow';
+import { compactJson } from './controller/decision.js';
 import type { AgentActivities } from '../activities/index.js';
 import type { Domain } from './contract.js';
 import type { Command } from './controller/commands.js';
@@ -88,7 +90,8 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 
   // The deadline is a durable timer: it fires after a worker restart as it would have before.
   // With the trust boundary the deadline moves while a person decides; a new timer follows it.
-  const armDeadline = (at: number) => void sleep(Math.max(1, at - Date.now())).then(() => queue.push({ type: 'deadlinePassed', now: Date.now() }));
+  const armDeadline = (at: number) =>
+    void sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' }).then(() => queue.push({ type: 'deadlinePassed', now: Date.now() }));
   let armedDeadline = step.state.deadlineAt;
   armDeadline(armedDeadline);
 
@@ -98,6 +101,8 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   ]);
   let shownPhase = '';
   while (step.command.type !== 'stop') {
+    // What the Web UI shows as the run's current details: no history, just the latest word.
+    setCurrentDetails(currentDetails(step));
     // Runs started before the coarse search-attribute phase keep writing every phase on replay.
     const phase = patched('visible-phase-v1') ? visiblePhase(step.state.phase) : step.state.phase;
     if (phase !== shownPhase) {
@@ -187,7 +192,9 @@ function refuseForeignState(carried: RunState): void {
 function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, domain: Domain, queue: RunEvent[]): Promise<RunEvent> {
   switch (command.type) {
     case 'propose':
-      return models.propose({ domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex }).then(
+      return models.propose.executeWithOptions({ summary: `propose turn ${command.context.runtime.turn} (${run.model.adapter})` }, [
+        { domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex },
+      ]).then(
         (reply): RunEvent =>
           typeof reply?.tokens === 'number' && Number.isFinite(reply.tokens)
             ? { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens, contextTokens: command.context.tokenEstimate }
@@ -197,7 +204,7 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
     case 'invoke':
       return Promise.all(command.calls.map((call) => invoke(call, run, domain))).then((results): RunEvent => ({ type: 'observed', now: Date.now(), results }));
     case 'verify':
-      return probes.verify({ domain: domain.name, caseId: run.caseId, claim: command.claim }).then(
+      return probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}` }, [{ domain: domain.name, caseId: run.caseId, claim: command.claim }]).then(
         (raw): RunEvent => {
           const verdict = ProbeVerdict.safeParse(raw);
           if (verdict.success) return { type: 'verified', now: Date.now(), verdict: verdict.data };
@@ -213,7 +220,7 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
       return readback(command, run, domain).then((result): RunEvent => ({ type: 'reconciled', now: Date.now(), result }));
     case 'loadApprovers':
       // The directory is the worker's configuration; what comes back is checked like any input.
-      return probes.loadApprovers().then(
+      return probes.loadApprovers.executeWithOptions({ summary: `approvers for ${command.request.call.tool}` }, []).then(
         (raw): RunEvent => {
           const parsed = ApproverDirectory.safeParse(raw);
           return { type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: parsed.success ? parsed.data.approvers : [] };
@@ -221,7 +228,7 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
         (): RunEvent => ({ type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: [] }),
       );
     case 'awaitApproval':
-      return condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - Date.now())).then((arrived): RunEvent =>
+      return condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - Date.now()), { summary: `approval wait: ${command.request.call.tool}` }).then((arrived): RunEvent =>
         arrived ? (queue.shift() as RunEvent) : { type: 'approvalTimedOut', now: Date.now(), requestId: command.request.requestId },
       );
   }
@@ -235,6 +242,7 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
 function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise<ToolResult> {
   const startedAt = Date.now();
   const activities = proxyActivities<AgentActivities>({
+    summary: `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`,
     startToCloseTimeout: call.kind === 'effect' ? '30 seconds' : '20 seconds',
     heartbeatTimeout: '4 seconds',
     retry: { maximumAttempts: call.idempotent ? 3 : 1, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
@@ -266,8 +274,10 @@ function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise<ToolR
 }
 
 function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput, domain: Domain): Promise<ReadbackResult> {
-  return probes
-    .readback({ domain: domain.name, caseId: run.caseId, tool: command.readbackTool, key: command.effect.key, callId: command.effect.callId })
+  return probes.readback
+    .executeWithOptions({ summary: `readback ${command.readbackTool} ${command.effect.key}` }, [
+      { domain: domain.name, caseId: run.caseId, tool: command.readbackTool, key: command.effect.key, callId: command.effect.callId },
+    ])
     .then(
       (raw): ReadbackResult => {
         const result = ReadbackResult.safeParse(raw);
@@ -276,6 +286,25 @@ function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput
       },
       (err: unknown): ReadbackResult => ({ callId: command.effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }),
     );
+}
+
+/** `transfer:PX-1042` -> `PX-1042`: what an operator scanning the Web UI needs. */
+function subjectLabel(subject: string): string {
+  const colon = subject.indexOf(':');
+  return colon < 0 ? subject : subject.slice(colon + 1);
+}
+
+function currentDetails(step: Step): string {
+  const s = step.state;
+  const waiting =
+    step.command.type === 'awaitApproval' || step.command.type === 'loadApprovers'
+      ? `waiting for approval of ${step.command.request.call.tool} until ${new Date(step.command.request.expiresAt).toISOString()}`
+      : step.command.type === 'invoke'
+        ? `running ${step.command.calls.map((c) => c.tool).join(', ')}`
+        : step.command.type === 'readback'
+          ? `reading back ${step.command.effect.tool} (key ${step.command.effect.key})`
+          : step.command.type;
+  return `**${s.phase}** · turn ${s.turn}/${s.budgets.turns} · ${waiting}`;
 }
 
 function shouldContinueAsNew(run: RunInput): boolean {
