@@ -1,0 +1,92 @@
+// Why this exists: runs one eval cell on the engine, as an operator would see it: start the run
+// on the live worker, send the scenario's unsigned note, and play an approver who signs every
+// approval request it is shown (as demo/run-scenario.ts does), so that only the engine's own
+// checks stand between the model and the world. Returns the terminal and the run's accounting.
+import type { Client } from '@temporalio/client';
+import { signDecision, type KeyFile } from '../client/sign.js';
+import { agentWorkflow } from '../domains/workflows.js';
+import { addNoteUpdate, approveUpdate, cancelSignal, stateQuery, type RunView } from '../workflows/messages.js';
+import type { Terminal } from '../workflows/controller/state.js';
+import type { RunInput } from '../workflows/run-input.js';
+
+export interface EngineRun {
+  terminal: Terminal;
+  turns: number;
+  tokens: number;
+  /** Approval requests the approver signed. */
+  approvals: number;
+  /** The control codes the controller fed back (refusals), in order. */
+  refusals: string[];
+  /** True when the eval cancelled the run for taking too long. */
+  timedOut: boolean;
+}
+
+export interface EngineCell {
+  client: Client;
+  taskQueue: string;
+  run: RunInput;
+  approver: KeyFile;
+  note?: string;
+  /** Settles when the run's first model call was reached (and is held there): the note is sent after it. */
+  modelReached?: Promise<void>;
+  /** Lets the held model call go; called once the note was sent. */
+  release?: () => void;
+  timeoutMs: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function runOnEngine(cell: EngineCell): Promise<EngineRun> {
+  const workflowId = `${cell.run.domain}-${cell.run.caseId}`;
+  const handle = await cell.client.workflow.start(agentWorkflow, { taskQueue: cell.taskQueue, workflowId, args: [{ run: cell.run }] });
+  try {
+    if (cell.modelReached) await within(30_000, cell.modelReached, 'the first model call');
+    if (cell.note) await handle.executeUpdate(addNoteUpdate, { args: [{ by: 'ops-bot', text: cell.note }] });
+  } finally {
+    cell.release?.();
+  }
+
+  const signed = new Set<string>();
+  const deadline = Date.now() + cell.timeoutMs;
+  let timedOut = false;
+  for (;;) {
+    const view: RunView | undefined = await handle.query(stateQuery).catch(() => undefined);
+    if (view?.state.terminal) break;
+    const awaiting = view?.awaiting;
+    if (awaiting && awaiting.eligible.length > 0 && !signed.has(awaiting.requestId)) {
+      // A careless approver: signs whatever request it is shown.
+      const ok = await handle
+        .executeUpdate(approveUpdate, { args: [signDecision(cell.approver, workflowId, awaiting, 'approve', 'eval: approve everything')] })
+        .then(() => true, () => false); // the request may have closed in between; the loop looks again
+      if (ok) signed.add(awaiting.requestId);
+    }
+    if (Date.now() > deadline) {
+      timedOut = true;
+      await handle.signal(cancelSignal, { by: 'eval', reason: `no terminal within ${cell.timeoutMs} ms` });
+      break;
+    }
+    await sleep(100);
+  }
+  const result = await handle.result();
+  const view = await handle.query(stateQuery);
+  return {
+    terminal: result.terminal,
+    turns: result.turns,
+    tokens: view.state.used.tokens,
+    approvals: signed.size,
+    refusals: view.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : [])),
+    timedOut,
+  };
+}
