@@ -23,6 +23,7 @@ import type { Domain } from '../workflows/contract.js';
 import { addNoteUpdate, approveUpdate, CancelInput, cancelSignal, denyUpdate, NoteInput, stateQuery, type ApprovalAck, type RunView } from '../workflows/messages.js';
 import type { RunInput } from '../workflows/run-input.js';
 import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey } from '../workflows/search-attributes.js';
+import { SignedDecision } from '../workflows/trust/statement.js';
 import {
   InvalidRequestError,
   RequestNotPendingError,
@@ -84,6 +85,15 @@ export interface DecisionResult extends ApprovalAck {
   /** The digest of the exact call the signature binds to. */
   digest: string;
   /** Until when the signed statement could be used. */
+  expiresAt: number;
+}
+
+/** What sendSignedDecision returns: the run's acknowledgement and what the statement bound. */
+export interface SignedDecisionResult extends ApprovalAck {
+  runId: string;
+  /** The directory id the statement names as its signer. */
+  by: string;
+  digest: string;
   expiresAt: number;
 }
 
@@ -234,6 +244,20 @@ export class AgentClient {
   /** Denies the pending request `requestId`; the model is told, with the comment. */
   deny(runId: string, requestId: string, key: KeyFile, options: DecisionOptions = {}): Promise<DecisionResult> {
     return this.decide('deny', runId, requestId, key, options);
+  }
+
+  /**
+   * Sends a decision someone else signed (a browser, an approver's own tool), unchanged, as
+   * the approve or deny Update: for callers that must never hold the private key. Only the
+   * shape is checked here (InvalidRequestError); the run's validator judges the rest, and its
+   * refusal (wrong signer, expired, another digest) is a RequestRejectedError with its reason.
+   */
+  async sendSignedDecision(runId: string, signed: SignedDecision, kind: 'approve' | 'deny'): Promise<SignedDecisionResult> {
+    const parsed = SignedDecision.safeParse(signed);
+    if (!parsed.success) throw new InvalidRequestError(`not a signed decision: ${formatZodError(parsed.error)}`);
+    const ack = await this.update(runId, kind, () => this.handle(runId).executeUpdate(kind === 'approve' ? approveUpdate : denyUpdate, { args: [signed] }));
+    const { by, digest, expiresAt } = parsed.data.statement;
+    return { runId, ...ack, by, digest, expiresAt };
   }
 
   /** Adds a note: signed with `key` it is trusted operator text, unsigned (`by`) it is untrusted text. */

@@ -1,6 +1,7 @@
 // The engine's client entry (`bounded-react-temporal/client`): start, watch and decide runs
 // from your own services and tools (AgentClient), sign approvals, audit exports, and build a
 // command line on it.
+export type { SignedDecisionResult } from './agent-client.js';
 export {
   AgentClient,
   cancelInput,

@@ -1,0 +1,386 @@
+// The console's pages, rendered on the server. Everything shown here may have been written by
+// an adversary (a tool's output, a log line, a model's proposal, a note), so every value goes
+// through hono's html`` template, which escapes each interpolation; nothing here calls raw().
+// The pages carry no inline script or style (the Content-Security-Policy forbids both); the one
+// script, static/console.js, signs decisions in the browser and swaps in live fragments.
+import { html } from 'hono/html';
+import { budgetLine, duration, timestamp } from '../client/format.js';
+import type { ListFilter, ListRow } from '../client/list-query.js';
+import type { Evidence, RunState } from '../workflows/controller/state.js';
+import type { RunView } from '../workflows/messages.js';
+import { TerminalClass } from '../workflows/controller/state.js';
+import { VisiblePhase } from '../workflows/search-attributes.js';
+
+export type Html = ReturnType<typeof html>;
+
+type Awaiting = NonNullable<RunView['awaiting']>;
+
+/** One run the inbox asked about: its list row, and its state or why it could not be read. */
+export interface InboxEntry {
+  row: ListRow;
+  view?: RunView;
+  error?: string;
+}
+
+const pretty = (value: unknown): string => {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+};
+
+const when = (ms: number): string => timestamp(ms).replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+
+/** The whole page around a body; `page` tells the script which behaviour to switch on. */
+export function layout(title: string, page: string, body: Html): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · agent console</title>
+<link rel="stylesheet" href="/static/console.css">
+<script src="/static/console.js" defer></script>
+</head>
+<body data-page="${page}">
+<header class="top">
+  <strong class="brand">agent console</strong>
+  <nav><a href="/">Runs</a> <a href="/inbox">Approval inbox</a></nav>
+</header>
+<main>
+${body}
+</main>
+</body>
+</html>`;
+}
+
+export function errorPage(title: string, message: string): Html {
+  return layout(title, 'error', html`<h1>${title}</h1><p class="problem" role="alert">${message}</p><p><a href="/">Back to the runs</a></p>`);
+}
+
+// --- runs list ------------------------------------------------------------------------------------
+
+function option(value: string, selected: string | undefined, label = value): Html {
+  return value === selected ? html`<option value="${value}" selected>${label}</option>` : html`<option value="${value}">${label}</option>`;
+}
+
+function terminalBadge(terminal: string | null, reason: string | null): Html {
+  if (!terminal) return html`<span class="muted">—</span>`;
+  return html`<span class="badge t-${terminal}">${terminal}</span> <code class="reason">${reason ?? ''}</code>`;
+}
+
+function phaseBadge(phase: string | null, status: string): Html {
+  const p = phase ?? 'unknown';
+  const closedWithoutRecord = status !== 'RUNNING' && p !== 'terminal';
+  return html`<span class="badge p-${p}">${p}</span>${closedWithoutRecord ? html` <span class="badge warn">${status.toLowerCase()}</span>` : ''}`;
+}
+
+export function runsPage(rows: ListRow[], filter: ListFilter, domains: readonly string[], problem?: string): Html {
+  const body = html`<h1>Runs</h1>
+<form class="filters" method="get" action="/">
+  <label>Domain
+    <input name="domain" list="domains" value="${filter.domain ?? ''}" placeholder="any" autocomplete="off">
+    <datalist id="domains">${domains.map((d) => html`<option value="${d}"></option>`)}</datalist>
+  </label>
+  <label>Phase
+    <select name="phase">${option('', filter.phase, 'any')}${VisiblePhase.options.map((p) => option(p, filter.phase))}</select>
+  </label>
+  <label>Terminal
+    <select name="terminal">${option('', filter.terminal, 'any')}${TerminalClass.options.map((t) => option(t, filter.terminal))}</select>
+  </label>
+  <button type="submit">Filter</button>
+  <a href="/">clear</a>
+</form>
+${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
+<p class="muted">${rows.length} run${rows.length === 1 ? '' : 's'} from the server's visibility store (it may lag a run's newest phase by a moment).</p>
+<table class="runs">
+  <thead><tr><th>Run</th><th>Domain</th><th>Case</th><th>Phase</th><th>Terminal</th><th>Started</th></tr></thead>
+  <tbody>
+  ${rows.map(
+    (r) => html`<tr data-run-id="${r.runId}">
+    <td><a href="/runs/${encodeURIComponent(r.runId)}">${r.runId}</a></td>
+    <td>${r.domain ?? ''}</td>
+    <td>${r.caseId ?? ''}</td>
+    <td>${phaseBadge(r.phase, r.status)}${r.phase === 'awaiting_approval' && r.status === 'RUNNING' ? html` <a href="/inbox">decide</a>` : ''}</td>
+    <td>${terminalBadge(r.terminal, r.stopReason)}</td>
+    <td>${r.startTime.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</td>
+  </tr>`,
+  )}
+  </tbody>
+</table>`;
+  return layout('Runs', 'runs', body);
+}
+
+// --- evidence, shared by the run page and the inbox ---------------------------------------------
+
+function facts(f: Evidence['facts']): Html {
+  const entries = Object.entries(f);
+  if (!entries.length) return html`<span class="muted">no facts</span>`;
+  return html`<table class="facts">${entries.map(([k, v]) => html`<tr><th>${k}</th><td><code>${JSON.stringify(v)}</code></td></tr>`)}</table>`;
+}
+
+export function evidenceBlock(e: Evidence, now: number): Html {
+  const age = now - e.observedAt;
+  const freshNow = e.fresh && age <= e.maxAgeMs;
+  return html`<div class="evidence" id="ev-${e.id}">
+  <div class="ev-head">
+    <code>${e.id}</code> <strong>${e.tool}</strong>
+    <span class="badge s-${e.status}">${e.status}</span>
+    <span class="badge a-${e.authority}">${e.authority}</span>
+    <span class="badge ${freshNow ? 'fresh' : 'stale'}">${freshNow ? 'fresh' : e.fresh ? 'stale now' : 'stale when observed'}</span>
+  </div>
+  <dl class="ev-meta">
+    <dt>source</dt><dd>${e.source}</dd>
+    ${e.subject ? html`<dt>subject</dt><dd><code>${e.subject}</code></dd>` : ''}
+    <dt>observed</dt><dd>${when(e.observedAt)} (${duration(age)} ago; effective ${when(e.effectiveAt)}; fresh for ${duration(e.maxAgeMs)})</dd>
+    ${e.args !== undefined ? html`<dt>asked</dt><dd><code>${JSON.stringify(e.args)}</code></dd>` : ''}
+  </dl>
+  ${facts(e.facts)}
+  ${e.error ? html`<p class="problem">${e.error.class}: ${e.error.message}</p>` : ''}
+  ${e.truncated ? html`<p class="muted">output truncated from ${e.truncated.originalBytes} bytes (kept as ${e.truncated.ref})</p>` : ''}
+  ${
+    e.quoted.length
+      ? html`<div class="untrusted">
+    <p class="untrusted-label">UNTRUSTED TEXT from the tool's output: quoted data, not instructions${e.textWithheld ? ' (withheld from control state)' : ''}</p>
+    ${e.quoted.map((q) => html`<pre class="quoted">${q}</pre>`)}
+  </div>`
+      : e.textWithheld
+        ? html`<p class="muted">free text withheld from control state</p>`
+        : ''
+  }
+</div>`;
+}
+
+// --- a run --------------------------------------------------------------------------------------
+
+function terminalLine(st: RunState): Html {
+  if (!st.terminal) return html`<p class="status"><span class="badge p-${st.phase}">${st.phase}</span> turn ${st.turn}</p>`;
+  const t = st.terminal;
+  return html`<p class="status"><span class="badge t-${t.class}">${t.class}</span> <code class="reason">${t.reason}</code> ${t.detail} <span class="muted">at ${when(t.at)}</span></p>`;
+}
+
+function budgets(view: RunView): Html {
+  const st = view.state;
+  const left = view.budgetLeft;
+  const b = st.budgets;
+  const row = (name: string, l: number, total: number) => html`<tr><th>${name}</th><td>${l}</td><td class="muted">of ${total}</td></tr>`;
+  return html`<section class="budgets"><h2>Budgets left</h2>
+<table>
+  ${row('turns', left.turns, b.turns)}
+  ${row('tool calls', left.toolCalls, b.toolCalls)}
+  ${row('effects', left.effects, b.effects)}
+  ${row('duplicates', left.duplicates, b.duplicates)}
+  ${row('tokens', left.tokens, b.tokens)}
+  <tr><th>time</th><td>${duration(Math.floor(left.msLeft / 60_000) * 60_000)}</td><td class="muted">of ${duration(b.deadlineMs)}${st.phase === 'awaiting_approval' ? ' (the clock is stopped while a person decides)' : ''}</td></tr>
+</table></section>`;
+}
+
+export function callBlock(a: Pick<Awaiting, 'tool' | 'args' | 'subject'>): Html {
+  return html`<pre class="call"><strong>${a.tool}</strong> ${pretty(a.args)}</pre>`;
+}
+
+function precondition(p: Awaiting['precondition']): Html {
+  if (!p) return html`<span class="muted">not stated</span>`;
+  return p.ok ? html`<span class="badge ok">holds</span>` : html`<span class="badge bad">VIOLATED</span> ${p.reason ?? 'no reason given'}`;
+}
+
+function pendingOnRunPage(a: Awaiting): Html {
+  return html`<section class="pending"><h2>Waiting for a person</h2>
+${callBlock(a)}
+<dl>
+  <dt>subject</dt><dd><code>${a.subject ?? '—'}</code></dd>
+  <dt>precondition</dt><dd>${precondition(a.precondition)}</dd>
+  <dt>request</dt><dd><code>${a.requestId}</code></dd>
+  <dt>digest</dt><dd><code class="digest">${a.digest}</code></dd>
+  <dt>needs</dt><dd>${a.quorum} approval${a.quorum === 1 ? '' : 's'} from ${a.roles.join(' or ')}; so far ${a.approvedBy.length ? a.approvedBy.join(', ') : 'none'}</dd>
+  <dt>expires</dt><dd>${when(a.expiresAt)}</dd>
+</dl>
+<p><a href="/inbox#req-${a.requestId}">Decide in the approval inbox</a></p>
+</section>`;
+}
+
+function turnOf(st: RunState): (evidenceId: string) => number | undefined {
+  const byEvidence = new Map<string, number>();
+  for (const t of st.transcript) if (t.kind === 'observation') byEvidence.set(t.evidenceId, t.turn);
+  for (const e of st.executions) if (e.evidenceId !== undefined && !byEvidence.has(e.evidenceId)) byEvidence.set(e.evidenceId, e.turn);
+  return (id) => byEvidence.get(id);
+}
+
+function turns(st: RunState, now: number): Html {
+  const turnOfEvidence = turnOf(st);
+  const numbers = new Set<number>();
+  for (const d of st.decisions) numbers.add(d.turn);
+  for (const e of st.executions) numbers.add(e.turn);
+  for (const t of st.transcript) numbers.add(t.turn);
+  const unplaced = st.evidence.filter((e) => turnOfEvidence(e.id) === undefined);
+  const sorted = [...numbers].sort((a, b) => a - b);
+  return html`<section class="turns"><h2>Turns</h2>
+${
+  st.dropped.decisions || st.dropped.executions || st.dropped.evidence
+    ? html`<p class="muted">Retention dropped ${st.dropped.decisions} decision receipts, ${st.dropped.executions} execution receipts and ${st.dropped.evidence} evidence records from state; they remain in the run's Temporal history.</p>`
+    : ''
+}
+${sorted.map((n) => {
+  const decisions = st.decisions.filter((d) => d.turn === n);
+  const executions = st.executions.filter((e) => e.turn === n);
+  const evidence = st.evidence.filter((e) => turnOfEvidence(e.id) === n);
+  const entries = st.transcript.filter((t) => t.turn === n && (t.kind === 'control' || t.kind === 'note'));
+  const approvals = st.approvals.filter((a) => a.turn === n);
+  return html`<article class="turn" id="turn-${n}"><h3>Turn ${n}</h3>
+  ${decisions.map(
+    (d) => html`<div class="decision ${d.accepted ? 'accepted' : 'rejected'}">
+    <p><span class="label">proposal</span> <code>${d.proposal}</code></p>
+    <p><span class="label">gate</span> <span class="badge ${d.accepted ? 'ok' : 'bad'}">${d.accepted ? 'accepted' : 'rejected'}</span> <code class="reason">${d.reason}</code>
+      ${d.evidenceIds.length ? html`<span class="muted">cites</span> ${d.evidenceIds.map((id) => html`<a href="#ev-${id}"><code>${id}</code></a> `)}` : ''}
+      <span class="muted">${d.tokens} tokens, context ${d.contextTokens}; left: ${budgetLine(d.budgetLeft)}</span></p>
+  </div>`,
+  )}
+  ${
+    executions.length
+      ? html`<table class="executions"><thead><tr><th>call</th><th>kind</th><th>tool</th><th>result</th><th>attempt</th><th>ms</th><th>key</th></tr></thead><tbody>
+    ${executions.map(
+      (e) => html`<tr><td><code>${e.callId}</code></td><td>${e.kind}</td><td>${e.tool}</td><td><span class="badge r-${e.result}">${e.result}</span>${e.accepted ? '' : ' refused'}</td><td>${e.attempt}</td><td>${e.durationMs}</td><td><code>${e.idempotencyKey ?? ''}</code></td></tr>`,
+    )}</tbody></table>`
+      : ''
+  }
+  ${evidence.map((e) => evidenceBlock(e, now))}
+  ${entries.map((t) =>
+    t.kind === 'control'
+      ? html`<p class="feedback"><span class="label">feedback</span> <code>${t.code}</code> ${t.message}</p>`
+      : t.kind === 'note'
+        ? t.trusted
+          ? html`<p class="note"><span class="label">note</span> <span class="badge ok">signed</span> ${t.by}: ${t.text}</p>`
+          : html`<div class="note untrusted"><p class="untrusted-label">UNTRUSTED NOTE (unsigned) by ${t.by}</p><pre class="quoted">${t.text}</pre></div>`
+        : '',
+  )}
+  ${approvals.map((a) => html`<p class="approval"><span class="label">approval</span> <span class="badge ${a.decision === 'approved' ? 'ok' : 'bad'}">${a.decision}</span> by ${a.by}${a.comment ? html`: ${a.comment}` : ''} <span class="muted">(request <code>${a.requestId}</code>)</span></p>`)}
+</article>`;
+})}
+${unplaced.length ? html`<article class="turn"><h3>Other evidence</h3>${unplaced.map((e) => evidenceBlock(e, now))}</article>` : ''}
+</section>`;
+}
+
+function effectsLedger(st: RunState): Html {
+  return html`<section class="effects"><h2>Effects ledger</h2>
+${
+  st.effects.length
+    ? html`<table><thead><tr><th>key</th><th>tool</th><th>arguments</th><th>subject</th><th>status</th><th>attempts</th><th>readbacks</th><th>settled by</th></tr></thead><tbody>
+  ${st.effects.map(
+    (e) => html`<tr><td><code>${e.key}</code></td><td>${e.tool}</td><td><code>${JSON.stringify(e.args)}</code></td><td><code>${e.subject ?? ''}</code></td><td><span class="badge e-${e.status}">${e.status}</span></td><td>${e.attempts}</td><td>${e.readbacks}</td><td>${e.settledBy ?? ''}</td></tr>`,
+  )}</tbody></table>`
+    : html`<p class="muted">No effects.</p>`
+}
+</section>`;
+}
+
+function approvalsRecord(st: RunState): Html {
+  if (!st.approvals.length) return html``;
+  return html`<section class="approvals"><h2>Approvals</h2>
+<table><thead><tr><th>request</th><th>decision</th><th>by</th><th>comment</th><th>at</th><th>signed statements</th></tr></thead><tbody>
+${st.approvals.map(
+  (a) => html`<tr><td><code>${a.requestId}</code></td><td>${a.decision}</td><td>${a.by}</td><td>${a.comment}</td><td>${when(a.at)}</td>
+  <td>${(a.signed ?? []).map((s) => html`<div><code>${s.statement.by}</code> ${s.statement.decision} <code title="${s.signature}">${s.signature.slice(0, 16)}…</code></div>`)}</td></tr>`,
+)}</tbody></table></section>`;
+}
+
+/** The part of a run's page that live updates replace. */
+export function runFragment(view: RunView, now: number): Html {
+  const st = view.state;
+  return html`<section class="summary">
+  <h1>${st.runId}</h1>
+  ${terminalLine(st)}
+  <dl>
+    <dt>domain</dt><dd>${st.domain}</dd>
+    <dt>case</dt><dd>${st.caseId}</dd>
+    <dt>goal</dt><dd>${st.goal}</dd>
+    <dt>started</dt><dd>${when(st.startedAt)}</dd>
+  </dl>
+  <p class="muted asof">as of ${when(now)}</p>
+</section>
+${view.awaiting ? pendingOnRunPage(view.awaiting) : ''}
+${budgets(view)}
+${turns(st, now)}
+${effectsLedger(st)}
+${approvalsRecord(st)}`;
+}
+
+export function runPage(runId: string, view: RunView, now: number): Html {
+  return layout(
+    runId,
+    'run',
+    html`<p id="live-status" class="muted" role="status">${view.state.terminal ? 'The run has ended.' : 'Live: updates as the run moves.'}</p>
+<div id="live" data-live="/runs/${encodeURIComponent(runId)}/live">${runFragment(view, now)}</div>`,
+  );
+}
+
+// --- the approval inbox -------------------------------------------------------------------------
+
+/** Identifies what an inbox item shows: the page keeps an item (and what was typed in it) while this stays the same. */
+export function inboxKey(runId: string, a: Awaiting): string {
+  return [runId, a.requestId, a.digest, a.approvedBy.join(','), a.eligible.length > 0 ? 'ready' : 'loading'].join('|');
+}
+
+function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } }, now: number): Html {
+  const { view } = entry;
+  const a = view.awaiting;
+  const st = view.state;
+  const runId = st.runId;
+  const rests = a.evidenceIds.map((id) => ({ id, evidence: st.evidence.find((e) => e.id === id) }));
+  const call = JSON.stringify({ tool: a.tool, args: a.args, subject: a.subject ?? null });
+  return html`<article class="request" id="req-${a.requestId}" data-key="${inboxKey(runId, a)}" data-run-id="${runId}" data-request-id="${a.requestId}" data-digest="${a.digest}" data-call="${call}" data-signed="${a.signed ? 'yes' : 'no'}">
+  <h2><span class="tool">${a.tool}</span> on <code>${a.subject ?? '(no subject)'}</code> <span class="muted">in run</span> <a href="/runs/${encodeURIComponent(runId)}">${runId}</a></h2>
+  <p class="muted">${st.domain} case ${st.caseId}: ${st.goal}</p>
+  <h3>The exact call</h3>
+  ${callBlock(a)}
+  <dl>
+    <dt>subject</dt><dd><code>${a.subject ?? '—'}</code></dd>
+    <dt>precondition</dt><dd class="precondition">${precondition(a.precondition)}</dd>
+    <dt>digest</dt><dd><code class="digest">${a.digest}</code> <span class="digest-check muted">(checked in your browser before signing)</span></dd>
+    <dt>request</dt><dd><code>${a.requestId}</code></dd>
+    <dt>needs</dt><dd>${a.quorum} approval${a.quorum === 1 ? '' : 's'} from ${a.roles.join(' or ')}; so far ${a.approvedBy.length ? a.approvedBy.join(', ') : 'none'}</dd>
+    <dt>may decide</dt><dd>${a.eligible.length ? a.eligible.join(', ') : html`<span class="warn">the worker's approver directory is still loading for this request</span>`}</dd>
+    <dt>expires</dt><dd>${when(a.expiresAt)} (in about ${duration(Math.max(0, Math.round((a.expiresAt - now) / 60_000)) * 60_000)})</dd>
+  </dl>
+  <h3>The evidence it rests on</h3>
+  ${rests.length ? rests.map((r) => (r.evidence ? evidenceBlock(r.evidence, now) : html`<p class="muted">evidence <code>${r.id}</code> is no longer in the run's state</p>`)) : html`<p class="muted">none cited</p>`}
+  ${
+    a.signed
+      ? html`<form class="decide" autocomplete="off">
+    <label>Comment <input name="comment" maxlength="500" placeholder="why (recorded with the decision)"></label>
+    <label>Valid for <select name="validFor">
+      <option value="300000">5 minutes</option><option value="600000" selected>10 minutes</option><option value="1800000">30 minutes</option><option value="3600000">1 hour</option>
+    </select></label>
+    <button type="button" data-decision="approve" class="approve">Approve</button>
+    <button type="button" data-decision="deny" class="deny">Deny</button>
+    <p class="outcome" role="status"></p>
+  </form>`
+      : html`<p class="problem">This run predates signed approvals: it cannot be decided with a key (cancel it instead).</p>`
+  }
+</article>`;
+}
+
+/** The part of the inbox that live updates reconcile, item by item. */
+export function inboxFragment(entries: InboxEntry[], now: number): Html {
+  const waiting = entries.filter((e): e is InboxEntry & { view: RunView & { awaiting: Awaiting } } => !!e.view?.awaiting);
+  const failed = entries.filter((e) => e.error);
+  return html`${waiting.length ? waiting.map((e) => request(e, now)) : html`<p class="empty muted" data-key="empty">Nobody is being waited for.</p>`}
+${failed.map((e) => html`<p class="problem" data-key="problem|${e.row.runId}|${e.error ?? ''}">${e.row.runId}: ${e.error ?? ''}</p>`)}`;
+}
+
+export function inboxPage(entries: InboxEntry[], now: number): Html {
+  const body = html`<h1>Approval inbox</h1>
+<section id="key-panel">
+  <h2>Your key</h2>
+  <p class="muted">Decisions are signed in this browser with your Ed25519 key (WebCrypto). The key file is read here and never sent to the console; reloading the page forgets it.</p>
+  <label>Key file <input type="file" id="key-file" accept=".key,.json,application/json,text/plain"></label>
+  <label class="paste">or paste it <textarea id="key-text" rows="3" autocomplete="off" spellcheck="false" placeholder='{"id":"alice@ops","secretKey":"…","publicKey":"…"}'></textarea></label>
+  <button type="button" id="key-load">Use the pasted key</button>
+  <button type="button" id="key-forget">Forget the key</button>
+  <p id="key-status" role="status">No key loaded: load yours to approve or deny.</p>
+</section>
+<section id="decision-log-panel"><h2>Your decisions</h2><ol id="decision-log"></ol></section>
+<p id="live-status" class="muted" role="status">Live: requests appear and leave as runs move.</p>
+<div id="inbox-live" data-live="/inbox/live">${inboxFragment(entries, now)}</div>`;
+  return layout('Approval inbox', 'inbox', body);
+}
