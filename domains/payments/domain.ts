@@ -180,6 +180,11 @@ export const payments = defineDomain({
   // A claim is about the case's transfer: evidence about any other transfer cannot back it.
   claimSubject: (_claim, caseId) => `transfer:${caseId}`,
   judgeEvidence,
+  // Establishing that a transfer FAILED is half the job: the case is done once it was reissued.
+  judgeDone: (claim, done) =>
+    PaymentsClaim.parse(claim).transferStatus !== 'FAILED' || done.some((d) => d.tool === 'reissue_transfer')
+      ? { ok: true }
+      : { ok: false, reason: 'the transfer FAILED and this run has not reissued it; a failed transfer is resolved by its reissue' },
   defaults: {
     budgets: { turns: 8, toolCalls: 10, effects: 1, duplicates: 2, tokens: 60_000, deadlineMs: 10 * 60_000 },
     context: 'window_pinned',

@@ -240,6 +240,15 @@ describe('signed approvals', () => {
 });
 
 describe('finishing on what was done', () => {
+  it('a FAILED transfer is not resolved until this run reissued it', () => {
+    const run = paymentsRun('FAILED');
+    const ledger = run.state.evidence.find((e) => e.tool === 'read_ledger')?.id ?? '';
+    run.finish({ transferStatus: 'FAILED' }, [ledger]);
+    expect(run.lastControl).toMatchObject({ code: 'unsupported_finish' });
+    expect(run.lastControl?.message).toMatch(/has not reissued it/);
+    expect(run.command.type).toBe('propose');
+  });
+
   it('a claim of remediation with no effect on that service is unsupported', () => {
     const run = new Run(incidents, guarded);
     run.call(metricsOf('cache'));
