@@ -2,7 +2,6 @@
 // restarted at random moments. Every run must end, none may be lost, and the systems of record
 // must hold no duplicate effect. Its last line is machine-checked by CI.
 import { examplesWorkflowsPath } from '../../demo/local-stack.js';
-import { EXAMPLES_WORKER } from '../helpers/crash.js';
 import { signDecision } from '../../client/sign.js';
 import { keys as testKeys, TEST_DIRECTORY } from '../helpers/keys.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +14,7 @@ import { startWorld } from '../../domains/world/process.js';
 import { stderrLog } from '../../temporal-dev/log.js';
 import { useTemporal } from '../../temporal-dev/target.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
+import { EXAMPLES_WORKER, startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
 import { agentWorkflow } from '../../domains/workflows.js';
 import { approveUpdate, stateQuery, type RunResult } from '../../workflows/messages.js';
 

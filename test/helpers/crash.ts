@@ -1,10 +1,8 @@
-import { fileURLToPath } from 'node:url';
 import { afterEach, inject } from 'vitest';
-import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
+import { EXAMPLES_WORKER, startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
 const spawned = new Set<WorkerProcess>();
-/** The examples' worker process: the example domains against the simulated world. */
-export const EXAMPLES_WORKER = fileURLToPath(new URL('../../domains/worker.ts', import.meta.url));
+
 
 // A failing assertion must not leave worker processes behind: stop every one this file spawned.
 afterEach(async () => {

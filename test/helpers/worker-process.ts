@@ -1,8 +1,12 @@
 // The example worker as a child process, for crash tests and the chaos run: a real OS process with its
 // own pid that a test can SIGKILL at an exact moment and replace with a fresh one.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { projectRoot } from '../../temporal-dev/paths.js';
 
+
+/** The examples' worker process: the example domains against the simulated world. */
+export const EXAMPLES_WORKER = fileURLToPath(new URL('../../domains/worker.ts', import.meta.url));
 
 export interface WorkerProcessOptions {
   /** The worker script to run (it calls runWorkerProcess with your implementations). */
