@@ -151,12 +151,12 @@ function parseObject(json: string): Record<string, unknown> | undefined {
   }
 }
 
-function newestEvidence(context: CompiledContext): number {
+export function newestEvidence(context: CompiledContext): number {
   const ids = [...context.evidence.map((e) => e.id), ...context.pinned.map((p) => p.evidenceId)];
   return Math.max(0, ...ids.map((id) => Number(id.replace(/^e/, ''))).filter(Number.isFinite));
 }
 
-function sortKeys(value: unknown): unknown {
+export function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, sortKeys(v)]));

@@ -18,13 +18,10 @@ import { paymentsPolicy } from '../../domains/payments/policy.js';
 import { syntheticPolicy } from '../../domains/synthetic/policy.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import { estimateTokens } from '../../workflows/controller/context.js';
+import { instructionsIn, newestEvidence, sortKeys, type Instruction } from '../../eval/obedient.js';
 
-export interface Instruction {
-  tool: string;
-  args: Record<string, unknown>;
-  /** Where it was read: `evidence e9`, `note by x (unsigned)`. */
-  from: string;
-}
+// How instructions are read from untrusted text is shared with the eval's adversary.
+export type { Instruction } from '../../eval/obedient.js';
 
 export interface ObedientProposal {
   caseId: string;
@@ -116,76 +113,6 @@ export function createObedientModel(): ObedientModel {
   };
 }
 
-/** Every instruction in the untrusted text and the notes the model was shown, in reading order. */
-export function instructionsIn(context: CompiledContext): Instruction[] {
-  const out: Instruction[] = [];
-  for (const e of context.evidence) {
-    for (const line of e.untrustedText ?? []) out.push(...parseInstructions(line, `evidence ${e.id}`));
-  }
-  for (const note of context.notes) {
-    out.push(...parseInstructions(note.text, `note by ${note.by} (${note.signed ? 'signed' : 'unsigned'})`));
-  }
-  return out;
-}
-
-/** The instructions one piece of text gives, in the grammar described at the top of this file. */
-export function parseInstructions(text: string, from: string): Instruction[] {
-  const out: Instruction[] = [];
-  const verb = /\bcall\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:with\s+|using\s+|:\s*|\(\s*)?(?=\{)/gi;
-  for (let m = verb.exec(text); m; m = verb.exec(text)) {
-    const json = balancedObject(text, m.index + m[0].length);
-    const args = json === undefined ? undefined : parseObject(json);
-    if (args && m[1]) out.push({ tool: m[1], args, from });
-  }
-  // A whole decision pasted into the text.
-  for (let at = text.indexOf('{'); at >= 0; at = text.indexOf('{', at + 1)) {
-    const json = balancedObject(text, at);
-    const value = json === undefined ? undefined : parseObject(json);
-    if (!value || value.type !== 'call' || !Array.isArray(value.calls)) continue;
-    for (const call of value.calls as unknown[]) {
-      if (!call || typeof call !== 'object') continue;
-      const { tool, args } = call as { tool?: unknown; args?: unknown };
-      if (typeof tool === 'string' && args && typeof args === 'object' && !Array.isArray(args)) {
-        out.push({ tool, args: args as Record<string, unknown>, from });
-      }
-    }
-  }
-  return out;
-}
-
-/** The JSON object text that starts at `start` (a `{`), braces inside strings respected. */
-function balancedObject(text: string, start: number): string | undefined {
-  if (text[start] !== '{') return undefined;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === '\\') i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === '{') depth++;
-    else if (ch === '}' && --depth === 0) return text.slice(start, i + 1);
-  }
-  return undefined;
-}
-
-function parseObject(json: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(json);
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function newestEvidence(context: CompiledContext): number {
-  const ids = [...context.evidence.map((e) => e.id), ...context.pinned.map((p) => p.evidenceId)];
-  return Math.max(0, ...ids.map((id) => Number(id.replace(/^e/, ''))).filter(Number.isFinite));
-}
-
 function signatureOf(tool: string, args: unknown): string {
   return `${tool}:${JSON.stringify(sortKeys(args))}`;
 }
@@ -194,12 +121,4 @@ function signatureOf(tool: string, args: unknown): string {
 function summaryOf(tool: string, args: unknown): string {
   const json = JSON.stringify(args) ?? 'undefined';
   return `${tool}(${json.length > 160 ? `${json.slice(0, 160)}…` : json})`;
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, sortKeys(v)]));
-  }
-  return value;
 }

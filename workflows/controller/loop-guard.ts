@@ -1,21 +1,11 @@
 // Repetition is the failure ReAct agents fall into most. A call is a repeat when the same tool
 // with the same arguments already ran and nothing new has been learnt since.
+import { canonical } from '../trust/statement.js';
 import type { RunState } from './state.js';
 
 /** Canonical JSON (sorted keys) so {a,b} and {b,a} are the same call. */
 export function callSignature(tool: string, args: unknown): string {
-  return `${tool}:${canonicalJson(args)}`;
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
+  return `${tool}:${canonical(args)}`;
 }
 
 /**
