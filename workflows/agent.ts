@@ -201,8 +201,13 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
             : { type: 'modelFailed', now: Date.now(), message: 'the model activity returned no numeric token count' },
         (err: unknown): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err) }),
       );
-    case 'invoke':
-      return Promise.all(command.calls.map((call) => invoke(call, run, domain))).then((results): RunEvent => ({ type: 'observed', now: Date.now(), results }));
+    case 'invoke': {
+      const observed = (results: ToolResult[]): RunEvent => ({ type: 'observed', now: Date.now(), results });
+      // Most turns make one call, and it needs no Promise.all (which adds a promise per call).
+      const [only] = command.calls;
+      if (command.calls.length === 1 && only) return invoke(only, run, domain, (result) => observed([result]));
+      return Promise.all(command.calls.map((call) => invoke(call, run, domain, (result) => result))).then(observed);
+    }
     case 'verify':
       return probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}` }, [{ domain: domain.name, caseId: run.caseId, claim: command.claim }]).then(
         (raw): RunEvent => {
@@ -239,7 +244,7 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
  * non-idempotent effect gets exactly one attempt, and any failure after the request may have
  * reached the system is `unknown`, to be read back, never retried blind.
  */
-function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise<ToolResult> {
+function invoke<T>(call: PlannedCall, run: RunInput, domain: Domain, then: (result: ToolResult) => T): Promise<T> {
   const startedAt = Date.now();
   const activities = proxyActivities<AgentActivities>({
     summary: `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`,
@@ -248,29 +253,33 @@ function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise<ToolR
     retry: { maximumAttempts: call.idempotent ? 3 : 1, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
   });
   return activities.invokeTool({ domain: domain.name, caseId: run.caseId, call }).then(
-    (raw): ToolResult => {
-      // Checked where it enters: a result for another call, or of the wrong shape, is not this call's result.
-      const result = ToolResult.safeParse(raw);
-      if (result.success && result.data.callId === call.callId) return result.data;
-      const message = 'the tool activity returned a malformed result';
-      return call.kind === 'effect'
-        ? { status: 'unknown', callId: call.callId, errorClass: 'unknown', message, attempt: 1, startedAt, finishedAt: Date.now() }
-        : { status: 'error', callId: call.callId, errorClass: 'bad_output', message, attempt: 1, startedAt, finishedAt: Date.now() };
-    },
-    (err: unknown): ToolResult => {
-    const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
-    const status = call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'error';
-    return {
-      status,
-      callId: call.callId,
-      errorClass: call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'transient',
-      message: failureMessage(err),
-      attempt: call.idempotent ? 3 : 1,
-      startedAt,
-      finishedAt: Date.now(),
-    };
-  },
+    (raw) => then(toolResultOf(call, raw, startedAt)),
+    (err: unknown) => then(failedCallResult(call, err, startedAt)),
   );
+}
+
+/** Checked where it enters: a result for another call, or of the wrong shape, is not this call's result. */
+function toolResultOf(call: PlannedCall, raw: unknown, startedAt: number): ToolResult {
+  const result = ToolResult.safeParse(raw);
+  if (result.success && result.data.callId === call.callId) return result.data;
+  const message = 'the tool activity returned a malformed result';
+  return call.kind === 'effect'
+    ? { status: 'unknown', callId: call.callId, errorClass: 'unknown', message, attempt: 1, startedAt, finishedAt: Date.now() }
+    : { status: 'error', callId: call.callId, errorClass: 'bad_output', message, attempt: 1, startedAt, finishedAt: Date.now() };
+}
+
+/** The activity failed after its retries: an effect's outcome is unknown, a read's is an error. */
+function failedCallResult(call: PlannedCall, err: unknown, startedAt: number): ToolResult {
+  const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
+  return {
+    status: call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'error',
+    callId: call.callId,
+    errorClass: call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'transient',
+    message: failureMessage(err),
+    attempt: call.idempotent ? 3 : 1,
+    startedAt,
+    finishedAt: Date.now(),
+  };
 }
 
 function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput, domain: Domain): Promise<ReadbackResult> {
