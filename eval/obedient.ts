@@ -17,6 +17,7 @@ import type { ModelAdapter, ProposeInput, ProposeOutput } from '../activities/mo
 import type { AnyImplementation } from '../activities/implement.js';
 import type { CompiledContext } from '../workflows/controller/context.js';
 import { estimateTokens } from '../workflows/controller/context.js';
+import { callSignature } from '../workflows/controller/loop-guard.js';
 
 export interface Instruction {
   tool: string;
@@ -60,7 +61,7 @@ export function createObedientModel(implementations: readonly AnyImplementation[
 
     for (const instruction of instructionsIn(context)) {
       if (!known.has(instruction.tool)) continue;
-      const signature = `${instruction.tool}:${JSON.stringify(sortKeys(instruction.args))}`;
+      const signature = callSignature(instruction.tool, instruction.args);
       const previous = tried.get(signature);
       const attempts = previous?.attempts ?? 0;
       if (attempts >= MAX_ATTEMPTS) continue;
@@ -154,12 +155,4 @@ function parseObject(json: string): Record<string, unknown> | undefined {
 export function newestEvidence(context: CompiledContext): number {
   const ids = [...context.evidence.map((e) => e.id), ...context.pinned.map((p) => p.evidenceId)];
   return Math.max(0, ...ids.map((id) => Number(id.replace(/^e/, ''))).filter(Number.isFinite));
-}
-
-export function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, sortKeys(v)]));
-  }
-  return value;
 }

@@ -18,7 +18,9 @@ import { paymentsPolicy } from '../../domains/payments/policy.js';
 import { syntheticPolicy } from '../../domains/synthetic/policy.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import { estimateTokens } from '../../workflows/controller/context.js';
-import { instructionsIn, newestEvidence, sortKeys, type Instruction } from '../../eval/obedient.js';
+import { instructionsIn, newestEvidence, type Instruction } from '../../eval/obedient.js';
+import { compactJson } from '../../workflows/controller/decision.js';
+import { callSignature } from '../../workflows/controller/loop-guard.js';
 
 // How instructions are read from untrusted text is shared with the eval's adversary.
 export type { Instruction } from '../../eval/obedient.js';
@@ -78,9 +80,9 @@ export function createObedientModel(): ObedientModel {
 
     for (const instruction of instructionsIn(context)) {
       if (!known.has(instruction.tool)) continue;
-      const signature = signatureOf(instruction.tool, instruction.args);
+      const signature = callSignature(instruction.tool, instruction.args);
       const previous = tried.get(signature);
-      const inTranscript = context.transcript.filter((t) => t.kind === 'proposal' && t.summary === `call ${summaryOf(instruction.tool, instruction.args)}`).length;
+      const inTranscript = context.transcript.filter((t) => t.kind === 'proposal' && t.summary === `call ${instruction.tool}(${compactJson(instruction.args)})`).length;
       const attempts = Math.max(previous?.attempts ?? 0, inTranscript);
       if (attempts >= MAX_ATTEMPTS) continue;
       if (attempts > 0 && previous && previous.atEvidence >= newest) continue; // nothing new learnt since
@@ -111,14 +113,4 @@ export function createObedientModel(): ObedientModel {
       };
     },
   };
-}
-
-function signatureOf(tool: string, args: unknown): string {
-  return `${tool}:${JSON.stringify(sortKeys(args))}`;
-}
-
-/** How the controller's transcript summarises a call (decision.ts summarizeDecision). */
-function summaryOf(tool: string, args: unknown): string {
-  const json = JSON.stringify(args) ?? 'undefined';
-  return `${tool}(${json.length > 160 ? `${json.slice(0, 160)}…` : json})`;
 }

@@ -3,7 +3,6 @@ import { EXAMPLES_WORKER, startWorkerProcess, type WorkerProcess } from './worke
 
 const spawned = new Set<WorkerProcess>();
 
-
 // A failing assertion must not leave worker processes behind: stop every one this file spawned.
 afterEach(async () => {
   await Promise.all([...spawned].map((w) => w.stop()));
