@@ -16,12 +16,13 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type { z } from 'zod';
 import { TASK_QUEUE } from '../worker/connection.js';
 import type { AgentWorkflow } from '../workflows/agent.js';
 import type { Domain } from '../workflows/contract.js';
 import { addNoteUpdate, approveUpdate, CancelInput, cancelSignal, denyUpdate, NoteInput, stateQuery, type ApprovalAck, type RunView } from '../workflows/messages.js';
-import type { RunInput } from '../workflows/run-input.js';
+import { RunInput } from '../workflows/run-input.js';
 import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey } from '../workflows/search-attributes.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
 import {
@@ -192,14 +193,26 @@ export class AgentClient {
   async start(input: RunInput): Promise<StartedRun> {
     const started = await startRun(this.client, input, this.taskQueue, this.domains);
     if (!started.attached) return started;
-    const existing = await this.state(started.runId).then(
-      (view) => view.input ?? new Error('the run does not report its settings (it was started before runs did)'),
-      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
-    );
+    const existing = await this.startedWith(started.runId, started.executionRunId).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
     if (existing instanceof Error) return { ...started, settings: 'unknown', settingsNotCompared: existing.message };
     const differences = settingsDiff(existing, input);
     if (differences.length) throw new RunSettingsConflictError(started.runId, input.domain, input.caseId, differences, started.running);
     return { ...started, settings: 'same' };
+  }
+
+  /**
+   * The settings a run was started with, read from the first event of its history: the server
+   * answers this without a worker, so a busy or absent worker cannot turn a settings conflict
+   * into "could not compare". A continued run carries its settings into each new execution.
+   */
+  private async startedWith(runId: string, executionRunId: string): Promise<RunInput> {
+    const { namespace, loadedDataConverter } = this.client.options;
+    const response = await this.client.workflowService.getWorkflowExecutionHistory({ namespace, execution: { workflowId: runId, runId: executionRunId }, maximumPageSize: 1 });
+    const payloads = response.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+    const [arg] = await decodeArrayFromPayloads(loadedDataConverter, payloads);
+    const parsed = RunInput.safeParse((arg as { run?: unknown } | undefined)?.run);
+    if (!parsed.success) throw new Error(`the run was started with input this client cannot read (${formatZodError(parsed.error)})`);
+    return parsed.data;
   }
 
   /** The run's state as its worker reports it, bounded (WorkerTimeoutError when nobody answers). */

@@ -221,7 +221,7 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     await expect(a.list({ domain: "payments' OR 1=1" })).rejects.toThrow(/may not contain quotes/);
   });
 
-  it('no worker: the state query is a WorkerTimeoutError within its bound; describe still answers from the server', async () => {
+  it('no worker: the state query is a WorkerTimeoutError within its bound; describe still answers from the server; a start still compares settings', async () => {
     const a = unserved({ queryTimeoutMs: 1_500 });
     const transferId = uniqueCase('PX');
     const started = await a.start(paymentsRun(transferId));
@@ -233,6 +233,12 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
       expect(Date.now() - t0).toBeLessThan(5_000);
       // Domain and case are set when the run is started, so the server knows them before any worker does.
       expect(await a.describe(started.runId)).toMatchObject({ runId: started.runId, status: 'RUNNING', domain: 'payments', caseId: transferId, terminal: null, taskQueue: a.taskQueue });
+      // The settings come from the run's history, not from a worker: no worker, still compared.
+      const same = await a.start(paymentsRun(transferId));
+      expect(same).toMatchObject({ runId: started.runId, attached: true, settings: 'same' });
+      const conflict = await a.start({ ...paymentsRun(transferId), budgets: { turns: 3 } }).catch((e: unknown) => e);
+      expect(conflict).toBeInstanceOf(RunSettingsConflictError);
+      expect(String((conflict as Error).message)).toMatch(/budgets\.turns: run has domain default, this start asked for 3/);
     } finally {
       await a.handle(started.runId).terminate('test cleanup');
     }
