@@ -16,9 +16,11 @@ import type { RunResult } from '../workflows/messages.js';
 import type { RunInput } from '../workflows/run-input.js';
 import { bareActivities } from './bare-activities.js';
 import { bareTurnsOf, simulateRun } from './shape.js';
-import { agentWorkflow, bareWorkflow, type BareTurn } from './workflows.js';
+import { agentWorkflow } from './agent-workflows.js';
+import { bareWorkflow, type BareTurn } from './bare-workflows.js';
 
-export const benchWorkflowsPath = fileURLToPath(new URL('./workflows.ts', import.meta.url));
+export const agentWorkflowsPath = fileURLToPath(new URL('./agent-workflows.ts', import.meta.url));
+export const bareWorkflowsPath = fileURLToPath(new URL('./bare-workflows.ts', import.meta.url));
 
 export const WORKER_OPTIONS = {
   // 200 runs at once must all stay cached (sticky): an evicted run replays its whole history
@@ -67,7 +69,7 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
     connection: workerConnection,
     namespace: target.namespace,
     taskQueue,
-    workflowBundle: await bundleWorkflows(benchWorkflowsPath),
+    workflowBundle: await bundleWorkflows(agentWorkflowsPath),
     activities: {
       ...agent,
       // The same activity, stamped: the worker is in this process, so the stamps are the
@@ -76,12 +78,23 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
         proposeTimes.get(Context.current().info.workflowExecution?.workflowId ?? '')?.push(Date.now());
         return agent.propose(input);
       },
-      ...bareActivities,
     },
     ...WORKER_OPTIONS,
     shutdownGraceTime: '5 seconds',
   });
-  const running = worker.run();
+  // The baseline on a worker of its own, with the same options, in the same process (so the
+  // process's CPU time covers both): its bundle holds nothing of the engine.
+  const bareTaskQueue = `${taskQueue}-bare`;
+  const bareWorker = await Worker.create({
+    connection: workerConnection,
+    namespace: target.namespace,
+    taskQueue: bareTaskQueue,
+    workflowBundle: await bundleWorkflows(bareWorkflowsPath),
+    activities: bareActivities,
+    ...WORKER_OPTIONS,
+    shutdownGraceTime: '5 seconds',
+  });
+  const running = Promise.all([worker.run(), bareWorker.run()]);
 
   const shapes = new Map<number, Promise<BareTurn[]>>();
   const timed = async <T>(handle: WorkflowHandleWithFirstExecutionRunId, started: number): Promise<Finished<T>> => {
@@ -104,7 +117,7 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
     },
     async runBare(workflowId, turns) {
       const started = Date.now();
-      const handle = await client.workflow.start(bareWorkflow, { taskQueue, workflowId, args: [{ turns }] });
+      const handle = await client.workflow.start(bareWorkflow, { taskQueue: bareTaskQueue, workflowId, args: [{ turns }] });
       return timed<{ turns: number }>(handle, started);
     },
     bareShapeFor(turns) {
@@ -117,6 +130,7 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
     },
     async close() {
       worker.shutdown();
+      bareWorker.shutdown();
       await running;
       await workerConnection.close();
       await connection.close();

@@ -12,7 +12,7 @@ import { estimateTokens, type CompiledContext } from '../workflows/controller/co
 import type { RunEvent, ToolResult } from '../workflows/controller/events.js';
 import { initialState, next, type Step } from '../workflows/controller/next.js';
 import type { RunState } from '../workflows/controller/state.js';
-import type { BareTurn } from './workflows.js';
+import type { BareTurn } from './bare-workflows.js';
 
 /** Sizes are JSON characters of what the workflow hands the activity and gets back. */
 export interface CallShape {

@@ -246,16 +246,33 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
  */
 function invoke<T>(call: PlannedCall, run: RunInput, domain: Domain, then: (result: ToolResult) => T): Promise<T> {
   const startedAt = Date.now();
-  const activities = proxyActivities<AgentActivities>({
-    summary: `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`,
-    startToCloseTimeout: call.kind === 'effect' ? '30 seconds' : '20 seconds',
+  const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
+  return toolsFor(call)
+    .invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }])
+    .then(
+      (raw) => then(toolResultOf(call, raw, startedAt)),
+      (err: unknown) => then(failedCallResult(call, err, startedAt)),
+    );
+}
+
+// One proxy per kind and retry policy, made once. Effects may take longer than reads; a call
+// that is not idempotent gets exactly one attempt (see invoke).
+const tools = {
+  read: { retried: toolProxy('20 seconds', 3), once: toolProxy('20 seconds', 1) },
+  effect: { retried: toolProxy('30 seconds', 3), once: toolProxy('30 seconds', 1) },
+};
+
+function toolsFor(call: PlannedCall) {
+  const byKind = call.kind === 'effect' ? tools.effect : tools.read;
+  return call.idempotent ? byKind.retried : byKind.once;
+}
+
+function toolProxy(startToCloseTimeout: string, maximumAttempts: number) {
+  return proxyActivities<AgentActivities>({
+    startToCloseTimeout,
     heartbeatTimeout: '4 seconds',
-    retry: { maximumAttempts: call.idempotent ? 3 : 1, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
+    retry: { maximumAttempts, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
   });
-  return activities.invokeTool({ domain: domain.name, caseId: run.caseId, call }).then(
-    (raw) => then(toolResultOf(call, raw, startedAt)),
-    (err: unknown) => then(failedCallResult(call, err, startedAt)),
-  );
 }
 
 /** Checked where it enters: a result for another call, or of the wrong shape, is not this call's result. */

@@ -1,7 +1,9 @@
-// The bench worker's workflow bundle: the real agent workflow, and a bare baseline that makes
-// the same activity calls with the same payload sizes but has no controller, no state, no
-// validation and no continue-as-new logic. The difference between the two is what the engine
-// costs on top of Temporal itself.
+// The bare baseline's workflow bundle: the same activity calls with the same payload sizes
+// and options as an agent run, and nothing else: no controller, no state, no validation, no
+// continue-as-new logic, and none of the agent's modules. It is bundled and run on a worker
+// of its own, so it does not pay for evaluating the engine's modules when a run starts, as
+// a workflow written directly on Temporal would not. The difference between the two is what
+// the engine costs on top of Temporal itself.
 //
 // "The same calls" includes their options: the baseline's activities run under the agent's
 // timeouts, heartbeat timeout included (the server arms a timer for it on every attempt), and
@@ -9,11 +11,6 @@
 // noise (bench/README.md), but it is not the same work, so it is not the baseline.
 import { proxyActivities } from '@temporalio/workflow';
 import type { BareActivities } from './bare-activities.js';
-
-import { agentWorkflowFor } from '../workflows/agent.js';
-import { synthetic } from '../domains/synthetic/domain.js';
-
-export const agentWorkflow = agentWorkflowFor([synthetic]);
 
 /** One agent turn as sizes: the model call, then the tool calls (or the final probe) after it. */
 export interface BareTurn {
