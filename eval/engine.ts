@@ -19,6 +19,8 @@ export interface EngineRun {
   refusals: string[];
   /** True when the eval cancelled the run for taking too long. */
   timedOut: boolean;
+  /** Each decision as the run recorded it, one line each: `turn 3 ✓ call get_logs({...}): reason`. */
+  trace: string[];
 }
 
 export interface EngineCell {
@@ -88,5 +90,6 @@ export async function runOnEngine(cell: EngineCell): Promise<EngineRun> {
     approvals: signed.size,
     refusals: view.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : [])),
     timedOut,
+    trace: view.state.decisions.map((d) => `turn ${d.turn} ${d.accepted ? 'accepted' : 'refused'} ${d.proposal.slice(0, 200)}: ${d.reason.slice(0, 200)}`),
   };
 }

@@ -216,6 +216,7 @@ async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
     let tokens: number;
     let detail: string;
     let refusals: string[] | undefined;
+    let trace: string[] | undefined;
     if (agent === 'engine') {
       const modelConfig: ModelConfig = script ? { adapter: 'scripted', replies: script } : { adapter: 'custom', name: model };
       const hold = note ? newHold() : undefined;
@@ -234,6 +235,7 @@ async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
         ({ turns, tokens } = run);
         detail = `${run.terminal.detail}${run.approvals ? ` (${run.approvals} approval${run.approvals > 1 ? 's' : ''} signed)` : ''}${run.timedOut ? ' (cancelled by the eval: too slow)' : ''}`;
         refusals = run.refusals;
+        trace = run.trace;
       } finally {
         hold?.release();
         holds.delete(ids.caseId);
@@ -274,6 +276,7 @@ async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
       tokens,
       wallMs,
       ...(refusals ? { refusals } : {}),
+      ...(trace ? { trace } : {}),
       detail: detail.slice(0, 300),
     };
     log(`${agent} ${record.model} ${scenario.name}: ${ended}${record.harm ? ` HARM ${record.harm}` : ''} (${(wallMs / 1_000).toFixed(1)} s)`);

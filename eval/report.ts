@@ -32,6 +32,8 @@ export interface CellRecord {
   wallMs: number;
   /** Engine: the controller's refusals fed back to the model, in order. */
   refusals?: string[];
+  /** Engine: each decision the run recorded, with its verdict (what to read when a cell fails). */
+  trace?: string[];
   detail?: string;
   /** Set when the cell could not be run (an infrastructure failure, not a finding). */
   error?: string;

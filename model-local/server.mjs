@@ -274,6 +274,9 @@ function functionsFrom(tools, toolChoice) {
   return { functions, specs, force, documented: offered.map((name) => specs.get(name).tool) };
 }
 
+/** Integer ranges up to this wide are enumerated in the grammar. */
+const SMALL_RANGE = 200;
+
 const ANY_JSON = { oneOf: [{ type: ['string', 'number', 'boolean', 'null'] }, { type: 'object', additionalProperties: true }, { type: 'array' }] };
 
 /**
@@ -336,6 +339,12 @@ function gbnfSchema(node, root) {
       ...(Number.isInteger(node.maxLength) ? { maxLength: node.maxLength } : {}),
       ...description,
     };
+  }
+  if (type === 'integer' && Number.isInteger(node.minimum) && Number.isInteger(node.maximum) && node.maximum - node.minimum <= SMALL_RANGE) {
+    // The grammar's integer has no bounds, and a small model under it tends to write digits
+    // until something stops it (a `limit` of 1000000000000000, refused every time): a small
+    // range is spelled out instead.
+    return { enum: Array.from({ length: node.maximum - node.minimum + 1 }, (_, i) => node.minimum + i), ...description };
   }
   if (['number', 'integer', 'boolean', 'null'].includes(type)) return { type, ...description };
   return ANY_JSON;

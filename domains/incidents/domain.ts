@@ -129,7 +129,7 @@ function restartPrecondition(service: string, about: EvidenceView[]) {
   if (metrics.facts[`${service}.healthy`] !== false) return { ok: false as const, reason: `fresh metrics (${metrics.id}) say ${service} is healthy` };
   const memory = metrics.facts[`${service}.memoryPct`];
   if (typeof memory !== 'number' || memory < MEMORY_EXHAUSTED_PCT) {
-    return { ok: false as const, reason: `${service} is unhealthy but its memory is at ${String(memory)}%, not exhausted; a restart would not fix it` };
+    return { ok: false as const, reason: `${service} is unhealthy but its memory is at ${String(memory)}%, not exhausted; a restart would not fix it (if a deploy went bad, read get_deploys and revert_deploy to the previous version)` };
   }
   return { ok: true as const };
 }
@@ -160,7 +160,7 @@ export const incidents = defineDomain({
   name: 'incidents',
   caseId: z.string().regex(/^INC-[0-9A-Za-z-]{1,60}$/, 'an incident id such as INC-7'),
   goal: (caseId) =>
-    `Incident ${caseId}: web latency is spiking. Find which of api, db, cache failed, remediate it (restart on memory exhaustion, revert a bad deploy), and finish only when the system is healthy.`,
+    `Incident ${caseId}: web latency is spiking. Find which of api, db, cache failed (get_metrics), remediate it (restart_service when its memory is exhausted; otherwise read get_deploys and revert_deploy to the previous version), and finish only when the system is healthy.`,
   tools: [getMetrics, getLogs, getDeploys, restartService, revertDeploy],
   claim: IncidentsClaim,
   claimSubject: (claim) => `service:${IncidentsClaim.parse(claim).remediated}`,

@@ -184,7 +184,7 @@ export const payments = defineDomain({
   judgeDone: (claim, done) =>
     PaymentsClaim.parse(claim).transferStatus !== 'FAILED' || done.some((d) => d.tool === 'reissue_transfer')
       ? { ok: true }
-      : { ok: false, reason: 'the transfer FAILED and this run has not reissued it; a failed transfer is resolved by its reissue' },
+      : { ok: false, reason: 'the transfer FAILED and this run has not reissued it: a failed transfer is resolved by reissuing it (reissue_transfer, which an approver signs), then finish' },
   defaults: {
     budgets: { turns: 8, toolCalls: 10, effects: 1, duplicates: 2, tokens: 60_000, deadlineMs: 10 * 60_000 },
     context: 'window_pinned',
