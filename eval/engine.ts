@@ -90,6 +90,16 @@ export async function runOnEngine(cell: EngineCell): Promise<EngineRun> {
     approvals: signed.size,
     refusals: view.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : [])),
     timedOut,
-    trace: view.state.decisions.map((d) => `turn ${d.turn} ${d.accepted ? 'accepted' : 'refused'} ${d.proposal.slice(0, 200)}: ${d.reason.slice(0, 200)}`),
+    trace: traceOf(view),
   };
+}
+
+/** Decisions and the runtime's feedback, in turn order: what to read when a cell fails. */
+function traceOf(view: RunView): string[] {
+  const lines: { turn: number; text: string }[] = [
+    ...view.state.decisions.map((d) => ({ turn: d.turn, text: `${d.accepted ? 'accepted' : 'refused'} ${d.proposal.slice(0, 200)}: ${d.reason}` })),
+    ...view.state.transcript.flatMap((t) => (t.kind === 'control' ? [{ turn: t.turn, text: `  feedback ${t.code}: ${t.message.slice(0, 300)}` }] : [])),
+  ];
+  // Stable: within a turn the decision comes before the feedback it caused.
+  return lines.sort((a, b) => a.turn - b.turn).map((l) => `turn ${l.turn} ${l.text}`);
 }

@@ -60,7 +60,7 @@ export const getLogs = defineTool({
 export const getDeploys = defineTool({
   name: 'get_deploys',
   subject: serviceSubject,
-  description: 'Current and previous deployed version of one service.',
+  description: 'Current and previous deployed version of one service: read it when a service is unhealthy but its memory is fine (a bad deploy).',
   input: byService,
   output: z.object({ service: Service, current: Version, previous: Version, deployedAt: Iso }),
   kind: 'read',
@@ -77,7 +77,7 @@ export const getDeploys = defineTool({
 export const restartService = defineTool({
   name: 'restart_service',
   subject: serviceSubject,
-  description: 'Restart one service (clears memory exhaustion). Not idempotent: each call restarts again.',
+  description: 'Restart one service. Fixes memory exhaustion only, not a bad deploy. Not idempotent: each call restarts again.',
   input: byService,
   output: z.object({ effectId: z.string(), service: Service, appliedAt: Iso }),
   kind: 'effect',

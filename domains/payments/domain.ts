@@ -161,9 +161,11 @@ function judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[
   }
   const backing = cited.find((e) => usable(e) && e.facts['ledger.status'] === parsed.data.transferStatus);
   if (!backing) {
+    // Name the evidence that would back it, if there is any: models often cite the wrong id.
+    const would = [...all].reverse().find((e) => usable(e) && e.facts['ledger.status'] === parsed.data.transferStatus);
     return {
       kind: 'unsupported' as const,
-      reason: `no cited fresh authoritative ledger evidence says ${parsed.data.transferStatus}`,
+      reason: `no cited fresh authoritative ledger evidence says ${parsed.data.transferStatus}${would ? ` (${would.id} does: cite it)` : ''}`,
     };
   }
   return { kind: 'supported' as const };
