@@ -65,35 +65,29 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
 
   const agent = createActivities({ implementations: [syntheticImplementation], blobDir: join(tmpdir(), 'agent-bench-blobs') });
   const proposeTimes = new Map<string, number[]>();
-  const worker = await Worker.create({
-    connection: workerConnection,
-    namespace: target.namespace,
-    taskQueue,
-    workflowBundle: await bundleWorkflows(agentWorkflowsPath),
-    activities: {
-      ...agent,
-      // The same activity, stamped: the worker is in this process, so the stamps are the
-      // run's turn clock without any query or history read.
-      async propose(input: ProposeInput) {
-        proposeTimes.get(Context.current().info.workflowExecution?.workflowId ?? '')?.push(Date.now());
-        return agent.propose(input);
-      },
+  // Agent and baseline each on a worker of their own, with the same options, in this one
+  // process (so the process's CPU time covers both): the baseline's bundle holds nothing of the engine.
+  const benchWorker = async (queue: string, workflowsPath: string, activities: object) =>
+    Worker.create({
+      connection: workerConnection,
+      namespace: target.namespace,
+      taskQueue: queue,
+      workflowBundle: await bundleWorkflows(workflowsPath),
+      activities,
+      ...WORKER_OPTIONS,
+      shutdownGraceTime: '5 seconds',
+    });
+  const worker = await benchWorker(taskQueue, agentWorkflowsPath, {
+    ...agent,
+    // The same activity, stamped: the worker is in this process, so the stamps are the
+    // run's turn clock without any query or history read.
+    async propose(input: ProposeInput) {
+      proposeTimes.get(Context.current().info.workflowExecution?.workflowId ?? '')?.push(Date.now());
+      return agent.propose(input);
     },
-    ...WORKER_OPTIONS,
-    shutdownGraceTime: '5 seconds',
   });
-  // The baseline on a worker of its own, with the same options, in the same process (so the
-  // process's CPU time covers both): its bundle holds nothing of the engine.
   const bareTaskQueue = `${taskQueue}-bare`;
-  const bareWorker = await Worker.create({
-    connection: workerConnection,
-    namespace: target.namespace,
-    taskQueue: bareTaskQueue,
-    workflowBundle: await bundleWorkflows(bareWorkflowsPath),
-    activities: bareActivities,
-    ...WORKER_OPTIONS,
-    shutdownGraceTime: '5 seconds',
-  });
+  const bareWorker = await benchWorker(bareTaskQueue, bareWorkflowsPath, bareActivities);
   const running = Promise.all([worker.run(), bareWorker.run()]);
 
   const shapes = new Map<number, Promise<BareTurn[]>>();
@@ -178,14 +172,6 @@ export async function executionsOf(client: Client, workflowId: string, firstRunI
     runId = next ?? undefined;
   }
   return out;
-}
-
-/** The decoded first argument an execution was started with (for continue-as-new: what it carried). */
-export async function startInputOf(client: Client, workflowId: string, runId: string): Promise<unknown> {
-  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  const data = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
-  // The default payload converter stores plain JSON.
-  return data ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
 }
 
 /** The event's type, from whichever `...EventAttributes` field is set (avoids the proto enums). */

@@ -2,7 +2,8 @@
 // Per-turn timing comes from the activity side: the bench worker is in this process and
 // stamps every `propose` call, so turn k starts at stamp k, with no query or history read in
 // the way. Histories are read afterwards by following continue-as-new from the first run.
-import { executionsOf, median, round, startInputOf, type Bench } from './harness.js';
+import { startInputOf } from '../client/start-input.js';
+import { executionsOf, median, round, type Bench } from './harness.js';
 import { formatTargets, table, target, type Target } from './report.js';
 
 export interface LongRunOptions {

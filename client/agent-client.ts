@@ -16,7 +16,6 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
-import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type { z } from 'zod';
 import { TASK_QUEUE } from '../worker/connection.js';
 import type { AgentWorkflow } from '../workflows/agent.js';
@@ -40,6 +39,7 @@ import { describeError, formatZodError } from './errors.js';
 import { toRunExport, type RunExport } from './export-schema.js';
 import { buildListQuery, DEFAULT_LIST_LIMIT, type ListFilter, type ListRow } from './list-query.js';
 import { signDecision, signNote, type KeyFile } from './sign.js';
+import { startInputOf } from './start-input.js';
 import { settingsDiff, startRun, type StartedRun } from './start-run.js';
 import { WatchCursor, type WatchItem } from './watch-cursor.js';
 
@@ -201,16 +201,13 @@ export class AgentClient {
   }
 
   /**
-   * The settings a run was started with, read from the first event of its history: the server
-   * answers this without a worker, so a busy or absent worker cannot turn a settings conflict
-   * into "could not compare". A continued run carries its settings into each new execution.
+   * The settings a run was started with, from its history (client/start-input.ts): a busy or
+   * absent worker cannot turn a settings conflict into "could not compare". A continued run
+   * carries its settings into each new execution.
    */
   private async startedWith(runId: string, executionRunId: string): Promise<RunInput> {
-    const { namespace, loadedDataConverter } = this.client.options;
-    const response = await this.client.workflowService.getWorkflowExecutionHistory({ namespace, execution: { workflowId: runId, runId: executionRunId }, maximumPageSize: 1 });
-    const payloads = response.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
-    const [arg] = await decodeArrayFromPayloads(loadedDataConverter, payloads);
-    const parsed = RunInput.safeParse((arg as { run?: unknown } | undefined)?.run);
+    const input = (await startInputOf(this.client, runId, executionRunId)) as { run?: unknown } | undefined;
+    const parsed = RunInput.safeParse(input?.run);
     if (!parsed.success) throw new Error(`the run was started with input this client cannot read (${formatZodError(parsed.error)})`);
     return parsed.data;
   }

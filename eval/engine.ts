@@ -19,7 +19,7 @@ export interface EngineRun {
   refusals: string[];
   /** True when the eval cancelled the run for taking too long. */
   timedOut: boolean;
-  /** Each decision as the run recorded it, one line each: `turn 3 ✓ call get_logs({...}): reason`. */
+  /** Each decision with its verdict, and the runtime's feedback, in turn order (traceOf). */
   trace: string[];
 }
 

@@ -32,7 +32,7 @@ export interface CellRecord {
   wallMs: number;
   /** Engine: the controller's refusals fed back to the model, in order. */
   refusals?: string[];
-  /** Engine: each decision the run recorded, with its verdict (what to read when a cell fails). */
+  /** Engine: each decision with its verdict and the runtime's feedback (what to read when a cell fails). */
   trace?: string[];
   detail?: string;
   /** Set when the cell could not be run (an infrastructure failure, not a finding). */

@@ -255,11 +255,14 @@ function invoke<T>(call: PlannedCall, run: RunInput, domain: Domain, then: (resu
     );
 }
 
+/** Attempts of a tool call that may be retried (a read, an idempotent effect); any other gets one. */
+const TOOL_ATTEMPTS = 3;
+
 // One proxy per kind and retry policy, made once. Effects may take longer than reads; a call
 // that is not idempotent gets exactly one attempt (see invoke).
 const tools = {
-  read: { retried: toolProxy('20 seconds', 3), once: toolProxy('20 seconds', 1) },
-  effect: { retried: toolProxy('30 seconds', 3), once: toolProxy('30 seconds', 1) },
+  read: { retried: toolProxy('20 seconds', TOOL_ATTEMPTS), once: toolProxy('20 seconds', 1) },
+  effect: { retried: toolProxy('30 seconds', TOOL_ATTEMPTS), once: toolProxy('30 seconds', 1) },
 };
 
 function toolsFor(call: PlannedCall) {
@@ -293,7 +296,7 @@ function failedCallResult(call: PlannedCall, err: unknown, startedAt: number): T
     callId: call.callId,
     errorClass: call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'transient',
     message: failureMessage(err),
-    attempt: call.idempotent ? 3 : 1,
+    attempt: call.idempotent ? TOOL_ATTEMPTS : 1,
     startedAt,
     finishedAt: Date.now(),
   };

@@ -159,10 +159,10 @@ function judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[
   if (latest('ledger.status') === 'SETTLED' && latest('processor.ack') === 'REJECTED') {
     return { kind: 'conflict' as const, reason: 'ledger says SETTLED but the processor rejected the transfer' };
   }
-  const backing = cited.find((e) => usable(e) && e.facts['ledger.status'] === parsed.data.transferStatus);
-  if (!backing) {
+  const backs = (e: EvidenceView) => usable(e) && e.facts['ledger.status'] === parsed.data.transferStatus;
+  if (!cited.some(backs)) {
     // Name the evidence that would back it, if there is any: models often cite the wrong id.
-    const would = [...all].reverse().find((e) => usable(e) && e.facts['ledger.status'] === parsed.data.transferStatus);
+    const would = [...all].reverse().find(backs);
     return {
       kind: 'unsupported' as const,
       reason: `no cited fresh authoritative ledger evidence says ${parsed.data.transferStatus}${would ? ` (${would.id} does: cite it)` : ''}`,
