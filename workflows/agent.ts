@@ -76,8 +76,12 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   if (caseId && !caseId.success) throw ApplicationFailure.nonRetryable(`${run.caseId} is not a ${domain.name} case id`, 'InvalidRunInput');
 
   // Runs started after the trust boundary existed are guarded by it; recorded histories of
-  // older runs replay as they ran (a marker in the history tells which is which).
-  const guarded = patched('trust-boundary-v1');
+  // older runs replay as they ran (a marker in the history tells which is which). New runs
+  // record one marker, `engine-v3`, that stands for every change before it: each marker also
+  // costs the server a search-attribute update (TemporalChangeVersion), on every run. Histories
+  // without it replay through the older markers, called where and when they were recorded.
+  const current = patched('engine-v3');
+  const guarded = current || patched('trust-boundary-v1');
   const loaded = input.carried === undefined ? undefined : loadState(input.carried);
   if (loaded && !loaded.ok) throw ApplicationFailure.nonRetryable(`carried run state is invalid: ${loaded.problem}`, 'InvalidRunInput');
   const carried = loaded?.ok ? { data: loaded.state } : undefined;
@@ -95,16 +99,19 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   let armedDeadline = step.state.deadlineAt;
   armDeadline(armedDeadline);
 
+  // One update for what a run is about and where it stands: each update is a write to the
+  // server's visibility store. (Older histories wrote the phase separately, in the loop.)
+  let shownPhase = current ? visiblePhase(step.state.phase) : '';
   upsertSearchAttributes([
     { key: domainKey, value: domain.name },
     { key: caseKey, value: run.caseId },
+    ...(current ? [{ key: phaseKey, value: shownPhase }] : []),
   ]);
-  let shownPhase = '';
   while (step.command.type !== 'stop') {
     // What the Web UI shows as the run's current details: no history, just the latest word.
     setCurrentDetails(currentDetails(step));
     // Runs started before the coarse search-attribute phase keep writing every phase on replay.
-    const phase = patched('visible-phase-v1') ? visiblePhase(step.state.phase) : step.state.phase;
+    const phase = current || patched('visible-phase-v1') ? visiblePhase(step.state.phase) : step.state.phase;
     if (phase !== shownPhase) {
       shownPhase = phase;
       upsertSearchAttributes([{ key: phaseKey, value: shownPhase }]);
