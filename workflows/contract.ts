@@ -115,6 +115,13 @@ export interface DoneEffect {
   args: unknown;
 }
 
+/** Where a run stands, for Domain.nextStep: its evidence (oldest first) and the effects it applied. */
+export interface NextStepView {
+  caseId: string;
+  evidence: EvidenceView[];
+  done: DoneEffect[];
+}
+
 /** How a domain judges a claimed finish against evidence alone, before the live probe runs. */
 export type EvidenceVerdict =
   | { kind: 'supported' }
@@ -155,6 +162,14 @@ export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C ext
    * the effects it applied to the claim's subject. A claim of a remediation nobody made fails here.
    */
   judgeDone?(claim: unknown, done: DoneEffect[]): PreconditionVerdict;
+  /**
+   * The domain's runbook, as a hint: given what the run has seen and done, the step a careful
+   * operator would take next (`read get_deploys {"service":"api"}`). Shown to the model beside
+   * the budgets every turn. A hint grants nothing: every call still passes the gate. Derive it
+   * from facts only; the view holds no outside text. Small models follow it where they would
+   * otherwise circle; return undefined when there is nothing to suggest.
+   */
+  nextStep?(view: NextStepView): string | undefined;
   defaults: { budgets: Budgets; context: ContextStrategy; window: number };
 }
 

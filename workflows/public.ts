@@ -17,6 +17,7 @@ export {
   type Domain,
   type EvidenceVerdict,
   type EvidenceView,
+  type NextStepView,
   type FactValue,
   type Facts,
   type Precondition,

@@ -2,7 +2,7 @@
 // metrics, logs and deploys; the effects are restart and revert; "resolved" is decided by an
 // end-to-end verify probe, never by the model. Workflow-safe.
 import { z } from 'zod';
-import { defineDomain, defineTool, type EvidenceView } from '../../workflows/public.js';
+import { defineDomain, defineTool, type EvidenceView, type NextStepView } from '../../workflows/public.js';
 
 export const Service = z.enum(['api', 'db', 'cache']);
 const Iso = z.iso.datetime({ offset: true });
@@ -156,6 +156,37 @@ function judgeEvidence(claim: unknown, cited: EvidenceView[]) {
   return { kind: 'supported' as const };
 }
 
+/**
+ * The on-call runbook as a hint: read every service's metrics, then for the unhealthy one
+ * restart it when its memory is exhausted, otherwise read its deploys and revert to the
+ * previous version, then finish. Only fresh, authoritative facts count, as at the gate.
+ */
+function nextStep({ evidence, done }: NextStepView): string | undefined {
+  const trusted = evidence.filter((e) => e.status === 'ok' && e.fresh && e.authority === 'authoritative');
+  const latest = (key: string) => [...trusted].reverse().find((e) => key in e.facts);
+  const fact = (key: string) => latest(key)?.facts[key];
+  const fix = [...done].reverse().find((d) => d.tool === 'restart_service' || d.tool === 'revert_deploy');
+  const fixed = Service.safeParse((fix?.args as { service?: unknown } | undefined)?.service);
+  if (fix && fixed.success) {
+    const cite = [...trusted].reverse().find((e) => e.subject === `service:${fixed.data}`);
+    return `${fix.tool} of ${fixed.data} is done: call finish with claim {"remediated":"${fixed.data}"}${cite ? ` citing ${cite.id}` : ''}.`;
+  }
+  const sick = Service.options.find((s) => fact(`${s}.healthy`) === false);
+  if (!sick) {
+    const unread = Service.options.filter((s) => fact(`${s}.healthy`) === undefined);
+    return unread.length ? `read get_metrics of ${unread.join(', ')}.` : undefined;
+  }
+  const memory = fact(`${sick}.memoryPct`);
+  if (typeof memory === 'number' && memory >= MEMORY_EXHAUSTED_PCT) {
+    return `${sick} is unhealthy with memory at ${memory}% (exhausted): restart_service {"service":"${sick}"}.`;
+  }
+  const previous = fact(`${sick}.previousVersion`);
+  if (typeof previous === 'string') {
+    return `${sick} is unhealthy, memory fine, previous version ${previous}: revert_deploy {"service":"${sick}","toVersion":"${previous}"}.`;
+  }
+  return `${sick} is unhealthy but its memory is fine (a bad deploy?): get_deploys {"service":"${sick}"}.`;
+}
+
 export const incidents = defineDomain({
   name: 'incidents',
   caseId: z.string().regex(/^INC-[0-9A-Za-z-]{1,60}$/, 'an incident id such as INC-7'),
@@ -165,6 +196,7 @@ export const incidents = defineDomain({
   claim: IncidentsClaim,
   claimSubject: (claim) => `service:${IncidentsClaim.parse(claim).remediated}`,
   judgeEvidence,
+  nextStep,
   // "Remediated" means this run restarted or reverted that very service.
   judgeDone: (claim, done) => {
     const { remediated } = IncidentsClaim.parse(claim);

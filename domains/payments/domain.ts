@@ -2,7 +2,7 @@
 // The cheap replica lags, the ledger is the authority on settlement, the processor can confirm
 // receipt but not settlement. Workflow-safe: the controller checks proposals against this.
 import { z } from 'zod';
-import { defineDomain, defineTool, type EvidenceView } from '../../workflows/public.js';
+import { defineDomain, defineTool, type EvidenceView, type NextStepView } from '../../workflows/public.js';
 
 const TransferId = z.string().regex(/^[A-Z]{2}-[0-9A-Za-z-]{1,40}$/, 'a transfer id such as PX-1042');
 const TransferStatus = z.enum(['PENDING', 'SETTLED', 'FAILED', 'NOT_FOUND']);
@@ -171,6 +171,20 @@ function judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[
   return { kind: 'supported' as const };
 }
 
+/**
+ * The payments runbook as a hint: the ledger decides; a FAILED transfer is reissued (with an
+ * approver's signature) before the case is closed; the finish cites the ledger's own word.
+ */
+function nextStep({ caseId, evidence, done }: NextStepView): string | undefined {
+  const ledger = [...evidence].reverse().find((e) => e.status === 'ok' && e.fresh && e.authority === 'authoritative' && 'ledger.status' in e.facts);
+  if (!ledger) return `read_ledger {"transferId":"${caseId}"}: only the ledger is authoritative.`;
+  const status = ledger.facts['ledger.status'];
+  if (status === 'FAILED' && !done.some((d) => d.tool === 'reissue_transfer')) {
+    return `the ledger (${ledger.id}) says FAILED: reissue_transfer {"transferId":"${caseId}"} with your reason; an approver signs it.`;
+  }
+  return `call finish with claim {"transferStatus":${JSON.stringify(status)}} citing ${ledger.id}.`;
+}
+
 export const payments = defineDomain({
   name: 'payments',
   // A case is one transfer.
@@ -182,6 +196,7 @@ export const payments = defineDomain({
   // A claim is about the case's transfer: evidence about any other transfer cannot back it.
   claimSubject: (_claim, caseId) => `transfer:${caseId}`,
   judgeEvidence,
+  nextStep,
   // Establishing that a transfer FAILED is half the job: the case is done once it was reissued.
   judgeDone: (claim, done) =>
     PaymentsClaim.parse(claim).transferStatus !== 'FAILED' || done.some((d) => d.tool === 'reissue_transfer')

@@ -4,6 +4,7 @@
 // latest value of every fact, which does not grow with the number of turns.
 import type { ContextStrategy, Domain } from '../contract.js';
 import { budgetLeft } from './budget.js';
+import { nextStepHint } from './next-step.js';
 import type { BudgetLeft, Evidence, RunState, TranscriptEntry } from './state.js';
 
 export interface ContextEvidence {
@@ -42,6 +43,8 @@ export interface CompiledContext {
    * word; otherwise it is untrusted text like any tool output (anyone can send a note).
    */
   notes: { by: string; text: string; signed: boolean }[];
+  /** The domain's runbook step for where the run stands (Domain.nextStep): a hint, not a permission. */
+  nextStep?: string;
   tokenEstimate: number;
 }
 
@@ -54,6 +57,7 @@ export function compileContext(state: RunState, domain: Domain, now: number): Co
     state.context.strategy === 'window_pinned'
       ? Object.entries(state.pinned).map(([key, p]) => ({ ...splitPinnedKey(key), value: p.value, evidenceId: p.evidenceId }))
       : [];
+  const nextStep = nextStepHint(state, domain, now);
   const context: CompiledContext = {
     domain: state.domain,
     caseId: state.caseId,
@@ -65,6 +69,7 @@ export function compileContext(state: RunState, domain: Domain, now: number): Co
     evidence,
     pinned,
     notes: state.transcript.flatMap((t) => (t.kind === 'note' ? [{ by: t.by, text: t.text, signed: t.trusted === true }] : [])),
+    ...(nextStep ? { nextStep } : {}),
     tokenEstimate: 0,
   };
   context.tokenEstimate = estimateTokens(context);

@@ -1,0 +1,24 @@
+// The domain's runbook hint for this turn (Domain.nextStep). It is workflow code like every
+// domain callback: it sees facts, never outside text, and whatever it returns only goes into
+// the model's context. A hint that throws or rambles is dropped or cut, never a failed task.
+import type { Domain, NextStepView } from '../contract.js';
+import { viewOf } from './observation.js';
+import type { RunState } from './state.js';
+
+/** Long enough for a step and the evidence ids it names; a hint is not a document. */
+const MAX_HINT_CHARS = 300;
+
+export function nextStepHint(state: RunState, domain: Domain, now: number): string | undefined {
+  if (!domain.nextStep) return undefined;
+  const view: NextStepView = {
+    caseId: state.caseId,
+    evidence: state.evidence.map((e) => ({ ...viewOf(e, now), ...(e.subject ? { subject: e.subject } : {}) })),
+    done: state.effects.filter((e) => e.status === 'applied').map((e) => ({ tool: e.tool, args: e.args, ...(e.subject ? { subject: e.subject } : {}) })),
+  };
+  try {
+    const hint = domain.nextStep(view);
+    return typeof hint === 'string' && hint.trim().length > 0 ? hint.trim().slice(0, MAX_HINT_CHARS) : undefined;
+  } catch {
+    return undefined;
+  }
+}
