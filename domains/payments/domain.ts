@@ -173,7 +173,8 @@ function judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[
 
 /**
  * The payments runbook as a hint: the ledger decides; a FAILED transfer is reissued (with an
- * approver's signature) before the case is closed; the finish cites the ledger's own word.
+ * approver's signature) before the case is closed; a SETTLED one is closed citing the ledger's
+ * own word; anything else (still PENDING, not found) goes to a person, as the rules model does.
  */
 function nextStep({ caseId, evidence, done }: NextStepView): string | undefined {
   const ledger = [...evidence].reverse().find((e) => e.status === 'ok' && e.fresh && e.authority === 'authoritative' && 'ledger.status' in e.facts);
@@ -182,7 +183,8 @@ function nextStep({ caseId, evidence, done }: NextStepView): string | undefined 
   if (status === 'FAILED' && !done.some((d) => d.tool === 'reissue_transfer')) {
     return `the ledger (${ledger.id}) says FAILED: reissue_transfer {"transferId":"${caseId}"} with your reason; an approver signs it.`;
   }
-  return `call finish with claim {"transferStatus":${JSON.stringify(status)}} citing ${ledger.id}.`;
+  if (status === 'FAILED' || status === 'SETTLED') return `call finish with claim {"transferStatus":"${status}"} citing ${ledger.id}.`;
+  return `the ledger (${ledger.id}) says ${String(status)}: neither settled nor failed, nothing to reissue; escalate so a person follows up.`;
 }
 
 export const payments = defineDomain({

@@ -47,6 +47,14 @@ describe('runbook hints (Domain.nextStep)', () => {
     expect(hintOf(run.command)).toBe(`call finish with claim {"transferStatus":"SETTLED"} citing ${ledger}.`);
   });
 
+  it('payments: a transfer still PENDING goes to a person, whatever the replica says', () => {
+    const run = new Run(payments, { guarded: true });
+    run.call(readLedger);
+    run.observeOk({ read_ledger: out.ledger('PENDING') });
+    const ledger = run.state.evidence.at(-1)?.id;
+    expect(hintOf(run.command)).toBe(`the ledger (${ledger}) says PENDING: neither settled nor failed, nothing to reissue; escalate so a person follows up.`);
+  });
+
   it('a hint that throws or rambles is dropped or cut; the run goes on', () => {
     const throwing = new Run({ ...incidents, nextStep: () => { throw new Error('boom'); } }, { guarded: true });
     expect(throwing.command.type).toBe('propose');
