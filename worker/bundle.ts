@@ -1,4 +1,5 @@
 // Bundles a workflows module for the worker: once per process, or once per test run and shared.
+import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 
 /** Bundling takes seconds; tests and the crash harness do it once and pass the code around. */
@@ -7,8 +8,15 @@ export async function bundleWorkflows(path: string): Promise<WorkflowBundleWithS
     workflowsPath: path,
     logger: quietBundlerLogger,
     webpackConfigHook: nativeSyntax,
+    preloadModules: PRELOADED,
   });
 }
+
+/**
+ * Evaluated once per worker and shared by every run (workflows/shared-modules.ts says what and
+ * why). Resolved next to this file, so it works from the sources and from the built package.
+ */
+export const PRELOADED = [fileURLToPath(new URL('../workflows/shared-modules.js', import.meta.url))];
 
 // The SDK compiles workflow TypeScript down to ES2017, which turns every object spread into a
 // helper call. The controller is written as immutable updates (`{ ...state, x }`) and runs on
