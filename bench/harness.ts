@@ -14,6 +14,7 @@ import type { TemporalTarget } from '../temporal-dev/target.js';
 import { bundleWorkflows } from '../worker/bundle.js';
 import type { RunResult } from '../workflows/messages.js';
 import type { RunInput } from '../workflows/run-input.js';
+import { startSearchAttributes } from '../workflows/search-attributes.js';
 import { bareActivities } from './bare-activities.js';
 import { bareTurnsOf, simulateRun } from './shape.js';
 import { agentWorkflow } from './agent-workflows.js';
@@ -102,10 +103,13 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
     proposeTimes,
     async runAgent(workflowId, run) {
       const started = Date.now();
+      const caseId = workflowId.slice(-80);
       const handle = await client.workflow.start(agentWorkflow, {
         taskQueue,
         workflowId,
-        args: [{ run: { domain: 'synthetic', caseId: workflowId.slice(-80), ...run } }],
+        args: [{ run: { domain: 'synthetic', caseId, ...run } }],
+        // As AgentClient starts a run (client/start-run.ts): findable from the start.
+        typedSearchAttributes: startSearchAttributes({ domain: 'synthetic', caseId }),
       });
       return timed<RunResult>(handle, started);
     },

@@ -7,7 +7,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import type { Domain } from '../workflows/contract.js';
 import { AGENT_WORKFLOW_TYPE, type AgentWorkflow } from '../workflows/agent.js';
 import { approverScope, RunInput } from '../workflows/run-input.js';
-import { caseKey, domainKey } from '../workflows/search-attributes.js';
+import { startSearchAttributes } from '../workflows/search-attributes.js';
 import { canonical } from '../workflows/trust/statement.js';
 import { InvalidRunInputError } from './agent-errors.js';
 import { formatZodError } from './errors.js';
@@ -74,10 +74,7 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
       workflowId,
       args: [{ run }],
       // Findable by domain and case from the start, before (or without) a worker's first task.
-      typedSearchAttributes: [
-        { key: domainKey, value: run.domain },
-        { key: caseKey, value: run.caseId },
-      ],
+      typedSearchAttributes: startSearchAttributes(run),
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });

@@ -7,6 +7,7 @@ import type { WorldClient } from '../domains/world/client.js';
 import { agentWorkflow } from '../domains/workflows.js';
 import { approveUpdate, stateQuery, type RunResult, type RunView } from '../workflows/messages.js';
 import { caseIdFor, type Scenario } from './scenarios.js';
+import { startSearchAttributes } from '../workflows/search-attributes.js';
 
 export interface ScenarioOutcome {
   scenario: Scenario;
@@ -26,6 +27,8 @@ export async function runScenario(client: Client, world: WorldClient, taskQueue:
     taskQueue,
     workflowId,
     args: [{ run: { domain: scenario.domain, caseId, model: scenario.model(caseId) } }],
+    // As AgentClient starts a run: findable by domain and case from the start.
+    typedSearchAttributes: startSearchAttributes({ domain: scenario.domain, caseId }),
   });
   if (scenario.approveAs) {
     const view = await waitUntil(

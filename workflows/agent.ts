@@ -99,14 +99,20 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   let armedDeadline = step.state.deadlineAt;
   armDeadline(armedDeadline);
 
-  // One update for what a run is about and where it stands: each update is a write to the
-  // server's visibility store. (Older histories wrote the phase separately, in the loop.)
+  // One update for what a run is about and where it stands, and none when the starter already
+  // set exactly that (startSearchAttributes): each update is a write to the server's visibility
+  // store. (Older histories wrote the phase separately, in the loop.)
   let shownPhase = current ? visiblePhase(step.state.phase) : '';
-  upsertSearchAttributes([
-    { key: domainKey, value: domain.name },
-    { key: caseKey, value: run.caseId },
-    ...(current ? [{ key: phaseKey, value: shownPhase }] : []),
-  ]);
+  const atStart = workflowInfo().typedSearchAttributes;
+  const startedFindable =
+    current && atStart.get(domainKey) === domain.name && atStart.get(caseKey) === run.caseId && atStart.get(phaseKey) === shownPhase;
+  if (!startedFindable) {
+    upsertSearchAttributes([
+      { key: domainKey, value: domain.name },
+      { key: caseKey, value: run.caseId },
+      ...(current ? [{ key: phaseKey, value: shownPhase }] : []),
+    ]);
+  }
   while (step.command.type !== 'stop') {
     // What the Web UI shows as the run's current details: no history, just the latest word.
     setCurrentDetails(currentDetails(step));

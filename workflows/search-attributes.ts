@@ -23,3 +23,15 @@ export type VisiblePhase = z.infer<typeof VisiblePhase>;
 export function visiblePhase(phase: Phase): VisiblePhase {
   return phase === 'awaiting_approval' || phase === 'reconciling' || phase === 'terminal' ? phase : 'running';
 }
+
+/**
+ * What a starter sets when it starts a run: the run is findable by domain and case (and shows
+ * as running) before, or without, a worker's first task, and the workflow need not write them.
+ */
+export function startSearchAttributes(run: { domain: string; caseId: string }) {
+  return [
+    { key: domainKey, value: run.domain },
+    { key: caseKey, value: run.caseId },
+    { key: phaseKey, value: 'running' satisfies VisiblePhase },
+  ];
+}

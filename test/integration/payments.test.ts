@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { terminalKey } from '../../workflows/search-attributes.js';
+import { agentWorkflow } from '../../domains/workflows.js';
+import { caseKey, domainKey, phaseKey, startSearchAttributes, terminalKey } from '../../workflows/search-attributes.js';
 import { useAgentHarness, runToEnd, uniqueCase } from '../helpers/agent.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 
@@ -21,6 +22,44 @@ describe('payments exception (rules model, real dev server and world)', () => {
     // The terminal class is visible to operators as a search attribute.
     const description = await handle.describe();
     expect(description.typedSearchAttributes.get(terminalKey)).toBe('resolved');
+  });
+
+  it('a run started findable (as AgentClient starts it) writes no search attributes of its own until it ends', async () => {
+    const upsertsOf = async (handle: { fetchHistory(): Promise<{ events?: { upsertWorkflowSearchAttributesEventAttributes?: unknown }[] | null }> }) =>
+      ((await handle.fetchHistory()).events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length;
+
+    const started = uniqueCase('PX');
+    await seedTransfer(h.world, started);
+    const run = { domain: 'payments', caseId: started, model: { adapter: 'rules' as const } };
+    const handle = await h.client.workflow.start(agentWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: `payments-${started}`,
+      args: [{ run }],
+      typedSearchAttributes: startSearchAttributes(run),
+    });
+    expect((await handle.result()).terminal.class).toBe('resolved');
+    // Core's TemporalChangeVersion for the patch marker, then the terminal attributes: nothing else.
+    expect(await upsertsOf(handle)).toBe(2);
+    const found = (await handle.describe()).typedSearchAttributes;
+    expect([found.get(domainKey), found.get(caseKey), found.get(phaseKey), found.get(terminalKey)]).toEqual(['payments', started, 'terminal', 'resolved']);
+
+    // Started bare, or with attributes that do not match the run, the workflow writes them itself.
+    const bare = uniqueCase('PX');
+    await seedTransfer(h.world, bare);
+    const { handle: bareHandle } = await runToEnd(h, { domain: 'payments', caseId: bare, model: { adapter: 'rules' } });
+    expect(await upsertsOf(bareHandle)).toBe(3);
+    const lying = uniqueCase('PX');
+    await seedTransfer(h.world, lying);
+    const lyingRun = { domain: 'payments', caseId: lying, model: { adapter: 'rules' as const } };
+    const lyingHandle = await h.client.workflow.start(agentWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: `payments-${lying}`,
+      args: [{ run: lyingRun }],
+      typedSearchAttributes: startSearchAttributes({ domain: 'payments', caseId: 'PX-someone-else' }),
+    });
+    await lyingHandle.result();
+    expect(await upsertsOf(lyingHandle)).toBe(3);
+    expect((await lyingHandle.describe()).typedSearchAttributes.get(caseKey)).toBe(lying);
   });
 
   it('hostile text in the replica is withheld from control state and changes nothing', async () => {
