@@ -138,7 +138,14 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     if (quiet && shouldContinueAsNew(run)) {
       return await continueAsNew<AgentWorkflow>({ run, carried: step.state });
     }
-    step = next(step.state, await perform(step.command, run, domain, queue), domain);
+    const work = perform(step.command, run, domain, queue);
+    let outcome: { ok: true; value: unknown } | { ok: false; err: unknown };
+    try {
+      outcome = { ok: true, value: await work.pending };
+    } catch (err) {
+      outcome = { ok: false, err };
+    }
+    step = next(step.state, outcome.ok ? work.done(outcome.value) : work.failed(outcome.err), domain);
   }
 
   const terminal = step.state.terminal;
@@ -198,47 +205,75 @@ function refuseForeignState(carried: RunState): void {
   }
 }
 
-// Plain promise chains rather than async helpers. The SDK records a stack trace for every
-// promise a workflow creates (for its stack-trace query), and each async wrapper adds two of
-// them per call; on a turn that does nothing but wait for two activities, they were a
-// measurable share of the worker's CPU.
-function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, domain: Domain, queue: RunEvent[]): Promise<RunEvent> {
+/**
+ * A command under way: what it waits for, and how its outcome becomes the controller's event.
+ * The loop awaits `pending` itself rather than a promise chain made here: the SDK records a
+ * stack trace for every promise a workflow creates (for its stack-trace query), and on a turn
+ * that does nothing but wait for two activities each extra `.then` was a measurable share of
+ * the worker's CPU.
+ */
+interface Work {
+  pending: Promise<unknown>;
+  done(value: unknown): RunEvent;
+  failed(err: unknown): RunEvent;
+}
+
+function work<T>(pending: Promise<T>, done: (value: T) => RunEvent, failed: (err: unknown) => RunEvent = rethrow): Work {
+  return { pending, done: done as (value: unknown) => RunEvent, failed };
+}
+
+/** For work whose promise never rejects on purpose: a rejection there is a bug, and fails the task. */
+function rethrow(err: unknown): never {
+  throw err;
+}
+
+function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, domain: Domain, queue: RunEvent[]): Work {
   switch (command.type) {
     case 'propose':
-      return models.propose.executeWithOptions({ summary: `propose turn ${command.context.runtime.turn} (${run.model.adapter})` }, [
-        { domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex },
-      ]).then(
+      return work(
+        models.propose.executeWithOptions({ summary: `propose turn ${command.context.runtime.turn} (${run.model.adapter})` }, [
+          { domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex },
+        ]),
         (reply): RunEvent =>
           typeof reply?.tokens === 'number' && Number.isFinite(reply.tokens)
             ? { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens, contextTokens: command.context.tokenEstimate }
             : { type: 'modelFailed', now: Date.now(), message: 'the model activity returned no numeric token count' },
-        (err: unknown): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err) }),
+        (err): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err) }),
       );
     case 'invoke': {
       const observed = (results: ToolResult[]): RunEvent => ({ type: 'observed', now: Date.now(), results });
       // Most turns make one call, and it needs no Promise.all (which adds a promise per call).
       const [only] = command.calls;
-      if (command.calls.length === 1 && only) return invoke(only, run, domain, (result) => observed([result]));
-      return Promise.all(command.calls.map((call) => invoke(call, run, domain, (result) => result))).then(observed);
+      if (command.calls.length === 1 && only) {
+        const startedAt = Date.now();
+        return work(
+          callTool(only, run, domain),
+          (raw) => observed([toolResultOf(only, raw, startedAt)]),
+          (err) => observed([failedCallResult(only, err, startedAt)]),
+        );
+      }
+      return work(Promise.all(command.calls.map((call) => invoke(call, run, domain))), observed);
     }
     case 'verify':
-      return probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}` }, [{ domain: domain.name, caseId: run.caseId, claim: command.claim }]).then(
+      return work(
+        probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}` }, [{ domain: domain.name, caseId: run.caseId, claim: command.claim }]),
         (raw): RunEvent => {
           const verdict = ProbeVerdict.safeParse(raw);
           if (verdict.success) return { type: 'verified', now: Date.now(), verdict: verdict.data };
           const now = Date.now();
           return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail: 'the probe returned something that is not a verdict', facts: {}, checkedAt: now } };
         },
-        (err: unknown): RunEvent => {
+        (err): RunEvent => {
           const now = Date.now();
           return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail: `probe could not run: ${failureMessage(err)}`, facts: {}, checkedAt: now } };
         },
       );
     case 'readback':
-      return readback(command, run, domain).then((result): RunEvent => ({ type: 'reconciled', now: Date.now(), result }));
+      return work(readback(command, run, domain), (result): RunEvent => ({ type: 'reconciled', now: Date.now(), result }));
     case 'loadApprovers':
       // The directory is the worker's configuration; what comes back is checked like any input.
-      return probes.loadApprovers.executeWithOptions({ summary: `approvers for ${command.request.call.tool}` }, []).then(
+      return work(
+        probes.loadApprovers.executeWithOptions({ summary: `approvers for ${command.request.call.tool}` }, []),
         (raw): RunEvent => {
           const parsed = ApproverDirectory.safeParse(raw);
           return { type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: parsed.success ? parsed.data.approvers : [] };
@@ -246,26 +281,30 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
         (): RunEvent => ({ type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: [] }),
       );
     case 'awaitApproval':
-      return condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - Date.now()), { summary: `approval wait: ${command.request.call.tool}` }).then((arrived): RunEvent =>
-        arrived ? (queue.shift() as RunEvent) : { type: 'approvalTimedOut', now: Date.now(), requestId: command.request.requestId },
+      return work(
+        condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - Date.now()), { summary: `approval wait: ${command.request.call.tool}` }),
+        (arrived): RunEvent => (arrived ? (queue.shift() as RunEvent) : { type: 'approvalTimedOut', now: Date.now(), requestId: command.request.requestId }),
       );
   }
 }
 
-/**
- * Runs one tool call. Reads and idempotent effects may be retried by Temporal; a
- * non-idempotent effect gets exactly one attempt, and any failure after the request may have
- * reached the system is `unknown`, to be read back, never retried blind.
- */
-function invoke<T>(call: PlannedCall, run: RunInput, domain: Domain, then: (result: ToolResult) => T): Promise<T> {
-  const startedAt = Date.now();
+/** Starts one tool call's activity. See invoke for what its failures mean. */
+function callTool(call: PlannedCall, run: RunInput, domain: Domain): Promise<unknown> {
   const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
-  return toolsFor(call)
-    .invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }])
-    .then(
-      (raw) => then(toolResultOf(call, raw, startedAt)),
-      (err: unknown) => then(failedCallResult(call, err, startedAt)),
-    );
+  return toolsFor(call).invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }]);
+}
+
+/**
+ * Runs one tool call, one of several in a turn. Reads and idempotent effects may be retried by
+ * Temporal; a non-idempotent effect gets exactly one attempt, and any failure after the request
+ * may have reached the system is `unknown`, to be read back, never retried blind.
+ */
+function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise<ToolResult> {
+  const startedAt = Date.now();
+  return callTool(call, run, domain).then(
+    (raw) => toolResultOf(call, raw, startedAt),
+    (err: unknown) => failedCallResult(call, err, startedAt),
+  );
 }
 
 /** Attempts of a tool call that may be retried (a read, an idempotent effect); any other gets one. */
