@@ -7,8 +7,7 @@ export async function bundleWorkflows(path: string): Promise<WorkflowBundleWithS
   return bundleWorkflowCode({
     workflowsPath: path,
     logger: quietBundlerLogger,
-    webpackConfigHook: nativeSyntax,
-    preloadModules: PRELOADED,
+    ...BUNDLER_OPTIONS,
   });
 }
 
@@ -16,14 +15,17 @@ export async function bundleWorkflows(path: string): Promise<WorkflowBundleWithS
  * Evaluated once per worker and shared by every run (workflows/shared-modules.ts says what and
  * why). Resolved next to this file, so it works from the sources and from the built package.
  */
-export const PRELOADED = [fileURLToPath(new URL('../workflows/shared-modules.js', import.meta.url))];
+const PRELOADED = [fileURLToPath(new URL('../workflows/shared-modules.js', import.meta.url))];
+
+/** How every bundle of the engine is built: here, and by a worker given a workflowsPath. */
+export const BUNDLER_OPTIONS = { webpackConfigHook: nativeSyntax, preloadModules: PRELOADED } satisfies Partial<BundleOptions>;
 
 // The SDK compiles workflow TypeScript down to ES2017, which turns every object spread into a
 // helper call. The controller is written as immutable updates (`{ ...state, x }`) and runs on
 // every turn, so those helpers showed up as a visible share of the agent's worker CPU. Every
 // Node the SDK supports runs ES2022 natively; compiling to it changes speed, not behaviour.
 type WebpackConfig = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
-export function nativeSyntax(config: WebpackConfig): WebpackConfig {
+function nativeSyntax(config: WebpackConfig): WebpackConfig {
   for (const rule of config.module?.rules ?? []) {
     const use = rule && typeof rule === 'object' ? rule.use : undefined;
     const options = use && typeof use === 'object' && !Array.isArray(use) ? use.options : undefined;

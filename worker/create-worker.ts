@@ -4,7 +4,7 @@
 // processes, the demo and tests, so all of them run the same code with the same options.
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
-import { nativeSyntax, PRELOADED } from './bundle.js';
+import { BUNDLER_OPTIONS } from './bundle.js';
 import { connectConfig, TASK_QUEUE } from './connection.js';
 
 export interface AgentWorkerOptions extends ActivityDeps {
@@ -29,7 +29,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     connection: connection ?? (await NativeConnection.connect(fromEnv?.connectionOptions)),
     namespace: namespace ?? fromEnv?.namespace ?? 'default',
     taskQueue: taskQueue ?? TASK_QUEUE,
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath, bundlerOptions: { webpackConfigHook: nativeSyntax, preloadModules: PRELOADED } }),
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath, bundlerOptions: BUNDLER_OPTIONS }),
     activities: createActivities(deps),
     maxConcurrentActivityTaskExecutions: maxConcurrentActivityTaskExecutions ?? 100,
     ...(stickyTimeoutMs ? { stickyQueueScheduleToStartTimeout: stickyTimeoutMs } : {}),

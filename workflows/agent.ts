@@ -26,7 +26,7 @@ import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, RunInput } from './run-input.js';
 import { ApproverDirectory } from './trust/directory.js';
-import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
+import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
 
 export interface AgentWorkflowInput {
   run: RunInput;
@@ -102,17 +102,11 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   // One update for what a run is about and where it stands, and none when the starter already
   // set exactly that (startSearchAttributes): each update is a write to the server's visibility
   // store. (Older histories wrote the phase separately, in the loop.)
-  let shownPhase = current ? visiblePhase(step.state.phase) : '';
+  const startPhase = visiblePhase(step.state.phase);
+  let shownPhase: string = current ? startPhase : '';
+  const wanted = current ? runSearchAttributes(run, startPhase) : runSearchAttributes(run);
   const atStart = workflowInfo().typedSearchAttributes;
-  const startedFindable =
-    current && atStart.get(domainKey) === domain.name && atStart.get(caseKey) === run.caseId && atStart.get(phaseKey) === shownPhase;
-  if (!startedFindable) {
-    upsertSearchAttributes([
-      { key: domainKey, value: domain.name },
-      { key: caseKey, value: run.caseId },
-      ...(current ? [{ key: phaseKey, value: shownPhase }] : []),
-    ]);
-  }
+  if (!current || !wanted.every(({ key, value }) => atStart.get(key) === value)) upsertSearchAttributes(wanted);
   while (step.command.type !== 'stop') {
     // What the Web UI shows as the run's current details: no history, just the latest word.
     setCurrentDetails(currentDetails(step));
@@ -245,14 +239,10 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
       // Most turns make one call, and it needs no Promise.all (which adds a promise per call).
       const [only] = command.calls;
       if (command.calls.length === 1 && only) {
-        const startedAt = Date.now();
-        return work(
-          callTool(only, run, domain),
-          (raw) => observed([toolResultOf(only, raw, startedAt)]),
-          (err) => observed([failedCallResult(only, err, startedAt)]),
-        );
+        const call = callTool(only, run, domain);
+        return work(call.pending, (raw) => observed([call.done(raw)]), (err) => observed([call.failed(err)]));
       }
-      return work(Promise.all(command.calls.map((call) => invoke(call, run, domain))), observed);
+      return work(Promise.all(command.calls.map((c) => callTool(c, run, domain)).map((call) => call.pending.then(call.done, call.failed))), observed);
     }
     case 'verify':
       return work(
@@ -288,30 +278,27 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
   }
 }
 
-/** Starts one tool call's activity. See invoke for what its failures mean. */
-function callTool(call: PlannedCall, run: RunInput, domain: Domain): Promise<unknown> {
-  const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
-  return toolsFor(call).invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }]);
-}
-
 /**
- * Runs one tool call, one of several in a turn. Reads and idempotent effects may be retried by
- * Temporal; a non-idempotent effect gets exactly one attempt, and any failure after the request
- * may have reached the system is `unknown`, to be read back, never retried blind.
+ * Starts one tool call, and says how its outcome becomes the call's result. Reads and
+ * idempotent effects may be retried by Temporal; a non-idempotent effect gets exactly one
+ * attempt, and any failure after the request may have reached the system is `unknown`, to be
+ * read back, never retried blind.
  */
-function invoke(call: PlannedCall, run: RunInput, domain: Domain): Promise<ToolResult> {
+function callTool(call: PlannedCall, run: RunInput, domain: Domain): { pending: Promise<unknown>; done(raw: unknown): ToolResult; failed(err: unknown): ToolResult } {
   const startedAt = Date.now();
-  return callTool(call, run, domain).then(
-    (raw) => toolResultOf(call, raw, startedAt),
-    (err: unknown) => failedCallResult(call, err, startedAt),
-  );
+  const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
+  return {
+    pending: toolsFor(call).invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }]),
+    done: (raw) => toolResultOf(call, raw, startedAt),
+    failed: (err) => failedCallResult(call, err, startedAt),
+  };
 }
 
 /** Attempts of a tool call that may be retried (a read, an idempotent effect); any other gets one. */
 const TOOL_ATTEMPTS = 3;
 
 // One proxy per kind and retry policy, made once. Effects may take longer than reads; a call
-// that is not idempotent gets exactly one attempt (see invoke).
+// that is not idempotent gets exactly one attempt (see callTool).
 const tools = {
   read: { retried: toolProxy('20 seconds', TOOL_ATTEMPTS), once: toolProxy('20 seconds', 1) },
   effect: { retried: toolProxy('30 seconds', TOOL_ATTEMPTS), once: toolProxy('30 seconds', 1) },

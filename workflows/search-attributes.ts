@@ -25,13 +25,19 @@ export function visiblePhase(phase: Phase): VisiblePhase {
 }
 
 /**
- * What a starter sets when it starts a run: the run is findable by domain and case (and shows
- * as running) before, or without, a worker's first task, and the workflow need not write them.
+ * What a run is about, and where it stands when `phase` is given. A starter sets these when it
+ * starts a run (`startSearchAttributes`): the run is findable by domain and case, and shows as
+ * running, before or without a worker's first task, and the workflow need not write them.
  */
-export function startSearchAttributes(run: { domain: string; caseId: string }) {
+export function runSearchAttributes(run: { domain: string; caseId: string }, phase?: VisiblePhase) {
   return [
     { key: domainKey, value: run.domain },
     { key: caseKey, value: run.caseId },
-    { key: phaseKey, value: 'running' satisfies VisiblePhase },
+    ...(phase ? [{ key: phaseKey, value: phase }] : []),
   ];
+}
+
+/** What a starter sets when it starts a run: see runSearchAttributes. */
+export function startSearchAttributes(run: { domain: string; caseId: string }) {
+  return runSearchAttributes(run, 'running');
 }

@@ -149,10 +149,12 @@ function refused(reason: string) {
 
 export const PaymentsClaim = z.strictObject({ transferStatus: z.enum(['SETTLED', 'FAILED', 'PENDING']) });
 
+/** Evidence a decision may rest on: read successfully, still fresh, from an authority. */
+const usable = (e: EvidenceView) => e.status === 'ok' && e.fresh && e.authority === 'authoritative';
+
 function judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[]) {
   const parsed = PaymentsClaim.safeParse(claim);
   if (!parsed.success) return { kind: 'unsupported' as const, reason: 'claim must be {transferStatus}' };
-  const usable = (e: EvidenceView) => e.status === 'ok' && e.fresh && e.authority === 'authoritative';
   const latest = (key: string) => [...all].reverse().find((e) => usable(e) && key in e.facts)?.facts[key];
 
   // Two authoritative sources that cannot both be right: no model may pick a side.
@@ -177,7 +179,7 @@ function judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[
  * own word; anything else (still PENDING, not found) goes to a person, as the rules model does.
  */
 function nextStep({ caseId, evidence, done }: NextStepView): string | undefined {
-  const ledger = [...evidence].reverse().find((e) => e.status === 'ok' && e.fresh && e.authority === 'authoritative' && 'ledger.status' in e.facts);
+  const ledger = [...evidence].reverse().find((e) => usable(e) && 'ledger.status' in e.facts);
   if (!ledger) return `read_ledger {"transferId":"${caseId}"}: only the ledger is authoritative.`;
   const status = ledger.facts['ledger.status'];
   if (status === 'FAILED' && !done.some((d) => d.tool === 'reissue_transfer')) {

@@ -28,15 +28,16 @@ describe('payments exception (rules model, real dev server and world)', () => {
     const upsertsOf = async (handle: { fetchHistory(): Promise<{ events?: { upsertWorkflowSearchAttributesEventAttributes?: unknown }[] | null }> }) =>
       ((await handle.fetchHistory()).events ?? []).filter((e) => e.upsertWorkflowSearchAttributesEventAttributes).length;
 
-    const started = uniqueCase('PX');
-    await seedTransfer(h.world, started);
-    const run = { domain: 'payments', caseId: started, model: { adapter: 'rules' as const } };
-    const handle = await h.client.workflow.start(agentWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: `payments-${started}`,
-      args: [{ run }],
-      typedSearchAttributes: startSearchAttributes(run),
-    });
+    // A run of a fresh transfer, started with the given search attributes.
+    const startWith = async (attributes: (caseId: string) => ReturnType<typeof startSearchAttributes>) => {
+      const caseId = uniqueCase('PX');
+      await seedTransfer(h.world, caseId);
+      const run = { domain: 'payments', caseId, model: { adapter: 'rules' as const } };
+      const handle = await h.client.workflow.start(agentWorkflow, { taskQueue: h.taskQueue, workflowId: `payments-${caseId}`, args: [{ run }], typedSearchAttributes: attributes(caseId) });
+      return { caseId, handle };
+    };
+
+    const { caseId: started, handle } = await startWith((caseId) => startSearchAttributes({ domain: 'payments', caseId }));
     expect((await handle.result()).terminal.class).toBe('resolved');
     // Core's TemporalChangeVersion for the patch marker, then the terminal attributes: nothing else.
     expect(await upsertsOf(handle)).toBe(2);
@@ -48,15 +49,7 @@ describe('payments exception (rules model, real dev server and world)', () => {
     await seedTransfer(h.world, bare);
     const { handle: bareHandle } = await runToEnd(h, { domain: 'payments', caseId: bare, model: { adapter: 'rules' } });
     expect(await upsertsOf(bareHandle)).toBe(3);
-    const lying = uniqueCase('PX');
-    await seedTransfer(h.world, lying);
-    const lyingRun = { domain: 'payments', caseId: lying, model: { adapter: 'rules' as const } };
-    const lyingHandle = await h.client.workflow.start(agentWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: `payments-${lying}`,
-      args: [{ run: lyingRun }],
-      typedSearchAttributes: startSearchAttributes({ domain: 'payments', caseId: 'PX-someone-else' }),
-    });
+    const { caseId: lying, handle: lyingHandle } = await startWith(() => startSearchAttributes({ domain: 'payments', caseId: 'PX-someone-else' }));
     await lyingHandle.result();
     expect(await upsertsOf(lyingHandle)).toBe(3);
     expect((await lyingHandle.describe()).typedSearchAttributes.get(caseKey)).toBe(lying);

@@ -4,6 +4,7 @@
 import type { Domain, NextStepView } from '../contract.js';
 import { viewOf } from './observation.js';
 import type { RunState } from './state.js';
+import { effectsDone } from './subject.js';
 
 /** Long enough for a step and the evidence ids it names; a hint is not a document. */
 const MAX_HINT_CHARS = 300;
@@ -12,8 +13,8 @@ export function nextStepHint(state: RunState, domain: Domain, now: number): stri
   if (!domain.nextStep) return undefined;
   const view: NextStepView = {
     caseId: state.caseId,
-    evidence: state.evidence.map((e) => ({ ...viewOf(e, now), ...(e.subject ? { subject: e.subject } : {}) })),
-    done: state.effects.filter((e) => e.status === 'applied').map((e) => ({ tool: e.tool, args: e.args, ...(e.subject ? { subject: e.subject } : {}) })),
+    evidence: state.evidence.map((e) => viewOf(e, now)),
+    done: effectsDone(state),
   };
   try {
     const hint = domain.nextStep(view);

@@ -87,6 +87,7 @@ export function viewOf(evidence: Evidence, now: number): EvidenceView {
     fresh: evidence.status === 'ok' && evidence.fresh && now - evidence.effectiveAt <= evidence.maxAgeMs,
     status: evidence.status,
     facts: evidence.facts,
+    ...(evidence.subject ? { subject: evidence.subject } : {}),
   };
 }
 

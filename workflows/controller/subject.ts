@@ -17,11 +17,14 @@ export function evidenceAbout(state: RunState, subject: string, now: number): Ev
   return state.evidence.filter((e) => (e.subject ?? caseSubject(state.caseId)) === subject).map((e) => viewOf(e, now));
 }
 
+/** Effects the run has applied, to anything. */
+export function effectsDone(state: RunState): DoneEffect[] {
+  return state.effects.filter((e) => e.status === 'applied').map((e) => ({ tool: e.tool, args: e.args, ...(e.subject ? { subject: e.subject } : {}) }));
+}
+
 /** Effects the run has applied to one subject. */
 export function effectsDoneTo(state: RunState, subject: string): DoneEffect[] {
-  return state.effects
-    .filter((e) => e.status === 'applied' && (e.subject ?? caseSubject(state.caseId)) === subject)
-    .map((e) => ({ tool: e.tool, args: e.args, ...(e.subject ? { subject: e.subject } : {}) }));
+  return effectsDone(state).filter((d) => (d.subject ?? caseSubject(state.caseId)) === subject);
 }
 
 /** `service:db` -> `db`: the part of a subject that names the thing itself. */
