@@ -1,8 +1,9 @@
 // What a tool promises, and what a domain is. Workflow-safe: zod and plain data only, so the
 // controller can check proposals inside the workflow sandbox and activities can share it.
 import { z } from 'zod';
+import { workerScoped } from './worker-scoped.js';
 
-export const Authority = z.enum(['authoritative', 'secondary', 'untrusted']);
+export const Authority = workerScoped('contract.Authority', () => z.enum(['authoritative', 'secondary', 'untrusted']));
 export type Authority = z.infer<typeof Authority>;
 
 /** A fact the controller may reason about: scalar values only, never free text. */
@@ -128,18 +129,20 @@ export type EvidenceVerdict =
   | { kind: 'unsupported'; reason: string }
   | { kind: 'conflict'; reason: string };
 
-export const Budgets = z.strictObject({
-  turns: z.number().int(),
-  toolCalls: z.number().int(),
-  effects: z.number().int(),
-  duplicates: z.number().int(),
-  tokens: z.number().int(),
-  /** Wall-clock limit from the start of the run; the clock stops while a person decides. */
-  deadlineMs: z.number().int(),
-});
+export const Budgets = workerScoped('contract.Budgets', () =>
+  z.strictObject({
+    turns: z.number().int(),
+    toolCalls: z.number().int(),
+    effects: z.number().int(),
+    duplicates: z.number().int(),
+    tokens: z.number().int(),
+    /** Wall-clock limit from the start of the run; the clock stops while a person decides. */
+    deadlineMs: z.number().int(),
+  }),
+);
 export type Budgets = z.infer<typeof Budgets>;
 
-export const ContextStrategy = z.enum(['full', 'window', 'window_pinned']);
+export const ContextStrategy = workerScoped('contract.ContextStrategy', () => z.enum(['full', 'window', 'window_pinned']));
 export type ContextStrategy = z.infer<typeof ContextStrategy>;
 
 export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C extends z.ZodType = z.ZodType> {

@@ -2,6 +2,7 @@
 // updates. Shared by the workflow, the client and the CLI so names and shapes cannot drift.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import { workerScoped } from './worker-scoped.js';
 import type { BudgetLeft, RunState } from './controller/state.js';
 import { SignedDecision, SignedNote } from './trust/statement.js';
 import type { RunInput } from './run-input.js';
@@ -36,18 +37,20 @@ export interface RunView {
 
 export const stateQuery = defineQuery<RunView>('state');
 
-export const CancelInput = z.strictObject({ by: z.string().min(1).max(200), reason: z.string().max(500).default('') });
+export const CancelInput = workerScoped('messages.CancelInput', () => z.strictObject({ by: z.string().min(1).max(200), reason: z.string().max(500).default('') }));
 export const cancelSignal = defineSignal<[z.input<typeof CancelInput>]>('cancel');
 
 /** How approvals were sent before they were signed; kept so recorded histories replay. */
-export const LegacyApprovalInput = z.strictObject({
-  requestId: z.string().min(1),
-  by: z.string().min(1).max(200),
-  digest: z.string().min(1),
-  comment: z.string().max(500).default(''),
-});
+export const LegacyApprovalInput = workerScoped('messages.LegacyApprovalInput', () =>
+  z.strictObject({
+    requestId: z.string().min(1),
+    by: z.string().min(1).max(200),
+    digest: z.string().min(1),
+    comment: z.string().max(500).default(''),
+  }),
+);
 /** A decision is a statement signed with the approver's key (see trust/statement.ts). */
-export const ApprovalInput = z.union([SignedDecision, LegacyApprovalInput]);
+export const ApprovalInput = workerScoped('messages.ApprovalInput', () => z.union([SignedDecision, LegacyApprovalInput]));
 export type ApprovalInput = z.input<typeof ApprovalInput>;
 export interface ApprovalAck {
   requestId: string;
@@ -59,7 +62,7 @@ export const approveUpdate = defineUpdate<ApprovalAck, [ApprovalInput]>('approve
 export const denyUpdate = defineUpdate<ApprovalAck, [ApprovalInput]>('deny');
 
 /** An unsigned note reaches the model as untrusted text; a signed one as an operator's word. */
-export const NoteInput = z.union([SignedNote, z.strictObject({ by: z.string().min(1).max(200), text: z.string().min(1).max(2_000) })]);
+export const NoteInput = workerScoped('messages.NoteInput', () => z.union([SignedNote, z.strictObject({ by: z.string().min(1).max(200), text: z.string().min(1).max(2_000) })]));
 export const addNoteUpdate = defineUpdate<{ accepted: true; trusted: boolean }, [z.input<typeof NoteInput>]>('addNote');
 
 export interface RunResult {

@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { z } from 'zod';
+import { workerScoped } from './worker-scoped.js';
 import type { Phase } from './controller/state.js';
 
 // Operators filter runs by these in the Web UI and `cli list`. They are registered when the
@@ -17,7 +18,7 @@ export const allSearchAttributeKeys = [domainKey, caseKey, phaseKey, terminalKey
  * writing each one would cost two history events a turn for nothing anyone searches by, so
  * they all show as `running`. The query `state` has the exact phase.
  */
-export const VisiblePhase = z.enum(['running', 'awaiting_approval', 'reconciling', 'terminal']);
+export const VisiblePhase = workerScoped('search-attributes.VisiblePhase', () => z.enum(['running', 'awaiting_approval', 'reconciling', 'terminal']));
 export type VisiblePhase = z.infer<typeof VisiblePhase>;
 
 export function visiblePhase(phase: Phase): VisiblePhase {

@@ -1,30 +1,35 @@
 // What the model may propose. Anything that does not parse is a rejected proposal, fed back
 // to the model as an observation; it never reaches the world.
 import { z } from 'zod';
+import { workerScoped } from '../worker-scoped.js';
 
 export const MAX_PARALLEL_CALLS = 4;
 
-export const ToolCall = z.strictObject({
-  tool: z.string().min(1).max(80),
-  /** Checked against the tool's own input schema by the gate, not here. */
-  args: z.unknown(),
-});
+export const ToolCall = workerScoped('decision.ToolCall', () =>
+  z.strictObject({
+    tool: z.string().min(1).max(80),
+    /** Checked against the tool's own input schema by the gate, not here. */
+    args: z.unknown(),
+  }),
+);
 
-export const Decision = z.discriminatedUnion('type', [
-  z.strictObject({
-    type: z.literal('call'),
-    calls: z.array(ToolCall).min(1).max(MAX_PARALLEL_CALLS),
-    reason: z.string().max(500).optional(),
-  }),
-  z.strictObject({
-    type: z.literal('finish'),
-    outcome: z.literal('resolved'),
-    claim: z.unknown(),
-    evidence: z.array(z.string()).min(1).max(50),
-    summary: z.string().max(1_000).optional(),
-  }),
-  z.strictObject({ type: z.literal('escalate'), reason: z.string().min(1).max(500) }),
-]);
+export const Decision = workerScoped('decision.Decision', () =>
+  z.discriminatedUnion('type', [
+    z.strictObject({
+      type: z.literal('call'),
+      calls: z.array(ToolCall).min(1).max(MAX_PARALLEL_CALLS),
+      reason: z.string().max(500).optional(),
+    }),
+    z.strictObject({
+      type: z.literal('finish'),
+      outcome: z.literal('resolved'),
+      claim: z.unknown(),
+      evidence: z.array(z.string()).min(1).max(50),
+      summary: z.string().max(1_000).optional(),
+    }),
+    z.strictObject({ type: z.literal('escalate'), reason: z.string().min(1).max(500) }),
+  ]),
+);
 export type Decision = z.infer<typeof Decision>;
 
 export type ParsedDecision = { ok: true; decision: Decision } | { ok: false; problem: string };

@@ -1,69 +1,78 @@
 // Everything that can happen to a run, as plain data. Time always arrives on the event
 // (workflow time), so the controller never reads a clock.
 import { z } from 'zod';
+import { workerScoped } from '../worker-scoped.js';
 import { Approver } from '../trust/directory.js';
 import { SignedDecision } from '../trust/statement.js';
 
-const base = { now: z.number() };
+const base = workerScoped('events.base', () => ({ now: z.number() }));
 
-export const ToolResult = z.discriminatedUnion('status', [
-  z.strictObject({
-    status: z.literal('ok'),
-    callId: z.string(),
-    output: z.unknown(),
-    attempt: z.number(),
-    startedAt: z.number(),
-    finishedAt: z.number(),
-    truncated: z.strictObject({ originalBytes: z.number(), ref: z.string() }).optional(),
-  }),
-  z.strictObject({
-    status: z.enum(['error', 'timeout', 'unknown']),
-    callId: z.string(),
-    /** transient (5xx, connection), semantic (the system said no), bad_output (broke its contract) */
-    errorClass: z.enum(['transient', 'semantic', 'bad_output', 'timeout', 'unknown']),
-    message: z.string(),
-    attempt: z.number(),
-    startedAt: z.number(),
-    finishedAt: z.number(),
-  }),
-]);
+export const ToolResult = workerScoped('events.ToolResult', () =>
+  z.discriminatedUnion('status', [
+    z.strictObject({
+      status: z.literal('ok'),
+      callId: z.string(),
+      output: z.unknown(),
+      attempt: z.number(),
+      startedAt: z.number(),
+      finishedAt: z.number(),
+      truncated: z.strictObject({ originalBytes: z.number(), ref: z.string() }).optional(),
+    }),
+    z.strictObject({
+      status: z.enum(['error', 'timeout', 'unknown']),
+      callId: z.string(),
+      /** transient (5xx, connection), semantic (the system said no), bad_output (broke its contract) */
+      errorClass: z.enum(['transient', 'semantic', 'bad_output', 'timeout', 'unknown']),
+      message: z.string(),
+      attempt: z.number(),
+      startedAt: z.number(),
+      finishedAt: z.number(),
+    }),
+  ]),
+);
 export type ToolResult = z.infer<typeof ToolResult>;
 
-export const ProbeVerdict = z.strictObject({
-  holds: z.boolean(),
-  conflict: z.boolean(),
-  /** Undecided: the probe could not read the world (timeout, outage). Never counts as holds. */
-  decided: z.boolean(),
-  detail: z.string(),
-  facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
-  checkedAt: z.number(),
-});
+export const ProbeVerdict = workerScoped('events.ProbeVerdict', () =>
+  z.strictObject({
+    holds: z.boolean(),
+    conflict: z.boolean(),
+    /** Undecided: the probe could not read the world (timeout, outage). Never counts as holds. */
+    decided: z.boolean(),
+    detail: z.string(),
+    facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+    checkedAt: z.number(),
+  }),
+);
 export type ProbeVerdict = z.infer<typeof ProbeVerdict>;
 
-export const ReadbackResult = z.strictObject({
-  callId: z.string(),
-  outcome: z.enum(['applied', 'not_applied', 'undecided']),
-  output: z.unknown().optional(),
-  detail: z.string(),
-  attempts: z.number(),
-});
+export const ReadbackResult = workerScoped('events.ReadbackResult', () =>
+  z.strictObject({
+    callId: z.string(),
+    outcome: z.enum(['applied', 'not_applied', 'undecided']),
+    output: z.unknown().optional(),
+    detail: z.string(),
+    attempts: z.number(),
+  }),
+);
 export type ReadbackResult = z.infer<typeof ReadbackResult>;
 
-export const RunEvent = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('started'), ...base }),
-  /** contextTokens: the estimate of the context the model was shown (from the propose command). */
-  z.strictObject({ type: z.literal('proposed'), ...base, reply: z.unknown(), tokens: z.number(), contextTokens: z.number() }),
-  z.strictObject({ type: z.literal('modelFailed'), ...base, message: z.string() }),
-  z.strictObject({ type: z.literal('observed'), ...base, results: z.array(ToolResult) }),
-  z.strictObject({ type: z.literal('verified'), ...base, verdict: ProbeVerdict }),
-  z.strictObject({ type: z.literal('reconciled'), ...base, result: ReadbackResult }),
-  /** signed: the statement the Update validator verified (runs with the trust boundary). */
-  z.strictObject({ type: z.literal('approved'), ...base, requestId: z.string(), by: z.string(), comment: z.string(), signed: SignedDecision.optional() }),
-  z.strictObject({ type: z.literal('denied'), ...base, requestId: z.string(), by: z.string(), comment: z.string(), signed: SignedDecision.optional() }),
-  z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver) }),
-  z.strictObject({ type: z.literal('approvalTimedOut'), ...base, requestId: z.string() }),
-  z.strictObject({ type: z.literal('noteAdded'), ...base, by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
-  z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string() }),
-  z.strictObject({ type: z.literal('deadlinePassed'), ...base }),
-]);
+export const RunEvent = workerScoped('events.RunEvent', () =>
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('started'), ...base }),
+    /** contextTokens: the estimate of the context the model was shown (from the propose command). */
+    z.strictObject({ type: z.literal('proposed'), ...base, reply: z.unknown(), tokens: z.number(), contextTokens: z.number() }),
+    z.strictObject({ type: z.literal('modelFailed'), ...base, message: z.string() }),
+    z.strictObject({ type: z.literal('observed'), ...base, results: z.array(ToolResult) }),
+    z.strictObject({ type: z.literal('verified'), ...base, verdict: ProbeVerdict }),
+    z.strictObject({ type: z.literal('reconciled'), ...base, result: ReadbackResult }),
+    /** signed: the statement the Update validator verified (runs with the trust boundary). */
+    z.strictObject({ type: z.literal('approved'), ...base, requestId: z.string(), by: z.string(), comment: z.string(), signed: SignedDecision.optional() }),
+    z.strictObject({ type: z.literal('denied'), ...base, requestId: z.string(), by: z.string(), comment: z.string(), signed: SignedDecision.optional() }),
+    z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver) }),
+    z.strictObject({ type: z.literal('approvalTimedOut'), ...base, requestId: z.string() }),
+    z.strictObject({ type: z.literal('noteAdded'), ...base, by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
+    z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string() }),
+    z.strictObject({ type: z.literal('deadlinePassed'), ...base }),
+  ]),
+);
 export type RunEvent = z.infer<typeof RunEvent>;

@@ -1,6 +1,7 @@
 // RunState: everything the controller knows about a run, as plain JSON (no Map, Set, Date or
 // class instances) so it survives replay, queries and continue-as-new unchanged.
 import { z } from 'zod';
+import { workerScoped } from '../worker-scoped.js';
 import { Authority, Budgets, ContextStrategy } from '../contract.js';
 import { Approver } from '../trust/directory.js';
 import { SignedDecision, SignedStart } from '../trust/statement.js';
@@ -11,234 +12,258 @@ import { SignedDecision, SignedStart } from '../trust/statement.js';
  */
 export const STATE_VERSION = 2;
 
-const FactValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+const FactValue = workerScoped('state.FactValue', () => z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
-export const TerminalClass = z.enum([
-  'resolved',
-  'escalated',
-  'budget_exhausted',
-  'blocked',
-  'unknown_outcome',
-  'cancelled',
-  'failed',
-]);
+export const TerminalClass = workerScoped('state.TerminalClass', () =>
+  z.enum([
+    'resolved',
+    'escalated',
+    'budget_exhausted',
+    'blocked',
+    'unknown_outcome',
+    'cancelled',
+    'failed',
+  ]),
+);
 export type TerminalClass = z.infer<typeof TerminalClass>;
 
-export const Terminal = z.strictObject({
-  class: TerminalClass,
-  /** A short machine-readable code: `probe_confirmed`, `loop`, `budget:turns`, `conflict`, ... */
-  reason: z.string(),
-  detail: z.string(),
-  at: z.number(),
-});
+export const Terminal = workerScoped('state.Terminal', () =>
+  z.strictObject({
+    class: TerminalClass,
+    /** A short machine-readable code: `probe_confirmed`, `loop`, `budget:turns`, `conflict`, ... */
+    reason: z.string(),
+    detail: z.string(),
+    at: z.number(),
+  }),
+);
 export type Terminal = z.infer<typeof Terminal>;
 
-export const Phase = z.enum(['proposing', 'acting', 'verifying', 'awaiting_approval', 'reconciling', 'terminal']);
+export const Phase = workerScoped('state.Phase', () => z.enum(['proposing', 'acting', 'verifying', 'awaiting_approval', 'reconciling', 'terminal']));
 export type Phase = z.infer<typeof Phase>;
 
-export const ObservationStatus = z.enum(['ok', 'error', 'timeout', 'unknown']);
+export const ObservationStatus = workerScoped('state.ObservationStatus', () => z.enum(['ok', 'error', 'timeout', 'unknown']));
 
-export const Evidence = z.strictObject({
-  id: z.string(),
-  callId: z.string(),
-  tool: z.string(),
-  source: z.string(),
-  authority: Authority,
-  observedAt: z.number(),
-  effectiveAt: z.number(),
-  maxAgeMs: z.number(),
-  /** Fresh when observed; judged again against the clock whenever it is relied on. */
-  fresh: z.boolean(),
-  status: ObservationStatus,
-  facts: z.record(z.string(), FactValue),
-  /** What went wrong, when status is not ok: a class and a short message (no raw output). */
-  error: z.strictObject({ class: z.string(), message: z.string() }).optional(),
-  /** Untrusted free text, kept out of facts; the model sees it only as quoted, labelled data. */
-  quoted: z.array(z.string()),
-  textWithheld: z.boolean(),
-  /** Set when the output exceeded the contract's cap and was shrunk. */
-  truncated: z.strictObject({ originalBytes: z.number(), ref: z.string() }).optional(),
-  /** What it is about, e.g. `transfer:PX-1042` (absent in runs recorded before subjects). */
-  subject: z.string().optional(),
-  /** The arguments of the call that produced it (validated by its contract). */
-  args: z.unknown().optional(),
-});
+export const Evidence = workerScoped('state.Evidence', () =>
+  z.strictObject({
+    id: z.string(),
+    callId: z.string(),
+    tool: z.string(),
+    source: z.string(),
+    authority: Authority,
+    observedAt: z.number(),
+    effectiveAt: z.number(),
+    maxAgeMs: z.number(),
+    /** Fresh when observed; judged again against the clock whenever it is relied on. */
+    fresh: z.boolean(),
+    status: ObservationStatus,
+    facts: z.record(z.string(), FactValue),
+    /** What went wrong, when status is not ok: a class and a short message (no raw output). */
+    error: z.strictObject({ class: z.string(), message: z.string() }).optional(),
+    /** Untrusted free text, kept out of facts; the model sees it only as quoted, labelled data. */
+    quoted: z.array(z.string()),
+    textWithheld: z.boolean(),
+    /** Set when the output exceeded the contract's cap and was shrunk. */
+    truncated: z.strictObject({ originalBytes: z.number(), ref: z.string() }).optional(),
+    /** What it is about, e.g. `transfer:PX-1042` (absent in runs recorded before subjects). */
+    subject: z.string().optional(),
+    /** The arguments of the call that produced it (validated by its contract). */
+    args: z.unknown().optional(),
+  }),
+);
 export type Evidence = z.infer<typeof Evidence>;
 
-export const PlannedCall = z.strictObject({
-  callId: z.string(),
-  turn: z.number(),
-  tool: z.string(),
-  args: z.unknown(),
-  kind: z.enum(['read', 'effect']),
-  idempotent: z.boolean(),
-  /** Effects only: derived from the run id and the call's place in the run, never random. */
-  idempotencyKey: z.string().optional(),
-  subject: z.string().optional(),
-});
+export const PlannedCall = workerScoped('state.PlannedCall', () =>
+  z.strictObject({
+    callId: z.string(),
+    turn: z.number(),
+    tool: z.string(),
+    args: z.unknown(),
+    kind: z.enum(['read', 'effect']),
+    idempotent: z.boolean(),
+    /** Effects only: derived from the run id and the call's place in the run, never random. */
+    idempotencyKey: z.string().optional(),
+    subject: z.string().optional(),
+  }),
+);
 export type PlannedCall = z.infer<typeof PlannedCall>;
 
-export const EffectStatus = z.enum(['in_flight', 'applied', 'not_applied', 'unknown', 'failed']);
-export const EffectEntry = z.strictObject({
-  callId: z.string(),
-  turn: z.number(),
-  tool: z.string(),
-  args: z.unknown(),
-  key: z.string(),
-  status: EffectStatus,
-  attempts: z.number(),
-  readbacks: z.number(),
-  /** How the final status was learnt: the effect's own reply, or a readback by key. */
-  settledBy: z.enum(['response', 'readback']).optional(),
-  evidenceId: z.string().optional(),
-  subject: z.string().optional(),
-});
+export const EffectStatus = workerScoped('state.EffectStatus', () => z.enum(['in_flight', 'applied', 'not_applied', 'unknown', 'failed']));
+export const EffectEntry = workerScoped('state.EffectEntry', () =>
+  z.strictObject({
+    callId: z.string(),
+    turn: z.number(),
+    tool: z.string(),
+    args: z.unknown(),
+    key: z.string(),
+    status: EffectStatus,
+    attempts: z.number(),
+    readbacks: z.number(),
+    /** How the final status was learnt: the effect's own reply, or a readback by key. */
+    settledBy: z.enum(['response', 'readback']).optional(),
+    evidenceId: z.string().optional(),
+    subject: z.string().optional(),
+  }),
+);
 export type EffectEntry = z.infer<typeof EffectEntry>;
 
-export const TranscriptEntry = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('proposal'), turn: z.number(), summary: z.string() }),
-  z.strictObject({ kind: z.literal('observation'), turn: z.number(), evidenceId: z.string() }),
-  z.strictObject({ kind: z.literal('control'), turn: z.number(), code: z.string(), message: z.string() }),
-  /** trusted: the note came with a valid signature from a directory key; otherwise it is untrusted text. */
-  z.strictObject({ kind: z.literal('note'), turn: z.number(), by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
-]);
+export const TranscriptEntry = workerScoped('state.TranscriptEntry', () =>
+  z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('proposal'), turn: z.number(), summary: z.string() }),
+    z.strictObject({ kind: z.literal('observation'), turn: z.number(), evidenceId: z.string() }),
+    z.strictObject({ kind: z.literal('control'), turn: z.number(), code: z.string(), message: z.string() }),
+    /** trusted: the note came with a valid signature from a directory key; otherwise it is untrusted text. */
+    z.strictObject({ kind: z.literal('note'), turn: z.number(), by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
+  ]),
+);
 export type TranscriptEntry = z.infer<typeof TranscriptEntry>;
 
-const BudgetLeft = z.strictObject({
-  turns: z.number(),
-  toolCalls: z.number(),
-  effects: z.number(),
-  duplicates: z.number(),
-  tokens: z.number(),
-  msLeft: z.number(),
-});
-export type BudgetLeft = z.infer<typeof BudgetLeft>;
-
-export const DecisionReceipt = z.strictObject({
-  turn: z.number(),
-  at: z.number(),
-  /** The proposal as parsed, or a short description of what could not be parsed. */
-  proposal: z.string(),
-  accepted: z.boolean(),
-  reason: z.string(),
-  evidenceIds: z.array(z.string()),
-  budgetLeft: BudgetLeft,
-  tokens: z.number(),
-  contextTokens: z.number(),
-});
-export type DecisionReceipt = z.infer<typeof DecisionReceipt>;
-
-export const ExecutionReceipt = z.strictObject({
-  callId: z.string(),
-  turn: z.number(),
-  tool: z.string(),
-  kind: z.enum(['read', 'effect', 'readback', 'probe']),
-  accepted: z.boolean(),
-  result: z.enum(['final', 'failed', 'timeout', 'unknown']),
-  attempt: z.number(),
-  durationMs: z.number(),
-  idempotencyKey: z.string().optional(),
-  evidenceId: z.string().optional(),
-});
-export type ExecutionReceipt = z.infer<typeof ExecutionReceipt>;
-
-export const ApprovalRequest = z.strictObject({
-  requestId: z.string(),
-  call: PlannedCall,
-  evidenceIds: z.array(z.string()),
-  roles: z.array(z.string()),
-  requestedAt: z.number(),
-  expiresAt: z.number(),
-  onTimeout: z.enum(['escalate', 'return_to_model']),
-  /** The rest is set by runs with the trust boundary (guardVersion 2). */
-  subject: z.string().optional(),
-  /** SHA-256 over run, request, tool, arguments and subject: what a signature binds to. */
-  digest: z.string().optional(),
-  quorum: z.number().int().min(1).optional(),
-  notStarter: z.boolean().optional(),
-  /** The precondition verdict when the request was raised; a violation is stated, never hidden. */
-  precondition: z.strictObject({ ok: z.boolean(), reason: z.string().optional() }).optional(),
-  /** Who may decide, from the worker's directory at the time the request was raised. */
-  eligible: z.array(Approver).optional(),
-  /** Signed approvals collected so far towards the quorum. */
-  collected: z.array(SignedDecision).optional(),
-});
-export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
-
-export const ApprovalRecord = z.strictObject({
-  requestId: z.string(),
-  callId: z.string(),
-  turn: z.number(),
-  decision: z.enum(['approved', 'denied', 'timed_out', 'cancelled']),
-  by: z.string(),
-  comment: z.string(),
-  at: z.number(),
-  /** The signed statements behind the decision, exported for offline verification. */
-  signed: z.array(SignedDecision).optional(),
-});
-
-export const RunState = z.strictObject({
-  version: z.literal(STATE_VERSION),
-  /**
-   * 2: the trust boundary holds (preconditions, subjects, provenance, signed approvals, the
-   * deadline paused while a person decides). Absent: a run recorded before it, replayed as it ran.
-   */
-  guardVersion: z.literal(2).optional(),
-  runId: z.string(),
-  domain: z.string(),
-  caseId: z.string(),
-  goal: z.string(),
-  startedAt: z.number(),
-  deadlineAt: z.number(),
-  budgets: Budgets,
-  /** Turns used is `turn` itself: each model turn is one proposal. */
-  used: z.strictObject({
+const BudgetLeft = workerScoped('state.BudgetLeft', () =>
+  z.strictObject({
+    turns: z.number(),
     toolCalls: z.number(),
     effects: z.number(),
     duplicates: z.number(),
     tokens: z.number(),
+    msLeft: z.number(),
   }),
-  context: z.strictObject({ strategy: ContextStrategy, window: z.number() }),
-  phase: Phase,
-  /** Model turns so far, including the one in progress. */
-  turn: z.number(),
-  /** Counter for evidence and call ids; ids are never reused within a run. */
-  seq: z.number(),
-  /** Bumped whenever an observation changes what is known; the loop guard compares it. */
-  factsVersion: z.number(),
-  pinned: z.record(z.string(), z.strictObject({ value: FactValue, evidenceId: z.string() })),
-  evidence: z.array(Evidence),
-  transcript: z.array(TranscriptEntry),
-  decisions: z.array(DecisionReceipt),
-  executions: z.array(ExecutionReceipt),
-  effects: z.array(EffectEntry),
-  approvals: z.array(ApprovalRecord),
-  /** Loop-guard memory: how each distinct call went last time, keyed by its signature. */
-  seen: z.record(z.string(), z.strictObject({ factsVersion: z.number(), status: ObservationStatus, refused: z.boolean().optional() })),
-  nudges: z.number(),
-  inFlight: z.array(PlannedCall),
-  /** How many old records retention dropped from state (they remain in Temporal's history). */
-  dropped: z.strictObject({
-    evidence: z.number(),
-    transcript: z.number(),
-    decisions: z.number(),
-    executions: z.number(),
-    effects: z.number(),
+);
+export type BudgetLeft = z.infer<typeof BudgetLeft>;
+
+export const DecisionReceipt = workerScoped('state.DecisionReceipt', () =>
+  z.strictObject({
+    turn: z.number(),
+    at: z.number(),
+    /** The proposal as parsed, or a short description of what could not be parsed. */
+    proposal: z.string(),
+    accepted: z.boolean(),
+    reason: z.string(),
+    evidenceIds: z.array(z.string()),
+    budgetLeft: BudgetLeft,
+    tokens: z.number(),
+    contextTokens: z.number(),
   }),
-  pendingApproval: ApprovalRequest.optional(),
-  /** Run-level override of the contracts' approval wait. */
-  approvalTimeoutMs: z.number().optional(),
-  pendingClaim: z.strictObject({ claim: z.unknown(), evidenceIds: z.array(z.string()) }).optional(),
-  /** An approved effect waiting for its authoritative re-read before dispatch. */
-  pendingDispatch: z.strictObject({ call: PlannedCall, requestId: z.string(), acceptedViolation: z.string().optional() }).optional(),
-  /** The start statement the run was given, verified once the approver directory is loaded. */
-  starterClaim: SignedStart.optional(),
-  /** The directory id whose signature on the start verified. */
-  starter: z.string().optional(),
-  /** The run input's narrowing of the approver directory to these ids. */
-  approverScope: z.array(z.string()).optional(),
-  terminal: Terminal.optional(),
-});
+);
+export type DecisionReceipt = z.infer<typeof DecisionReceipt>;
+
+export const ExecutionReceipt = workerScoped('state.ExecutionReceipt', () =>
+  z.strictObject({
+    callId: z.string(),
+    turn: z.number(),
+    tool: z.string(),
+    kind: z.enum(['read', 'effect', 'readback', 'probe']),
+    accepted: z.boolean(),
+    result: z.enum(['final', 'failed', 'timeout', 'unknown']),
+    attempt: z.number(),
+    durationMs: z.number(),
+    idempotencyKey: z.string().optional(),
+    evidenceId: z.string().optional(),
+  }),
+);
+export type ExecutionReceipt = z.infer<typeof ExecutionReceipt>;
+
+export const ApprovalRequest = workerScoped('state.ApprovalRequest', () =>
+  z.strictObject({
+    requestId: z.string(),
+    call: PlannedCall,
+    evidenceIds: z.array(z.string()),
+    roles: z.array(z.string()),
+    requestedAt: z.number(),
+    expiresAt: z.number(),
+    onTimeout: z.enum(['escalate', 'return_to_model']),
+    /** The rest is set by runs with the trust boundary (guardVersion 2). */
+    subject: z.string().optional(),
+    /** SHA-256 over run, request, tool, arguments and subject: what a signature binds to. */
+    digest: z.string().optional(),
+    quorum: z.number().int().min(1).optional(),
+    notStarter: z.boolean().optional(),
+    /** The precondition verdict when the request was raised; a violation is stated, never hidden. */
+    precondition: z.strictObject({ ok: z.boolean(), reason: z.string().optional() }).optional(),
+    /** Who may decide, from the worker's directory at the time the request was raised. */
+    eligible: z.array(Approver).optional(),
+    /** Signed approvals collected so far towards the quorum. */
+    collected: z.array(SignedDecision).optional(),
+  }),
+);
+export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
+
+export const ApprovalRecord = workerScoped('state.ApprovalRecord', () =>
+  z.strictObject({
+    requestId: z.string(),
+    callId: z.string(),
+    turn: z.number(),
+    decision: z.enum(['approved', 'denied', 'timed_out', 'cancelled']),
+    by: z.string(),
+    comment: z.string(),
+    at: z.number(),
+    /** The signed statements behind the decision, exported for offline verification. */
+    signed: z.array(SignedDecision).optional(),
+  }),
+);
+
+export const RunState = workerScoped('state.RunState', () =>
+  z.strictObject({
+    version: z.literal(STATE_VERSION),
+    /**
+     * 2: the trust boundary holds (preconditions, subjects, provenance, signed approvals, the
+     * deadline paused while a person decides). Absent: a run recorded before it, replayed as it ran.
+     */
+    guardVersion: z.literal(2).optional(),
+    runId: z.string(),
+    domain: z.string(),
+    caseId: z.string(),
+    goal: z.string(),
+    startedAt: z.number(),
+    deadlineAt: z.number(),
+    budgets: Budgets,
+    /** Turns used is `turn` itself: each model turn is one proposal. */
+    used: z.strictObject({
+      toolCalls: z.number(),
+      effects: z.number(),
+      duplicates: z.number(),
+      tokens: z.number(),
+    }),
+    context: z.strictObject({ strategy: ContextStrategy, window: z.number() }),
+    phase: Phase,
+    /** Model turns so far, including the one in progress. */
+    turn: z.number(),
+    /** Counter for evidence and call ids; ids are never reused within a run. */
+    seq: z.number(),
+    /** Bumped whenever an observation changes what is known; the loop guard compares it. */
+    factsVersion: z.number(),
+    pinned: z.record(z.string(), z.strictObject({ value: FactValue, evidenceId: z.string() })),
+    evidence: z.array(Evidence),
+    transcript: z.array(TranscriptEntry),
+    decisions: z.array(DecisionReceipt),
+    executions: z.array(ExecutionReceipt),
+    effects: z.array(EffectEntry),
+    approvals: z.array(ApprovalRecord),
+    /** Loop-guard memory: how each distinct call went last time, keyed by its signature. */
+    seen: z.record(z.string(), z.strictObject({ factsVersion: z.number(), status: ObservationStatus, refused: z.boolean().optional() })),
+    nudges: z.number(),
+    inFlight: z.array(PlannedCall),
+    /** How many old records retention dropped from state (they remain in Temporal's history). */
+    dropped: z.strictObject({
+      evidence: z.number(),
+      transcript: z.number(),
+      decisions: z.number(),
+      executions: z.number(),
+      effects: z.number(),
+    }),
+    pendingApproval: ApprovalRequest.optional(),
+    /** Run-level override of the contracts' approval wait. */
+    approvalTimeoutMs: z.number().optional(),
+    pendingClaim: z.strictObject({ claim: z.unknown(), evidenceIds: z.array(z.string()) }).optional(),
+    /** An approved effect waiting for its authoritative re-read before dispatch. */
+    pendingDispatch: z.strictObject({ call: PlannedCall, requestId: z.string(), acceptedViolation: z.string().optional() }).optional(),
+    /** The start statement the run was given, verified once the approver directory is loaded. */
+    starterClaim: SignedStart.optional(),
+    /** The directory id whose signature on the start verified. */
+    starter: z.string().optional(),
+    /** The run input's narrowing of the approver directory to these ids. */
+    approverScope: z.array(z.string()).optional(),
+    terminal: Terminal.optional(),
+  }),
+);
 export type RunState = z.infer<typeof RunState>;
 
 /**

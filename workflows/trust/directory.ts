@@ -2,16 +2,19 @@
 // configuration, loaded by an activity when a request is raised; a run's input may narrow it
 // to some of its ids, never add an id, a key or a role.
 import { z } from 'zod';
+import { workerScoped } from '../worker-scoped.js';
 import { PublicKeyHex } from './statement.js';
 
-export const Approver = z.strictObject({
-  id: z.string().min(1).max(200),
-  publicKey: PublicKeyHex,
-  roles: z.array(z.string().min(1).max(100)).max(50),
-});
+export const Approver = workerScoped('directory.Approver', () =>
+  z.strictObject({
+    id: z.string().min(1).max(200),
+    publicKey: PublicKeyHex,
+    roles: z.array(z.string().min(1).max(100)).max(50),
+  }),
+);
 export type Approver = z.infer<typeof Approver>;
 
-export const ApproverDirectory = z.strictObject({ approvers: z.array(Approver).max(1_000) });
+export const ApproverDirectory = workerScoped('directory.ApproverDirectory', () => z.strictObject({ approvers: z.array(Approver).max(1_000) }));
 export type ApproverDirectory = z.infer<typeof ApproverDirectory>;
 
 /**

@@ -6,59 +6,67 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { z } from 'zod';
+import { workerScoped } from '../worker-scoped.js';
 
-const Id = z.string().min(1).max(200);
+const Id = workerScoped('statement.Id', () => z.string().min(1).max(200));
 const Hex = (bytes: number) => z.string().regex(new RegExp(`^[0-9a-f]{${bytes * 2}}$`), `${bytes} bytes as lowercase hex`);
 
-export const PublicKeyHex = Hex(32);
-export const SignatureHex = Hex(64);
+export const PublicKeyHex = workerScoped('statement.PublicKeyHex', () => Hex(32));
+export const SignatureHex = workerScoped('statement.SignatureHex', () => Hex(64));
+const DigestHex = workerScoped('statement.DigestHex', () => Hex(32));
 
 /** The decision on one approval request: binds run, request, the call's digest and an expiry. */
-export const DecisionStatement = z.strictObject({
-  v: z.literal(1),
-  kind: z.literal('decision'),
-  runId: Id,
-  requestId: Id,
-  digest: Hex(32),
-  decision: z.enum(['approve', 'deny']),
-  /** The signer's directory id; the directory holds the key it must verify under. */
-  by: Id,
-  comment: z.string().max(500),
-  /** Epoch ms; after this the statement is refused, so a leaked one cannot be used later. */
-  expiresAt: z.number().int(),
-});
+export const DecisionStatement = workerScoped('statement.DecisionStatement', () =>
+  z.strictObject({
+    v: z.literal(1),
+    kind: z.literal('decision'),
+    runId: Id,
+    requestId: Id,
+    digest: DigestHex,
+    decision: z.enum(['approve', 'deny']),
+    /** The signer's directory id; the directory holds the key it must verify under. */
+    by: Id,
+    comment: z.string().max(500),
+    /** Epoch ms; after this the statement is refused, so a leaked one cannot be used later. */
+    expiresAt: z.number().int(),
+  }),
+);
 export type DecisionStatement = z.infer<typeof DecisionStatement>;
 
 /** An operator's note; signed notes are trusted operator text, unsigned ones are not. */
-export const NoteStatement = z.strictObject({
-  v: z.literal(1),
-  kind: z.literal('note'),
-  runId: Id,
-  text: z.string().min(1).max(2_000),
-  by: Id,
-  expiresAt: z.number().int(),
-});
+export const NoteStatement = workerScoped('statement.NoteStatement', () =>
+  z.strictObject({
+    v: z.literal(1),
+    kind: z.literal('note'),
+    runId: Id,
+    text: z.string().min(1).max(2_000),
+    by: Id,
+    expiresAt: z.number().int(),
+  }),
+);
 export type NoteStatement = z.infer<typeof NoteStatement>;
 
 /** Who started a run: lets a contract demand an approver other than the starter. */
-export const StartStatement = z.strictObject({
-  v: z.literal(1),
-  kind: z.literal('start'),
-  runId: Id,
-  by: Id,
-  expiresAt: z.number().int(),
-});
+export const StartStatement = workerScoped('statement.StartStatement', () =>
+  z.strictObject({
+    v: z.literal(1),
+    kind: z.literal('start'),
+    runId: Id,
+    by: Id,
+    expiresAt: z.number().int(),
+  }),
+);
 export type StartStatement = z.infer<typeof StartStatement>;
 
-export const Statement = z.discriminatedUnion('kind', [DecisionStatement, NoteStatement, StartStatement]);
+export const Statement = workerScoped('statement.Statement', () => z.discriminatedUnion('kind', [DecisionStatement, NoteStatement, StartStatement]));
 export type Statement = z.infer<typeof Statement>;
 
 export const Signed = <S extends z.ZodType>(statement: S) => z.strictObject({ statement, signature: SignatureHex });
-export const SignedDecision = Signed(DecisionStatement);
+export const SignedDecision = workerScoped('statement.SignedDecision', () => Signed(DecisionStatement));
 export type SignedDecision = z.infer<typeof SignedDecision>;
-export const SignedNote = Signed(NoteStatement);
+export const SignedNote = workerScoped('statement.SignedNote', () => Signed(NoteStatement));
 export type SignedNote = z.infer<typeof SignedNote>;
-export const SignedStart = Signed(StartStatement);
+export const SignedStart = workerScoped('statement.SignedStart', () => Signed(StartStatement));
 export type SignedStart = z.infer<typeof SignedStart>;
 
 /** A statement is valid for at most this long after it is made; the signer picks less. */
