@@ -49,14 +49,14 @@ const outFile = values.out ?? fileURLToPath(new URL(`./results/${quick ? 'quick'
 
 // Sizes. Concurrency (50 and 200 runs of 20 turns) and the 10,000-turn run are fixed by what
 // they measure; on the 2-core machine they are bound by the worker's and the server's CPU and
-// take about 2.5 and 5 minutes, most of the total. Overhead and history take about two minutes
-// together; overhead alternates over fifteen rounds because single batches on a shared 2-core
-// machine vary by ±15%: with seven, the median of identical code moved by up to 0.07 between
-// back-to-back runs, as much as the margin it is compared with.
+// take about 2.5 and 5 minutes, most of the total. Overhead and history take about a minute and
+// a half together; overhead alternates over eleven rounds because single batches on a shared
+// 2-core machine vary by ±15% (with seven, the median of identical code moved by up to 0.07
+// between back-to-back runs). More rounds would not fit the ten minutes the whole run has.
 const params = {
   quick,
   context: { turns: [10, 100, 1_000] },
-  overhead: quick ? { runs: 4, turns: 10, rounds: 1 } : { runs: 10, turns: 20, rounds: 15 },
+  overhead: quick ? { runs: 4, turns: 10, rounds: 1 } : { runs: 10, turns: 20, rounds: 11 },
   history: { turns: quick ? 5 : 20 },
   concurrency: { levels: quick ? [10, 40] : [50, 200], turns: quick ? 10 : 20 },
   longRun: quick ? { turns: 1_000, window: 100 } : { turns: 10_000, window: 1_000 },

@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Context } from '@temporalio/activity';
 import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import type { ProposeInput } from '../activities/model/index.js';
 import type { TemporalTarget } from '../temporal-dev/target.js';
-import { bundleWorkflows } from '../worker/bundle.js';
+import { bundleWorkflows, BUNDLER_OPTIONS } from '../worker/bundle.js';
 import type { RunResult } from '../workflows/messages.js';
 import type { RunInput } from '../workflows/run-input.js';
 import { startSearchAttributes } from '../workflows/search-attributes.js';
@@ -68,17 +68,17 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
   const proposeTimes = new Map<string, number[]>();
   // Agent and baseline each on a worker of their own, with the same options, in this one
   // process (so the process's CPU time covers both): the baseline's bundle holds nothing of the engine.
-  const benchWorker = async (queue: string, workflowsPath: string, activities: object) =>
+  const benchWorker = async (queue: string, workflowBundle: WorkflowBundleWithSourceMap, activities: object) =>
     Worker.create({
       connection: workerConnection,
       namespace: target.namespace,
       taskQueue: queue,
-      workflowBundle: await bundleWorkflows(workflowsPath),
+      workflowBundle,
       activities,
       ...WORKER_OPTIONS,
       shutdownGraceTime: '5 seconds',
     });
-  const worker = await benchWorker(taskQueue, agentWorkflowsPath, {
+  const worker = await benchWorker(taskQueue, await bundleWorkflows(agentWorkflowsPath), {
     ...agent,
     // The same activity, stamped: the worker is in this process, so the stamps are the
     // run's turn clock without any query or history read.
@@ -88,7 +88,7 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
     },
   });
   const bareTaskQueue = `${taskQueue}-bare`;
-  const bareWorker = await benchWorker(bareTaskQueue, bareWorkflowsPath, bareActivities);
+  const bareWorker = await benchWorker(bareTaskQueue, await bareBundle(), bareActivities);
   const running = Promise.all([worker.run(), bareWorker.run()]);
 
   const shapes = new Map<number, Promise<BareTurn[]>>();
@@ -134,6 +134,20 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
       await connection.close();
     },
   };
+}
+
+/**
+ * The baseline as a workflow written directly on Temporal would be bundled: compiled to the same
+ * JavaScript (ES2022, see worker/bundle.ts), without the engine's preloaded modules (zod, the
+ * Ed25519 code, the schema cache). Until 2026-12-01 (evening) it was bundled with them.
+ */
+function bareBundle(): Promise<WorkflowBundleWithSourceMap> {
+  const quiet = (): void => {};
+  return bundleWorkflowCode({
+    workflowsPath: bareWorkflowsPath,
+    webpackConfigHook: BUNDLER_OPTIONS.webpackConfigHook,
+    logger: { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m), log: quiet },
+  });
 }
 
 /** Starts `count` runs at once and waits for all of them; wall time covers starts and ends. */

@@ -1,19 +1,21 @@
 // Schemas built once per worker instead of once per run. Temporal evaluates a bundle's modules
 // afresh for every run it starts; for the engine's zod schemas that was about a sixth of what
 // the engine cost the worker on the bench (6 to 7 ms a run). This module is preloaded with
-// shared-modules.ts, so every run sees the one cache below.
+// shared-modules.ts, so every run on a worker sees the one cache below.
 //
 // Why not preload the schema modules themselves: the SDK deep-freezes what shared modules
 // export, and zod completes its schemas lazily, on first use, by writing to them; frozen, they
-// throw. A value kept in this closure is not reachable from any export, so it is not frozen.
+// throw. A value kept in this closure is reachable from no export, so it is not frozen.
 //
-// What may be built here: pure descriptions of data (zod schemas made of other schemas and
-// constants). A builder must not capture anything a run owns: the value it returns is shared by
-// every run on the worker, replays included. Parsing does not change what a schema accepts, so
-// sharing one cannot make two runs, or a run and its replay, disagree.
+// What may be built here: pure descriptions of data, zod schemas made of other schemas and
+// constants. The value is shared by every run on the worker, replays included, so a builder must
+// not capture anything a run owns, and must not read the workflow's clock or random numbers (the
+// run that happens to build it would consume them, and its replay would not). Parsing does not
+// change what a schema accepts, so sharing one cannot make two runs, or a run and its replay,
+// disagree.
 const built = new Map<string, unknown>();
 
-/** The value `build` returns, built once per worker under `key` (unique per module: `state.RunState`). */
+/** The value `build` returns, built once per worker under `key` (unique engine-wide: `state.RunState`). */
 export function workerScoped<T>(key: string, build: () => T): T {
   if (built.has(key)) return built.get(key) as T;
   const value = build();
