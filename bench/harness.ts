@@ -11,7 +11,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, t
 import { createActivities } from '../activities/index.js';
 import type { ProposeInput } from '../activities/model/index.js';
 import type { TemporalTarget } from '../temporal-dev/target.js';
-import { bundleWorkflows, BUNDLER_OPTIONS } from '../worker/bundle.js';
+import { bundleWorkflows, BUNDLER_OPTIONS, quietBundlerLogger } from '../worker/bundle.js';
 import type { RunResult } from '../workflows/messages.js';
 import type { RunInput } from '../workflows/run-input.js';
 import { startSearchAttributes } from '../workflows/search-attributes.js';
@@ -142,12 +142,7 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
  * Ed25519 code, the schema cache). Until 2026-12-01 (evening) it was bundled with them.
  */
 function bareBundle(): Promise<WorkflowBundleWithSourceMap> {
-  const quiet = (): void => {};
-  return bundleWorkflowCode({
-    workflowsPath: bareWorkflowsPath,
-    webpackConfigHook: BUNDLER_OPTIONS.webpackConfigHook,
-    logger: { trace: quiet, debug: quiet, info: quiet, warn: quiet, error: (m: string) => console.error(m), log: quiet },
-  });
+  return bundleWorkflowCode({ workflowsPath: bareWorkflowsPath, webpackConfigHook: BUNDLER_OPTIONS.webpackConfigHook, logger: quietBundlerLogger });
 }
 
 /** Starts `count` runs at once and waits for all of them; wall time covers starts and ends. */

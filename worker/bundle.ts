@@ -36,4 +36,5 @@ function nativeSyntax(config: WebpackConfig): WebpackConfig {
 }
 
 const noop = (): void => {};
-const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m), log: noop };
+/** Errors only: the bundler's progress lines would drown a worker's or a test's output. */
+export const quietBundlerLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m), log: noop };
