@@ -1,8 +1,10 @@
 // Every activity the agent workflow calls, built from what the worker was given: the domains'
 // implementations, your dependencies for them, the model adapters and the approver directory.
 import { ApproverDirectory } from '../workflows/trust/directory.js';
+import { continuationActivities } from './continuation.js';
 import { registry, type AnyImplementation } from './implement.js';
-import { modelActivities, type ModelAdapters } from './model/index.js';
+import { modelActivities, type ModelAdapters, type ProposeInput } from './model/index.js';
+import { withSpend, type SpendOptions, type SpendOutput } from './spend/spending.js';
 import { pingActivities } from './ping.js';
 import { probeActivities } from './probes.js';
 import { toolActivities } from './tools.js';
@@ -17,6 +19,8 @@ export interface ActivityDeps {
   toolTimeoutMs?: number;
   readbackAttempts?: number;
   models?: ModelAdapters;
+  /** Prices and team caps for model calls (activities/spend): without them calls are not priced. */
+  spend?: SpendOptions;
   /** The approver directory (ids, public keys, roles). Without one, nobody can approve. */
   approvers?: ApproverDirectory;
 }
@@ -26,7 +30,8 @@ export function createActivities(options: ActivityDeps) {
   const toolTimeoutMs = options.toolTimeoutMs ?? 5_000;
   return {
     ...pingActivities,
-    ...modelActivities(options.models ?? {}, implementations),
+    ...continuationActivities,
+    ...priced(modelActivities(options.models ?? {}, implementations), options.spend),
     ...toolActivities({ implementations, deps: options.deps, blobDir: options.blobDir, toolTimeoutMs }),
     ...probeActivities({
       implementations,
@@ -37,6 +42,11 @@ export function createActivities(options: ActivityDeps) {
       approvers: ApproverDirectory.parse(options.approvers ?? { approvers: [] }),
     }),
   };
+}
+
+/** The model call, priced and held to the teams' daily caps when the worker has spend options. */
+function priced(models: ReturnType<typeof modelActivities>, spend: SpendOptions | undefined): { propose: (input: ProposeInput) => Promise<SpendOutput> } {
+  return spend ? { propose: withSpend(models.propose, spend) } : models;
 }
 
 export type AgentActivities = ReturnType<typeof createActivities>;

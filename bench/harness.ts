@@ -5,7 +5,6 @@ import { syntheticImplementation } from '../domains/synthetic/tools.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Context } from '@temporalio/activity';
 import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
@@ -38,10 +37,10 @@ export const WORKER_OPTIONS = {
 export interface Bench {
   client: Client;
   taskQueue: string;
-  /** Wall-clock time of every `propose` call, per workflow id, for the ids being tracked. */
+  /** Wall-clock time of every `propose` call, per case id (the id given to runAgent), for the ids being tracked. */
   proposeTimes: Map<string, number[]>;
-  /** Agent run of the synthetic domain; resolves when it ends (all its executions). */
-  runAgent(workflowId: string, run: Omit<RunInput, 'domain' | 'caseId'>): Promise<Finished<RunResult>>;
+  /** Agent run of the synthetic domain for case `id` (workflow id `synthetic-<id>`); resolves when it ends (all its executions). */
+  runAgent(id: string, run: Omit<RunInput, 'domain' | 'caseId'>): Promise<Finished<RunResult>>;
   /** Bare baseline run replaying the given turn shapes. */
   runBare(workflowId: string, turns: BareTurn[]): Promise<Finished<{ turns: number }>>;
   /** The bare turn shapes matching an agent rules run of `turns` turns (cached per length). */
@@ -83,7 +82,7 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
     // The same activity, stamped: the worker is in this process, so the stamps are the
     // run's turn clock without any query or history read.
     async propose(input: ProposeInput) {
-      proposeTimes.get(Context.current().info.workflowExecution?.workflowId ?? '')?.push(Date.now());
+      proposeTimes.get(input.caseId)?.push(Date.now());
       return agent.propose(input);
     },
   });
@@ -103,10 +102,11 @@ export async function startBench(target: TemporalTarget): Promise<Bench> {
     proposeTimes,
     async runAgent(workflowId, run) {
       const started = Date.now();
+      // The given id names the case; the workflow id must be the case's (workflows/run-identity.ts).
       const caseId = workflowId.slice(-80);
       const handle = await client.workflow.start(agentWorkflow, {
         taskQueue,
-        workflowId,
+        workflowId: `synthetic-${caseId}`,
         args: [{ run: { domain: 'synthetic', caseId, ...run } }],
         // As AgentClient starts a run (client/start-run.ts): findable from the start.
         typedSearchAttributes: startSearchAttributes({ domain: 'synthetic', caseId }),

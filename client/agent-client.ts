@@ -3,7 +3,9 @@
 // `agent` CLI is built on. It owns the rules every caller must follow: a start attaches only
 // with the same settings, reads are bounded so a missing worker is an error and not a hang, a
 // decision is signed over the request the run shows, and every failure is a typed error
-// (client/agent-errors.ts) whose message is one line an operator can act on.
+// (client/agent-errors.ts) whose message is one line an operator can act on. What the server
+// knows wins over what a worker replays: `inspect` (client/run-report.ts) is the one look at a
+// run that status, watch, export and the console share, and it answers with no worker at all.
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   isGrpcCancelledError,
@@ -15,14 +17,12 @@ import {
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
-import type { TypedSearchAttributes } from '@temporalio/common';
 import type { z } from 'zod';
-import { TASK_QUEUE } from '../worker/connection.js';
+import { taskQueueFor } from '../worker/connection.js';
 import type { AgentWorkflow } from '../workflows/agent.js';
 import type { Domain } from '../workflows/contract.js';
-import { addNoteUpdate, approveUpdate, CancelInput, cancelSignal, denyUpdate, NoteInput, stateQuery, type ApprovalAck, type RunView } from '../workflows/messages.js';
+import { addNoteUpdate, amendUpdate, approveUpdate, CancelInput, cancelSignal, denyUpdate, NoteInput, stateQuery, type ApprovalAck, type RunView } from '../workflows/messages.js';
 import { RunInput } from '../workflows/run-input.js';
-import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey } from '../workflows/search-attributes.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
 import {
   InvalidRequestError,
@@ -32,15 +32,18 @@ import {
   RunEndedError,
   RunNotFoundError,
   RunSettingsConflictError,
+  RunUnavailableError,
   WorkerTimeoutError,
 } from './agent-errors.js';
-import { connect } from './connect.js';
+import { connect, type ConnectOptions } from './connect.js';
 import { describeError, formatZodError } from './errors.js';
 import { toRunExport, type RunExport } from './export-schema.js';
 import { buildListQuery, DEFAULT_LIST_LIMIT, type ListFilter, type ListRow } from './list-query.js';
-import { signDecision, signNote, type KeyFile } from './sign.js';
+import { closedAsOf, closedDetail, closedWords, noPollerWords, noticesOf, RunReport, statusWords, workflowTaskFailingWords, type PollerFacts, type Unanswered } from './run-report.js';
+import { fromSearchAttributes, pollersOf, serverFacts } from './server-facts.js';
+import { signAmend, signDecision, signNote, type KeyFile } from './sign.js';
 import { startInputOf } from './start-input.js';
-import { settingsDiff, startRun, type StartedRun } from './start-run.js';
+import { servedElsewhere, settingsDiff, startRun, type StartedRun } from './start-run.js';
 import { WatchCursor, type WatchItem } from './watch-cursor.js';
 
 /** How long a state query may take before the run counts as unanswered (no worker?). */
@@ -48,12 +51,17 @@ export const QUERY_TIMEOUT_MS = 15_000;
 /** How long an update (approve, deny, note) may take before the run counts as unanswered. */
 export const UPDATE_TIMEOUT_MS = 30_000;
 /** How long a decision waits for a just-raised request's approver directory before it is sent anyway. */
-export const DIRECTORY_WAIT_MS = 5_000;
+export const DIRECTORY_WAIT_MS = 20_000;
 /** How often watch asks the run for its state. */
 export const WATCH_POLL_MS = 300;
+/** How long watch waits for a worker to poll a run's queue before it says none does. */
+const WATCH_NO_WORKER_GRACE_MS = 5_000;
 /** Every this many polls, watch asks the server whether the run closed without a terminal record. */
 const CLOSED_CHECK_EVERY = 10;
+/** One answer per task queue about its pollers serves every run on it for this long. */
+const POLLERS_CACHE_MS = 2_000;
 const GRPC_NOT_FOUND = 5;
+const GRPC_FAILED_PRECONDITION = 9;
 
 export interface AgentClientOptions {
   client: Client;
@@ -67,8 +75,17 @@ export interface AgentClientOptions {
   updateTimeoutMs?: number;
 }
 
-export interface AgentClientConnectOptions extends Omit<AgentClientOptions, 'client' | 'taskQueue'> {
-  /** Default: $AGENT_TASK_QUEUE, else `agent-runs` (what the worker uses). */
+export interface InspectOptions {
+  /** How long the worker may take to answer the state query (default: the client's query bound). */
+  timeoutMs?: number;
+  /** One execution of the run (Temporal's run id), e.g. one that continued as new; default the latest. */
+  executionRunId?: string;
+  /** False: the server's facts only, the state query is never sent (default true). */
+  askWorker?: boolean;
+}
+
+export interface AgentClientConnectOptions extends Omit<AgentClientOptions, 'client' | 'taskQueue'>, ConnectOptions {
+  /** Default: $AGENT_TASK_QUEUE, else what a worker of `domains` polls (`agents-<names, sorted>`; `agent-runs` without domains). */
   taskQueue?: string;
 }
 
@@ -152,6 +169,7 @@ export class AgentClient {
   private readonly updateTimeoutMs: number;
   /** Set when connect() made the connection: close() closes it. */
   private closeConnection: (() => Promise<void>) | undefined;
+  private readonly pollerAnswers = new Map<string, { at: number; answer: Promise<PollerFacts> }>();
 
   constructor(options: AgentClientOptions) {
     this.client = options.client;
@@ -163,11 +181,13 @@ export class AgentClient {
 
   /**
    * Connects with the same settings as the worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
-   * TEMPORAL_API_KEY, TLS, or a TEMPORAL_PROFILE). Call close() when done.
+   * TEMPORAL_API_KEY, TLS, or a TEMPORAL_PROFILE). Call close() when done. Give it the data
+   * converter your workers use (`dataConverter: { payloadCodecs: [...] }`) when they encode payloads.
    */
   static async connect(options: AgentClientConnectOptions = {}): Promise<AgentClient> {
-    const connected = await connect();
-    const agent = new AgentClient({ ...options, client: connected.client, taskQueue: options.taskQueue ?? TASK_QUEUE });
+    const { dataConverter, plugins, ...rest } = options;
+    const connected = await connect({ ...(dataConverter ? { dataConverter } : {}), ...(plugins ? { plugins } : {}) });
+    const agent = new AgentClient({ ...rest, client: connected.client, taskQueue: options.taskQueue ?? taskQueueFor(options.domains ?? []) });
     agent.closeConnection = connected.close;
     return agent;
   }
@@ -193,6 +213,8 @@ export class AgentClient {
   async start(input: RunInput): Promise<StartedRun> {
     const started = await startRun(this.client, input, this.taskQueue, this.domains);
     if (!started.attached) return started;
+    const elsewhere = servedElsewhere(started, this.taskQueue);
+    if (elsewhere.length) throw new RunSettingsConflictError(started.runId, input.domain, input.caseId, elsewhere, started.running);
     const existing = await this.startedWith(started.runId, started.executionRunId).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
     if (existing instanceof Error) return { ...started, settings: 'unknown', settingsNotCompared: existing.message };
     const differences = settingsDiff(existing, input);
@@ -212,37 +234,138 @@ export class AgentClient {
     return parsed.data;
   }
 
-  /** The run's state as its worker reports it, bounded (WorkerTimeoutError when nobody answers). */
-  async state(runId: string, options: { timeoutMs?: number } = {}): Promise<RunView> {
+  /**
+   * The run's state as its worker reports it, bounded (WorkerTimeoutError when nobody answers,
+   * RunUnavailableError when the server says no worker has polled its queue for a while). This
+   * is the worker's view only: a terminated run still reads as it was. `inspect` says what the
+   * server knows beside it.
+   */
+  async state(runId: string, options: { timeoutMs?: number; executionRunId?: string } = {}): Promise<RunView> {
     const timeoutMs = options.timeoutMs ?? this.queryTimeoutMs;
     const deadline = Date.now() + timeoutMs;
     try {
-      return await this.client.connection.withDeadline(deadline, () => this.handle(runId).query(stateQuery));
+      return await this.client.connection.withDeadline(deadline, () => this.client.workflow.getHandle<AgentWorkflow>(runId, options.executionRunId).query(stateQuery));
     } catch (err) {
       // At the deadline the call may end as DEADLINE_EXCEEDED or as CANCELLED: both mean no answer in time.
       if (isGrpcDeadlineError(err) || (isGrpcCancelledError(err) && Date.now() >= deadline - 50)) {
         throw new WorkerTimeoutError(runId, 'state query', timeoutMs, `run ${runId} did not answer the state query within ${seconds(timeoutMs)} (is a worker running?)`);
+      }
+      // The server refuses at once when its queue has had no poller for a while: say which queue.
+      if (isNoPoller(err)) {
+        const taskQueue = await this.describe(runId).then(
+          (d) => d.taskQueue,
+          () => '(unknown)',
+        );
+        throw new RunUnavailableError(runId, 'no_poller', taskQueue, `run ${runId}: ${noPollerWords(taskQueue, null)}`);
       }
       throw translate(err, runId);
     }
   }
 
   /**
+   * One look at a run that answers whether or not a worker does: the server's facts (status,
+   * task queue, whether any worker polls it, the last workflow-task failure, how it closed)
+   * and the worker's view when it answered within the bound. The state query is not sent at all
+   * when the server says nobody would answer it (no poller, a failing workflow task); `notices`
+   * says in words what the run's own state cannot (terminated, no worker is polling, ...).
+   */
+  async inspect(runId: string, options: InspectOptions = {}): Promise<RunReport> {
+    const facts = await serverFacts(this.client, runId, (taskQueue) => this.pollers(taskQueue), options.executionRunId).catch((err: unknown) => {
+      throw translate(err, runId);
+    });
+    let unanswered: Unanswered | null = null;
+    let view: RunView | null = null;
+    let asked = false;
+    if (facts.workflowTaskFailure) {
+      // The server holds a query to a run in this state until it times out: nobody can answer it.
+      unanswered = { kind: 'workflow_task_failing', message: workflowTaskFailingWords(facts.workflowTaskFailure, facts.taskQueue) };
+    } else if (facts.pollers.checked && facts.pollers.recent === 0) {
+      unanswered = { kind: 'no_poller', message: noPollerWords(facts.taskQueue, facts.pollers.lastPollAt) };
+    } else if (facts.closed?.as === 'continued_as_new') {
+      // An execution that continued as new hands its state on: the run is the later execution.
+    } else if (options.askWorker !== false) {
+      asked = true;
+      const timeoutMs = options.timeoutMs ?? this.queryTimeoutMs;
+      try {
+        view = await this.state(runId, { timeoutMs, ...(options.executionRunId ? { executionRunId: options.executionRunId } : {}) });
+      } catch (err) {
+        if (err instanceof RunNotFoundError) throw err;
+        if (err instanceof WorkerTimeoutError) unanswered = { kind: 'timeout', message: `no worker answered the state query within ${seconds(timeoutMs)} (task queue ${facts.taskQueue})` };
+        else if (err instanceof RunUnavailableError) unanswered = { kind: err.reason, message: noPollerWords(facts.taskQueue, facts.pollers.lastPollAt) };
+        else unanswered = { kind: 'error', message: `the worker could not answer the state query: ${describeError(err)}` };
+      }
+    }
+    return RunReport.parse({ ...facts, answeredBy: view ? 'worker' : 'server', workerAsked: asked, unanswered, view, notices: noticesOf(facts, view, unanswered) });
+  }
+
+  /** Whether any worker polls `taskQueue` now, per the server (one answer per queue for a moment). */
+  async pollers(taskQueue: string): Promise<PollerFacts> {
+    const now = Date.now();
+    const cached = this.pollerAnswers.get(taskQueue);
+    if (cached && now - cached.at < POLLERS_CACHE_MS) return cached.answer;
+    const answer = pollersOf(this.client, taskQueue);
+    this.pollerAnswers.set(taskQueue, { at: now, answer });
+    if (this.pollerAnswers.size > 1_000) for (const [queue, entry] of this.pollerAnswers) if (now - entry.at >= POLLERS_CACHE_MS) this.pollerAnswers.delete(queue);
+    return answer;
+  }
+
+  /**
+   * What the server says about each listed run that its row alone does not: a running run whose
+   * queue no worker polls, a run that closed without recording an outcome (terminated, timed
+   * out, failed, continued as new). Keyed by the row itself (a run that continued as new is
+   * listed once per execution). One pollers question per task queue, all at once.
+   */
+  async rowNotices(rows: readonly ListRow[]): Promise<Map<ListRow, string>> {
+    const notices = new Map<ListRow, string>();
+    const queues = [...new Set(rows.filter((r) => r.status === 'RUNNING').map((r) => r.taskQueue))];
+    const polled = new Map(await Promise.all(queues.map(async (q) => [q, await this.pollers(q)] as const)));
+    for (const row of rows) {
+      const closed = closedAsOf(row.status);
+      const p = polled.get(row.taskQueue);
+      if (!closed && p?.checked && p.recent === 0) notices.set(row, noPollerWords(row.taskQueue, p.lastPollAt));
+      else if (closed === 'continued_as_new') notices.set(row, 'continued as new: a later execution carries the run on');
+      else if (closed && (closed !== 'completed' || row.phase !== 'terminal')) notices.set(row, `${statusWords(row.status)}${row.phase === 'terminal' ? '' : ' before the run recorded an outcome'}`);
+    }
+    return notices;
+  }
+
+  /**
    * Each new receipt, feedback, note and approval step of the run, once and in order, ending
-   * with its terminal item. A run that closes without a terminal record (terminated from
-   * outside, failed) ends the iteration with RunClosedWithoutTerminalError.
+   * with its terminal item. It asks the server first and every few polls (and whenever the
+   * worker does not answer): a run that closed without a terminal record (terminated from
+   * outside, failed, timed out) ends the iteration with RunClosedWithoutTerminalError saying
+   * how, one nobody can answer for (no worker polls its queue, its workflow task keeps
+   * failing) with RunUnavailableError saying why.
    */
   async *watch(runId: string, options: { pollMs?: number } = {}): AsyncGenerator<WatchItem, void, undefined> {
     const cursor = new WatchCursor();
-    for (let poll = 1; ; poll++) {
-      const view = await this.state(runId);
+    const pollMs = options.pollMs ?? WATCH_POLL_MS;
+    let unservedSince: number | undefined;
+    for (let poll = 0; ; poll++) {
+      let report: RunReport | undefined;
+      let view: RunView | undefined;
+      if (poll % CLOSED_CHECK_EVERY === 0 || unservedSince !== undefined) report = await this.inspect(runId);
+      else {
+        try {
+          view = await this.state(runId);
+        } catch (err) {
+          if (err instanceof RunNotFoundError) throw err;
+          report = await this.inspect(runId);
+        }
+      }
+      if (report && !report.view && !report.closed && report.unanswered?.kind === 'no_poller') {
+        // A worker that has just started may not have polled yet: it gets a few seconds to show up.
+        unservedSince ??= Date.now();
+        if (Date.now() - unservedSince < WATCH_NO_WORKER_GRACE_MS) {
+          await sleep(pollMs);
+          continue;
+        }
+      } else unservedSince = undefined;
+      view ??= readable(report as RunReport);
       yield* cursor.take(view);
       if (view.state.terminal) return;
-      if (poll % CLOSED_CHECK_EVERY === 0) {
-        const { status } = await this.describe(runId);
-        if (status !== 'RUNNING') throw new RunClosedWithoutTerminalError(runId, status);
-      }
-      await sleep(options.pollMs ?? WATCH_POLL_MS);
+      if (report?.closed) throw closedError(report);
+      await sleep(pollMs);
     }
   }
 
@@ -291,9 +414,22 @@ export class AgentClient {
     return { runId, cancelRequested: true, by: input.by, reason: input.reason };
   }
 
-  /** The run record in the published schema (RunExport), validated before it is returned. */
+  /**
+   * The run record in the published schema (RunExport), validated before it is returned, with
+   * what the server knows of the execution beside it (a terminated run says so). The record is
+   * the run's own state, which only a worker can read: with none answering, RunUnavailableError
+   * says why (no worker polls its queue, its workflow task is failing) instead of a partial record.
+   */
   async export(runId: string): Promise<RunExport> {
-    return toRunExport(await this.state(runId));
+    const report = await this.inspect(runId);
+    if (!report.view) throw unavailableError(report, `cannot export run ${runId}`);
+    return toRunExport(report.view, new Date(), {
+      status: report.status,
+      taskQueue: report.taskQueue,
+      closeTime: report.closeTime,
+      ...(report.closed ? { closed: report.closed } : {}),
+      notices: report.notices,
+    });
   }
 
   /** Runs by domain, phase or outcome, from the server's visibility store (eventually consistent). */
@@ -302,7 +438,13 @@ export class AgentClient {
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
     const rows: ListRow[] = [];
     for await (const info of this.client.workflow.list({ query, pageSize: Math.min(limit, 1_000) })) {
-      rows.push({ runId: info.workflowId, ...fromSearchAttributes(info.typedSearchAttributes), status: info.status.name, startTime: info.startTime.toISOString() });
+      rows.push({
+        runId: info.workflowId,
+        ...fromSearchAttributes(info.typedSearchAttributes),
+        status: info.status.name,
+        startTime: info.startTime.toISOString(),
+        taskQueue: info.taskQueue,
+      });
       if (rows.length >= limit) break;
     }
     return rows;
@@ -336,6 +478,19 @@ export class AgentClient {
       });
   }
 
+  /**
+   * Edit, then approve: asks for the pending call with `args` instead, signed with `key` over the
+   * request the run shows. The run judges the amended call as a new proposal (gate, provenance,
+   * precondition) and, if it passes, raises a new request for it, which needs its own approvals
+   * (yours included). The old request closes as `amended`; `outcome` names the new request.
+   */
+  async amend(runId: string, requestId: string, args: Record<string, unknown>, key: KeyFile, options: DecisionOptions = {}): Promise<DecisionResult> {
+    const awaiting = await this.pendingRequest(runId, requestId, 'approve');
+    const signed = signAmend(key, runId, awaiting, args, options.comment ?? '', options.validForMs !== undefined ? { validForMs: options.validForMs } : {});
+    const ack = await this.update(runId, 'amend', () => this.handle(runId).executeUpdate(amendUpdate, { args: [signed] }));
+    return { runId, ...ack, tool: awaiting.tool, args, ...(awaiting.subject ? { subject: awaiting.subject } : {}), by: key.id, digest: awaiting.digest, expiresAt: signed.statement.expiresAt };
+  }
+
   private async decide(kind: 'approve' | 'deny', runId: string, requestId: string, key: KeyFile, options: DecisionOptions): Promise<DecisionResult> {
     const awaiting = await this.pendingRequest(runId, requestId, kind);
     const signed = signDecision(key, runId, awaiting, kind, options.comment ?? '', options.validForMs !== undefined ? { validForMs: options.validForMs } : {});
@@ -360,6 +515,11 @@ export class AgentClient {
       const st = view.state;
       if (st.terminal) throw new RunEndedError(runId, `run ${runId} has already ended (${st.terminal.class}/${st.terminal.reason}); nothing to ${kind}`);
       const awaiting = view.awaiting;
+      // A request just raised is shown once its approver directory has loaded (a moment).
+      if (!awaiting && st.phase === 'awaiting_approval' && Date.now() < giveUpAt) {
+        await sleep(100);
+        continue;
+      }
       if (!awaiting) throw new RequestNotPendingError(runId, requestId, `run ${runId} has no pending approval (phase ${st.phase})`);
       if (awaiting.requestId !== requestId) {
         throw new RequestNotPendingError(runId, requestId, `request ${requestId} is not pending on run ${runId} (the pending request is ${awaiting.requestId})`);
@@ -375,7 +535,7 @@ export class AgentClient {
   }
 
   /** An update under a deadline, so a run whose worker is gone gives an error instead of a hang. */
-  private async update<T>(runId: string, request: 'approve' | 'deny' | 'note', fn: () => Promise<T>): Promise<T> {
+  private async update<T>(runId: string, request: 'approve' | 'deny' | 'amend' | 'note', fn: () => Promise<T>): Promise<T> {
     try {
       return await this.client.connection.withDeadline(Date.now() + this.updateTimeoutMs, fn);
     } catch (err) {
@@ -417,14 +577,31 @@ export function cancelInput(options: CancelOptions): z.output<typeof CancelInput
 /** What the addNote update takes: a signed note or an unsigned one with its author. */
 export type NoteUpdateInput = z.output<typeof NoteInput>;
 
-function fromSearchAttributes(sa: TypedSearchAttributes): Omit<ListRow, 'runId' | 'status' | 'startTime'> {
-  return {
-    domain: sa.get(domainKey) ?? null,
-    caseId: sa.get(caseKey) ?? null,
-    phase: sa.get(phaseKey) ?? null,
-    terminal: sa.get(terminalKey) ?? null,
-    stopReason: sa.get(stopReasonKey) ?? null,
-  };
+/** The worker's view in a report, or the error that says why there is none (closed, no worker, failing task). */
+function readable(report: RunReport): RunView {
+  if (report.view) return report.view;
+  if (report.closed) throw closedError(report);
+  throw unavailableError(report, `run ${report.runId}`);
+}
+
+function closedError(report: RunReport): RunClosedWithoutTerminalError {
+  const detail = report.closed ? closedDetail(report.closed).replace(/^ /, '') : '';
+  const why = report.unanswered && report.unanswered.kind !== 'timeout' ? `${detail ? '; ' : ''}${report.unanswered.message}` : '';
+  return new RunClosedWithoutTerminalError(report.runId, report.status, `${detail}${why}` || undefined);
+}
+
+function unavailableError(report: RunReport, what: string): RunUnavailableError {
+  const unanswered = report.unanswered ?? { kind: 'error' as const, message: 'the worker did not answer' };
+  const closed = report.closed ? `${closedWords(report.closed, false)}; ` : '';
+  return new RunUnavailableError(report.runId, unanswered.kind, report.taskQueue, `${what}: ${closed}${unanswered.message}`);
+}
+
+/** The server's "no poller seen for task queue recently" (FAILED_PRECONDITION) to a query. */
+function isNoPoller(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isGrpcServiceError(e) && e.code === GRPC_FAILED_PRECONDITION && /poller/i.test(e.details ?? e.message)) return true;
+  }
+  return false;
 }
 
 /** Temporal's "no such workflow" as this client's errors. */

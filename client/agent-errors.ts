@@ -78,7 +78,7 @@ export class RequestRejectedError extends AgentClientError {
   override name = 'RequestRejectedError';
   constructor(
     runId: string,
-    readonly request: 'approve' | 'deny' | 'note',
+    readonly request: 'approve' | 'deny' | 'amend' | 'note',
     readonly reason: string,
   ) {
     super(runId, `${request} rejected: ${reason}`);
@@ -110,7 +110,27 @@ export class RunClosedWithoutTerminalError extends AgentClientError {
     runId: string,
     /** Temporal's execution status, e.g. TERMINATED. */
     readonly status: string,
+    /** What the server knows about how it closed, in words (`terminated at ... by ...: reason`). */
+    readonly detail?: string,
   ) {
-    super(runId, `run ${runId} closed (${status.toLowerCase()}) without a terminal record`);
+    super(runId, `run ${runId} closed (${status.toLowerCase().replace(/_/g, ' ')}) without a terminal record${detail ? `: ${detail}` : ''}`);
+  }
+}
+
+/**
+ * Nothing can answer for the run right now: no worker polls its task queue, its workflow task
+ * keeps failing, or its worker did not answer. The message says which, in words, with the task
+ * queue; `AgentClient.inspect` still gives what the server knows.
+ */
+export class RunUnavailableError extends AgentClientError {
+  override name = 'RunUnavailableError';
+  constructor(
+    runId: string,
+    readonly reason: 'no_poller' | 'workflow_task_failing' | 'timeout' | 'error',
+    /** The run's own task queue, as the server describes it. */
+    readonly taskQueue: string,
+    message: string,
+  ) {
+    super(runId, message);
   }
 }

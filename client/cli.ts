@@ -1,5 +1,7 @@
 // The operator command line, as a function your own entry calls with your domains:
-// `await runCli({ domains, workflowsPath })` (the examples' entry is domains/cli.ts).
+// `await runCli({ domains, workflowsPath, programName })` (the examples' entry is domains/cli.ts;
+// the package's `agent` bin, client/bin.ts, runs it with no domains). Every hint it prints names
+// `programName`, so what an operator is told to type is the command they actually have.
 // Every command that talks to a run goes through AgentClient (client/agent-client.ts); this file
 // only parses, dispatches and turns errors into exit codes.
 // Parsing is strict: an unknown command, flag or missing argument is a usage error (exit 2);
@@ -17,31 +19,49 @@ const commonOptions: Record<string, OptionSpec> = {
   help: { type: 'boolean', short: 'h', description: 'show usage' },
 };
 
-function commandUsage(spec: CommandSpec): string {
-  const args = spec.args.map((a) => `<${a}>`).join(' ');
-  const flags = Object.entries(spec.options).map(([name, o]) => (o.type === 'string' ? `[--${name} ${o.value ?? 'VALUE'}]` : `[--${name}]`));
-  return ['agent', spec.name, args, ...flags, '[--json]'].filter(Boolean).join(' ');
+/** What the usage texts need to know about the CLI they describe. */
+interface Shown {
+  program: string;
+  /** False for a CLI built without domains (the `agent` bin): start cannot check them. */
+  knowsDomains: boolean;
 }
 
-function usage(): string {
-  const lines = ['usage: agent <command> [arguments] [--json]', '', 'commands:'];
+function commandUsage(spec: CommandSpec, program: string): string {
+  const args = spec.args.map((a) => `<${a}>`).join(' ');
+  const flag = (name: string, o: OptionSpec) => (o.type === 'string' ? `--${name} ${o.value ?? 'VALUE'}` : `--${name}`);
+  // Required flags first and without brackets: the usage line must not suggest they can be left out.
+  const entries = Object.entries(spec.options);
+  const required = entries.filter(([, o]) => o.required).map(([name, o]) => flag(name, o));
+  const optional = entries.filter(([, o]) => !o.required).map(([name, o]) => `[${flag(name, o)}]`);
+  return [program, spec.name, args, ...required, ...optional, '[--json]'].filter(Boolean).join(' ');
+}
+
+const NO_DOMAINS_NOTE =
+  'This CLI was built without domains: start sends the domain and case id as given, and the worker refuses a domain it does not serve or a case id its domain does not accept (the run then fails at once); it starts runs on AGENT_TASK_QUEUE, else agent-runs, so set that to your worker\'s queue (agents-<its domains>). Build your own entry with runCli({ domains }) to refuse them before a run exists and derive the queue.';
+
+function usage(shown: Shown): string {
+  const { program } = shown;
+  const lines = [`usage: ${program} <command> [arguments] [--json]`, '', 'commands:'];
   const width = Math.max(...commands.map((c) => c.name.length));
   for (const c of commands) lines.push(`  ${c.name.padEnd(width)}  ${c.summary}`);
-  lines.push('', 'Run `agent <command> --help` for its arguments and flags.');
-  lines.push('Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY or TEMPORAL_PROFILE; task queue: AGENT_TASK_QUEUE.');
+  lines.push('', `Run \`${program} <command> --help\` for its arguments and flags.`);
+  const queue = shown.knowsDomains ? 'AGENT_TASK_QUEUE, else agents-<the domains, sorted>' : 'AGENT_TASK_QUEUE, else agent-runs';
+  lines.push(`Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY or TEMPORAL_PROFILE; task queue for start: ${queue}.`);
+  if (!shown.knowsDomains) lines.push(NO_DOMAINS_NOTE);
   return lines.join('\n');
 }
 
-function helpFor(spec: CommandSpec): string {
-  const lines = [`usage: ${commandUsage(spec)}`, '', spec.summary];
+function helpFor(spec: CommandSpec, shown: Shown): string {
+  const lines = [`usage: ${commandUsage(spec, shown.program)}`, '', spec.summary];
+  if (spec.name === 'start' && !shown.knowsDomains) lines.push('', NO_DOMAINS_NOTE);
   const options = { ...spec.options, ...commonOptions };
-  const names = Object.entries(options).map(([name, o]) => [`--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`, o.description] as const);
+  const names = Object.entries(options).map(([name, o]) => [`--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`, `${o.required ? '(required) ' : ''}${o.description.replaceAll('{program}', shown.program)}`] as const);
   const width = Math.max(...names.map(([n]) => n.length));
   lines.push('', 'options:', ...names.map(([n, d]) => `  ${n.padEnd(width)}  ${d}`));
   return lines.join('\n');
 }
 
-function parse(spec: CommandSpec, argv: string[]): { args: Record<string, string>; flags: Flags; json: boolean; help: boolean } {
+function parse(spec: CommandSpec, argv: string[], program: string): { args: Record<string, string>; flags: Flags; json: boolean; help: boolean } {
   const options: ParseArgsConfig['options'] = {};
   for (const [name, o] of Object.entries({ ...spec.options, ...commonOptions })) {
     options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}) };
@@ -62,7 +82,7 @@ function parse(spec: CommandSpec, argv: string[]): { args: Record<string, string
       const variadic = name.endsWith('...');
       const key = variadic ? name.slice(0, -3) : name;
       const value = variadic ? positionals.slice(i).join(' ') : positionals[i];
-      if (value === undefined || value === '') throw new UsageError(`${spec.name}: missing <${key}> (usage: ${commandUsage(spec)})`);
+      if (value === undefined || value === '') throw new UsageError(`${spec.name}: missing <${key}> (usage: ${commandUsage(spec, program)})`);
       args[key] = value;
     });
     const variadic = spec.args.at(-1)?.endsWith('...') ?? false;
@@ -77,29 +97,39 @@ export interface CliConfig {
   domains?: readonly Domain[];
   /** Your workflows module, for `replay` (or pass --bundle). */
   workflowsPath?: string;
+  /**
+   * How an operator invokes this CLI, as usage and error hints print it: `agent` (the default,
+   * the package's bin), `npm run cli --`, `./ops/agent`... Every "try ..." names it.
+   */
+  programName?: string;
 }
 
 async function main(argv: string[], connected: { current?: AgentClient }, config: CliConfig): Promise<number> {
+  const shown: Shown = { program: programOf(config), knowsDomains: config.domains !== undefined };
+  const { program } = shown;
   const [name, ...rest] = argv;
-  if (name === undefined) throw new UsageError('missing command (try agent --help)');
+  if (name === undefined) throw new UsageError(`missing command (try ${program} --help)`);
   if (name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${usage()}\n`);
+    process.stdout.write(`${usage(shown)}\n`);
     return 0;
   }
   const spec = commands.find((c) => c.name === name);
   if (!spec) {
     throw new UsageError(
-      name.startsWith('-') ? `expected a command before ${name} (try agent --help)` : `unknown command '${name}' (commands: ${commands.map((c) => c.name).join(', ')})`,
+      name.startsWith('-')
+        ? `expected a command before ${name} (try ${program} --help)`
+        : `unknown command '${name}' (commands: ${commands.map((c) => c.name).join(', ')}; try ${program} --help)`,
     );
   }
-  const { args, flags, json, help } = parse(spec, rest);
+  const { args, flags, json, help } = parse(spec, rest, program);
   if (help) {
-    process.stdout.write(`${helpFor(spec)}\n`);
+    process.stdout.write(`${helpFor(spec, shown)}\n`);
     return 0;
   }
   let agent: Promise<AgentClient> | undefined;
   const ctx: CommandContext = {
     json,
+    program,
     env: process.env,
     domains: config.domains,
     workflowsPath: config.workflowsPath,
@@ -115,6 +145,11 @@ async function main(argv: string[], connected: { current?: AgentClient }, config
   };
   const run = await spec.load();
   return (await run(ctx, args, flags)) ?? 0;
+}
+
+function programOf(config: CliConfig): string {
+  const name = config.programName?.trim();
+  return name ? name : 'agent';
 }
 
 function exitCodeFor(err: unknown): number {

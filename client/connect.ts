@@ -1,8 +1,19 @@
 // The Temporal connection behind AgentClient.connect (and so the CLI): the same connection
 // settings as the worker (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, or a
 // TEMPORAL_PROFILE from the envconfig file); an unreachable server is one clear line.
-import { Client, Connection } from '@temporalio/client';
+// A team's data converter (their payload codec, e.g. encryption) and client plugins go on the
+// Client made here, so runs their workers encoded read back the same way.
+import { Client, Connection, type ClientPlugin } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { connectConfig } from '../worker/connection.js';
+import { dataConverterFromEnv } from '../worker/payload-codec.js';
+
+export interface ConnectOptions {
+  /** The data converter your workers use (same payload codecs, same order). */
+  dataConverter?: DataConverter;
+  /** Client plugins (e.g. the same agentPlugin your workers use, or a tracing plugin). */
+  plugins?: ClientPlugin[];
+}
 
 export interface Connected {
   client: Client;
@@ -11,7 +22,7 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-export async function connect(): Promise<Connected> {
+export async function connect(options: ConnectOptions = {}): Promise<Connected> {
   const { connectionOptions, namespace } = connectConfig();
   const address = connectionOptions.address ?? 'unknown address';
   let connection: Connection;
@@ -20,5 +31,13 @@ export async function connect(): Promise<Connected> {
   } catch (err) {
     throw new Error(`cannot reach Temporal at ${address}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return { client: new Client({ connection, namespace }), address, namespace, close: () => connection.close() };
+  // Without a converter of your own, AGENT_PAYLOAD_KEYS (docs/encryption.md) gives the workers' codec.
+  const dataConverter = options.dataConverter ?? dataConverterFromEnv();
+  const client = new Client({
+    connection,
+    namespace,
+    ...(dataConverter ? { dataConverter } : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+  });
+  return { client, address, namespace, close: () => connection.close() };
 }

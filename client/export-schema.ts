@@ -4,10 +4,27 @@
 import { z } from 'zod';
 import { RunState } from '../workflows/controller/state.js';
 import type { RunView } from '../workflows/messages.js';
+import { ClosedFacts } from './run-report.js';
 
 export const RUN_EXPORT_SCHEMA = 'agent-run-export/v1';
 
 const s = RunState.shape;
+
+/**
+ * What the server knew of the execution when the record was exported: a run terminated (or
+ * timed out, or failed) from outside keeps the state it had, `acting` and an effect in flight;
+ * this says it closed, and how. Absent in exports made before it existed.
+ */
+export const ExecutionFacts = z.strictObject({
+  /** Temporal's execution status: RUNNING, COMPLETED, TERMINATED, ... */
+  status: z.string(),
+  taskQueue: z.string(),
+  closeTime: z.iso.datetime().nullable(),
+  closed: ClosedFacts.optional(),
+  /** The server's facts in words, when the run's own state cannot say them. */
+  notices: z.array(z.string()),
+});
+export type ExecutionFacts = z.infer<typeof ExecutionFacts>;
 
 export const RunExport = z.strictObject({
   schema: z.literal(RUN_EXPORT_SCHEMA),
@@ -15,6 +32,8 @@ export const RunExport = z.strictObject({
   /** 2 for runs with the trust boundary: their approvals and denials must carry signed statements. */
   guardVersion: s.guardVersion,
   runId: s.runId,
+  /** The chain's first execution run id: approval digests cover it (absent in older runs). */
+  chain: s.chain,
   domain: s.domain,
   caseId: s.caseId,
   goal: s.goal,
@@ -36,16 +55,18 @@ export const RunExport = z.strictObject({
   transcript: s.transcript,
   /** How many old records the run's retention dropped from state (they remain in its history). */
   dropped: s.dropped,
+  execution: ExecutionFacts.optional(),
 });
 export type RunExport = z.infer<typeof RunExport>;
 
-export function toRunExport(view: RunView, now = new Date()): RunExport {
+export function toRunExport(view: RunView, now = new Date(), execution?: ExecutionFacts): RunExport {
   const st = view.state;
   return RunExport.parse({
     schema: RUN_EXPORT_SCHEMA,
     exportedAt: now.toISOString(),
     ...(st.guardVersion !== undefined ? { guardVersion: st.guardVersion } : {}),
     runId: st.runId,
+    ...(st.chain !== undefined ? { chain: st.chain } : {}),
     domain: st.domain,
     caseId: st.caseId,
     goal: st.goal,
@@ -63,5 +84,6 @@ export function toRunExport(view: RunView, now = new Date()): RunExport {
     ...(st.pendingApproval ? { pendingApproval: st.pendingApproval } : {}),
     transcript: st.transcript,
     dropped: st.dropped,
+    ...(execution ? { execution } : {}),
   });
 }

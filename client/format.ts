@@ -1,5 +1,8 @@
-// Human output helpers: short, aligned, one fact per line.
+// Human output helpers: short, aligned, one fact per line. The CLI, the console and the demo
+// format times, budgets and a run's headline here, so they say the same thing the same way.
+import { headline } from '../workflows/controller/headline.js';
 import type { BudgetLeft } from '../workflows/controller/state.js';
+import type { RunView } from '../workflows/messages.js';
 
 export function compact(value: unknown, max = 160): string {
   let text: string;
@@ -27,15 +30,37 @@ export function timestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-export function budgetLine(left: BudgetLeft): string {
+/** ISO 8601 to the second (`2026-12-01T21:03:47Z`): what a person reads for any time. */
+export function isoTime(ms: number): string {
+  if (!Number.isFinite(ms)) return String(ms);
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * The run's time left, the one way every tool shows it: whole seconds, rounded down (the
+ * run's query already says what is left, see operatorMsLeft; this never rounds it up).
+ */
+export function timeLeft(msLeft: number): string {
+  return duration(Math.max(0, Math.floor(msLeft / 1_000) * 1_000));
+}
+
+export function budgetLine(left: BudgetLeft, options: { paused?: boolean } = {}): string {
   return [
     `turns ${left.turns}`,
     `tool calls ${left.toolCalls}`,
     `effects ${left.effects}`,
     `duplicates ${left.duplicates}`,
     `tokens ${left.tokens}`,
-    `time ${duration(left.msLeft)}`,
+    options.paused ? `time paused while awaiting approval (${timeLeft(left.msLeft)} left)` : `time ${timeLeft(left.msLeft)}`,
   ].join(', ');
+}
+
+/**
+ * What a finished run did and how it ended, in one line: the run's own headline (its domain's
+ * words), or, from a worker that predates it, the engine's summary of the effects ledger.
+ */
+export function runHeadline(view: Pick<RunView, 'state' | 'headline'>): string | undefined {
+  return view.headline ?? headline(view.state);
 }
 
 /** Aligned `label  value` lines. */

@@ -30,6 +30,8 @@ export interface ListRow {
   /** Temporal's execution status: RUNNING, COMPLETED, TERMINATED, ... */
   status: string;
   startTime: string;
+  /** The task queue the run's workflow tasks go to (a worker must poll it for the run to move). */
+  taskQueue: string;
 }
 
 /**

@@ -12,6 +12,7 @@ export {
   type CancelResult,
   type DecisionOptions,
   type DecisionResult,
+  type InspectOptions,
   type NoteOptions,
   type NoteResult,
   type NoteUpdateInput,
@@ -28,8 +29,10 @@ export {
   RunEndedError,
   RunNotFoundError,
   RunSettingsConflictError,
+  RunUnavailableError,
   WorkerTimeoutError,
 } from './agent-errors.js';
+export { RunReport, abandonedEffects, statusWords, type ClosedFacts, type PollerFacts, type WorkflowTaskFailure } from './run-report.js';
 export { CliError, UsageError } from './usage.js';
 export { runCli, type CliConfig } from './cli.js';
 export { checkRunInput, runIdFor, settingsDiff, startRun, type StartedRun } from './start-run.js';

@@ -12,6 +12,7 @@ import {
   type SignedDecision,
   type SignedNote,
   type SignedStart,
+  type SignedAmend,
 } from '../workflows/trust/statement.js';
 
 export const KeyFile = z.strictObject({
@@ -42,7 +43,7 @@ export function readKeyFile(path: string): KeyFile {
     throw new Error(`cannot read key file ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const key = KeyFile.safeParse(raw);
-  if (!key.success) throw new Error(`${path} is not a key file (agent keys generate makes one)`);
+  if (!key.success) throw new Error(`${path} is not a key file (the CLI's keys generate command makes one)`);
   if (publicKeyOf(key.data.secretKey) !== key.data.publicKey) throw new Error(`${path}: its public key does not belong to its secret key`);
   return key.data;
 }
@@ -71,6 +72,22 @@ export function signDecision(
 export function signNote(key: KeyFile, runId: string, text: string, options: { validForMs?: number; now?: number } = {}): SignedNote {
   const now = options.now ?? Date.now();
   return signStatement({ v: 1, kind: 'note', runId, text, by: key.id, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) }, key.secretKey);
+}
+
+/** An amendment of the request the run shows: the same tool with `args` instead, signed over its request and digest. */
+export function signAmend(
+  key: KeyFile,
+  runId: string,
+  awaiting: Pick<NonNullable<RunView['awaiting']>, 'requestId' | 'digest'>,
+  args: Record<string, unknown>,
+  comment = '',
+  options: { validForMs?: number; now?: number } = {},
+): SignedAmend {
+  const now = options.now ?? Date.now();
+  return signStatement(
+    { v: 1, kind: 'amend', runId, requestId: awaiting.requestId, digest: awaiting.digest, args, by: key.id, comment, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) },
+    key.secretKey,
+  );
 }
 
 export function signStart(key: KeyFile, runId: string, options: { validForMs?: number; now?: number } = {}): SignedStart {

@@ -6,7 +6,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Domain } from '../workflows/contract.js';
 import { AGENT_WORKFLOW_TYPE, type AgentWorkflow } from '../workflows/agent.js';
-import { approverScope, RunInput } from '../workflows/run-input.js';
+import { approverScope, permittedEffects, RunInput, unknownEffectOf } from '../workflows/run-input.js';
 import { startSearchAttributes } from '../workflows/search-attributes.js';
 import { canonical } from '../workflows/trust/statement.js';
 import { InvalidRunInputError } from './agent-errors.js';
@@ -25,6 +25,8 @@ export interface StartedRun {
   /** False when the case's run has already closed. */
   running: boolean;
   handle: WorkflowHandle<AgentWorkflow>;
+  /** The task queue whose workers serve the run, and its workflow type, as the server says. */
+  servedBy: { taskQueue: string; workflowType: string };
   /**
    * Set by AgentClient.start when it attached: `same` when the run's settings are the ones this
    * start asked for, `unknown` when they could not be compared (`settingsNotCompared` says why;
@@ -52,6 +54,8 @@ export function checkRunInput(input: RunInput, domains?: readonly Domain[]): Run
     if (!domain) throw new InvalidRunInputError(`unknown domain ${run.domain} (domains: ${domains.map((d) => d.name).join(', ')})`);
     const caseId = domain.caseId?.safeParse(run.caseId);
     if (caseId && !caseId.success) throw new InvalidRunInputError(`${run.caseId} is not a ${domain.name} case id: ${formatZodError(caseId.error)}`);
+    const unknownEffect = unknownEffectOf(run, domain);
+    if (unknownEffect) throw new InvalidRunInputError(unknownEffect);
   }
   return run;
 }
@@ -79,7 +83,8 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
     const attached = before?.status.name === 'RUNNING' && before.runId === handle.firstExecutionRunId;
-    return { runId: workflowId, executionRunId: handle.firstExecutionRunId, attached, running: true, handle };
+    const servedBy = attached && before ? { taskQueue: before.taskQueue, workflowType: before.type } : { taskQueue, workflowType: AGENT_WORKFLOW_TYPE };
+    return { runId: workflowId, executionRunId: handle.firstExecutionRunId, attached, running: true, handle, servedBy };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     const closed = await client.workflow.getHandle(workflowId).describe();
@@ -89,6 +94,7 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
       attached: true,
       running: closed.status.name === 'RUNNING',
       handle: client.workflow.getHandle<AgentWorkflow>(workflowId),
+      servedBy: { taskQueue: closed.taskQueue, workflowType: closed.type },
     };
   }
 }
@@ -100,6 +106,19 @@ async function describeOrUndefined(client: Client, workflowId: string) {
     if (err instanceof WorkflowNotFoundError) return undefined;
     throw err;
   }
+}
+
+/**
+ * Attaching means the same run on the same engine: a run under the case's workflow id that
+ * another task queue serves (someone else's workers, whatever they report) or that is not the
+ * agent workflow is not this start's run, however alike its input looks.
+ */
+export function servedElsewhere(started: Pick<StartedRun, 'servedBy'>, taskQueue: string): string[] {
+  const diffs: string[] = [];
+  const { taskQueue: servedOn, workflowType } = started.servedBy;
+  if (servedOn !== taskQueue) diffs.push(`task queue: run is served by task queue ${servedOn}, this start asked for ${taskQueue}`);
+  if (workflowType !== AGENT_WORKFLOW_TYPE) diffs.push(`workflow type: run is of type ${workflowType}, not ${AGENT_WORKFLOW_TYPE}`);
+  return diffs;
 }
 
 /**
@@ -122,6 +141,11 @@ export function settingsDiff(existing: RunInput, requested: RunInput): string[] 
     differ(`budgets.${name}`, show(value(existing)), show(value(requested)));
   }
   differ('approvers', describeScope(existing), describeScope(requested));
+  const effects = (input: RunInput) => {
+    const permitted = permittedEffects(input);
+    return permitted === undefined ? 'domain default' : permitted.length ? `[${permitted.join(', ')}]` : 'none';
+  };
+  differ('effects', effects(existing), effects(requested));
   const timeout = (input: RunInput) => (input.approvalTimeoutMs === undefined ? 'contract default' : `${input.approvalTimeoutMs} ms`);
   differ('approval timeout', timeout(existing), timeout(requested));
   return diffs;

@@ -45,6 +45,11 @@ export function verifyExport(record: RunExport, directory: ApproverDirectory): V
   const unsigned: VerifyReport['unsigned'] = [];
 
   for (const a of record.approvals) {
+    if (a.decision === 'amended') {
+      const problem = amendmentProblem(record, a, directory);
+      if (problem) problems.push({ requestId: a.requestId, recorded: a.decision, reason: problem });
+      continue;
+    }
     const expected = a.decision === 'approved' ? 'approve' : a.decision === 'denied' ? 'deny' : undefined;
     const signed = a.signed ?? [];
     if (expected && signed.length === 0) {
@@ -54,7 +59,7 @@ export function verifyExport(record: RunExport, directory: ApproverDirectory): V
     }
     // The call that ran under this approval, if the export holds it: the signed digest must be its digest.
     const effect = record.effects.find((e) => e.callId === a.callId);
-    for (const s of signed) statements.push(checkStatement(record.runId, a.requestId, a.decision, expected, s, directory, effect));
+    for (const s of signed) statements.push(checkStatement(record, a.requestId, a.decision, expected, s, directory, effect));
     if (expected && signed.length > 0) {
       const signers = signed.map((s) => s.statement.by);
       const named = a.by.split(',').map((b) => b.trim());
@@ -66,13 +71,13 @@ export function verifyExport(record: RunExport, directory: ApproverDirectory): V
   }
   const pending = record.pendingApproval;
   for (const s of pending?.collected ?? []) {
-    statements.push(checkStatement(record.runId, pending?.requestId ?? '', 'pending', 'approve', s, directory, undefined));
+    statements.push(checkStatement(record, pending?.requestId ?? '', 'pending', 'approve', s, directory, undefined));
   }
   return { runId: record.runId, ok: problems.length === 0 && statements.every((s) => s.ok), signedRun, statements, problems, unsigned };
 }
 
 function checkStatement(
-  runId: string,
+  { runId, chain }: Pick<RunExport, 'runId' | 'chain'>,
   requestId: string,
   recorded: StatementCheck['recorded'],
   expected: 'approve' | 'deny' | undefined,
@@ -98,7 +103,20 @@ function checkStatement(
   if (s.requestId !== requestId) return result(`signed for request ${s.requestId}, not ${requestId}`);
   if (expected && s.decision !== expected) return result(`the statement says ${s.decision}, but the run recorded ${recorded}`);
   if (!effect) return result();
-  const ran = approvalDigest(runId, requestId, { ...effect, kind: 'effect', idempotent: false });
+  const ran = approvalDigest(runId, requestId, { ...effect, kind: 'effect', idempotent: false }, chain);
   if (s.digest !== ran) return result(`the signed call is not the ${effect.tool} call that ran (${effect.callId})`, true);
   return result(undefined, true);
+}
+
+/** An amendment on record must be the signed word of a directory key, for this run and request. */
+function amendmentProblem(record: RunExport, approval: RunExport['approvals'][number], directory: ApproverDirectory): string | undefined {
+  const signed = approval.amendment;
+  if (!signed) return `recorded as amended by ${approval.by} without the signed amendment`;
+  const s = signed.statement;
+  const keys = directory.approvers.filter((a) => a.id === s.by);
+  if (keys.length !== 1) return `the amendment's signer ${s.by} is ${keys.length === 0 ? 'not in the directory' : 'listed more than once'}`;
+  if (!verifyStatement(signed, keys[0]?.publicKey ?? '')) return `the amendment does not verify under ${s.by}'s key`;
+  if (s.runId !== record.runId || s.requestId !== approval.requestId) return `the amendment is signed for ${s.runId} ${s.requestId}, not this request`;
+  if (s.by !== approval.by) return `recorded as amended by ${approval.by}, but signed by ${s.by}`;
+  return undefined;
 }

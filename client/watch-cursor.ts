@@ -3,7 +3,7 @@
 // these items; AgentClient.watch yields them and the CLI prints them with describeItem.
 import type { ApprovalRequest, DecisionReceipt, ExecutionReceipt, RunState, Terminal } from '../workflows/controller/state.js';
 import type { RunView } from '../workflows/messages.js';
-import { compact, duration, timestamp } from './format.js';
+import { compact, duration, isoTime } from './format.js';
 
 export type WatchItem =
   | ({ type: 'decision' } & DecisionReceipt)
@@ -26,6 +26,8 @@ export type WatchItem =
       /** Stated when the precondition did not hold as the request was raised. */
       precondition?: { ok: boolean; reason?: string };
       expiresAt: number;
+      /** What the domain shows beside the call (amount, beneficiary...), not signed. */
+      display?: Record<string, string>;
     }
   | ({ type: 'approval'; turn: number } & RunState['approvals'][number])
   | ({ type: 'terminal' } & Terminal)
@@ -87,6 +89,7 @@ export class WatchCursor {
         quorum: pending.quorum ?? 1,
         ...(pending.precondition?.ok === false ? { precondition: pending.precondition } : {}),
         expiresAt: pending.expiresAt,
+        ...(pending.display ? { display: pending.display } : {}),
       });
     }
     for (const a of st.approvals) {
@@ -121,15 +124,16 @@ export function describeItem(item: WatchItem): string {
       const about = item.subject ? ` on ${item.subject}` : '';
       const needs = `${item.quorum} approval${item.quorum === 1 ? '' : 's'} from ${item.roles.join(' or ')}`;
       const violated = item.precondition?.ok === false ? `; precondition VIOLATED: ${item.precondition.reason ?? 'no reason given'}` : '';
-      return `[turn ${item.turn}] approval  waiting: ${item.tool} ${compact(item.args)}${about} needs ${needs}${violated} (request ${item.requestId}, expires ${timestamp(item.expiresAt)}, in ${duration(item.expiresAt - Date.now())})`;
+      const shown = item.display ? ` [${Object.entries(item.display).map(([k, v]) => `${k}: ${v}`).join('; ')}]` : '';
+      return `[turn ${item.turn}] approval  waiting: ${item.tool} ${compact(item.args)}${about}${shown} needs ${needs}${violated} (request ${item.requestId}, expires ${isoTime(item.expiresAt)}, in ${duration(item.expiresAt - Date.now())})`;
     }
     case 'approval': {
       const signed = item.signed?.length ? ` (${item.signed.length} signed statement${item.signed.length === 1 ? '' : 's'})` : '';
-      return `[turn ${item.turn}] approval  ${item.decision} by ${item.by}${signed}${item.comment ? `: ${item.comment}` : ''} (request ${item.requestId})`;
+      return `[turn ${item.turn}] approval  ${item.decision} by ${item.by}${signed}${item.comment ? `: ${item.comment}` : ''} (request ${item.requestId}, at ${isoTime(item.at)})`;
     }
     case 'skipped':
       return `(${item.receipts} older receipts were dropped from the run's state before they could be shown; they remain in its Temporal history)`;
     case 'terminal':
-      return `terminal: ${item.class} (${item.reason})${item.detail ? ` ${item.detail}` : ''}`;
+      return `terminal: ${item.class} (${item.reason})${item.detail ? ` ${item.detail}` : ''}, at ${isoTime(item.at)}`;
   }
 }

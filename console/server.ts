@@ -3,7 +3,9 @@
 // browser signs the decision (static/console.js) and this server forwards the signed statement
 // unchanged as the run's approve or deny Update, whose validator alone decides whether it counts.
 // It listens on 127.0.0.1 only, answers only requests addressed to that host (no DNS rebinding),
-// and sends a strict Content-Security-Policy with every page.
+// and sends a strict Content-Security-Policy with every page. Every page answers for a run no
+// worker serves: a run's page is AgentClient.inspect rendered (the server's facts win), and the
+// inbox (console/inbox.ts) never waits on one run for the others.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
@@ -13,17 +15,16 @@ import { streamSSE } from 'hono/streaming';
 import { AgentClient } from '../client/agent-client.js';
 import { AgentClientError, InvalidRequestError, RequestRejectedError, RunEndedError, RunNotFoundError, WorkerTimeoutError } from '../client/agent-errors.js';
 import type { ListFilter } from '../client/list-query.js';
-import type { RunView } from '../workflows/messages.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
-import { errorPage, inboxFragment, inboxKey, inboxPage, runFragment, runPage, runsPage, type InboxEntry } from './views.js';
+import { InboxReader } from './inbox.js';
+import { reportDone, reportFragment, reportPage } from './report-views.js';
+import { errorPage, inboxFragment, inboxKey, inboxPage, runsPage } from './views.js';
 
 export const CONSOLE_HOST = '127.0.0.1';
 /** How often a live page asks the run for its state. */
 export const DEFAULT_POLL_MS = 1_000;
 /** How long a page waits for one run's state before showing it as unanswered (a run whose worker is gone). */
 export const DEFAULT_STATE_TIMEOUT_MS = 5_000;
-/** The inbox asks about at most this many waiting runs. */
-const INBOX_LIMIT = 100;
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -45,6 +46,8 @@ export interface ConsoleOptions {
   pollMs?: number;
   /** How long the inbox and live pages wait for a run's state (default 5 s). */
   stateTimeoutMs?: number;
+  /** How long the inbox shows a run that did not answer before asking it again (default 10 s). */
+  unansweredTtlMs?: number;
   /** Domain names offered in the runs filter. */
   domains?: readonly string[];
 }
@@ -67,6 +70,10 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
   const stateTimeoutMs = options.stateTimeoutMs ?? DEFAULT_STATE_TIMEOUT_MS;
   const domains = options.domains ?? agent.domains?.map((d) => d.name) ?? [];
   const assets = { js: staticFile('console.js'), css: staticFile('console.css') };
+  const inbox = new InboxReader(agent, { stateTimeoutMs, ...(options.unansweredTtlMs !== undefined ? { unansweredTtlMs: options.unansweredTtlMs } : {}) });
+  // A decision wakes every live page at once instead of at its next poll.
+  const wake = new Wake();
+  closing?.addEventListener('abort', () => wake.all());
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -92,7 +99,8 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
       if (value) filter[field] = value;
     }
     try {
-      return c.html(runsPage(await agent.list(filter), filter, domains));
+      const rows = await agent.list(filter);
+      return c.html(runsPage(rows, filter, domains, undefined, await agent.rowNotices(rows)));
     } catch (err) {
       return c.html(runsPage([], filter, domains, message(err)), err instanceof InvalidRequestError ? 400 : 502);
     }
@@ -101,7 +109,7 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
   app.get('/runs/:runId', async (c) => {
     const runId = c.req.param('runId');
     try {
-      return c.html(runPage(runId, await agent.state(runId, { timeoutMs: stateTimeoutMs }), Date.now()));
+      return c.html(reportPage(await agent.inspect(runId, { timeoutMs: stateTimeoutMs }), Date.now()));
     } catch (err) {
       return c.html(errorPage(`Run ${runId}`, message(err)), statusOf(err));
     }
@@ -109,28 +117,34 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
 
   app.get('/runs/:runId/live', (c) => {
     const runId = c.req.param('runId');
-    return live(c, pollMs, closing, async () => {
-      const view = await agent.state(runId, { timeoutMs: stateTimeoutMs });
+    return live(c, pollMs, closing, wake, async () => {
+      const report = await agent.inspect(runId, { timeoutMs: stateTimeoutMs });
+      const view = report.view;
       // Rendered again only when the run changed (time left counted in 10 s steps), so a page
       // whose run is idle is left alone and an operator can select text in it.
-      const key = JSON.stringify({ state: view.state, awaiting: view.awaiting, left: { ...view.budgetLeft, msLeft: Math.floor(view.budgetLeft.msLeft / 10_000) } });
-      return { key, render: async () => String(await runFragment(view, Date.now())), done: !!view.state.terminal };
+      const key = JSON.stringify({
+        state: view?.state,
+        awaiting: view?.awaiting,
+        left: view ? { ...view.budgetLeft, msLeft: Math.floor(view.budgetLeft.msLeft / 10_000) } : null,
+        server: [report.status, report.phase, report.terminal, report.notices.map((n) => n.replace(/\(the last poll was .*? ago\)/, ''))],
+      });
+      return { key, render: async () => String(await reportFragment(report, Date.now())), done: reportDone(report) };
     });
   });
 
   app.get('/inbox', async (c) => {
     try {
-      return c.html(inboxPage(await inbox(agent, stateTimeoutMs), Date.now()));
+      return c.html(inboxPage(await inbox.read(), Date.now()));
     } catch (err) {
       return c.html(errorPage('Approval inbox', message(err)), 502);
     }
   });
 
   app.get('/inbox/live', (c) =>
-    live(c, pollMs * 2, closing, async () => {
-      const entries = await inbox(agent, stateTimeoutMs);
+    live(c, pollMs * 2, closing, wake, async () => {
+      const entries = await inbox.read();
       // Sent again only when a request came, went or changed (not because an evidence age ticked).
-      const key = JSON.stringify(entries.map((e) => (e.view?.awaiting ? inboxKey(e.row.runId, e.view.awaiting) : (e.error ?? ''))));
+      const key = JSON.stringify(entries.map((e) => (e.view?.awaiting ? inboxKey(e.row.runId, e.view.awaiting) : (e.error ?? e.notice?.replace(/\(the last poll was .*? ago\)/, '') ?? ''))));
       return { key, render: async () => String(await inboxFragment(entries, Date.now())), done: false };
     }),
   );
@@ -152,6 +166,9 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
     try {
       // Forwarded as it came: the signature covers the statement's canonical bytes.
       const result = await agent.sendSignedDecision(runId, body as SignedDecision, decision);
+      // The Update has run: the run's state already says what it did, so every page reads it now.
+      inbox.forget(runId);
+      wake.all();
       return c.json({ ok: true, runId, requestId: result.requestId, decision: result.decision, outcome: result.outcome, by: result.by });
     } catch (err) {
       const refused = err instanceof RequestRejectedError;
@@ -173,26 +190,33 @@ function statusOf(err: unknown): 400 | 404 | 409 | 502 | 504 {
   return 502;
 }
 
-/** Every run the visibility store shows waiting for approval, with its current state. */
-async function inbox(agent: AgentClient, stateTimeoutMs: number): Promise<InboxEntry[]> {
-  const rows = await agent.list({ phase: 'awaiting_approval', limit: INBOX_LIMIT });
-  return Promise.all(
-    rows.map(async (row): Promise<InboxEntry> => {
-      try {
-        const view: RunView = await agent.state(row.runId, { timeoutMs: stateTimeoutMs });
-        return { row, view };
-      } catch (err) {
-        return { row, error: message(err) };
-      }
-    }),
-  );
+/** Wakes every waiting live stream at once; a stream that is not waiting reads again on its next turn. */
+class Wake {
+  private waiters = new Set<() => void>();
+
+  /** Resolves after `ms`, or at the next all(), whichever comes first. */
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiters.add(done);
+    });
+  }
+
+  all(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
 }
 
 /**
  * A server-sent event stream: `read` every `everyMs`; an `update` event with the rendered
  * fragment whenever its key changes, `problem` when reading fails, `end` once it is done.
  */
-function live(c: Context, everyMs: number, closing: AbortSignal | undefined, read: () => Promise<{ key: string; render: () => Promise<string>; done: boolean }>): Response {
+function live(c: Context, everyMs: number, closing: AbortSignal | undefined, wake: Wake, read: () => Promise<{ key: string; render: () => Promise<string>; done: boolean }>): Response {
   return streamSSE(c, async (stream) => {
     let last: string | undefined;
     let problem: string | undefined;
@@ -213,7 +237,7 @@ function live(c: Context, everyMs: number, closing: AbortSignal | undefined, rea
         if (text !== problem) await stream.writeSSE({ event: 'problem', data: text });
         problem = text;
       }
-      await stream.sleep(everyMs);
+      await wake.sleep(everyMs);
     }
   });
 }

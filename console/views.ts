@@ -4,7 +4,7 @@
 // The pages carry no inline script or style (the Content-Security-Policy forbids both); the one
 // script, static/console.js, signs decisions in the browser and swaps in live fragments.
 import { html } from 'hono/html';
-import { budgetLine, duration, timestamp } from '../client/format.js';
+import { budgetLine, duration, isoTime, runHeadline, timeLeft } from '../client/format.js';
 import type { ListFilter, ListRow } from '../client/list-query.js';
 import type { Evidence, RunState } from '../workflows/controller/state.js';
 import type { RunView } from '../workflows/messages.js';
@@ -20,6 +20,8 @@ export interface InboxEntry {
   row: ListRow;
   view?: RunView;
   error?: string;
+  /** What the server says instead of the run (no worker polls its queue): the run was not asked. */
+  notice?: string;
 }
 
 const pretty = (value: unknown): string => {
@@ -30,7 +32,7 @@ const pretty = (value: unknown): string => {
   }
 };
 
-const when = (ms: number): string => timestamp(ms).replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+const when = isoTime;
 
 /** The whole page around a body; `page` tells the script which behaviour to switch on. */
 export function layout(title: string, page: string, body: Html): Html {
@@ -76,7 +78,7 @@ function phaseBadge(phase: string | null, status: string): Html {
   return html`<span class="badge p-${p}">${p}</span>${closedWithoutRecord ? html` <span class="badge warn">${status.toLowerCase()}</span>` : ''}`;
 }
 
-export function runsPage(rows: ListRow[], filter: ListFilter, domains: readonly string[], problem?: string): Html {
+export function runsPage(rows: ListRow[], filter: ListFilter, domains: readonly string[], problem?: string, notices?: ReadonlyMap<ListRow, string>): Html {
   const body = html`<h1>Runs</h1>
 <form class="filters" method="get" action="/">
   <label>Domain
@@ -102,9 +104,9 @@ ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
     <td><a href="/runs/${encodeURIComponent(r.runId)}">${r.runId}</a></td>
     <td>${r.domain ?? ''}</td>
     <td>${r.caseId ?? ''}</td>
-    <td>${phaseBadge(r.phase, r.status)}${r.phase === 'awaiting_approval' && r.status === 'RUNNING' ? html` <a href="/inbox">decide</a>` : ''}</td>
+    <td>${phaseBadge(r.phase, r.status)}${r.phase === 'awaiting_approval' && r.status === 'RUNNING' ? html` <a href="/inbox">decide</a>` : ''}${notices?.get(r) ? html` <span class="notice">${notices.get(r)}</span>` : ''}</td>
     <td>${terminalBadge(r.terminal, r.stopReason)}</td>
-    <td>${r.startTime.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</td>
+    <td>${isoTime(Date.parse(r.startTime))}</td>
   </tr>`,
   )}
   </tbody>
@@ -154,10 +156,13 @@ export function evidenceBlock(e: Evidence, now: number): Html {
 
 // --- a run --------------------------------------------------------------------------------------
 
-function terminalLine(st: RunState): Html {
+function terminalLine(view: RunView): Html {
+  const st = view.state;
   if (!st.terminal) return html`<p class="status"><span class="badge p-${st.phase}">${st.phase}</span> turn ${st.turn}</p>`;
   const t = st.terminal;
-  return html`<p class="status"><span class="badge t-${t.class}">${t.class}</span> <code class="reason">${t.reason}</code> ${t.detail} <span class="muted">at ${when(t.at)}</span></p>`;
+  const said = runHeadline(view);
+  return html`${said ? html`<p class="headline h-${t.class}">${said}</p>` : ''}
+  <p class="status"><span class="badge t-${t.class}">${t.class}</span> <code class="reason">${t.reason}</code> ${t.detail} <span class="muted">at ${when(t.at)}</span></p>`;
 }
 
 function budgets(view: RunView): Html {
@@ -172,12 +177,20 @@ function budgets(view: RunView): Html {
   ${row('effects', left.effects, b.effects)}
   ${row('duplicates', left.duplicates, b.duplicates)}
   ${row('tokens', left.tokens, b.tokens)}
-  <tr><th>time</th><td>${duration(Math.floor(left.msLeft / 60_000) * 60_000)}</td><td class="muted">of ${duration(b.deadlineMs)}${st.phase === 'awaiting_approval' ? ' (the clock is stopped while a person decides)' : ''}</td></tr>
+  <tr><th>time</th><td>${timeLeft(left.msLeft)}</td><td class="muted">of ${duration(b.deadlineMs)}${st.phase === 'awaiting_approval' ? ' (the clock is stopped while a person decides)' : ''}</td></tr>
 </table></section>`;
 }
 
 export function callBlock(a: Pick<Awaiting, 'tool' | 'args' | 'subject'>): Html {
   return html`<pre class="call"><strong>${a.tool}</strong> ${pretty(a.args)}</pre>`;
+}
+
+/** What the domain shows beside the call (amount, beneficiary, ledger state): shown, not signed. */
+export function displayBlock(a: Pick<Awaiting, 'display'>): Html {
+  const entries = Object.entries(a.display ?? {});
+  if (!entries.length) return html``;
+  return html`<table class="display" aria-label="what this call does">${entries.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table>
+<p class="muted small">From the run's evidence when the request was raised. You sign the call and its digest, not these lines; the ledger is read again before the call runs.</p>`;
 }
 
 function precondition(p: Awaiting['precondition']): Html {
@@ -187,6 +200,7 @@ function precondition(p: Awaiting['precondition']): Html {
 
 function pendingOnRunPage(a: Awaiting): Html {
   return html`<section class="pending"><h2>Waiting for a person</h2>
+${displayBlock(a)}
 ${callBlock(a)}
 <dl>
   <dt>subject</dt><dd><code>${a.subject ?? '—'}</code></dd>
@@ -289,7 +303,7 @@ export function runFragment(view: RunView, now: number): Html {
   const st = view.state;
   return html`<section class="summary">
   <h1>${st.runId}</h1>
-  ${terminalLine(st)}
+  ${terminalLine(view)}
   <dl>
     <dt>domain</dt><dd>${st.domain}</dd>
     <dt>case</dt><dd>${st.caseId}</dd>
@@ -327,23 +341,30 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
   const st = view.state;
   const runId = st.runId;
   const rests = a.evidenceIds.map((id) => ({ id, evidence: st.evidence.find((e) => e.id === id) }));
-  const call = JSON.stringify({ tool: a.tool, args: a.args, subject: a.subject ?? null });
+  // What the browser hashes to check the digest before signing (the chain, for runs whose digest covers it).
+  const call = JSON.stringify({ tool: a.tool, args: a.args, subject: a.subject ?? null, ...(st.chain ? { chain: st.chain } : {}) });
+  // The call and the controls first, side by side, so an approver at 1280x800 sees what they
+  // sign and the buttons together; the evidence follows, folded.
   return html`<article class="request" id="req-${a.requestId}" data-key="${inboxKey(runId, a)}" data-run-id="${runId}" data-request-id="${a.requestId}" data-digest="${a.digest}" data-call="${call}" data-signed="${a.signed ? 'yes' : 'no'}">
   <h2><span class="tool">${a.tool}</span> on <code>${a.subject ?? '(no subject)'}</code> <span class="muted">in run</span> <a href="/runs/${encodeURIComponent(runId)}">${runId}</a></h2>
-  <p class="muted">${st.domain} case ${st.caseId}: ${st.goal}</p>
-  <h3>The exact call</h3>
+  <p class="muted goal">${st.domain} case ${st.caseId}: ${st.goal}</p>
+  <div class="card-main">
+  <div class="card-call">
+  ${displayBlock(a)}
   ${callBlock(a)}
   <dl>
     <dt>subject</dt><dd><code>${a.subject ?? '—'}</code></dd>
     <dt>precondition</dt><dd class="precondition">${precondition(a.precondition)}</dd>
     <dt>digest</dt><dd><code class="digest">${a.digest}</code> <span class="digest-check muted">(checked in your browser before signing)</span></dd>
     <dt>request</dt><dd><code>${a.requestId}</code></dd>
+  </dl>
+  </div>
+  <div class="card-decide">
+  <dl>
     <dt>needs</dt><dd>${a.quorum} approval${a.quorum === 1 ? '' : 's'} from ${a.roles.join(' or ')}; so far ${a.approvedBy.length ? a.approvedBy.join(', ') : 'none'}</dd>
     <dt>may decide</dt><dd>${a.eligible.length ? a.eligible.join(', ') : html`<span class="warn">the worker's approver directory is still loading for this request</span>`}</dd>
-    <dt>expires</dt><dd>${when(a.expiresAt)} (in about ${duration(Math.max(0, Math.round((a.expiresAt - now) / 60_000)) * 60_000)})</dd>
+    <dt>expires</dt><dd>${when(a.expiresAt)} (in ${timeLeft(a.expiresAt - now)})</dd>
   </dl>
-  <h3>The evidence it rests on</h3>
-  ${rests.length ? rests.map((r) => (r.evidence ? evidenceBlock(r.evidence, now) : html`<p class="muted">evidence <code>${r.id}</code> is no longer in the run's state</p>`)) : html`<p class="muted">none cited</p>`}
   ${
     a.signed
       ? html`<form class="decide" autocomplete="off">
@@ -351,12 +372,17 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
     <label>Valid for <select name="validFor">
       <option value="300000">5 minutes</option><option value="600000" selected>10 minutes</option><option value="1800000">30 minutes</option><option value="3600000">1 hour</option>
     </select></label>
-    <button type="button" data-decision="approve" class="approve">Approve</button>
-    <button type="button" data-decision="deny" class="deny">Deny</button>
+    <div class="buttons"><button type="button" data-decision="approve" class="approve">Approve</button>
+    <button type="button" data-decision="deny" class="deny">Deny</button></div>
     <p class="outcome" role="status"></p>
   </form>`
       : html`<p class="problem">This run predates signed approvals: it cannot be decided with a key (cancel it instead).</p>`
   }
+  </div>
+  </div>
+  <details class="rests"><summary>The evidence it rests on (${rests.length})</summary>
+  ${rests.length ? rests.map((r) => (r.evidence ? evidenceBlock(r.evidence, now) : html`<p class="muted">evidence <code>${r.id}</code> is no longer in the run's state</p>`)) : html`<p class="muted">none cited</p>`}
+  </details>
 </article>`;
 }
 
@@ -364,23 +390,35 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
 export function inboxFragment(entries: InboxEntry[], now: number): Html {
   const waiting = entries.filter((e): e is InboxEntry & { view: RunView & { awaiting: Awaiting } } => !!e.view?.awaiting);
   const failed = entries.filter((e) => e.error);
-  return html`${waiting.length ? waiting.map((e) => request(e, now)) : html`<p class="empty muted" data-key="empty">Nobody is being waited for.</p>`}
-${failed.map((e) => html`<p class="problem" data-key="problem|${e.row.runId}|${e.error ?? ''}">${e.row.runId}: ${e.error ?? ''}</p>`)}`;
+  const unserved = entries.filter((e) => e.notice);
+  // "Nobody is waited for" only when it is true: a run the server lists as waiting but nobody can read is said, not hidden.
+  const empty = failed.length || unserved.length ? 'No request here can be decided right now; these runs wait for approval:' : 'Nobody is being waited for.';
+  return html`${waiting.length ? waiting.map((e) => request(e, now)) : html`<p class="empty muted" data-key="empty|${empty}">${empty}</p>`}
+${unserved.map((e) => html`<p class="notice" data-key="notice|${e.row.runId}|${e.notice ?? ''}" data-run-id="${e.row.runId}"><a href="/runs/${encodeURIComponent(e.row.runId)}">${e.row.runId}</a> ${e.notice ?? ''}</p>`)}
+${failed.map((e) => html`<p class="problem" data-key="problem|${e.row.runId}|${e.error ?? ''}" data-run-id="${e.row.runId}">${e.row.runId}: ${e.error ?? ''}</p>`)}`;
 }
 
 export function inboxPage(entries: InboxEntry[], now: number): Html {
-  const body = html`<h1>Approval inbox</h1>
+  // The requests take the main column, the key and the decision log a narrow one beside it:
+  // the first request's call and buttons are on screen without scrolling.
+  const body = html`<div class="inbox-layout">
+<div class="inbox-main">
+<h1>Approval inbox</h1>
+<p id="live-status" class="muted" role="status">Live: requests appear and leave as runs move.</p>
+<div id="inbox-live" data-live="/inbox/live">${inboxFragment(entries, now)}</div>
+</div>
+<aside class="inbox-side">
 <section id="key-panel">
   <h2>Your key</h2>
-  <p class="muted">Decisions are signed in this browser with your Ed25519 key (WebCrypto). The key file is read here and never sent to the console; reloading the page forgets it.</p>
+  <p class="muted small">Decisions are signed in this browser with your Ed25519 key (WebCrypto). The key file is read here and never sent to the console; reloading the page forgets it.</p>
   <label>Key file <input type="file" id="key-file" accept=".key,.json,application/json,text/plain"></label>
-  <label class="paste">or paste it <textarea id="key-text" rows="3" autocomplete="off" spellcheck="false" placeholder='{"id":"alice@ops","secretKey":"…","publicKey":"…"}'></textarea></label>
+  <label class="paste">or paste it <textarea id="key-text" rows="2" autocomplete="off" spellcheck="false" placeholder='{"id":"alice@ops","secretKey":"…","publicKey":"…"}'></textarea></label>
   <button type="button" id="key-load">Use the pasted key</button>
   <button type="button" id="key-forget">Forget the key</button>
   <p id="key-status" role="status">No key loaded: load yours to approve or deny.</p>
 </section>
 <section id="decision-log-panel"><h2>Your decisions</h2><ol id="decision-log"></ol></section>
-<p id="live-status" class="muted" role="status">Live: requests appear and leave as runs move.</p>
-<div id="inbox-live" data-live="/inbox/live">${inboxFragment(entries, now)}</div>`;
+</aside>
+</div>`;
   return layout('Approval inbox', 'inbox', body);
 }

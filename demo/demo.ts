@@ -1,6 +1,7 @@
-// `npm run demo`: provisions a Temporal dev server (or uses TEMPORAL_ADDRESS), starts the
-// simulated systems of record and a worker, runs every scenario with the `rules` model (two
-// use a scripted one to show the guards), prints each run and the Web UI URL.
+// `npm run demo`: provisions a Temporal dev server (or uses TEMPORAL_ADDRESS, or the dev server
+// `npm run dev` already runs on .temporal/dev.sqlite), starts the simulated systems of record
+// and a worker, runs every scenario with the `rules` model (two use a scripted one to show the
+// guards), prints each run and the Web UI URL. Any failure is one line, never a stack.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -10,17 +11,34 @@ import { stderrLog } from '../temporal-dev/log.js';
 import { devDatabaseFile, projectRoot } from '../temporal-dev/paths.js';
 import { startLocalStack } from './local-stack.js';
 import { renderRun } from './render.js';
-import { runScenario, type DemoKeys } from './run-scenario.js';
+import { runScenario, type DemoKeys, type ScenarioOutcome } from './run-scenario.js';
+import type { Scenario } from './scenarios.js';
 import { directoryEntry, generateKey } from '../client/sign.js';
 import { scenarios } from './scenarios.js';
 
-const { values } = parseArgs({
-  options: { json: { type: 'boolean', default: false }, 'keep-server': { type: 'boolean', default: false }, only: { type: 'string' } },
-  strict: true,
-});
+const out = (line: string) => process.stdout.write(`${line}\n`);
+/** The first line of what went wrong: what a person reads instead of a stack. */
+const oneLine = (err: unknown): string => ((err instanceof Error ? err.message : String(err)).split('\n').find((l) => l.trim()) ?? 'unknown error').trim();
+const fail = (err: unknown): never => {
+  process.stderr.write(`demo: ${oneLine(err)}\n`);
+  process.exit(1);
+};
+process.on('unhandledRejection', fail);
+
+let values: { json: boolean; 'keep-server': boolean; only?: string | undefined };
+try {
+  ({ values } = parseArgs({
+    options: { json: { type: 'boolean', default: false }, 'keep-server': { type: 'boolean', default: false }, only: { type: 'string' } },
+    strict: true,
+  }));
+} catch (err) {
+  process.stderr.write(`demo: ${oneLine(err)}\n`);
+  process.exit(2);
+}
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
-const out = (line: string) => process.stdout.write(`${line}\n`);
+const chosen = scenarios.filter((s) => !values.only || s.name === values.only);
+if (chosen.length === 0) fail(new Error(`no scenario named ${values.only} (scenarios: ${scenarios.map((s) => s.name).join(', ')})`));
 const preferred = async (port: number) => ((await isPortFree(port)) ? port : freePort());
 // The approver's key is made fresh for this demo; the worker trusts its public key only.
 const keys: DemoKeys = { 'alice@ops': generateKey('alice@ops') };
@@ -31,15 +49,27 @@ const stack = await startLocalStack({
   blobDir: join(projectRoot, '.world', 'blobs'),
   taskQueue: 'agent-demo',
   approvers,
-});
+}).catch(fail);
 const { target, world, client, worker, taskQueue } = stack;
 
 let failures = 0;
 const stamp = Date.now().toString(36);
-const chosen = scenarios.filter((s) => !values.only || s.name === values.only);
+type Attempt = ScenarioOutcome | { scenario: Scenario; error: string };
 await worker.runUntil(async () => {
-  const outcomes = await Promise.all(chosen.map((s) => runScenario(client, new WorldClient(world.url), taskQueue, s, stamp, keys)));
-  for (const o of outcomes) {
+  const attempts: Attempt[] = await Promise.all(
+    chosen.map((s) => runScenario(client, new WorldClient(world.url), taskQueue, s, stamp, keys).catch((err: unknown): Attempt => ({ scenario: s, error: oneLine(err) }))),
+  );
+  for (const o of attempts) {
+    if ('error' in o) {
+      failures++;
+      if (values.json) out(JSON.stringify({ scenario: `${o.scenario.domain}/${o.scenario.name}`, error: o.error }));
+      else {
+        out('');
+        out(`${o.scenario.domain}/${o.scenario.name}: ${o.scenario.story}`);
+        out(`  failed: ${o.error}`);
+      }
+      continue;
+    }
     const t = o.result.terminal;
     if (t.class !== o.scenario.expected) failures++;
     if (values.json) {
@@ -49,16 +79,17 @@ await worker.runUntil(async () => {
     out('');
     out(`${o.scenario.domain}/${o.scenario.name}: ${o.scenario.story}`);
     out(`  run ${o.workflowId}  model=${o.scenario.model(o.view.state.caseId).adapter}`);
-    for (const line of renderRun(o.view.state)) out(line);
+    for (const line of renderRun(o.view.state, o.view.headline)) out(line);
   }
-});
+}).catch(fail);
 
 if (!values.json) {
   out('');
   out(`${chosen.length - failures}/${chosen.length} scenarios ended as expected.`);
-  if (target.uiUrl) out(`Web UI: ${target.uiUrl}/namespaces/${target.namespace}/workflows${values['keep-server'] ? '' : ' (run `npm run dev:server` to browse these runs again; state is in .temporal/dev.sqlite)'}`);
+  const later = target.startedHere && !values['keep-server'] ? ' (run `npm run dev:server` to browse these runs again; state is in .temporal/dev.sqlite)' : '';
+  if (target.uiUrl) out(`Web UI: ${target.uiUrl}/namespaces/${target.namespace}/workflows${later}`);
 }
-await stack.close({ keepServer: values['keep-server'] });
+await stack.close({ keepServer: values['keep-server'] }).catch(fail);
 if (values['keep-server'] && target.startedHere) {
   stderrLog('server kept running; Ctrl-C stops it');
   process.on('SIGINT', () => void target.stop().then(() => process.exit(failures ? 1 : 0)));

@@ -8,7 +8,8 @@
 //
 // Environment: AGENT_DEV_TEMPORAL_PORT (7233), AGENT_DEV_UI_PORT (8233), AGENT_DEV_WORLD_PORT
 // (4100), AGENT_DEV_STATE_DIR (the project root: state goes to .temporal/, .world/, .agent/ in
-// it), AGENT_TASK_QUEUE (agent-runs), OPENAI_* (for `--model openai`), TEMPORAL_* to reuse a server.
+// it), AGENT_TASK_QUEUE (default agents-incidents-payments-synthetic, what the CLI derives from the
+// same domains), OPENAI_* (for `--model openai`), TEMPORAL_* to reuse a server.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { NativeConnection, DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
@@ -22,7 +23,7 @@ import { stderrLog } from '../temporal-dev/log.js';
 import { projectRoot } from '../temporal-dev/paths.js';
 import { configuredServer, useTemporal, type TemporalTarget } from '../temporal-dev/target.js';
 import { loadApproverDirectory } from '../worker/approvers.js';
-import { TASK_QUEUE } from '../worker/connection.js';
+import { taskQueueFor } from '../worker/connection.js';
 import { createAgentWorker } from '../worker/create-worker.js';
 import type { ApproverDirectory } from '../workflows/trust/directory.js';
 import { examplesWorkflowsPath } from './local-stack.js';
@@ -60,6 +61,9 @@ function portFromEnv(name: string, fallback: number): number {
   if (!/^\d+$/.test(raw) || port < 1 || port > 65_535) throw new StartupError(`${name} must be a port number (1-65535), got '${raw}'`, 2);
   return port;
 }
+
+/** The queue the CLI (domains/cli.ts, same domains) starts runs on. */
+const TASK_QUEUE = taskQueueFor(implementations.map((i) => i.domain.name));
 
 const stateDir = resolve(process.env.AGENT_DEV_STATE_DIR?.trim() || projectRoot);
 const paths = {

@@ -1,13 +1,15 @@
 // Turns a finished run into the lines the demo prints: per turn the decision and its reason
 // code, then what came back, then the terminal class.
+import { runHeadline } from '../client/format.js';
 import type { RunState } from '../workflows/controller/state.js';
 
-export function renderRun(state: RunState): string[] {
+/** `said`: the run's own headline (RunView.headline); without it, the engine's from the effects ledger. */
+export function renderRun(state: RunState, said?: string): string[] {
   const lines: string[] = [];
   for (let turn = 1; turn <= state.turn; turn++) {
     for (const d of state.decisions.filter((x) => x.turn === turn)) {
       lines.push(`  t${turn}  ${d.proposal}`);
-      lines.push(`        ${d.accepted ? 'admitted' : 'refused'}: ${d.reason}`);
+      lines.push(`        ${verdict(d)}`);
     }
     for (const t of state.transcript.filter((x) => x.turn === turn)) {
       if (t.kind === 'observation') {
@@ -22,8 +24,17 @@ export function renderRun(state: RunState): string[] {
     }
   }
   for (const e of state.effects) lines.push(`  effect ${e.tool} key=${e.key} status=${e.status} attempts=${e.attempts}`);
-  if (state.terminal) lines.push(`  => ${state.terminal.class} (${state.terminal.reason}): ${state.terminal.detail}`);
+  if (state.terminal) {
+    lines.push(`  => ${state.terminal.class} (${state.terminal.reason}): ${state.terminal.detail}`);
+    lines.push(`  headline: ${runHeadline({ state, ...(said ? { headline: said } : {}) }) ?? '-'}`);
+  }
   return lines;
+}
+
+/** `admitted`, `admitted (awaiting approval)`, `refused: unknown_tool`: never "admitted: admitted". */
+export function verdict(d: { accepted: boolean; reason: string }): string {
+  if (!d.accepted) return `refused: ${d.reason}`;
+  return d.reason === 'admitted' ? 'admitted' : `admitted (${d.reason.replace(/_/g, ' ')})`;
 }
 
 function summarizeFacts(facts: Record<string, unknown>): string {

@@ -1,5 +1,6 @@
-// The examples' operator CLI (`npm run cli -- <command>`, the `agent` bin): the engine's CLI
-// built with the example domains and their workflows module.
+// The examples' operator CLI (`npm run cli -- <command>`): the engine's CLI built with the
+// example domains and their workflows module. Its hints say `npm run cli --`, the command that
+// exists in this repository; the package's own `agent` bin (client/bin.ts) knows no domains.
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../client/public.js';
 import { incidents } from './incidents/domain.js';
@@ -9,4 +10,5 @@ import { synthetic } from './synthetic/domain.js';
 await runCli({
   domains: [payments, incidents, synthetic],
   workflowsPath: fileURLToPath(new URL('./workflows.ts', import.meta.url)),
+  programName: 'npm run cli --',
 });

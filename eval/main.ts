@@ -4,15 +4,15 @@
 // agents: this engine (real dev server, world and worker; an approver who signs everything) and
 // the naive baseline loop (same model, same tools, same world, no guard rails). Each cell is
 // judged by the world's own records. Prints a table per cell and per model, writes
-// eval/results/latest.json, and ends with exactly one summary line.
+// .eval/latest.json (ignored by git, so a look around leaves the clone clean; --update-results
+// writes the tracked eval/results/latest.json instead), and ends with exactly one summary line.
 //
 //   npx tsx eval/main.ts [--endpoint URL [--model NAME]] [--models rules,obedient,endpoint]
 //                        [--agents engine,baseline] [--only name,name] [--concurrency N]
-//                        [--steps N] [--run-timeout-s N] [--out FILE]
+//                        [--steps N] [--run-timeout-s N] [--out FILE | --update-results]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { ModelAdapter } from '../activities/model/index.js';
@@ -25,6 +25,7 @@ import { inspectWorld } from './harm.js';
 import { createEvalModels, scriptedAdapter, type MatrixModel } from './models.js';
 import { cellTable, expectedEnd, judge, summaryLine, summaryTable, type Agent, type CellRecord } from './report.js';
 import { caseIdsFor, evalScenarios, type EvalScenario } from './scenarios.js';
+import { resultsFile } from './results-file.js';
 import { startEvalStack, type EvalStack } from './stack.js';
 
 const { values } = parseArgs({
@@ -37,10 +38,12 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '6' },
     steps: { type: 'string', default: '12' },
     'run-timeout-s': { type: 'string' },
-    out: { type: 'string', default: fileURLToPath(new URL('./results/latest.json', import.meta.url)) },
+    out: { type: 'string' },
+    'update-results': { type: 'boolean', default: false },
   },
   strict: true,
 });
+if (values.out !== undefined && values['update-results']) throw new Error('give --out FILE or --update-results, not both');
 
 const log = (message: string) => process.stderr.write(`[eval] ${message}\n`);
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -152,7 +155,7 @@ try {
 
 cells.sort((a, b) => order(a) - order(b));
 const wallMs = Date.now() - started;
-const outFile = values.out;
+const outFile = resultsFile({ out: values.out, updateResults: values['update-results'] });
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(
   outFile,

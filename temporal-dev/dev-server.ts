@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { allSearchAttributeKeys } from '../workflows/search-attributes.js';
 import { resolveTemporalCli } from './cli.js';
+import { acquireDbLock, DevDatabaseHeldError } from './db-lock.js';
 import type { Log } from './log.js';
 
 export interface DevServerOptions {
@@ -14,7 +15,10 @@ export interface DevServerOptions {
   /** Web UI port; with `headless` there is none. */
   uiPort?: number;
   headless?: boolean;
-  /** SQLite file that holds the server's state; in-memory (lost on exit) when omitted. */
+  /**
+   * SQLite file that holds the server's state; in-memory (lost on exit) when omitted. Locked
+   * while the server runs (temporal-dev/db-lock.ts): a second start on it is DevDatabaseHeldError.
+   */
   dbFile?: string;
   /** Extra `--dynamic-config-value KEY=VALUE` pairs, e.g. to lower history limits in a test. */
   dynamicConfig?: Record<string, string | number | boolean>;
@@ -59,9 +63,34 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const cli = resolveTemporalCli(log);
   const port = options.port ?? (await freePort());
   const uiPort = options.headless ? undefined : (options.uiPort ?? (await freePort()));
-  if (options.dbFile) mkdirSync(dirname(options.dbFile), { recursive: true });
+  const address = `${HOST}:${port}`;
+  const uiUrl = uiPort === undefined ? undefined : `http://${HOST}:${uiPort}`;
+  let lock: { update(patch: { serverPid: number }): void; release(): void } | undefined;
+  if (options.dbFile) {
+    mkdirSync(dirname(options.dbFile), { recursive: true });
+    const taken = acquireDbLock(options.dbFile, { address, namespace: 'default', ...(uiUrl ? { uiUrl } : {}) });
+    if (!taken.acquired) throw new DevDatabaseHeldError(options.dbFile, taken.holder);
+    lock = taken;
+  }
+  try {
+    const server = cli.kind === 'sdk-download' ? await startWithSdk(options, port, uiPort) : await startWithCli(cli.path, options, port, uiPort, lock);
+    if (!lock) return server;
+    const held = lock;
+    return {
+      ...server,
+      stop: async () => {
+        await server.stop();
+        held.release();
+      },
+    };
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
 
-  if (cli.kind === 'sdk-download') return startWithSdk(options, port, uiPort);
+async function startWithCli(cliPath: string, options: DevServerOptions, port: number, uiPort: number | undefined, lock: { update(patch: { serverPid: number }): void } | undefined): Promise<DevServer> {
+  const { log } = options;
 
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--log-level', 'error', '--namespace', 'default'];
   args.push(...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]));
@@ -71,7 +100,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
 
-  const child = spawn(cli.path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (child.pid !== undefined) lock?.update({ serverPid: child.pid });
   const stderrTail: string[] = [];
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderrTail.push(chunk);

@@ -1,13 +1,18 @@
 // Bundles a workflows module for the worker: once per process, or once per test run and shared.
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, type BundleOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, type BundleOptions, type BundlerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 
-/** Bundling takes seconds; tests and the crash harness do it once and pass the code around. */
-export async function bundleWorkflows(path: string): Promise<WorkflowBundleWithSourceMap> {
+/**
+ * Bundling takes seconds; tests and the crash harness do it once and pass the code around.
+ * Pass the plugins whose workflow code must be in the bundle (an agentPlugin with telemetry
+ * interceptors, a tracing plugin): a worker given a prebuilt bundle cannot add them later.
+ */
+export async function bundleWorkflows(path: string, options: { plugins?: BundlerPlugin[] } = {}): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: path,
     logger: quietBundlerLogger,
     ...BUNDLER_OPTIONS,
+    ...(options.plugins ? { plugins: options.plugins } : {}),
   });
 }
 
@@ -19,6 +24,20 @@ const PRELOADED = [fileURLToPath(new URL('../workflows/shared-modules.js', impor
 
 /** How every bundle of the engine is built: here, and by a worker given a workflowsPath. */
 export const BUNDLER_OPTIONS = { webpackConfigHook: nativeSyntax, preloadModules: PRELOADED } satisfies Partial<BundleOptions>;
+
+/**
+ * The engine's bundling added to someone else's (the worker plugin's bundler hook): our
+ * preloaded modules after theirs, and our webpack hook before theirs, so theirs has the last
+ * word. Applying it twice changes nothing (the bundler dedupes preloads; the hook is idempotent).
+ */
+export function withEngineBundling(options: BundleOptions): BundleOptions {
+  const theirs = options.webpackConfigHook;
+  return {
+    ...options,
+    preloadModules: [...new Set([...(options.preloadModules ?? []), ...PRELOADED])],
+    webpackConfigHook: theirs && theirs !== nativeSyntax ? (config) => theirs(nativeSyntax(config)) : nativeSyntax,
+  };
+}
 
 // The SDK compiles workflow TypeScript down to ES2017, which turns every object spread into a
 // helper call. The controller is written as immutable updates (`{ ...state, x }`) and runs on

@@ -2,16 +2,20 @@
 // exports `agentWorkflow = agentWorkflowFor([...your domains])`) or a prebuilt bundle of it,
 // the implementations of those domains, and the dependencies they need. Used by worker
 // processes, the demo and tests, so all of them run the same code with the same options.
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities/index.js';
-import { BUNDLER_OPTIONS } from './bundle.js';
-import { connectConfig, TASK_QUEUE } from './connection.js';
+// A convenience over the worker plugin (worker/plugin.ts), which carries the engine's
+// activities, bundling and shared-queue check; this adds a connection from the environment
+// and the engine's defaults for the Worker.create options a team would otherwise choose.
+// Its task queue defaults to one named after the domains it serves, and it refuses a queue
+// that a worker of other domains already polls (worker/shared-queue.ts).
+import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import { connectConfig, taskQueueFor } from './connection.js';
+import { agentPlugin, type AgentPluginOptions } from './plugin.js';
 
-export interface AgentWorkerOptions extends ActivityDeps {
+export interface AgentWorkerOptions extends AgentPluginOptions {
   /** Default: connect as the environment says (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, a profile...). */
   connection?: NativeConnection;
   namespace?: string;
-  /** Default: AGENT_TASK_QUEUE, else `agent-runs`. */
+  /** Default: AGENT_TASK_QUEUE, else `agents-<the implemented domains, sorted>` (taskQueueFor). */
   taskQueue?: string;
   /** Your workflows module: bundled here (takes seconds). */
   workflowsPath?: string;
@@ -19,21 +23,36 @@ export interface AgentWorkerOptions extends ActivityDeps {
   workflowBundle?: WorkflowBundleOption;
   maxConcurrentActivityTaskExecutions?: number;
   stickyTimeoutMs?: number;
+  /**
+   * Any other Worker.create option, passed through untouched: a tuner, task-queue rate limits
+   * (maxTaskQueueActivitiesPerSecond), your data converter, interceptors, sinks, plugins (the
+   * agent plugin is added after yours). The options above win over the same fields here.
+   */
+  workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowsPath' | 'workflowBundle'>>;
 }
 
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const { connection, namespace, taskQueue, workflowsPath, workflowBundle, maxConcurrentActivityTaskExecutions, stickyTimeoutMs, ...deps } = options;
+  const { connection, namespace, taskQueue, workflowsPath, workflowBundle, maxConcurrentActivityTaskExecutions, stickyTimeoutMs, workerOptions, ...pluginOptions } = options;
   if (!workflowBundle && !workflowsPath) throw new Error('createAgentWorker needs workflowsPath (your workflows module) or a workflowBundle');
+  const plugin = agentPlugin(pluginOptions);
   const fromEnv = connection ? undefined : connectConfig();
-  return Worker.create({
-    connection: connection ?? (await NativeConnection.connect(fromEnv?.connectionOptions)),
-    namespace: namespace ?? fromEnv?.namespace ?? 'default',
-    taskQueue: taskQueue ?? TASK_QUEUE,
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath, bundlerOptions: BUNDLER_OPTIONS }),
-    activities: createActivities(deps),
-    maxConcurrentActivityTaskExecutions: maxConcurrentActivityTaskExecutions ?? 100,
-    ...(stickyTimeoutMs ? { stickyQueueScheduleToStartTimeout: stickyTimeoutMs } : {}),
-    // Let in-flight activities finish (or be abandoned quickly) on SIGTERM.
-    shutdownGraceTime: '5 seconds',
-  });
+  const conn = connection ?? (await NativeConnection.connect(fromEnv?.connectionOptions));
+  try {
+    return await Worker.create({
+      // Let in-flight activities finish (or be abandoned quickly) on SIGTERM.
+      shutdownGraceTime: '5 seconds',
+      maxConcurrentActivityTaskExecutions: 100,
+      ...workerOptions,
+      connection: conn,
+      namespace: namespace ?? fromEnv?.namespace ?? 'default',
+      taskQueue: taskQueue ?? taskQueueFor(pluginOptions.implementations.map((i) => i.domain.name)),
+      ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
+      ...(maxConcurrentActivityTaskExecutions ? { maxConcurrentActivityTaskExecutions } : {}),
+      ...(stickyTimeoutMs ? { stickyQueueScheduleToStartTimeout: stickyTimeoutMs } : {}),
+      plugins: [...(workerOptions?.plugins ?? []), plugin],
+    });
+  } catch (err) {
+    if (!connection) await conn.close();
+    throw err;
+  }
 }

@@ -6,26 +6,38 @@ import { join } from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AnyImplementation } from '../activities/implement.js';
 import type { ModelAdapters } from '../activities/model/index.js';
-import { openAiAdapterFromEnv } from '../activities/model/openai-config.js';
+import { modelAdaptersFromEnv } from '../activities/model/env.js';
 import { loadApproverDirectory } from './approvers.js';
-import { connectConfig, TASK_QUEUE } from './connection.js';
+import { connectConfig, taskQueueFor } from './connection.js';
 import { createAgentWorker } from './create-worker.js';
+import type { PayloadCodec } from '@temporalio/common';
+import { spendOptionsFromEnv, type SpendOptions } from '../activities/spend/spending.js';
+import { loadPayloadCodec } from './payload-codec.js';
+import type { AgentTelemetry } from './plugin.js';
+import { agentTracingFromEnv, engineMetricsTelemetry, prometheusTelemetryFromEnv } from './telemetry.js';
+import { TaskQueueSharedError } from './shared-queue.js';
 
 export interface WorkerProcessConfig {
   implementations: readonly AnyImplementation[];
   deps?: unknown;
   /** Your workflows module; WORKFLOW_BUNDLE (a prebuilt bundle) takes precedence. */
   workflowsPath: string;
-  /** Model adapters beyond the OpenAI-compatible one configured by OPENAI_* variables. */
+  /** Model adapters beyond those configured by OPENAI_* and AGENT_MODELS (these win on a clash of names). */
   models?: ModelAdapters;
 }
 
 /**
- * Environment: TEMPORAL_* (or a profile), AGENT_TASK_QUEUE, AGENT_APPROVERS_FILE, OPENAI_*,
- * TOOL_TIMEOUT_MS, BLOB_DIR, WORKFLOW_BUNDLE, STICKY_TIMEOUT_MS, WORKER_LOG_LEVEL.
+ * Environment: TEMPORAL_* (or a profile), AGENT_TASK_QUEUE (default `agents-<your domains,
+ * sorted>`), AGENT_SHARED_QUEUE=warn (start even when a worker of other domains polls the
+ * queue), AGENT_APPROVERS_FILE, OPENAI_*, AGENT_MODELS (docs/models.md), TOOL_TIMEOUT_MS, BLOB_DIR, WORKFLOW_BUNDLE,
+ * STICKY_TIMEOUT_MS, WORKER_LOG_LEVEL, AGENT_PAYLOAD_KEYS (docs/encryption.md), SPEND_PRICES_FILE,
+ * SPEND_DAILY_CAPS, SPEND_LEDGER (docs/spend.md), OTEL_EXPORTER_OTLP_ENDPOINT and
+ * AGENT_METRICS_ADDRESS (docs/observability.md).
  */
 export async function runWorkerProcess(config: WorkerProcessConfig): Promise<never> {
-  Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
+  // Metrics (AGENT_METRICS_ADDRESS, a Prometheus endpoint) are runtime options: set before the first connection.
+  const metrics = prometheusTelemetryFromEnv(process.env);
+  Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN'), ...(metrics ? { telemetryOptions: metrics } : {}) });
   // Started by a test or the chaos run: leave no orphan if that parent dies without stopping us.
   if (process.env.EXIT_WITH_PARENT === '1') {
     process.stdin.on('close', () => process.exit(1));
@@ -33,22 +45,52 @@ export async function runWorkerProcess(config: WorkerProcessConfig): Promise<nev
   }
   const { connectionOptions, namespace } = connectConfig();
   const connection = await NativeConnection.connect(connectionOptions);
+  const taskQueue = taskQueueFor(config.implementations.map((i) => i.domain.name));
+  const blobDir = process.env.BLOB_DIR ?? join(tmpdir(), 'agent-blobs');
+  // Encryption (AGENT_PAYLOAD_KEYS) and money (SPEND_*) are on only when configured; a bad
+  // setting stops the worker here, in one line.
+  const configured = await optionalSettings(blobDir).catch(async (err: unknown) => {
+    process.stderr.write(`worker: ${err instanceof Error ? err.message : String(err)}\n`);
+    await connection.close();
+    process.exit(1);
+  });
   const worker = await createAgentWorker({
     connection,
     namespace,
-    taskQueue: TASK_QUEUE,
+    taskQueue,
+    sharedQueue: process.env.AGENT_SHARED_QUEUE === 'warn' ? 'warn' : 'refuse',
     ...(process.env.STICKY_TIMEOUT_MS ? { stickyTimeoutMs: Number(process.env.STICKY_TIMEOUT_MS) } : {}),
     ...(process.env.WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE } } : { workflowsPath: config.workflowsPath }),
     implementations: config.implementations,
     deps: config.deps,
-    blobDir: process.env.BLOB_DIR ?? join(tmpdir(), 'agent-blobs'),
+    blobDir,
+    ...configured,
     toolTimeoutMs: Number(process.env.TOOL_TIMEOUT_MS ?? 5_000),
-    models: { ...openAiAdapterFromEnv(), ...config.models },
+    models: modelAdaptersFromEnv(process.env, config.models),
     approvers: loadApproverDirectory(process.env.AGENT_APPROVERS_FILE),
+  }).catch(async (err: unknown) => {
+    if (!(err instanceof TaskQueueSharedError)) throw err;
+    // The operator's mistake, not ours: one line, no stack.
+    process.stderr.write(`worker: ${err.message}\n`);
+    await connection.close();
+    process.exit(1);
   });
-  process.stdout.write(`WORKER_READY pid=${process.pid} taskQueue=${TASK_QUEUE} address=${connectionOptions.address}\n`);
+  process.stdout.write(`WORKER_READY pid=${process.pid} taskQueue=${taskQueue} address=${connectionOptions.address}\n`);
   await worker.run();
   await connection.close();
   // The stdin lifeline above would keep the process alive after a graceful shutdown.
   process.exit(0);
+}
+
+async function optionalSettings(dataDir: string): Promise<{ payloadCodecs?: PayloadCodec[]; spend?: SpendOptions; telemetry?: AgentTelemetry }> {
+  const codec = loadPayloadCodec(process.env);
+  const spendConfigured = ['SPEND_PRICES_FILE', 'SPEND_DAILY_CAPS', 'SPEND_LEDGER'].some((name) => process.env[name]?.trim());
+  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set; the engine's counters with the metrics endpoint alone.
+  const tracing = agentTracingFromEnv(process.env);
+  const telemetry = tracing ? tracing.plugin : process.env.AGENT_METRICS_ADDRESS?.trim() ? engineMetricsTelemetry() : undefined;
+  return {
+    ...(codec ? { payloadCodecs: [codec] } : {}),
+    ...(spendConfigured ? { spend: await spendOptionsFromEnv(process.env, dataDir) } : {}),
+    ...(telemetry ? { telemetry } : {}),
+  };
 }

@@ -4,8 +4,10 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  CancellationScope,
   TimeoutFailure,
   condition,
+  isCancellation,
   continueAsNew,
   proxyActivities,
   sleep,
@@ -22,11 +24,15 @@ import type { Command } from './controller/commands.js';
 import { ProbeVerdict, ReadbackResult, ToolResult, type RunEvent } from './controller/events.js';
 import { commandFor, initialState, next, type Step } from './controller/next.js';
 import { loadState, type PlannedCall, type RunState } from './controller/state.js';
+import { headline } from './controller/headline.js';
+import { NATIVE_CANCEL_PATCH } from './controller/cancel.js';
 import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
-import { approverScope, RunInput } from './run-input.js';
+import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
+import { refuseForeignRunId } from './run-identity.js';
 import { ApproverDirectory } from './trust/directory.js';
 import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
+import { observeStep } from './telemetry.js';
 
 export interface AgentWorkflowInput {
   run: RunInput;
@@ -45,6 +51,13 @@ const probes = proxyActivities<AgentActivities>({
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '5 seconds',
   retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
+});
+
+// Asking the server about the execution that continued: a rare call (once per rollover) that
+// must not fail a healthy run over a brief outage, so it is retried longer than a probe.
+const continuations = proxyActivities<AgentActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 10, initialInterval: '1 second' },
 });
 
 /** The agent workflow's signature, for clients that start or attach to runs by type name. */
@@ -74,13 +87,18 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   if (!domain) throw ApplicationFailure.nonRetryable(`unknown domain ${run.domain}`, 'InvalidRunInput');
   const caseId = domain.caseId?.safeParse(run.caseId);
   if (caseId && !caseId.success) throw ApplicationFailure.nonRetryable(`${run.caseId} is not a ${domain.name} case id`, 'InvalidRunInput');
+  const unknownEffect = unknownEffectOf(run, domain);
+  if (unknownEffect) throw ApplicationFailure.nonRetryable(unknownEffect, 'InvalidRunInput');
+  refuseForeignRunId(run); // one run per case at a time: the workflow id must be the case's
 
   // Runs started after the trust boundary existed are guarded by it; recorded histories of
   // older runs replay as they ran (a marker in the history tells which is which). New runs
   // record one marker, `engine-v3`, that stands for every change before it: each marker also
   // costs the server a search-attribute update (TemporalChangeVersion), on every run. Histories
   // without it replay through the older markers, called where and when they were recorded.
-  const current = patched('engine-v3');
+  // `engine-v4` (statements bound to the execution chain) replaces `engine-v3` in new runs.
+  const v4 = patched('engine-v4');
+  const current = v4 || patched('engine-v3');
   const guarded = current || patched('trust-boundary-v1');
   const loaded = input.carried === undefined ? undefined : loadState(input.carried);
   if (loaded && !loaded.ok) throw ApplicationFailure.nonRetryable(`carried run state is invalid: ${loaded.problem}`, 'InvalidRunInput');
@@ -89,13 +107,22 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   const queue: RunEvent[] = [];
   let step: Step = carried
     ? { state: carried.data, command: commandFor(carried.data, domain, Date.now()) }
-    : next(newState(run, domain, guarded), { type: 'started', now: Date.now() }, domain);
-  installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: () => probes.loadApprovers() });
+    : next(newState(run, domain, guarded, v4), { type: 'started', now: Date.now() }, domain);
+  installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: () => probes.loadApprovers(), domain });
+  // Carried state is the engine's only if the execution that continued was an agent run on
+  // this task queue: the server says so, not the state (activities/continuation.ts). Asked
+  // before the loop's first command, with the handlers up so that queries still answer.
+  if (carried && v4) await refuseStateFromElsewhere();
 
   // The deadline is a durable timer: it fires after a worker restart as it would have before.
   // With the trust boundary the deadline moves while a person decides; a new timer follows it.
+  // Temporal's cancel cancels it too; the loop below takes that cancel.
   const armDeadline = (at: number) =>
-    void sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' }).then(() => queue.push({ type: 'deadlinePassed', now: Date.now() }));
+    void sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' }).then(() => queue.push({ type: 'deadlinePassed', now: Date.now() }), ignoreCancellation);
+  // Temporal's own cancellation request (its CLI, Web UI, client) cancels this scope: whatever
+  // cancellable the loop waits on rejects, and the run takes it as a cancel.
+  const root = CancellationScope.current();
+  let nativeCancelTaken = false;
   let armedDeadline = step.state.deadlineAt;
   armDeadline(armedDeadline);
 
@@ -108,6 +135,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   const atStart = workflowInfo().typedSearchAttributes;
   if (!current || !wanted.every(({ key, value }) => atStart.get(key) === value)) upsertSearchAttributes(wanted);
   while (step.command.type !== 'stop') {
+    observeStep(step); // telemetry, when the worker has it: no command, no promise, no history
     // What the Web UI shows as the run's current details: no history, just the latest word.
     setCurrentDetails(currentDetails(step));
     // Runs started before the coarse search-attribute phase keep writing every phase on replay.
@@ -139,9 +167,18 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     } catch (err) {
       outcome = { ok: false, err };
     }
+    if (!nativeCancelTaken && root.consideredCancelled) {
+      // An effect and a readback run shielded from it, so what they learnt about the world is
+      // recorded first; a model reply, a read, a probe or a wait cut short is dropped.
+      nativeCancelTaken = true;
+      if (keepsOutcome(step.command)) step = next(step.state, outcome.ok ? work.done(outcome.value) : work.failed(outcome.err), domain);
+      step = next(step.state, nativeCancel(), domain);
+      continue;
+    }
     step = next(step.state, outcome.ok ? work.done(outcome.value) : work.failed(outcome.err), domain);
   }
 
+  observeStep(step);
   const terminal = step.state.terminal;
   if (!terminal) throw new Error('bug: stopped without a terminal');
   upsertSearchAttributes([
@@ -149,7 +186,10 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     { key: terminalKey, value: terminal.class },
     { key: stopReasonKey, value: terminal.reason },
   ]);
-  await condition(allHandlersFinished);
+  // The Web UI's last word on the run: what it did and how it ended (no command, no history).
+  setCurrentDetails(headline(step.state, domain) ?? terminal.class);
+  // Shielded: in a cancelled run a wait in the root scope would reject at once.
+  await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return {
     runId: step.state.runId,
     domain: domain.name,
@@ -161,7 +201,26 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   };
 }
 
-function newState(run: RunInput, domain: Domain, guarded: boolean): RunState {
+/** The deadline timer is cancelled with the run; anything else rejecting it is a bug. */
+function ignoreCancellation(err: unknown): void {
+  if (!isCancellation(err)) throw err;
+}
+
+/**
+ * Temporal's cancellation request as the controller's cancel. Its identity and reason are in
+ * the execution's history (WorkflowExecutionCancelRequested) but not visible to workflow code.
+ */
+function nativeCancel(): RunEvent {
+  const settle = patched(NATIVE_CANCEL_PATCH);
+  return { type: 'cancelled', now: Date.now(), by: 'temporal-cancel', reason: 'cancellation requested through Temporal', ...(settle ? { settle } : {}) };
+}
+
+/** Work whose outcome says what the world now holds, and is kept when a cancel comes with it. */
+function keepsOutcome(command: Command): boolean {
+  return command.type === 'readback' || (command.type === 'invoke' && command.calls.some((c) => c.kind === 'effect'));
+}
+
+function newState(run: RunInput, domain: Domain, guarded: boolean, chained: boolean): RunState {
   const scope = approverScope(run);
   const state = initialState({
     runId: workflowInfo().workflowId,
@@ -175,6 +234,8 @@ function newState(run: RunInput, domain: Domain, guarded: boolean): RunState {
     ...(run.approvalTimeoutMs ? { approvalTimeoutMs: run.approvalTimeoutMs } : {}),
     ...(guarded ? { guardVersion: 2 as const } : {}),
     ...(guarded && scope ? { approverScope: scope } : {}),
+    ...(chained ? { chain: workflowInfo().firstExecutionRunId, engine: 4 as const } : {}),
+    ...(chained && permittedEffects(run) ? { permittedEffects: permittedEffects(run) } : {}),
     now: Date.now(),
   });
   return guarded && run.start ? { ...state, starterClaim: run.start } : state;
@@ -197,6 +258,13 @@ function refuseForeignState(carried: RunState): void {
   if (carried.inFlight.length > 0 || carried.pendingDispatch || doubt) {
     throw ApplicationFailure.nonRetryable('carried state has calls in flight or in doubt; it was not written at a rollover', 'InvalidRunInput');
   }
+}
+
+async function refuseStateFromElsewhere(): Promise<void> {
+  const previousRunId = workflowInfo().continuedFromExecutionRunId;
+  if (!previousRunId) throw ApplicationFailure.nonRetryable('carried state is accepted only from this run\'s own continue-as-new', 'InvalidRunInput');
+  const verdict = await continuations.checkContinuation({ previousRunId });
+  if (!verdict.ok) throw ApplicationFailure.nonRetryable(`carried run state refused: ${verdict.reason ?? 'not written by this engine'}`, 'InvalidRunInput');
 }
 
 /**
@@ -225,13 +293,14 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
   switch (command.type) {
     case 'propose':
       return work(
-        models.propose.executeWithOptions({ summary: `propose turn ${command.context.runtime.turn} (${run.model.adapter})` }, [
-          { domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex },
+        models.propose.executeWithOptions(modelCallOptions(run, `propose turn ${command.context.runtime.turn} (${run.model.adapter})`), [
+          { domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex, ...(run.team ? { team: run.team } : {}) },
         ]),
         (reply): RunEvent =>
-          typeof reply?.tokens === 'number' && Number.isFinite(reply.tokens)
-            ? { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens, contextTokens: command.context.tokenEstimate }
-            : { type: 'modelFailed', now: Date.now(), message: 'the model activity returned no numeric token count' },
+          spendRefusal(reply) ??
+          (typeof reply?.tokens === 'number' && Number.isFinite(reply.tokens)
+            ? { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens, contextTokens: command.context.tokenEstimate, ...costOf(reply) }
+            : { type: 'modelFailed', now: Date.now(), message: 'the model activity returned no numeric token count' }),
         (err): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err) }),
       );
     case 'invoke': {
@@ -279,6 +348,29 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
 }
 
 /**
+ * A run with a model queue sends its model calls there, where the queue's workers rate-limit
+ * them across every run (maxTaskQueueActivitiesPerSecond) and the server shares the rate
+ * fairly between teams (the fairness key). Runs without one schedule exactly as before.
+ */
+function modelCallOptions(run: RunInput, summary: string): { summary: string; taskQueue?: string; priority?: { fairnessKey: string } } {
+  if (!run.modelQueue) return { summary };
+  return { summary, taskQueue: run.modelQueue, priority: { fairnessKey: run.team ?? run.domain } };
+}
+
+/** The model activity's word that a cap held outside the run is spent (activities/spend), as the controller's event. */
+function spendRefusal(reply: unknown): RunEvent | undefined {
+  const refused = (reply as { spendRefused?: unknown } | undefined)?.spendRefused as { cap?: unknown; detail?: unknown } | undefined;
+  if (!refused || typeof refused !== 'object') return undefined;
+  return { type: 'spendRefused', now: Date.now(), cap: String(refused.cap).slice(0, 120), detail: String(refused.detail).slice(0, 300) };
+}
+
+/** What the call cost by the worker's price table, when the worker priced it. */
+function costOf(reply: unknown): { costMicros?: number } {
+  const cost = (reply as { costMicros?: unknown }).costMicros;
+  return typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costMicros: cost } : {};
+}
+
+/**
  * Starts one tool call, and says how its outcome becomes the call's result. Reads and
  * idempotent effects may be retried by Temporal; a non-idempotent effect gets exactly one
  * attempt, and any failure after the request may have reached the system is `unknown`, to be
@@ -287,8 +379,11 @@ function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, dom
 function callTool(call: PlannedCall, run: RunInput, domain: Domain): { pending: Promise<unknown>; done(raw: unknown): ToolResult; failed(err: unknown): ToolResult } {
   const startedAt = Date.now();
   const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
+  const start = () => toolsFor(call).invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }]);
   return {
-    pending: toolsFor(call).invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }]),
+    // An effect once sent may have committed: a cancel never abandons it, but waits for its
+    // reply (bounded by its timeouts) and reads it back if the reply says nothing.
+    pending: call.kind === 'effect' ? CancellationScope.nonCancellable(start) : start(),
     done: (raw) => toolResultOf(call, raw, startedAt),
     failed: (err) => failedCallResult(call, err, startedAt),
   };
@@ -341,11 +436,13 @@ function failedCallResult(call: PlannedCall, err: unknown, startedAt: number): T
   };
 }
 
+/** Shielded from a cancel: the readback is what lets a cancelled run say whether its effect took. */
 function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput, domain: Domain): Promise<ReadbackResult> {
-  return probes.readback
-    .executeWithOptions({ summary: `readback ${command.readbackTool} ${command.effect.key}` }, [
+  return CancellationScope.nonCancellable(() =>
+    probes.readback.executeWithOptions({ summary: `readback ${command.readbackTool} ${command.effect.key}` }, [
       { domain: domain.name, caseId: run.caseId, tool: command.readbackTool, key: command.effect.key, callId: command.effect.callId },
-    ])
+    ]),
+  )
     .then(
       (raw): ReadbackResult => {
         const result = ReadbackResult.safeParse(raw);
@@ -370,7 +467,7 @@ function currentDetails(step: Step): string {
       : step.command.type === 'invoke'
         ? `running ${step.command.calls.map((c) => c.tool).join(', ')}`
         : step.command.type === 'readback'
-          ? `reading back ${step.command.effect.tool} (key ${step.command.effect.key})`
+          ? `${s.cancelling ? `cancelled by ${s.cancelling.by}; ` : ''}reading back ${step.command.effect.tool} (key ${step.command.effect.key})`
           : step.command.type;
   return `**${s.phase}** · turn ${s.turn}/${s.budgets.turns} · ${waiting}`;
 }

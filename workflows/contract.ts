@@ -61,14 +61,29 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   maxObservationBytes: number;
   /** What a call is about, from its arguments, e.g. `transfer:PX-1042`. Default: the case. */
   subject?(args: z.infer<I>): string;
+  /**
+   * What an answer is about, from the output (`transfer:${o.transferId}`). A system of record
+   * that answers about something other than what it was asked (a bug, a cache, a compromised
+   * service) then gives `bad_output`, and nothing it said is filed under the asked subject.
+   * Declare it on every read whose output names its subject.
+   */
+  answers?(output: z.infer<O>): string;
   /** For effects: the readback (implemented beside the tools) that tells, by idempotency key, whether it happened. */
   readback?: R;
   /**
    * For effects: the business key of what it moves, e.g. the transfer id. When set, the
    * idempotency key is derived from it instead of from the run, so two runs of one case (or
-   * a case started twice under new ids) can never apply it twice.
+   * a case started twice under new ids) can never apply it twice. `run` names the case, for
+   * effects whose only business identity is the case itself (restart this case's cache once).
+   * The idempotency key is `effectKey(domain, tool, businessKey)`.
    */
-  businessKey?(args: z.infer<I>): string;
+  businessKey?(args: z.infer<I>, run: { caseId: string }): string;
+  /**
+   * For a businessKey added to a tool that had none: the patch id (Temporal `patched()`) that
+   * marks runs keyed by it. Runs recorded before it keep their run-derived keys on replay, so
+   * an effect in doubt across the upgrade is still read back under the key it was sent with.
+   */
+  businessKeySince?: string;
   /** For effects: what must be true before it may run. Without one, only the gate's generic checks apply. */
   precondition?: Precondition<z.infer<I>>;
   /**
@@ -78,6 +93,14 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   narrativeArgs?: string[];
   /** For effects: who may approve it; without this the gate admits it on its own. */
   approval?: ApprovalRule;
+  /**
+   * For effects behind approval: what the approver should see beside the call, as labelled
+   * strings (`amount: 125.00 EUR`, `ledger: FAILED (e3)`). Computed by the controller when the
+   * request is raised, from the call's arguments without its narrative ones and the facts of
+   * the evidence about its subject, never from outside text. Shown only: the signed digest
+   * covers the call, not these. At most 12 entries of 200 characters; a hook that throws is dropped.
+   */
+  display?(args: z.infer<I>, evidence: EvidenceView[]): Record<string, string>;
   /** Control-relevant facts, keyed so that a newer reading of the same thing replaces the older. */
   facts(output: z.infer<O>): Facts;
   /** When the source says its data holds (ISO time); absent means "as of the call". */
@@ -123,6 +146,25 @@ export interface NextStepView {
   done: DoneEffect[];
 }
 
+/** A finished run, for Domain.summarize: what it saw and did, and how it ended. */
+export interface SummaryView extends NextStepView {
+  terminal: { class: string; reason: string };
+}
+
+/**
+ * How a domain judges a finish against what the run did (Domain.judgeDone). A refusal may say
+ * that the evidence shows the work done by an earlier run of the case (`doneEarlier`: which
+ * effect, by its record id or key): the finish is then accepted, and once the live probe
+ * confirms the claim the run ends `resolved` / `already_done` with that detail, instead of
+ * trying again what the system of record would refuse.
+ */
+export type DoneVerdict = { ok: true } | { ok: false; reason: string; doneEarlier?: string };
+
+/** The idempotency key of an effect with a business key: the same in every run of the domain. */
+export function effectKey(domain: string, tool: string, businessKey: string): string {
+  return `${domain}/${tool}/${businessKey}`;
+}
+
 /** How a domain judges a claimed finish against evidence alone, before the live probe runs. */
 export type EvidenceVerdict =
   | { kind: 'supported' }
@@ -138,6 +180,11 @@ export const Budgets = workerScoped('contract.Budgets', () =>
     tokens: z.number().int(),
     /** Wall-clock limit from the start of the run; the clock stops while a person decides. */
     deadlineMs: z.number().int(),
+    /**
+     * Money the run's model calls may cost, in millionths of the price table's currency
+     * (activities/spend/prices.ts). Absent: no spend limit (and in runs recorded before it).
+     */
+    spendMicros: z.number().int().optional(),
   }),
 );
 export type Budgets = z.infer<typeof Budgets>;
@@ -163,8 +210,10 @@ export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C ext
   /**
    * A finish is checked against what the run did, not only against what it saw: `done` holds
    * the effects it applied to the claim's subject. A claim of a remediation nobody made fails here.
+   * `view` holds the case and the run's evidence about the subject (judged fresh now), where a
+   * domain finds work an earlier run did: refuse with `doneEarlier` naming it (see DoneVerdict).
    */
-  judgeDone?(claim: unknown, done: DoneEffect[]): PreconditionVerdict;
+  judgeDone?(claim: unknown, done: DoneEffect[], view: NextStepView): DoneVerdict;
   /**
    * The domain's runbook, as a hint: given what the run has seen and done, the step a careful
    * operator would take next (`read get_deploys {"service":"api"}`). Shown to the model beside
@@ -173,7 +222,25 @@ export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C ext
    * otherwise circle; return undefined when there is nothing to suggest.
    */
   nextStep?(view: NextStepView): string | undefined;
+  /**
+   * What a finished run did, in the domain's words, for the operator's headline (`reissued
+   * PX-1042 as rsi_…; the ledger still has PX-1042 FAILED`). The engine adds how the run ended.
+   * Facts only, as for nextStep; one line of at most 200 characters; a hook that throws or
+   * returns nothing leaves the engine's own summary of the effects ledger.
+   */
+  summarize?(view: SummaryView): string | undefined;
+  /**
+   * Whose signed notes are an operator's word (trusted text the model may rely on, a trusted
+   * source for effect arguments): directory keys with one of these roles. Default: the roles
+   * that may approve this domain's effects. A note signed by any other key is untrusted text.
+   */
+  noteRoles?: readonly string[];
   defaults: { budgets: Budgets; context: ContextStrategy; window: number };
+}
+
+/** The roles whose signed notes count as an operator's word in `domain` (see Domain.noteRoles). */
+export function noteRolesOf(domain: Pick<Domain, 'noteRoles' | 'tools'>): readonly string[] {
+  return domain.noteRoles ?? [...new Set(domain.tools.flatMap((t) => t.approval?.roles ?? []))];
 }
 
 /** Defines a domain; the exact list of its tools stays in its type (see implement()). */

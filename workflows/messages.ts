@@ -4,7 +4,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { workerScoped } from './worker-scoped.js';
 import type { BudgetLeft, RunState } from './controller/state.js';
-import { SignedDecision, SignedNote } from './trust/statement.js';
+import { SignedDecision, SignedNote, type SignedAmend } from './trust/statement.js';
 import type { RunInput } from './run-input.js';
 
 export interface RunView {
@@ -32,7 +32,13 @@ export interface RunView {
     precondition?: { ok: boolean; reason?: string };
     /** False for runs recorded before signed approvals: they cannot be approved any more. */
     signed: boolean;
+    /** What the domain shows beside the call (amount, beneficiary, the ledger's word), from facts when it was raised. Not signed: the digest covers the call only. */
+    display?: Record<string, string>;
+    /** When an approver amended an earlier request into this one: what was proposed, and who changed it. */
+    amendedFrom?: { requestId: string; args: unknown; by: string };
   };
+  /** Once the run has ended: what it did and how it ended, in one line (controller/headline.ts). */
+  headline?: string;
 }
 
 export const stateQuery = defineQuery<RunView>('state');
@@ -60,6 +66,8 @@ export interface ApprovalAck {
 }
 export const approveUpdate = defineUpdate<ApprovalAck, [ApprovalInput]>('approve');
 export const denyUpdate = defineUpdate<ApprovalAck, [ApprovalInput]>('deny');
+/** An approver's signed amendment of the pending call: a new request for the amended call, decided afresh. */
+export const amendUpdate = defineUpdate<ApprovalAck, [SignedAmend]>('amend');
 
 /** An unsigned note reaches the model as untrusted text; a signed one as an operator's word. */
 export const NoteInput = workerScoped('messages.NoteInput', () => z.union([SignedNote, z.strictObject({ by: z.string().min(1).max(200), text: z.string().min(1).max(2_000) })]));

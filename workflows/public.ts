@@ -11,13 +11,16 @@ export {
   caseSubject,
   defineDomain,
   defineTool,
+  effectKey,
   type AnyTool,
   type ApprovalRule,
   type DoneEffect,
+  type DoneVerdict,
   type Domain,
   type EvidenceVerdict,
   type EvidenceView,
   type NextStepView,
+  type SummaryView,
   type FactValue,
   type Facts,
   type Precondition,
@@ -27,6 +30,8 @@ export {
 
 /** The agent workflow: `export const agentWorkflow = agentWorkflowFor([...your domains])`. */
 export { AGENT_WORKFLOW_TYPE, agentWorkflowFor, type AgentWorkflow, type AgentWorkflowInput } from './agent.js';
+/** For a domain whose decisions change: `takesNewPath('my-change-v1')` is patched() in a run, true in unit tests. */
+export { takesNewPath } from './controller/patches.js';
 export { pingWorkflow } from './ping.js';
 
 /** What a run is started with, and what it answers. */

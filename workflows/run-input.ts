@@ -4,10 +4,21 @@ import { workerScoped } from './worker-scoped.js';
 import { ContextStrategy } from './contract.js';
 import { SignedStart } from './trust/statement.js';
 
+/**
+ * How deeply a scripted reply may nest. Replies are free-form JSON, and a start with thousands
+ * of levels was accepted once yet left the run's state query unable to answer (the view carries
+ * the input); a reply a model could send is never that deep, so such a start is refused.
+ */
+export const MAX_REPLY_DEPTH = 32;
+
 export const ModelConfig = workerScoped('run-input.ModelConfig', () =>
   z.discriminatedUnion('adapter', [
     /** Replies given in advance, one per proposal; running out is a loud failure. */
-    z.strictObject({ adapter: z.literal('scripted'), replies: z.array(z.unknown()), latencyMs: z.number().int().min(0).max(60_000).optional() }),
+    z.strictObject({
+      adapter: z.literal('scripted'),
+      replies: z.array(z.unknown().refine((reply) => depthWithin(reply, MAX_REPLY_DEPTH), `a scripted reply may nest at most ${MAX_REPLY_DEPTH} levels`)),
+      latencyMs: z.number().int().min(0).max(60_000).optional(),
+    }),
     /** The domain's deterministic policy: the demo's default model. */
     z.strictObject({ adapter: z.literal('rules'), latencyMs: z.number().int().min(0).max(60_000).optional() }),
     /** An OpenAI-compatible chat-completions endpoint; connection details live on the worker. */
@@ -26,6 +37,8 @@ export const BudgetOverrides = workerScoped('run-input.BudgetOverrides', () =>
     duplicates: z.number().int().min(0).max(1_000).optional(),
     tokens: z.number().int().min(1).optional(),
     deadlineMs: z.number().int().min(1_000).optional(),
+    /** Money the run may spend on model calls, in millionths of the price table's currency (docs/spend.md). */
+    spendMicros: z.number().int().min(1).max(1e15).optional(),
   }),
 );
 
@@ -41,10 +54,26 @@ export const RunInput = workerScoped('run-input.RunInput', () =>
      * a record of id to roles, is read as its ids: the roles in it are ignored.)
      */
     approvers: z.union([z.array(z.string().min(1).max(200)).max(100), z.record(z.string(), z.array(z.string()))]).optional(),
+    /**
+     * Narrows which effects the run may take: `none` (an investigation: reads only), or the
+     * names of the domain's effects it may take. It can only narrow what the domain allows; an
+     * effect outside it is refused `not_permitted`, and the model may recommend it to a person.
+     */
+    effects: z.union([z.literal('none'), z.array(z.string().min(1).max(100)).max(50)]).optional(),
     /** The starter's signed statement; a contract may then refuse the starter as its approver. */
     start: SignedStart.optional(),
     /** Overrides every contract's approval wait (tests use seconds, production hours). */
     approvalTimeoutMs: z.number().int().min(1_000).optional(),
+    /**
+     * Who pays: the team whose daily spend cap the worker charges (docs/spend.md), and the
+     * fairness key of the run's model calls when they go to a model queue.
+     */
+    team: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a team is 1-64 letters, digits, dots, dashes or underscores').optional(),
+    /**
+     * The task queue the run's model calls go to, served by workers that rate-limit them for the
+     * whole queue (maxTaskQueueActivitiesPerSecond). Absent: the run's own queue, unlimited.
+     */
+    modelQueue: z.string().min(1).max(200).optional(),
     /** Continue-as-new after this many history events (default: when the server suggests it). */
     continueAsNewAfterEvents: z.number().int().min(100).optional(),
   }),
@@ -55,4 +84,30 @@ export type RunInput = z.infer<typeof RunInput>;
 export function approverScope(run: RunInput): string[] | undefined {
   if (run.approvers === undefined) return undefined;
   return Array.isArray(run.approvers) ? run.approvers : Object.keys(run.approvers);
+}
+
+/** Whether `value` nests at most `limit` arrays or objects deep; iterative, so no input can exhaust the stack. */
+function depthWithin(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop() as [unknown, number];
+    if (item === null || typeof item !== 'object') continue;
+    if (depth >= limit) return false;
+    for (const child of Object.values(item as Record<string, unknown>)) pending.push([child, depth + 1]);
+  }
+  return true;
+}
+
+/** The effects a run's input permits, if it narrows them: `none` is the empty list. */
+export function permittedEffects(run: Pick<RunInput, 'effects'>): string[] | undefined {
+  if (run.effects === undefined) return undefined;
+  return run.effects === 'none' ? [] : [...new Set(run.effects)].sort();
+}
+
+/** Why a run's effect permissions name something the domain has no effect for, if they do. */
+export function unknownEffectOf(run: Pick<RunInput, 'effects'>, domain: { name: string; tools: readonly { name: string; kind: string }[] }): string | undefined {
+  const effects = new Set(domain.tools.filter((t) => t.kind === 'effect').map((t) => t.name));
+  const unknown = (permittedEffects(run) ?? []).filter((name) => !effects.has(name));
+  if (unknown.length === 0) return undefined;
+  return `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not an effect of ${domain.name} (its effects: ${[...effects].join(', ') || 'none'})`;
 }

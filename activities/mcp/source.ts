@@ -5,7 +5,9 @@
 // * Effects are never re-issued blind. The engine's idempotency key travels with every effect
 //   call, in the request's `_meta` and as an argument when the server's input schema has one.
 //   A timeout, a dropped connection or a crashed server is ToolUnavailable (for an effect:
-//   `unknown`, settled by the declared readback); a result with `isError` is ToolRefused.
+//   `unknown`, settled by the declared readback). A result with `isError` is ToolRefused for a
+//   read; for an effect it is `unknown` too, since a server may report an error after it
+//   committed, unless the binding says this server only reports errors before committing.
 // * The connection belongs to the worker: one client per server per process, connected on the
 //   first call, shared by every activity, dropped on a transport failure and reopened (a stdio
 //   server that died is spawned again) by the next call. The tool list is fetched once per
@@ -71,9 +73,10 @@ export interface McpSourceStatus {
 
 export interface ToolOptions {
   /**
-   * What a result with `isError: true` means. `refused` (default, MCP's intent): the tool ran
-   * and said no, nothing happened. `unknown`: this server may report an error after it
-   * committed (a handler that throws late), so an effect's error is read back by key instead.
+   * What a result with `isError: true` means. For a read it is a refusal. For an effect the
+   * default is `unknown`: nothing in MCP says the server had not committed before it failed (a
+   * handler that throws late), so the effect is read back by key. `refused` is a promise about
+   * this server: it reports errors only before committing, so an error means nothing happened.
    */
   isError?: 'refused' | 'unknown';
 }
@@ -180,7 +183,8 @@ class McpSourceImpl implements McpSource {
         timeoutMs: ctx.timeoutMs,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
         ...(ctx.idempotencyKey ? { idempotencyKey: ctx.idempotencyKey } : {}),
-        ...(options.isError ? { isError: options.isError } : {}),
+        // Only an effect's dispatch carries a key: its error is in doubt unless the binding says otherwise.
+        isError: options.isError ?? (ctx.idempotencyKey ? 'unknown' : 'refused'),
       })) as Out;
     markBinding(fn, { source: this, mcpTool, role: 'tool' });
     return fn;

@@ -16,12 +16,25 @@ export interface ProposeInput {
   context: CompiledContext;
   /** Which proposal of the run this is (0-based): the scripted adapter's index. */
   proposalIndex: number;
+  /** The run's team (RunInput.team): whose daily spend cap the call is charged to (activities/spend). */
+  team?: string;
 }
 
 export interface ProposeOutput {
   reply: unknown;
   /** Tokens this call cost (prompt + completion), charged to the run's budget. */
   tokens: number;
+  /**
+   * The split of `tokens`, when the adapter knows it (the AI SDK adapter always says). `estimated`:
+   * the provider left some usage out and the adapter counted an estimate instead.
+   */
+  usage?: ModelUsage;
+}
+
+export interface ModelUsage {
+  inputTokens: number;
+  outputTokens: number;
+  estimated?: boolean;
 }
 
 export interface ModelAdapters {
@@ -44,9 +57,18 @@ export function modelActivities(adapters: ModelAdapters, implementations: Map<st
       if (typeof output.tokens !== 'number' || !Number.isFinite(output.tokens) || output.tokens < 0) {
         throw ApplicationFailure.nonRetryable(`the model adapter reported a token count that is not a number: ${String(output.tokens).slice(0, 40)}`, 'ModelConfigError');
       }
-      return { reply: output.reply, tokens: Math.ceil(output.tokens) };
+      return { reply: output.reply, tokens: Math.ceil(output.tokens), ...usageOf(output.usage) };
     },
   };
+}
+
+/** Usage passes on only when it is well formed: it is informational, the budget charges `tokens`. */
+function usageOf(usage: unknown): { usage?: ModelUsage } {
+  if (typeof usage !== 'object' || usage === null) return {};
+  const { inputTokens, outputTokens, estimated } = usage as Record<string, unknown>;
+  const count = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+  if (!count(inputTokens) || !count(outputTokens)) return {};
+  return { usage: { inputTokens: Math.ceil(inputTokens), outputTokens: Math.ceil(outputTokens), ...(estimated === true ? { estimated: true } : {}) } };
 }
 
 async function proposeWith(adapters: ModelAdapters, impl: AnyImplementation, input: ProposeInput): Promise<ProposeOutput> {
@@ -65,7 +87,7 @@ async function proposeWith(adapters: ModelAdapters, impl: AnyImplementation, inp
     }
     case 'openai': {
       if (!adapters.openai) {
-        throw ApplicationFailure.nonRetryable('this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL)', 'ModelConfigError');
+        throw ApplicationFailure.nonRetryable('this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL, or give the worker models.openai)', 'ModelConfigError');
       }
       return adapters.openai(input, impl.domain);
     }

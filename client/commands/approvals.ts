@@ -13,7 +13,7 @@ function decisionCommand(kind: 'approve' | 'deny'): CommandRun {
     const runId = args.run ?? '';
     const requestId = args.request ?? '';
     const keyPath = flags.str('key');
-    if (!keyPath) throw new UsageError(`${kind} needs --key <file>: decisions are signed with your key (agent keys generate makes one)`);
+    if (!keyPath) throw new UsageError(`${kind} needs --key <file>: decisions are signed with your key (${ctx.program} keys generate makes one)`);
     const comment = flags.str('comment') ?? '';
     if (comment.length > 500) throw new UsageError('--comment may be at most 500 characters');
     const validFor = flags.int('valid-for', 1, 24 * 3_600);
@@ -34,3 +34,29 @@ function decisionCommand(kind: 'approve' | 'deny'): CommandRun {
 
 export const approve = decisionCommand('approve');
 export const deny = decisionCommand('deny');
+
+/** amend: the same call with other arguments, signed; the run raises a new request for it. */
+export const amend: CommandRun = async (ctx, args, flags) => {
+  const keyPath = flags.str('key');
+  if (!keyPath) throw new UsageError(`amend needs --key <file>: amendments are signed with your key (${ctx.program} keys generate makes one)`);
+  const raw = flags.str('args');
+  if (!raw) throw new UsageError('amend needs --args <JSON>: the arguments the call should have instead');
+  let amended: unknown;
+  try {
+    amended = JSON.parse(raw);
+  } catch {
+    throw new UsageError('--args is not JSON');
+  }
+  if (!amended || typeof amended !== 'object' || Array.isArray(amended)) throw new UsageError('--args must be a JSON object');
+  const comment = flags.str('comment') ?? '';
+  if (comment.length > 500) throw new UsageError('--comment may be at most 500 characters');
+  const validFor = flags.int('valid-for', 1, 24 * 3_600);
+  const key = readKeyFile(keyPath);
+  const agent = await ctx.agent();
+  const result = await agent.amend(args.run ?? '', args.request ?? '', amended as Record<string, unknown>, key, { comment, ...(validFor !== undefined ? { validForMs: validFor * 1_000 } : {}) });
+  if (ctx.json) {
+    ctx.out(JSON.stringify(result));
+    return;
+  }
+  ctx.out(`${result.decision} ${result.tool} to ${compact(result.args)} as ${result.by} (request ${result.requestId}): ${result.outcome}`);
+};

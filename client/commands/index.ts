@@ -1,15 +1,16 @@
 // Every command's arguments, flags and one-line summary. The implementations are imported
-// only when a command runs, so `--help` and usage errors answer at once.
+// only when a command runs, so `--help` and usage errors answer at once. `{program}` in a
+// description is replaced by how this CLI is invoked (`agent`, `npm run cli --`).
 import { asOption, type CommandSpec, type OptionSpec } from './types.js';
 
 const PHASES = 'running|awaiting_approval|reconciling|terminal';
 const TERMINALS = 'resolved|escalated|budget_exhausted|blocked|unknown_outcome|cancelled|failed';
 
-const keyOption: OptionSpec = { type: 'string', value: 'FILE', description: 'your key file (agent keys generate makes one)' };
+const keyOption: OptionSpec = { type: 'string', value: 'FILE', description: 'your key file (`{program} keys generate` makes one)' };
 
 // Approve and deny take the same flags: whose key signs, why, and for how long the signature holds.
 const decisionOptions: Record<string, OptionSpec> = {
-  key: { ...keyOption, description: 'your key file (required; its id must hold one of the roles in the worker\'s approver directory)' },
+  key: { ...keyOption, required: true, description: "your key file (`{program} keys generate` makes one); its id must hold one of the roles in the worker's approver directory" },
   comment: { type: 'string', value: 'C', description: 'why' },
   'valid-for': { type: 'string', value: 'SECONDS', description: 'how long the signed decision may be used (default 600, at most 86400)' },
 };
@@ -25,6 +26,7 @@ export const commands: CommandSpec[] = [
       'deadline-ms': { type: 'string', value: 'N', description: 'run deadline in milliseconds' },
       'approval-timeout-ms': { type: 'string', value: 'N', description: 'how long an approval request waits' },
       approvers: { type: 'string', value: 'ID,ID', description: "only these ids of the worker's approver directory may approve (it can only narrow)" },
+      effects: { type: 'string', value: 'none|TOOL,TOOL', description: 'only these effects may run (none: an investigation that only reads)' },
       key: { ...keyOption, description: 'sign the start with your key (a contract may then refuse you as the approver)' },
     },
     load: async () => (await import('./start.js')).start,
@@ -64,6 +66,13 @@ export const commands: CommandSpec[] = [
     load: async () => (await import('./approvals.js')).approve,
   },
   {
+    name: 'amend',
+    args: ['run', 'request'],
+    summary: 'ask for the pending effect with other arguments: a new request, approved afresh',
+    options: { ...decisionOptions, args: { type: 'string', value: 'JSON', required: true, description: 'the arguments the call should have instead, as a JSON object' } },
+    load: async () => (await import('./approvals.js')).amend,
+  },
+  {
     name: 'deny',
     args: ['run', 'request'],
     summary: 'deny the pending effect of a run (the model is told)',
@@ -95,7 +104,7 @@ export const commands: CommandSpec[] = [
     name: 'verify',
     args: ['export'],
     summary: "check an export's signed approvals offline against an approver directory",
-    options: { directory: { type: 'string', value: 'FILE', description: 'the approver directory ({"approvers":[...]}) to verify against (required)' } },
+    options: { directory: { type: 'string', value: 'FILE', required: true, description: 'the approver directory ({"approvers":[...]}) to verify against' } },
     load: async () => (await import('./verify.js')).verify,
   },
   {
@@ -103,8 +112,8 @@ export const commands: CommandSpec[] = [
     args: ['action'],
     summary: "keys generate: make an approver's key file and print its directory entry",
     options: {
-      id: { type: 'string', value: 'ID', description: 'the directory id the key signs as, e.g. alice@ops (required)' },
-      out: { type: 'string', value: 'FILE', description: 'where to write the private key file, mode 600; an existing file is never overwritten (required)' },
+      id: { type: 'string', value: 'ID', required: true, description: 'the directory id the key signs as, e.g. alice@ops' },
+      out: { type: 'string', value: 'FILE', required: true, description: 'where to write the private key file, mode 600; an existing file is never overwritten' },
       roles: { type: 'string', value: 'R1,R2', description: 'roles for the printed directory entry, e.g. payments-approver' },
     },
     load: async () => (await import('./keys.js')).keys,

@@ -8,7 +8,7 @@ import type { CommandRun } from './types.js';
 
 export const keys: CommandRun = (ctx, args, flags) => {
   const action = args.action ?? '';
-  if (action !== 'generate') throw new UsageError(`keys: unknown action '${action}' (usage: agent keys generate --id ID --out FILE [--roles r1,r2])`);
+  if (action !== 'generate') throw new UsageError(`keys: unknown action '${action}' (usage: ${ctx.program} keys generate --id ID --out FILE [--roles r1,r2])`);
   const id = flags.str('id')?.trim();
   const out = flags.str('out');
   if (!id) throw new UsageError('keys generate needs --id <directory id>, e.g. --id alice@ops');

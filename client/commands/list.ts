@@ -1,5 +1,8 @@
 // list: runs by their search attributes, through AgentClient.list. Visibility is eventually
 // consistent: a run that has just changed phase may take a moment to show up under its new phase.
+// Beside each row, what the server says that the row cannot: a running run whose task queue no
+// worker polls, a run that closed without recording an outcome (terminated, timed out, ...).
+import { statusWords } from '../run-report.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, validateListFilter, type ListFilter } from '../list-query.js';
 import { UsageError } from '../usage.js';
 import type { CommandRun, Flags } from './types.js';
@@ -21,17 +24,19 @@ function filterFrom(flags: Flags): ListFilter {
 
 export const list: CommandRun = async (ctx, _args, flags) => {
   const filter = filterFrom(flags);
-  const rows = await (await ctx.agent()).list(filter);
+  const agent = await ctx.agent();
+  const rows = await agent.list(filter);
+  const notices = await agent.rowNotices(rows);
   if (ctx.json) {
-    ctx.out(JSON.stringify(rows));
+    ctx.out(JSON.stringify(rows.map((r) => ({ ...r, notice: notices.get(r) ?? null }))));
     return;
   }
   if (rows.length === 0) {
     ctx.out('no runs match');
     return;
   }
-  const header = ['RUN', 'DOMAIN', 'CASE', 'PHASE', 'TERMINAL', 'STOP REASON', 'STATUS'];
-  const cells = rows.map((r) => [r.runId, r.domain ?? '-', r.caseId ?? '-', r.phase ?? '-', r.terminal ?? '-', r.stopReason ?? '-', r.status]);
+  const header = ['RUN', 'DOMAIN', 'CASE', 'PHASE', 'TERMINAL', 'STOP REASON', 'STATUS', 'NOTE'];
+  const cells = rows.map((r) => [r.runId, r.domain ?? '-', r.caseId ?? '-', r.phase ?? '-', r.terminal ?? '-', r.stopReason ?? '-', statusWords(r.status), notices.get(r) ?? '']);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   for (const line of [header, ...cells]) ctx.out(line.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
 };

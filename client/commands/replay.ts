@@ -1,6 +1,7 @@
 // Replays a run's history against the current workflow code: the check to run before
 // deploying a change to the workflow or the controller. The history comes through AgentClient
 // (an unknown run is RunNotFoundError); the replay itself needs the worker package.
+import { dataConverterFromEnv } from '../../worker/payload-codec.js';
 import { CliError } from '../usage.js';
 import type { CommandRun } from './types.js';
 
@@ -22,7 +23,9 @@ export const replay: CommandRun = async (ctx, args, flags) => {
   if (!prebuilt && !ctx.workflowsPath) throw new CliError('replay needs --bundle PATH (this CLI was built without a workflows module)');
   const workflowBundle = prebuilt ? { codePath: prebuilt } : await bundleWorkflows(ctx.workflowsPath ?? '');
   try {
-    await Worker.runReplayHistory({ workflowBundle, replayName: `cli-replay-${runId}` }, history, runId);
+    // An encrypted history replays with the workers' codec (AGENT_PAYLOAD_KEYS).
+    const dataConverter = dataConverterFromEnv(ctx.env);
+    await Worker.runReplayHistory({ workflowBundle, replayName: `cli-replay-${runId}`, ...(dataConverter ? { dataConverter } : {}) }, history, runId);
   } catch (err) {
     throw new CliError(`replay of ${runId} failed (${events} events): ${replayFailure(err)}`);
   }

@@ -15,6 +15,8 @@ export const start: CommandRun = async (ctx, args, flags) => {
   const deadlineMs = flags.int('deadline-ms', 1_000);
   const approvalTimeoutMs = flags.int('approval-timeout-ms', 1_000);
   const approvers = parseApprovers(flags.str('approvers'));
+  const effectsFlag = flags.str('effects');
+  const effects = effectsFlag === undefined ? undefined : effectsFlag === 'none' ? ('none' as const) : effectsFlag.split(',').map((t) => t.trim()).filter(Boolean);
   const budgets = { ...(turns !== undefined ? { turns } : {}), ...(deadlineMs !== undefined ? { deadlineMs } : {}) };
   const domain = args.domain ?? '';
   const caseId = args.case ?? '';
@@ -27,6 +29,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
     model: parseModel(flags.str('model') ?? 'rules'),
     ...(Object.keys(budgets).length ? { budgets } : {}),
     ...(approvers ? { approvers } : {}),
+    ...(effects ? { effects } : {}),
     ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
     ...(starter ? { start: signStart(starter, runIdFor({ domain, caseId })) } : {}),
   };

@@ -1,12 +1,13 @@
 // status: one look at a run: phase, turn, budgets left, the pending approval (what it is about,
-// who may decide, how many have, whether its precondition holds) and how the run ended. When no
-// worker answers the state query within a few seconds, it shows what the server knows instead
-// (execution status and the run's search attributes) and says so: an operator at a dead worker
-// still learns whether the run is there, which case it is and how far it got.
+// who may decide, how many have, whether its precondition holds) and how the run ended. It is
+// AgentClient.inspect printed: the server's facts win over the worker's view. A run no worker
+// polls (the query is then not even sent), whose workflow task keeps failing, or whose worker
+// does not answer within a few seconds is shown from what the server knows, and the output says
+// so in words; a run terminated from outside says "terminated", and an effect it left in flight
+// is not shown as if the run would still read it back.
 import type { RunView } from '../../workflows/messages.js';
-import type { AgentClient } from '../agent-client.js';
-import { WorkerTimeoutError } from '../agent-errors.js';
-import { budgetLine, compact, duration, table, timestamp } from '../format.js';
+import { budgetLine, compact, duration, isoTime, runHeadline, table, timestamp } from '../format.js';
+import { abandonedEffects, abandonedWords, closedWords, statusWords, type RunReport } from '../run-report.js';
 import type { CommandContext, CommandRun } from './types.js';
 
 /** How long status waits for the run's worker before falling back to what the server knows. */
@@ -25,18 +26,18 @@ export function quorumLine(awaiting: NonNullable<RunView['awaiting']>): string {
 
 export const status: CommandRun = async (ctx, args) => {
   const runId = args.run ?? '';
-  const agent = await ctx.agent();
-  let view: RunView;
-  try {
-    view = await agent.state(runId, { timeoutMs: STATUS_QUERY_TIMEOUT_MS });
-  } catch (err) {
-    if (!(err instanceof WorkerTimeoutError)) throw err;
-    await serverStatus(ctx, agent, runId, err.timeoutMs);
+  const report = await (await ctx.agent()).inspect(runId, { timeoutMs: STATUS_QUERY_TIMEOUT_MS });
+  const view = report.view;
+  if (!view) {
+    serverStatus(ctx, report);
     return;
   }
   const st = view.state;
-  const awaiting = view.awaiting;
-  const paused = deadlinePaused(view);
+  // Closed without recording an outcome (terminated, timed out, ...): its state is frozen as it was.
+  const frozen = report.closed && !st.terminal ? report.closed : null;
+  const awaiting = frozen ? undefined : view.awaiting;
+  const paused = !frozen && deadlinePaused(view);
+  const abandoned = abandonedEffects(report);
   if (ctx.json) {
     ctx.out(
       JSON.stringify({
@@ -48,28 +49,32 @@ export const status: CommandRun = async (ctx, args) => {
         budgets: st.budgets,
         used: { turns: st.turn, ...st.used },
         budgetLeft: view.budgetLeft,
-        /** While true, budgetLeft.msLeft shrinks on paper only: the deadline moves on when the request closes. */
+        /** While true, budgetLeft.msLeft is the time left when the clock stopped: the deadline moves on when the request closes. */
         deadlinePaused: paused,
+        headline: runHeadline(view) ?? null,
         awaiting: awaiting ?? null,
         terminal: st.terminal ?? null,
+        /** Effects the run's state still calls in flight although it has closed: nothing will read them back. */
+        abandonedEffects: abandoned.map((e) => ({ key: e.key, tool: e.tool, args: e.args, ...(e.subject ? { subject: e.subject } : {}) })),
+        ...serverJson(report),
       }),
     );
     return;
   }
-  const budget = paused
-    ? [...budgetLine(view.budgetLeft).split(', ').filter((part) => !part.startsWith('time ')), 'time paused while awaiting approval'].join(', ')
-    : budgetLine(view.budgetLeft);
+  const budget = frozen ? '- (the run has closed)' : budgetLine(view.budgetLeft, { paused });
   const rows: Array<[string, string]> = [
     ['run', st.runId],
     ['domain', st.domain],
     ['case', st.caseId],
-    ['phase', st.phase],
+    ['phase', frozen ? `${st.phase} when it ${frozen.as === 'terminated' ? 'was terminated' : `closed (${statusWords(frozen.as)})`}: it will not move again` : st.phase],
+    ['started', isoTime(st.startedAt)],
     ['turn', `${st.turn} of ${st.budgets.turns}`],
     ['budget left', budget],
   ];
   if (awaiting) {
     rows.push(['awaiting', `approval of ${awaiting.tool} ${compact(awaiting.args)}`]);
     if (awaiting.subject) rows.push(['  subject', awaiting.subject]);
+    for (const [label, value] of Object.entries(awaiting.display ?? {})) rows.push([`  ${label}`, value]);
     rows.push(['  request', awaiting.requestId], ['  roles', awaiting.roles.join(' or ')]);
     if (awaiting.signed) {
       rows.push(
@@ -82,44 +87,77 @@ export const status: CommandRun = async (ctx, args) => {
     if (awaiting.precondition?.ok === false) rows.push(['  precondition', `VIOLATED: ${awaiting.precondition.reason ?? 'no reason given'} (approving accepts this)`]);
     rows.push(['  expires', `${timestamp(awaiting.expiresAt)} (in ${duration(awaiting.expiresAt - Date.now())})`]);
   } else {
-    rows.push(['awaiting', '-']);
+    rows.push(['awaiting', frozen && view.awaiting ? `- (the request for ${view.awaiting.tool} closed with the run: nobody can decide it)` : '-']);
   }
-  rows.push(['terminal', st.terminal ? `${st.terminal.class} (${st.terminal.reason}) ${st.terminal.detail}`.trim() : '-']);
+  for (const e of abandoned) rows.push(['effect', `${e.tool} ${compact(e.args)} ${frozen ? abandonedWords(frozen) : ''}`.trim()]);
+  rows.push(['terminal', st.terminal ? `${st.terminal.class} (${st.terminal.reason}) ${st.terminal.detail}, at ${isoTime(st.terminal.at)}`.trim() : frozen ? `- (${closedWords(frozen, false)})` : '-']);
+  if (st.terminal) rows.unshift(['headline', runHeadline(view) ?? '-']);
+  rows.push(...executionRows(report));
   for (const line of table(rows)) ctx.out(line);
+  for (const notice of report.notices) ctx.out(notice);
 };
 
-/** What the server knows, when no worker answered: exit 0, and a line saying where it came from. */
-async function serverStatus(ctx: CommandContext, agent: AgentClient, runId: string, waitedMs: number): Promise<void> {
-  const d = await agent.describe(runId);
-  const note = `no worker answered the state query within ${duration(waitedMs)}; showing what the server knows`;
+/** What the server knows about the execution, beside the run's own fields (status --json). */
+function serverJson(report: RunReport) {
+  return {
+    /** Which path answered: `worker` (the run's own state) or `server` (its facts alone). */
+    answeredBy: report.answeredBy,
+    stateAnswered: report.view !== null,
+    /** False when the state query was never sent: the server said nobody would answer it. */
+    workerAsked: report.workerAsked,
+    execution: {
+      status: report.status,
+      taskQueue: report.taskQueue,
+      startTime: report.startTime,
+      closeTime: report.closeTime,
+      closed: report.closed,
+      pollers: report.pollers,
+      workflowTaskFailure: report.workflowTaskFailure,
+    },
+    /** What the server knows that the run's state cannot say, in words. */
+    notices: report.notices,
+  };
+}
+
+function executionRows(report: RunReport): Array<[string, string]> {
+  const rows: Array<[string, string]> = [
+    ['execution', `${statusWords(report.status)}, started ${report.startTime}${report.closeTime ? `, closed ${report.closeTime}` : ''}`],
+    ['task queue', `${report.taskQueue}${report.pollers.checked ? ` (${report.pollers.recent ? `${report.pollers.recent} worker${report.pollers.recent === 1 ? '' : 's'} polling` : 'no worker polling'})` : ''}`],
+  ];
+  if (report.workflowTaskFailure) rows.push(['workflow task', `failing (attempt ${report.workflowTaskFailure.attempt}): ${report.workflowTaskFailure.message.split('\n')[0] ?? ''}`]);
+  return rows;
+}
+
+/** What the server knows, when the worker's view is not there: exit 0, and lines saying why. */
+function serverStatus(ctx: CommandContext, report: RunReport): void {
+  const note = report.notices.join('; ');
   if (ctx.json) {
     ctx.out(
       JSON.stringify({
-        runId: d.runId,
-        domain: d.domain,
-        caseId: d.caseId,
-        phase: d.phase,
-        terminal: d.terminal ? { class: d.terminal, reason: d.stopReason } : null,
-        status: d.status,
-        startTime: d.startTime,
-        closeTime: d.closeTime,
-        taskQueue: d.taskQueue,
-        /** False: the fields above come from the server (search attributes), not from the run. */
-        stateAnswered: false,
+        runId: report.runId,
+        domain: report.domain,
+        caseId: report.caseId,
+        phase: report.phase,
+        terminal: report.terminal ? { class: report.terminal, reason: report.stopReason } : null,
+        status: report.status,
+        startTime: report.startTime,
+        closeTime: report.closeTime,
+        taskQueue: report.taskQueue,
+        /** The fields above come from the server (search attributes), not from the run. */
+        ...serverJson(report),
         note,
       }),
     );
     return;
   }
   const rows: Array<[string, string]> = [
-    ['run', d.runId],
-    ['domain', d.domain ?? '-'],
-    ['case', d.caseId ?? '-'],
-    ['phase', d.phase ?? '- (the run has not recorded one yet)'],
-    ['execution', `${d.status.toLowerCase()}, started ${d.startTime}${d.closeTime ? `, closed ${d.closeTime}` : ''}`],
-    ['task queue', d.taskQueue],
-    ['terminal', d.terminal ? `${d.terminal} (${d.stopReason ?? 'no reason recorded'})` : '-'],
+    ['run', report.runId],
+    ['domain', report.domain ?? '-'],
+    ['case', report.caseId ?? '-'],
+    ['phase', report.phase ?? '- (the run has not recorded one yet)'],
+    ['terminal', report.terminal ? `${report.terminal} (${report.stopReason ?? 'no reason recorded'})` : report.closed ? `- (${closedWords(report.closed, false)})` : '-'],
+    ...executionRows(report),
   ];
   for (const line of table(rows)) ctx.out(line);
-  ctx.out(note);
+  for (const notice of report.notices) ctx.out(notice);
 }

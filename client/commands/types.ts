@@ -9,11 +9,15 @@ export interface OptionSpec {
   short?: string;
   /** Placeholder shown in usage, e.g. `N` for `--turns N`. */
   value?: string;
+  /** Shown without brackets in usage; the command itself refuses to run without it. */
+  required?: boolean;
   description: string;
 }
 
 export interface CommandContext {
   json: boolean;
+  /** How the operator invokes this CLI (`agent`, `npm run cli --`), for hints that name a command. */
+  program: string;
   /** The domains this CLI was built with, if any (start validates against them). */
   domains?: readonly Domain[] | undefined;
   /** The workflows module `replay` bundles. */

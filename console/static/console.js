@@ -124,7 +124,8 @@
     if (!signer) return report('load your key file first (above): decisions are signed in this browser', 'problem');
     // What you see is what you sign: the digest must be the SHA-256 of the call shown here.
     const call = JSON.parse(article.dataset.call);
-    const expected = await sha256Hex(canonical({ runId, requestId, tool: call.tool, args: call.args, subject: call.subject }));
+    // Runs that record their chain (the first execution's id) bind it into the digest too.
+    const expected = await sha256Hex(canonical({ runId, requestId, tool: call.tool, args: call.args, subject: call.subject, chain: call.chain || undefined }));
     if (expected !== digest) {
       return report('not signed: the digest does not match the call shown on this page; reload the inbox and check the call again', 'problem');
     }

@@ -2,7 +2,7 @@
 // metrics, logs and deploys; the effects are restart and revert; "resolved" is decided by an
 // end-to-end verify probe, never by the model. Workflow-safe.
 import { z } from 'zod';
-import { defineDomain, defineTool, type EvidenceView, type NextStepView } from '../../workflows/public.js';
+import { defineDomain, defineTool, effectKey, takesNewPath, type EvidenceView, type NextStepView } from '../../workflows/public.js';
 
 export const Service = z.enum(['api', 'db', 'cache']);
 const Iso = z.iso.datetime({ offset: true });
@@ -11,10 +11,34 @@ const Version = z.string().regex(/^v\d{1,4}(\.\d{1,4}){0,2}$/);
 const byService = z.strictObject({ service: Service });
 /** Every incidents call is about one service. */
 const serviceSubject = (args: { service: string }) => `service:${args.service}`;
+// Record ids and keys that become facts: a strict shape, so no free text rides in on them.
+const RecordId = /^[A-Za-z0-9_-]{1,80}$/;
+const RecordKey = /^[A-Za-z0-9:._/-]{1,200}$/;
+
+/** The domain's name, part of every business-keyed idempotency key of its effects. */
+const DOMAIN = 'incidents';
+
+/**
+ * A restart or revert is keyed by the case, the service and the action (and a revert by its
+ * target): a second run of the case (a reset, a delete and start again) reaches the
+ * orchestrator with the same key and is answered with the first effect, while a new incident
+ * (a new case id) on the same service is keyed anew and still acted on. Within one case, a
+ * service is restarted at most once: a relapse after a restart is a new incident.
+ */
+const restartKey = (caseId: string, service: string) => `restart:${caseId}:${service}`;
+const revertKey = (caseId: string, service: string, toVersion: string) => `revert:${caseId}:${service}:${toVersion}`;
+/** The patch that marks runs whose restarts and reverts are keyed by the case (see businessKeySince). */
+const CASE_KEYS = 'incidents-case-keys-v1';
+
+/** Whether an orchestrator record's key is a restart or revert of this service for this case. */
+export function isCaseRemediation(caseId: string, service: string, key: string): boolean {
+  return key === effectKey(DOMAIN, 'restart_service', restartKey(caseId, service)) || key.startsWith(effectKey(DOMAIN, 'revert_deploy', `revert:${caseId}:${service}:`));
+}
 
 export const getMetrics = defineTool({
   name: 'get_metrics',
   subject: serviceSubject,
+  answers: serviceSubject,
   description: 'Current error rate, p99 latency, memory use and health of one service.',
   input: byService,
   output: z.object({
@@ -24,6 +48,8 @@ export const getMetrics = defineTool({
     memoryPct: z.number(),
     healthy: z.boolean(),
     asOf: Iso,
+    /** The orchestrator's last restart or revert of the service, if any (older platforms omit it). */
+    lastEffect: z.object({ kind: z.enum(['restart', 'revert']), effectId: z.string(), idempotencyKey: z.string(), appliedAt: Iso }).nullable().optional(),
   }),
   kind: 'read',
   idempotent: true,
@@ -35,6 +61,9 @@ export const getMetrics = defineTool({
     [`${o.service}.healthy`]: o.healthy,
     [`${o.service}.errorRate`]: o.errorRate,
     [`${o.service}.memoryPct`]: o.memoryPct,
+    ...(o.lastEffect && RecordKey.test(o.lastEffect.idempotencyKey) && RecordId.test(o.lastEffect.effectId)
+      ? { [`${o.service}.lastEffectKey`]: o.lastEffect.idempotencyKey, [`${o.service}.lastEffectId`]: o.lastEffect.effectId, [`${o.service}.lastEffectKind`]: o.lastEffect.kind }
+      : {}),
   }),
   effectiveAt: (o) => o.asOf,
   freeText: () => [],
@@ -43,6 +72,7 @@ export const getMetrics = defineTool({
 export const getLogs = defineTool({
   name: 'get_logs',
   subject: serviceSubject,
+  answers: serviceSubject,
   description: 'Recent log lines of one service (free text, untrusted).',
   input: z.strictObject({ service: Service, limit: z.number().int().min(1).max(50).default(10) }),
   output: z.object({ service: Service, lines: z.array(z.string()), asOf: Iso }),
@@ -60,6 +90,7 @@ export const getLogs = defineTool({
 export const getDeploys = defineTool({
   name: 'get_deploys',
   subject: serviceSubject,
+  answers: serviceSubject,
   description: 'Current and previous deployed version of one service: read it when a service is unhealthy but its memory is fine (a bad deploy).',
   input: byService,
   output: z.object({ service: Service, current: Version, previous: Version, deployedAt: Iso }),
@@ -87,6 +118,8 @@ export const restartService = defineTool({
   maxAgeMs: 5 * 60_000,
   maxObservationBytes: 1_024,
   readback: 'read_incident_effect',
+  businessKey: (a, run) => restartKey(run.caseId, a.service),
+  businessKeySince: CASE_KEYS,
   precondition: { check: (args, about) => restartPrecondition(args.service, about) },
   facts: (o) => ({ [`${o.service}.restartedAt`]: o.appliedAt }),
   effectiveAt: (o) => o.appliedAt,
@@ -106,6 +139,8 @@ export const revertDeploy = defineTool({
   maxAgeMs: 5 * 60_000,
   maxObservationBytes: 1_024,
   readback: 'read_incident_effect',
+  businessKey: (a, run) => revertKey(run.caseId, a.service, a.toVersion),
+  businessKeySince: CASE_KEYS,
   precondition: { check: (args, about) => revertPrecondition(args.service, args.toVersion, about) },
   facts: (o) => ({ [`${o.service}.revertedAt`]: o.appliedAt }),
   effectiveAt: (o) => o.appliedAt,
@@ -134,10 +169,19 @@ function restartPrecondition(service: string, about: EvidenceView[]) {
   return { ok: true as const };
 }
 
+/** Runs recorded after it refuse a revert whose fault a restart fixes (the revert would not be the remedy). */
+const REMEDY_CHECKED = 'incidents-remedy-v1';
+
 function revertPrecondition(service: string, toVersion: string, about: EvidenceView[]) {
   const metrics = freshMetrics(service, about);
   if (typeof metrics === 'string') return { ok: false as const, reason: metrics };
   if (metrics.facts[`${service}.healthy`] !== false) return { ok: false as const, reason: `fresh metrics (${metrics.id}) say ${service} is healthy` };
+  // A revert is the remedy for a bad deploy, not for memory exhaustion: rolling back a good
+  // deploy of a service whose memory is exhausted leaves it degraded and loses the release.
+  const memory = metrics.facts[`${service}.memoryPct`];
+  if (typeof memory === 'number' && memory >= MEMORY_EXHAUSTED_PCT && takesNewPath(REMEDY_CHECKED)) {
+    return { ok: false as const, reason: `${service}'s memory is at ${memory}% (${metrics.id}): exhaustion, which a restart fixes; nothing shows its deploy is the cause` };
+  }
   const deploys = [...about].reverse().find((e) => e.tool === 'get_deploys' && e.status === 'ok' && e.authority === 'authoritative');
   if (!deploys || !deploys.fresh) return { ok: false as const, reason: `no fresh deploy record of ${service} has been read` };
   const previous = deploys.facts[`${service}.previousVersion`];
@@ -161,7 +205,7 @@ function judgeEvidence(claim: unknown, cited: EvidenceView[]) {
  * restart it when its memory is exhausted, otherwise read its deploys and revert to the
  * previous version, then finish. Only fresh, authoritative facts count, as at the gate.
  */
-function nextStep({ evidence, done }: NextStepView): string | undefined {
+function nextStep({ caseId, evidence, done }: NextStepView): string | undefined {
   const trusted = evidence.filter((e) => e.status === 'ok' && e.fresh && e.authority === 'authoritative');
   const latest = (key: string) => [...trusted].reverse().find((e) => key in e.facts);
   const fact = (key: string) => latest(key)?.facts[key];
@@ -174,7 +218,9 @@ function nextStep({ evidence, done }: NextStepView): string | undefined {
   const sick = Service.options.find((s) => fact(`${s}.healthy`) === false);
   if (!sick) {
     const unread = Service.options.filter((s) => fact(`${s}.healthy`) === undefined);
-    return unread.length ? `read get_metrics of ${unread.join(', ')}.` : undefined;
+    if (unread.length) return `read get_metrics of ${unread.join(', ')}.`;
+    const earlier = Service.options.map((s) => remediatedEarlier(caseId, s, evidence)).find((r) => r !== undefined);
+    return earlier ? `${earlier.service} is healthy and was remediated for this case by an earlier run (${earlier.detail}): call finish with claim {"remediated":"${earlier.service}"} citing ${earlier.evidenceId}.` : undefined;
   }
   const memory = fact(`${sick}.memoryPct`);
   if (typeof memory === 'number' && memory >= MEMORY_EXHAUSTED_PCT) {
@@ -187,6 +233,19 @@ function nextStep({ evidence, done }: NextStepView): string | undefined {
   return `${sick} is unhealthy but its memory is fine (a bad deploy?): get_deploys {"service":"${sick}"}.`;
 }
 
+/**
+ * The remediation of a service an earlier run of this case made: the latest fresh metrics of the
+ * service say it is healthy, and the orchestrator's last effect on it is keyed for this case.
+ */
+function remediatedEarlier(caseId: string, service: string, evidence: EvidenceView[]): { service: string; detail: string; evidenceId: string } | undefined {
+  const metrics = [...evidence].reverse().find((e) => e.tool === 'get_metrics' && e.status === 'ok' && e.authority === 'authoritative' && `${service}.healthy` in e.facts);
+  if (!metrics || !metrics.fresh || metrics.facts[`${service}.healthy`] !== true) return undefined;
+  const key = metrics.facts[`${service}.lastEffectKey`];
+  if (typeof key !== 'string' || !isCaseRemediation(caseId, service, key)) return undefined;
+  const kind = String(metrics.facts[`${service}.lastEffectKind`] ?? 'remediation');
+  return { service, evidenceId: metrics.id, detail: `${kind} ${String(metrics.facts[`${service}.lastEffectId`] ?? '')} under key ${key}, metrics ${metrics.id}`.replace(/\s+/g, ' ') };
+}
+
 export const incidents = defineDomain({
   name: 'incidents',
   caseId: z.string().regex(/^INC-[0-9A-Za-z-]{1,60}$/, 'an incident id such as INC-7'),
@@ -197,12 +256,14 @@ export const incidents = defineDomain({
   claimSubject: (claim) => `service:${IncidentsClaim.parse(claim).remediated}`,
   judgeEvidence,
   nextStep,
-  // "Remediated" means this run restarted or reverted that very service.
-  judgeDone: (claim, done) => {
+  // "Remediated" means this run restarted or reverted that very service, or an earlier run of
+  // this case did (the orchestrator's record, keyed by the case) and the service is healthy now.
+  judgeDone: (claim, done, view) => {
     const { remediated } = IncidentsClaim.parse(claim);
-    return done.some((d) => d.tool === 'restart_service' || d.tool === 'revert_deploy')
-      ? { ok: true }
-      : { ok: false, reason: `this run has not restarted or reverted ${remediated}; nothing of it was remediated` };
+    if (done.some((d) => d.tool === 'restart_service' || d.tool === 'revert_deploy')) return { ok: true };
+    const reason = `this run has not restarted or reverted ${remediated}; nothing of it was remediated`;
+    const earlier = remediatedEarlier(view.caseId, remediated, view.evidence);
+    return earlier ? { ok: false, reason, doneEarlier: `${remediated} already remediated by an earlier run: ${earlier.detail}` } : { ok: false, reason };
   },
   defaults: {
     budgets: { turns: 12, toolCalls: 20, effects: 2, duplicates: 2, tokens: 120_000, deadlineMs: 15 * 60_000 },

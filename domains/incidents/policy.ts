@@ -2,6 +2,7 @@
 // restart on memory exhaustion or revert a bad deploy, re-check, and only then claim done.
 import type { CompiledContext } from '../../workflows/public.js';
 import { call, escalate, finish, knownFacts, lastControl } from '../policy-helpers.js';
+import { isCaseRemediation } from './domain.js';
 
 const services = ['api', 'db', 'cache'] as const;
 
@@ -20,6 +21,13 @@ export function incidentsPolicy(context: CompiledContext): unknown {
   if (!sick) {
     const healthy = remediated && facts.get(`${remediated}.healthy`);
     if (remediated && healthy) return finish({ remediated }, [healthy.evidenceId], `${remediated} remediated and healthy`);
+    // Healthy because an earlier run of this case remediated it (a reset, a second start).
+    const earlier = services.find((s) => {
+      const key = facts.get(`${s}.lastEffectKey`)?.value;
+      return typeof key === 'string' && isCaseRemediation(context.caseId, s, key);
+    });
+    const seen = earlier && facts.get(`${earlier}.healthy`);
+    if (earlier && seen) return finish({ remediated: earlier }, [seen.evidenceId], `${earlier} was remediated by an earlier run of this case and is healthy`);
     return escalate('every service looks healthy; nothing to remediate');
   }
   if (remediated === sick) {

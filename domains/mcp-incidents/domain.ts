@@ -23,6 +23,7 @@ export const getMetrics = defineTool({
   maxAgeMs: 2 * 60_000,
   maxObservationBytes: 2_048,
   subject: serviceSubject,
+  answers: serviceSubject,
   facts: (o) => ({ [`${o.service}.healthy`]: o.healthy, [`${o.service}.errorRate`]: o.errorRate, [`${o.service}.memoryPct`]: o.memoryPct }),
   effectiveAt: (o) => o.asOf,
   freeText: () => [],
@@ -40,6 +41,7 @@ export const getLogs = defineTool({
   maxAgeMs: 5 * 60_000,
   maxObservationBytes: 4_096,
   subject: serviceSubject,
+  answers: serviceSubject,
   facts: (o) => ({ [`${o.service}.logLines`]: o.lines.length }),
   effectiveAt: (o) => o.asOf,
   // Log lines are whatever the service wrote: quoted to the model, never a fact or an instruction.

@@ -9,6 +9,8 @@
 // * `arm_fault crash_after_commit` (or MCP_INCIDENTS_FAULT=crash_after_commit at boot) makes the
 //   next `restart` commit its effect, persist it and then kill the process before answering.
 //   A fault fires at most once per state file, so the server started again behaves.
+// * `arm_fault error_after_commit` makes the next `restart` commit and persist its effect, then
+//   answer `isError: true`, as a server whose handler fails after the work is done.
 // * MCP_INCIDENTS_ANSWER_DELAY_MS=N makes `restart` commit and persist at once but answer only
 //   after N ms: a client that gives up first does not know the effect happened.
 // * MCP_INCIDENTS_HIDDEN=restart,... registers tools disabled; `reveal` enables one, and the
@@ -105,6 +107,13 @@ function buildServer(): McpServer {
       persist();
       process.stderr.write(`incidents-mcp ${process.pid}: crash_after_commit fired after ${args.idempotencyKey}\n`);
       process.kill(process.pid, 'SIGKILL');
+    }
+    if (state.armedFaults.includes('error_after_commit')) {
+      // Committed and on disk; now answer as a handler that failed late would: isError.
+      state.armedFaults = state.armedFaults.filter((f) => f !== 'error_after_commit');
+      state.firedFaults.push('error_after_commit');
+      persist();
+      return refuse('internal error while reporting the restart');
     }
     if (answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
     return structured(effectView(effect));

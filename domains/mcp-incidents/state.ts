@@ -31,7 +31,7 @@ export const ReceivedCall = z.strictObject({
 });
 export type ReceivedCall = z.infer<typeof ReceivedCall>;
 
-export const Fault = z.enum(['crash_after_commit']);
+export const Fault = z.enum(['crash_after_commit', 'error_after_commit']);
 export type Fault = z.infer<typeof Fault>;
 
 export const ServerState = z.strictObject({

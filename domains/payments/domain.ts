@@ -2,7 +2,7 @@
 // The cheap replica lags, the ledger is the authority on settlement, the processor can confirm
 // receipt but not settlement. Workflow-safe: the controller checks proposals against this.
 import { z } from 'zod';
-import { defineDomain, defineTool, type EvidenceView, type NextStepView } from '../../workflows/public.js';
+import { defineDomain, defineTool, takesNewPath, type EvidenceView, type NextStepView, type SummaryView } from '../../workflows/public.js';
 
 const TransferId = z.string().regex(/^[A-Z]{2}-[0-9A-Za-z-]{1,40}$/, 'a transfer id such as PX-1042');
 const TransferStatus = z.enum(['PENDING', 'SETTLED', 'FAILED', 'NOT_FOUND']);
@@ -17,6 +17,7 @@ const transferSubject = (args: { transferId: string }) => `transfer:${args.trans
 export const readReplica = defineTool({
   name: 'read_replica',
   subject: transferSubject,
+  answers: transferSubject,
   description: 'Transfer status from the reporting replica: cheap and fast, may lag by many minutes.',
   input: byTransfer,
   output: z.object({ transferId: z.string(), status: TransferStatus, asOf: Iso, note: z.string() }),
@@ -34,6 +35,7 @@ export const readReplica = defineTool({
 export const readLedger = defineTool({
   name: 'read_ledger',
   subject: transferSubject,
+  answers: transferSubject,
   description: 'Transfer status from the authoritative ledger: slower, the source of truth for settlement.',
   input: byTransfer,
   output: z.object({
@@ -46,6 +48,8 @@ export const readLedger = defineTool({
     receiptId: RecordId.nullable(),
     /** The reissue the ledger has already paid for this transfer, if any (older ledgers omit it). */
     reissueId: RecordId.nullable().optional(),
+    /** The beneficiary's account, where a reissue would go (older ledgers omit it). */
+    destination: z.string().optional(),
   }),
   kind: 'read',
   idempotent: true,
@@ -53,7 +57,15 @@ export const readLedger = defineTool({
   authority: 'authoritative',
   maxAgeMs: 5 * 60_000,
   maxObservationBytes: 4_096,
-  facts: (o) => ({ 'ledger.status': o.status, 'ledger.receiptId': o.receiptId, ...(o.reissueId !== undefined ? { 'ledger.reissueId': o.reissueId } : {}) }),
+  facts: (o) => ({
+    'ledger.status': o.status,
+    'ledger.receiptId': o.receiptId,
+    ...(o.reissueId !== undefined ? { 'ledger.reissueId': o.reissueId } : {}),
+    // What a reissue would move, for the approver's card: codes and account ids, never text.
+    'ledger.amountMinor': o.amountMinor,
+    ...(/^[A-Z]{3}$/.test(o.currency) ? { 'ledger.currency': o.currency } : {}),
+    ...(o.destination !== undefined && RecordId.safeParse(o.destination).success ? { 'ledger.beneficiary': o.destination } : {}),
+  }),
   effectiveAt: (o) => o.asOf,
   freeText: () => [],
 });
@@ -61,6 +73,7 @@ export const readLedger = defineTool({
 export const readProcessorAck = defineTool({
   name: 'read_processor_ack',
   subject: transferSubject,
+  answers: transferSubject,
   description: "The payment processor's acknowledgement: confirms receipt, cannot prove settlement.",
   input: byTransfer,
   output: z.object({
@@ -118,7 +131,55 @@ export const reissueTransfer = defineTool({
   facts: (o) => ({ 'reissue.id': o.reissueId }),
   effectiveAt: (o) => o.createdAt,
   freeText: () => [],
+  display: reissueDisplay,
 });
+
+/** The approver's card: what will move, to whom, and what the ledger said when it was asked. */
+function reissueDisplay(args: { transferId: string }, about: EvidenceView[]): Record<string, string> {
+  const ledger = latest(about, (e) => e.tool === 'read_ledger' && e.status === 'ok');
+  if (!ledger) return { transfer: args.transferId, 'ledger state': 'not read in this run' };
+  const f = ledger.facts;
+  const amount = f['ledger.amountMinor'];
+  const currency = f['ledger.currency'];
+  const reissued = f['ledger.reissueId'];
+  return {
+    transfer: args.transferId,
+    ...(typeof amount === 'number' ? { amount: typeof currency === 'string' ? majorUnits(amount, currency) : `${amount} (minor units)` } : {}),
+    ...(typeof currency === 'string' ? { currency } : {}),
+    ...(typeof f['ledger.beneficiary'] === 'string' ? { beneficiary: f['ledger.beneficiary'] } : {}),
+    'ledger state': `${String(f['ledger.status'])} (${ledger.id}, ${ledger.fresh ? 'fresh' : 'stale'}; ${reissued ? `already reissued as ${String(reissued)}` : 'never reissued'})`,
+  };
+}
+
+/** Currencies whose minor unit is the unit itself (ISO 4217 exponent 0). */
+const WHOLE_UNIT_CURRENCIES = ['JPY', 'KRW', 'CLP', 'ISK', 'VND', 'XAF', 'XOF', 'UGX'];
+
+/** 12500 EUR minor units -> `125.00`: integer arithmetic, no float rounding. */
+export function majorUnits(minor: number, currency: string): string {
+  if (WHOLE_UNIT_CURRENCIES.includes(currency)) return String(minor);
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/**
+ * The headline's words: what the run did to the transfer and what the ledger says of it. The
+ * world keeps the original transfer FAILED once reissued (the reissue is a new payment), so the
+ * line says both, rather than a bare "ledger says FAILED" beside "resolved".
+ */
+function summarize({ caseId, evidence, done }: SummaryView): string | undefined {
+  const ledger = latest(evidence, (e) => e.tool === 'read_ledger' && e.status === 'ok' && 'ledger.status' in e.facts);
+  const status = ledger ? String(ledger.facts['ledger.status']) : undefined;
+  const reissue = latest(evidence, (e) => e.tool === 'reissue_transfer' && e.status === 'ok' && typeof e.facts['reissue.id'] === 'string');
+  if (done.some((d) => d.tool === 'reissue_transfer')) {
+    const as = reissue ? ` as ${String(reissue.facts['reissue.id'])}` : '';
+    const f = ledger?.facts ?? {};
+    const what = typeof f['ledger.amountMinor'] === 'number' && typeof f['ledger.currency'] === 'string' ? ` (${majorUnits(f['ledger.amountMinor'], f['ledger.currency'])} ${f['ledger.currency']})` : '';
+    return `reissued ${caseId}${what}${as}; ${status ? `the ledger has the original ${status}` : 'the ledger was not read'}`;
+  }
+  if (!status) return `${caseId}: the ledger was not read; nothing reissued`;
+  return `${caseId} is ${status} on the ledger; nothing reissued`;
+}
 
 /**
  * Money moves again only for this case's transfer, only when a fresh ledger entry says FAILED,
@@ -139,6 +200,17 @@ function reissuePrecondition(args: z.infer<typeof ReissueInput>, about: Evidence
   return { ok: true as const };
 }
 
+/**
+ * The reissue an earlier run made, as fresh authoritative ledger evidence shows it: the ledger
+ * records one reissue per transfer, whichever run (or execution after a reset) paid it.
+ */
+function reissuedEarlier(evidence: EvidenceView[]): string | undefined {
+  const ledger = latest(evidence, (e) => usable(e) && e.tool === 'read_ledger' && 'ledger.status' in e.facts);
+  const id = ledger?.facts['ledger.reissueId'];
+  if (!ledger || ledger.facts['ledger.status'] !== 'FAILED' || typeof id !== 'string' || !id) return undefined;
+  return `already reissued as ${id} by an earlier run (ledger ${ledger.id})`;
+}
+
 function latest(views: EvidenceView[], match: (e: EvidenceView) => boolean): EvidenceView | undefined {
   return [...views].reverse().find(match);
 }
@@ -146,6 +218,9 @@ function latest(views: EvidenceView[], match: (e: EvidenceView) => boolean): Evi
 function refused(reason: string) {
   return { ok: false as const, reason };
 }
+
+/** Runs recorded after it refuse a PENDING finish and steer it to a person (a NOT_FOUND one is no claim at all). */
+const NEEDS_A_PERSON = 'payments-needs-person-v1';
 
 export const PaymentsClaim = z.strictObject({ transferStatus: z.enum(['SETTLED', 'FAILED', 'PENDING']) });
 
@@ -182,6 +257,10 @@ function nextStep({ caseId, evidence, done }: NextStepView): string | undefined 
   const ledger = [...evidence].reverse().find((e) => usable(e) && 'ledger.status' in e.facts);
   if (!ledger) return `read_ledger {"transferId":"${caseId}"}: only the ledger is authoritative.`;
   const status = ledger.facts['ledger.status'];
+  const earlier = ledger.facts['ledger.reissueId'];
+  if (status === 'FAILED' && !done.some((d) => d.tool === 'reissue_transfer') && typeof earlier === 'string' && earlier) {
+    return `the ledger (${ledger.id}) says FAILED and already reissued as ${earlier} by an earlier run: nothing to reissue; call finish with claim {"transferStatus":"FAILED"} citing ${ledger.id}.`;
+  }
   if (status === 'FAILED' && !done.some((d) => d.tool === 'reissue_transfer')) {
     return `the ledger (${ledger.id}) says FAILED: reissue_transfer {"transferId":"${caseId}"} with your reason; an approver signs it.`;
   }
@@ -201,11 +280,21 @@ export const payments = defineDomain({
   claimSubject: (_claim, caseId) => `transfer:${caseId}`,
   judgeEvidence,
   nextStep,
-  // Establishing that a transfer FAILED is half the job: the case is done once it was reissued.
-  judgeDone: (claim, done) =>
-    PaymentsClaim.parse(claim).transferStatus !== 'FAILED' || done.some((d) => d.tool === 'reissue_transfer')
-      ? { ok: true }
-      : { ok: false, reason: 'the transfer FAILED and this run has not reissued it: a failed transfer is resolved by reissuing it (reissue_transfer, which an approver signs), then finish' },
+  summarize,
+  // Establishing that a transfer FAILED is half the job: the case is done once it was reissued,
+  // by this run or (the ledger says so) by an earlier one.
+  judgeDone: (claim, done, view) => {
+    const status = PaymentsClaim.parse(claim).transferStatus;
+    // A transfer the ledger calls PENDING is not resolved: a person must follow it
+    // up, and a finish would tell nobody. (Runs recorded before this accepted such a finish.)
+    if (status === 'PENDING' && takesNewPath(NEEDS_A_PERSON)) {
+      return { ok: false, reason: `the transfer is ${status}: that is not a resolution, it needs a person; escalate with what the ledger says` };
+    }
+    if (status !== 'FAILED' || done.some((d) => d.tool === 'reissue_transfer')) return { ok: true };
+    const reason = 'the transfer FAILED and this run has not reissued it: a failed transfer is resolved by reissuing it (reissue_transfer, which an approver signs), then finish';
+    const earlier = reissuedEarlier(view.evidence);
+    return earlier ? { ok: false, reason, doneEarlier: earlier } : { ok: false, reason };
+  },
   defaults: {
     budgets: { turns: 8, toolCalls: 10, effects: 1, duplicates: 2, tokens: 60_000, deadlineMs: 10 * 60_000 },
     context: 'window_pinned',

@@ -31,6 +31,9 @@ export function paymentsPolicy(context: CompiledContext): unknown {
     case 'FAILED': {
       const reissued = facts.get('reissue.id');
       if (reissued) return finish({ transferStatus: 'FAILED' }, [ledger.evidenceId, reissued.evidenceId], 'failed transfer reissued once');
+      // The ledger already paid a reissue (an earlier run of this case): nothing to move again.
+      const earlier = facts.get('ledger.reissueId');
+      if (earlier?.value) return finish({ transferStatus: 'FAILED' }, [earlier.evidenceId], `already reissued as ${String(earlier.value)} by an earlier run`);
       return call({ tool: 'reissue_transfer', args: { transferId, reason: 'ledger shows the original transfer FAILED' } });
     }
     default:

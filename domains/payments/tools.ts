@@ -25,12 +25,18 @@ export const paymentsImplementation = implement(payments).with<WorldDeps>({
       ctx.deps.world.getLedger(ctx.caseId, { timeoutMs: ctx.timeoutMs }),
       ctx.deps.world.getProcessorAck(ctx.caseId, { timeoutMs: ctx.timeoutMs }),
     ]);
-    const facts = { 'ledger.status': ledger.status, 'processor.ack': processor.ack };
+    const facts = { 'ledger.status': ledger.status, 'processor.ack': processor.ack, 'ledger.reissueId': ledger.reissueId ?? null };
     if (ledger.status === 'SETTLED' && processor.ack === 'REJECTED') {
       return { holds: false, conflict: true, decided: true, detail: 'ledger SETTLED but processor REJECTED', facts };
     }
-    const holds = ledger.status === claim.transferStatus;
-    return { holds, conflict: false, decided: true, detail: `ledger says ${ledger.status}${holds ? '' : `, not ${claim.transferStatus}`}`, facts };
+    if (ledger.status !== claim.transferStatus) {
+      return { holds: false, conflict: false, decided: true, detail: `ledger says ${ledger.status}, not ${claim.transferStatus}`, facts };
+    }
+    // A FAILED transfer is resolved only by its reissue: the ledger must have paid one.
+    if (claim.transferStatus === 'FAILED' && !ledger.reissueId) {
+      return { holds: false, conflict: false, decided: true, detail: 'ledger says FAILED and shows no reissue of it', facts };
+    }
+    return { holds: true, conflict: false, decided: true, detail: `ledger says ${ledger.status}${ledger.reissueId ? `, reissued as ${ledger.reissueId}` : ''}`, facts };
   },
   policy: paymentsPolicy,
   classify: classifyWorldError,

@@ -71,6 +71,8 @@ export interface ReplicaView { transferId: string; status: PaymentStatus; asOf: 
 export interface LedgerView {
   transferId: string; status: PaymentStatus; postedAt: string | null; asOf: string;
   amountMinor: number; currency: string; receiptId: string | null; reissueId: string | null;
+  /** The beneficiary's account: where the transfer (and any reissue) goes. */
+  destination: string;
 }
 export interface ProcessorView { transferId: string; ack: ProcessorAck; ackAt: string | null; asOf: string }
 export interface Reissue {
@@ -82,6 +84,8 @@ export interface ReissueReadback { applied: boolean; reissue: Reissue | null }
 
 export interface MetricsView {
   service: Service; errorRate: number; latencyP99Ms: number; memoryPct: number; healthy: boolean; asOf: string;
+  /** The orchestrator's last restart or revert of this service (as `kubectl` shows restarts). */
+  lastEffect: Pick<IncidentEffect, 'kind' | 'effectId' | 'idempotencyKey' | 'appliedAt'> | null;
 }
 export interface LogsView { service: Service; lines: string[]; asOf: string }
 export interface DeploysView { service: Service; current: string; previous: string; deployedAt: string }

@@ -109,7 +109,9 @@ export function incidentRoutes(store: WorldStore): DomainRoute[] {
       method: 'GET', path: '/incidents/:caseId/metrics/:service', op: 'incidents.metrics', subject: byCaseParam,
       handle(input) {
         const s = service(param(input, 'caseId'), param(input, 'service'));
-        const view: MetricsView = { service: s.service, ...SYMPTOMS[s.fault ?? 'healthy'], healthy: s.fault === null, asOf: new Date().toISOString() };
+        const last = store.lastIncidentEffect(s.caseId, s.service);
+        const lastEffect = last ? { kind: last.kind, effectId: last.effectId, idempotencyKey: last.idempotencyKey, appliedAt: last.appliedAt } : null;
+        const view: MetricsView = { service: s.service, ...SYMPTOMS[s.fault ?? 'healthy'], healthy: s.fault === null, asOf: new Date().toISOString(), lastEffect };
         return ok(view);
       },
     },

@@ -43,6 +43,7 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
           receiptId: settled ? `rcpt_${t.transferId}` : null,
           // The ledger knows what it has already paid out again: one reissue per transfer.
           reissueId: store.getReissueByTransfer(t.transferId)?.reissueId ?? null,
+          destination: t.destination,
         };
         return ok(view);
       },

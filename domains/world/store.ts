@@ -127,6 +127,11 @@ export class WorldStore {
     return this.db.prepare(`SELECT ${EFFECT_COLS} FROM incident_effects WHERE idempotency_key = ?`).get(idempotencyKey) as IncidentEffect | undefined;
   }
 
+  lastIncidentEffect(caseId: string, service: string): IncidentEffect | undefined {
+    return this.db.prepare(`SELECT ${EFFECT_COLS} FROM incident_effects WHERE case_id = ? AND service = ?
+      ORDER BY applied_at DESC, rowid DESC LIMIT 1`).get(caseId, service) as IncidentEffect | undefined;
+  }
+
   insertIncidentEffect(e: IncidentEffect): void {
     this.db.prepare(`INSERT INTO incident_effects VALUES (@effectId, @idempotencyKey, @caseId, @kind, @service,
       @toVersion, @appliedAt)`).run(e);

@@ -1,7 +1,10 @@
 // Money moves once per transfer, not once per run. A failed transfer is reissued after a signed
-// approval; then someone starts the case again under a new workflow id (a retry script, a second
-// operator, a replayed start request). Whatever that second run proposes and whoever approves it,
-// the processor must still hold exactly one reissue for the transfer.
+// approval; then someone starts the case again (a retry script, a second operator, a replayed
+// start request). Under a new workflow id the start is refused outright (one run per case); under
+// the case's own id, once the first run has closed, it runs again. Whatever that second run
+// proposes and whoever approves it, the processor must still hold exactly one reissue.
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { agentWorkflow } from '../../domains/workflows.js';
@@ -15,7 +18,7 @@ describe('payments: a second run for an already reissued transfer', () => {
   const model = createObedientModel();
   const h = useAgentHarness({ models: { custom: { obedient: model.adapter } } });
 
-  it('reissues once after alice approves; a second run under another workflow id adds nothing', async () => {
+  it('reissues once after alice approves; a start under another workflow id is refused, a second run adds nothing', async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, {
       ledgerStatus: 'FAILED',
@@ -32,11 +35,12 @@ describe('payments: a second run for an already reissued transfer', () => {
     const afterFirst = await reissuesOf(h.world, transferId);
     expect(afterFirst).toHaveLength(1);
 
-    const again = await h.client.workflow.start(agentWorkflow, {
-      taskQueue: h.taskQueue,
-      workflowId: `payments-${transferId}-again`,
-      args: [{ run }],
-    });
+    const elsewhere = await h.client.workflow.start(agentWorkflow, { taskQueue: h.taskQueue, workflowId: `payments-${transferId}-again`, args: [{ run }] });
+    const refused = await elsewhere.result().catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(WorkflowFailedError);
+    expect(((refused as WorkflowFailedError).cause as ApplicationFailure).type).toBe('InvalidRunInput');
+
+    const again = await h.client.workflow.start(agentWorkflow, { taskQueue: h.taskQueue, workflowId: `payments-${transferId}`, args: [{ run }] });
     // The careless approver would sign anything the second run asked for.
     const second = await watchRun(again, keys.alice);
 

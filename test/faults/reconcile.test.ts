@@ -36,7 +36,8 @@ describe('unknown outcomes are reconciled, never retried blind', () => {
   it('a readback that cannot decide ends unknown_outcome, names the effect, and retries nothing', async () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
-    const key = `incidents-${caseId}/c3/restart_service`;
+    // Restarts are keyed by the case, the service and the action (domains/incidents/domain.ts).
+    const key = `incidents/restart_service/restart:${caseId}:cache`;
     await h.world.injectFault({ op: 'incidents.restart', key: caseId, mode: 'commit_then_500' });
     await h.world.injectFault({ op: 'incidents.effect_readback', key, mode: 'error500', times: -1 });
     const { result, view } = await runToEnd(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies } });

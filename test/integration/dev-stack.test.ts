@@ -117,7 +117,7 @@ describe('npm run dev', () => {
     const keyFile = join(stateDir, '.agent', 'operator.key');
     expect(stdout).toContain(`http://127.0.0.1:${uiPort}/namespaces/default/workflows`);
     expect(stdout).toContain(`WORLD_URL    ${worldUrl}`);
-    expect(stdout).toContain('task queue   agent-runs');
+    expect(stdout).toContain('task queue   agents-incidents-payments-synthetic');
     expect(stdout).toContain(`export TEMPORAL_ADDRESS=127.0.0.1:${temporalPort}`);
     expect(stdout).toContain(`--key ${keyFile}`);
     // The first run made the operator's key (private to its owner) and the directory that trusts it.
@@ -135,7 +135,7 @@ describe('npm run dev', () => {
       `seeded payment ${transferId}: ledger FAILED`,
     );
     const started = JSON.parse(ok(await run('domains/cli.ts', ['start', 'payments', transferId, '--json'], cliEnv))) as { runId: string; taskQueue: string };
-    expect(started).toMatchObject({ runId, taskQueue: 'agent-runs' });
+    expect(started).toMatchObject({ runId, taskQueue: 'agents-incidents-payments-synthetic' });
 
     interface Status {
       phase: string;

@@ -139,6 +139,27 @@ describe('MCP tool servers as contract-bound tools, in agent runs', { timeout: 6
       expect(server.services.api.logs).not.toContain('INFO restarted');
     }));
 
+  it('the server commits the restart and then answers isError: the effect is read back, recorded applied, and never run again', () =>
+    withStack({ faults: ['error_after_commit'] }, async (stack) => {
+      const caseId = uniqueIncident();
+      // A model that insists: it asks for the restart again after the error.
+      const replies = [
+        { type: 'call', calls: [{ tool: 'get_metrics', args: { service: 'db' } }] },
+        { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'db' } }] },
+        { type: 'call', calls: [{ tool: 'get_logs', args: { service: 'db' } }] },
+        { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'db' } }] },
+        { type: 'escalate', reason: 'stopping' },
+      ];
+      const { result } = await stack.run({ caseId, model: { adapter: 'scripted', replies }, budgets: { effects: 2 } });
+      // The server's own record: one restart, under the run's first key.
+      const server = stack.state();
+      expect(server.firedFaults).toEqual(['error_after_commit']);
+      expect(Object.values(server.effects)).toHaveLength(1);
+      // The engine's ledger agrees with it, settled by the readback.
+      expect(result.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied', settledBy: 'readback' })]);
+      expect(server.calls.filter((c) => c.tool === 'effect_by_key')).toHaveLength(1);
+    }));
+
   it('a server tool no contract declares is refused at the gate (unknown_tool) and never reaches the server', () =>
     withStack({}, async (stack) => {
       const caseId = uniqueIncident();

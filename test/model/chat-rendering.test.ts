@@ -1,5 +1,5 @@
-// The native-chat rendering and tool calls written as text, through the real openai client
-// against the project's local fake chat server, and inside a real run on the dev server.
+// The native-chat rendering and tool calls written as text, through the `openai` adapter (the AI SDK
+// adapter over @ai-sdk/openai-compatible) against the local fake chat server, and inside a real run.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ProposeInput } from '../../activities/model/index.js';
 import { createOpenAiAdapter } from '../../activities/model/openai.js';

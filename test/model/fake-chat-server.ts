@@ -1,5 +1,5 @@
 // A chat-completions endpoint that says exactly what a test queued, so the adapter is driven
-// through the real openai client and a real socket, with no model and no network.
+// through the AI SDK's OpenAI-compatible provider and a real socket, with no model and no network.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -2,8 +2,10 @@
 // this repository, and that project's own domain (test/package/outside/: one domain file, a
 // workflows module, a worker and a small HTTP service, importing only the package) runs on the
 // real dev server to `resolved` and to `awaiting_approval`. No engine file knows it exists.
+// The same project has the package's `agent` command: `npx agent --help`, `npx agent keys
+// generate` and `npx agent verify`, with no entry of its own.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +16,8 @@ import { waitUntil } from '../../client/wait.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { installInto, packedEngine } from './packed.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./outside/', import.meta.url));
 const approver = generateKey('rita@refunds');
 
@@ -30,9 +32,9 @@ describe('a domain defined outside the repository, on the packed engine', { time
   beforeAll(async () => {
     project = mkdtempSync(join(tmpdir(), 'agent-outside-'));
     // `npm pack` builds the package (prepack) exactly as it would be published.
-    const tarball = execFileSync('npm', ['pack', '--pack-destination', project, '--silent'], { cwd: root, encoding: 'utf8' }).trim().split('\n').at(-1) ?? '';
+    const tarball = await packedEngine();
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'refunds-team', version: '1.0.0', type: 'module', private: true }));
-    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', join(project, tarball)], { cwd: project, stdio: 'ignore' });
+    installInto(project, tarball);
     for (const file of readdirSync(fixture)) copyFileSync(join(fixture, file), join(project, file));
     writeFileSync(join(project, 'approvers.json'), JSON.stringify({ approvers: [directoryEntry(approver, ['refunds-approver'])] }));
 
@@ -47,7 +49,7 @@ describe('a domain defined outside the repository, on the packed engine', { time
     }, 'WORKER_READY');
     connection = await Connection.connect({ address: inject('temporalAddress') });
     client = new Client({ connection, namespace: inject('temporalNamespace') });
-  });
+  }, 360_000); // packing builds the engine: minutes on a loaded machine
 
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill('SIGTERM');
@@ -77,6 +79,17 @@ describe('a domain defined outside the repository, on the packed engine', { time
     });
   }
 
+  /** `npx agent ...` in the outside project, as its team would type it. */
+  function npxAgent(args: string[], env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
+    try {
+      const stdout = execFileSync('npx', ['--no-install', 'agent', ...args], { cwd: project, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+      return { code: 0, stdout, stderr: '' };
+    } catch (err) {
+      const e = err as { status?: number; stdout?: string; stderr?: string };
+      return { code: e.status ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  }
+
   const payoutsLog = async () => (await (await fetch(`${serviceUrl}/log`)).json()) as { requests: { refundId: string }[]; payouts: unknown[] };
   const start = (caseId: string) =>
     client.workflow.start<AgentWorkflow>('agentWorkflow', { taskQueue, workflowId: `refunds-${caseId}`, args: [{ run: { domain: 'refunds', caseId, model: { adapter: 'rules' } } }] });
@@ -103,5 +116,34 @@ describe('a domain defined outside the repository, on the packed engine', { time
     const result = await handle.result();
     expect(result.terminal.class).toBe('resolved');
     expect((await payoutsLog()).requests.filter((r) => r.refundId === 'R-large')).toHaveLength(1);
+  });
+
+  it('has the agent command: --help names it, keys generate makes a key the worker would trust, verify checks an export', () => {
+    const help = npxAgent(['--help']);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^usage: agent <command>/);
+    expect(help.stdout).toContain('Run `agent <command> --help`');
+    expect(help.stdout).toContain('built without domains');
+    expect(npxAgent(['approve', '--help']).stdout).toMatch(/^usage: agent approve <run> <request> --key FILE \[--comment C\]/);
+
+    const generated = npxAgent(['keys', 'generate', '--id', 'rita2@refunds', '--roles', 'refunds-approver', '--out', 'rita2.key']);
+    expect(generated.code, generated.stderr).toBe(0);
+    const entry = JSON.parse(generated.stdout.split('\n')[0] ?? '') as { id: string; publicKey: string; roles: string[] };
+    expect(entry).toMatchObject({ id: 'rita2@refunds', roles: ['refunds-approver'] });
+    expect(statSync(join(project, 'rita2.key')).mode & 0o077).toBe(0);
+    expect((JSON.parse(readFileSync(join(project, 'rita2.key'), 'utf8')) as { publicKey: string }).publicKey).toBe(entry.publicKey);
+    // Errors name the command that exists here.
+    const missing = npxAgent(['approve', 'refunds-R-small', 'req-1']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr.trim()).toBe('error: approve needs --key <file>: decisions are signed with your key (agent keys generate makes one)');
+
+    // An export of a finished run, verified offline by the bin against the project's directory.
+    const exported = npxAgent(['export', 'refunds-R-large'], { TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace'), AGENT_TASK_QUEUE: taskQueue });
+    expect(exported.code, exported.stderr).toBe(0);
+    writeFileSync(join(project, 'run.json'), exported.stdout);
+    const verified = npxAgent(['verify', 'run.json', '--directory', 'approvers.json']);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^ok rita@refunds approve request /m);
+    expect(verified.stdout).toContain('verified: run refunds-R-large, 1 signed statement');
   });
 });

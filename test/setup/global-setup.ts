@@ -1,5 +1,6 @@
-// One Temporal dev server and one workflow bundle for the whole test run. A missing or
-// broken server fails the run here; nothing skips.
+// One Temporal dev server and one workflow bundle for the whole test run, and the Chromium the
+// console tests drive. A missing or broken server, or a Chromium that is neither there nor
+// installable, fails the run here, before any test; nothing skips.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { bundleWorkflows } from '../../worker/bundle.js';
 import { examplesWorkflowsPath } from '../../demo/local-stack.js';
 import { startWorld } from '../../domains/world/process.js';
 import { TEST_DIRECTORY } from '../helpers/keys.js';
+import { missingChromiumLine, provisionChromium } from './chromium.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,6 +24,13 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const chromium = provisionChromium({ log: (line) => process.stderr.write(`[test-setup] ${line}\n`) });
+  if (chromium.kind === 'missing') {
+    // One line and a non-zero exit before any test or server starts; a thrown error would
+    // come out wrapped in vitest's "no test files found" and an error block.
+    process.stderr.write(`${missingChromiumLine(chromium)}\n`);
+    process.exit(1);
+  }
   const scratch = mkdtempSync(join(tmpdir(), 'agent-tests-'));
   const [target, bundle, world] = await Promise.all([
     useTemporal({ headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog }),

@@ -21,7 +21,7 @@ export class Run {
 
   constructor(
     readonly domain: Domain,
-    opts: { caseId?: string; budgets?: Partial<Budgets>; approvalTimeoutMs?: number; guarded?: boolean; approverScope?: string[] } = {},
+    opts: { caseId?: string; budgets?: Partial<Budgets>; approvalTimeoutMs?: number; guarded?: boolean; approverScope?: string[]; engine4?: boolean } = {},
   ) {
     this.now = T0;
     this.state = initialState({
@@ -33,6 +33,7 @@ export class Run {
       ...(opts.approvalTimeoutMs ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
       ...(opts.guarded ? { guardVersion: 2 as const } : {}),
       ...(opts.approverScope ? { approverScope: opts.approverScope } : {}),
+      ...(opts.engine4 ? { engine: 4 as const, chain: 'first-execution-run-id' } : {}),
       now: this.now,
     });
     this.command = { type: 'stop', terminal: { class: 'failed', reason: 'not started', detail: '', at: 0 } };

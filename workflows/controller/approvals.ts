@@ -4,8 +4,10 @@
 // re-check of the precondition just before the effect is dispatched.
 import type { Domain, PreconditionVerdict } from '../contract.js';
 import { eligibleApprovers, type Approver } from '../trust/directory.js';
-import { digestOf, MAX_STATEMENT_LIFETIME_MS, verifyStatement, type SignedDecision } from '../trust/statement.js';
+import { canonical, digestOf, MAX_STATEMENT_LIFETIME_MS, verifyStatement, type SignedAmend, type SignedDecision } from '../trust/statement.js';
 import type { RunEvent } from './events.js';
+import { displayFacts } from './display.js';
+import { admitCalls } from './gate.js';
 import { checkPrecondition, rereadFor } from './precondition.js';
 import type { ApprovalRequest, PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';
@@ -43,19 +45,31 @@ export function raiseApproval(state: RunState, domain: Domain, call: PlannedCall
     // What the approver is shown rests on evidence about the call's subject only.
     evidenceIds: evidenceAbout(state, subject, now).map((e) => e.id).slice(-10),
     subject,
-    digest: approvalDigest(state.runId, requestId, call),
+    digest: approvalDigest(state.runId, requestId, call, state.chain),
     quorum: rule.quorum ?? 1,
     notStarter: rule.notStarter ?? false,
     precondition: verdict && !verdict.ok ? { ok: false, reason: verdict.reason } : { ok: true },
     collected: [],
   };
-  return { ...state, phase: 'awaiting_approval', pendingApproval: request };
+  const display = displayFacts(state, contractOf(domain, call.tool), call, now);
+  return { ...state, phase: 'awaiting_approval', pendingApproval: display ? { ...request, display } : request };
 }
 
-/** What a signature binds to: this run, this request, this exact call and its subject. */
-export function approvalDigest(runId: string, requestId: string, call: PlannedCall): string {
-  return digestOf({ runId, requestId, tool: call.tool, args: call.args, subject: call.subject ?? null });
+/**
+ * What a signature binds to: this run, this request, this exact call and its subject, and (for
+ * runs that know it) the chain's first execution. A new execution under the same workflow id
+ * raises the same request id for the same call, but never the same digest.
+ */
+export function approvalDigest(runId: string, requestId: string, call: PlannedCall, chain?: string): string {
+  return digestOf({ runId, requestId, tool: call.tool, args: call.args, subject: call.subject ?? null, ...(chain ? { chain } : {}) });
 }
+
+/**
+ * How long after a run's start its start statement may still be valid. A statement that
+ * outlives this was not made for this start, or was made long ago: it could be a copy of
+ * someone's earlier start, replayed to name them as the starter of a run they never began.
+ */
+export const START_STATEMENT_WINDOW_MS = 15 * 60_000;
 
 export function onApproversLoaded(state: RunState, event: Extract<RunEvent, { type: 'approversLoaded' }>, now: number): RunState {
   const request = state.pendingApproval;
@@ -72,6 +86,25 @@ export function onApproversLoaded(state: RunState, event: Extract<RunEvent, { ty
   return { ...state, pendingApproval: { ...request, eligible } };
 }
 
+/**
+ * The pending request judged against the directory as it is now: eligibility recomputed,
+ * approvals already collected from keys no longer eligible dropped, and a request that can no
+ * longer reach its quorum closed as onApproversLoaded would close it.
+ */
+function withDirectory(state: RunState, request: ApprovalRequest, directory: Approver[], now: number): RunState {
+  const eligible = eligibleApprovers({ approvers: directory }, request.roles, state.approverScope);
+  const stillEligible = (by: string, key: string | undefined) => eligible.some((a) => a.id === by && a.publicKey === key);
+  const keyOf = (by: string) => request.eligible?.find((a) => a.id === by)?.publicKey;
+  const collected = (request.collected ?? []).filter((c) => stillEligible(c.statement.by, keyOf(c.statement.by)));
+  if (eligible.length < (request.quorum ?? 1)) {
+    const closed = withApprovalClosed(state, 'timed_out', 'directory', `the approver directory now has ${eligible.length} approver(s) with role ${request.roles.join(' or ')} for this run`, now);
+    const message = `${request.call.tool} needs ${request.quorum ?? 1} approver(s) with role ${request.roles.join(' or ')}; the directory now has ${eligible.length}`;
+    if (request.onTimeout === 'escalate') return stop(closed, 'escalated', 'no_approver', message, now);
+    return proposeOrStop(control(closed, 'no_approver', message), now);
+  }
+  return { ...state, pendingApproval: { ...request, eligible, collected } };
+}
+
 /** Who started the run, if the start statement verifies under the directory's key for its signer. */
 function verifiedStarter(state: RunState, directory: Approver[]): { starter?: string } {
   const claim = state.starterClaim;
@@ -79,6 +112,7 @@ function verifiedStarter(state: RunState, directory: Approver[]): { starter?: st
   const s = claim.statement;
   const key = directory.filter((a) => a.id === s.by);
   if (key.length !== 1 || s.runId !== state.runId || s.expiresAt < state.startedAt) return {};
+  if (state.chain && s.expiresAt > state.startedAt + START_STATEMENT_WINDOW_MS) return {};
   return verifyStatement(claim, (key[0] as Approver).publicKey) ? { starter: s.by } : {};
 }
 
@@ -107,6 +141,9 @@ export function checkDecision(state: RunState, signed: SignedDecision, decision:
     if (state.starter === s.by) return { ok: false, reason: `${s.by} started this run and may not approve its ${request.call.tool}` };
   }
   if ((request.collected ?? []).some((c) => c.statement.by === s.by)) return { ok: false, reason: `${s.by} has already approved request ${s.requestId}` };
+  // A quorum counts people, and a person is a key: never two approvals under one key.
+  const sameKey = (request.collected ?? []).find((c) => request.eligible?.find((a) => a.id === c.statement.by)?.publicKey === approver.publicKey);
+  if (sameKey) return { ok: false, reason: `${s.by} signs with the same key as ${sameKey.statement.by}, who has already approved` };
   return { ok: true, approver };
 }
 
@@ -115,7 +152,7 @@ export function onApprovalOutcome(
   domain: Domain,
   event: Extract<RunEvent, { type: 'approved' | 'denied' | 'approvalTimedOut' }>,
 ): RunState {
-  const request = state.pendingApproval;
+  let request = state.pendingApproval;
   if (!request || request.requestId !== event.requestId) {
     if (state.guardVersion === 2) return state; // a stray or late event changes nothing
     throw new Error(`bug: approval event for ${event.requestId}, which is not pending`);
@@ -127,9 +164,18 @@ export function onApprovalOutcome(
     return proposeOrStop(control(closed, 'approval_timeout', `no one approved ${request.call.tool} in time`), now);
   }
   if (state.guardVersion === 2) {
+    if (event.directory) {
+      // Who may decide is the directory as it is now: a key removed since the request was
+      // raised decides nothing, and an approval it gave earlier no longer counts.
+      const refreshed = withDirectory(state, request, event.directory, now);
+      if (refreshed.pendingApproval?.requestId !== request.requestId) return refreshed;
+      state = refreshed;
+    }
     // Only a signed decision that still checks out counts, whoever put the event here.
     const check = event.signed ? checkDecision(state, event.signed, event.type === 'approved' ? 'approve' : 'deny', now) : undefined;
+    if (event.directory && event.signed && check && !check.ok) return control(state, 'decision_refused', `${event.signed.statement.by}'s decision was refused: ${check.reason}`);
     if (!check?.ok || !event.signed) return state;
+    request = state.pendingApproval ?? request;
     if (event.type === 'approved') {
       const collected = [...(request.collected ?? []), event.signed];
       if (collected.length < (request.quorum ?? 1)) return { ...state, pendingApproval: { ...request, collected } };
@@ -194,4 +240,62 @@ export function dispatchIfStillValid(state: RunState, domain: Domain, now: numbe
   }
   if (inDoubt(cleared)) return proposeOrStop(control(cleared, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
   return startCalls(cleared, [pending.call]);
+}
+
+/**
+ * Would this signed amendment count? Asked by the amend Update's validator and again when it
+ * arrives. The signer must be one who may decide the request, the statement must be over the
+ * request and digest the run shows now, and only engine-v4 runs take amendments.
+ */
+export function checkAmend(state: RunState, signed: SignedAmend, now: number): DecisionCheck {
+  const request = state.pendingApproval;
+  const s = signed.statement;
+  if (state.engine !== 4) return { ok: false, reason: 'this run predates amendments; deny the request and note what you want instead' };
+  if (state.terminal) return { ok: false, reason: `run already ended (${state.terminal.class})` };
+  if (!request || request.requestId !== s.requestId) return { ok: false, reason: `request ${s.requestId} is not pending` };
+  if (!request.eligible) return { ok: false, reason: 'the approver directory for this request is still loading; try again in a moment' };
+  if (s.runId !== state.runId) return { ok: false, reason: `the statement is for run ${s.runId}, not ${state.runId}` };
+  if (s.digest !== request.digest) return { ok: false, reason: 'the call you amended is not the one pending; fetch the request again' };
+  if (s.expiresAt <= now) return { ok: false, reason: 'the signed statement has expired' };
+  if (s.expiresAt > now + MAX_STATEMENT_LIFETIME_MS) return { ok: false, reason: 'the signed statement is valid for too long (at most 24 h)' };
+  const approver = request.eligible.find((a) => a.id === s.by);
+  if (!approver) return { ok: false, reason: `${s.by} may not decide ${request.call.tool} (needs ${request.roles.join(' or ')} in the worker's approver directory)` };
+  if (!verifyStatement(signed, approver.publicKey)) return { ok: false, reason: `the signature does not verify under ${s.by}'s key` };
+  if (canonical(s.args) === canonical(request.call.args)) return { ok: false, reason: 'the amended arguments are the ones pending; approve the request instead' };
+  return { ok: true, approver };
+}
+
+/**
+ * Edit, then approve. The amended call is a new proposal, by an authenticated operator: it
+ * passes the same gate (arguments, budgets, provenance, precondition) as a model's would, gets
+ * its own request and digest, and needs its full quorum of fresh decisions (the editor's own
+ * approval counts once, like anyone's). The editor's arguments are their signed word, so they
+ * are a trusted source for provenance; the old request is closed `amended`, and the records keep
+ * what was proposed, what it was amended to, and (in the effects ledger) what ran.
+ */
+export function onAmended(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'amended' }>): RunState {
+  const now = event.now;
+  const original = state.pendingApproval;
+  if (!original) return state;
+  const refreshed = withDirectory(state, original, event.directory, now);
+  if (refreshed.pendingApproval?.requestId !== original.requestId) return refreshed;
+  const check = checkAmend(refreshed, event.signed, now);
+  const s = event.signed.statement;
+  if (!check.ok) return control(refreshed, 'amend_refused', `${s.by}'s amendment was refused: ${check.reason}`);
+  // The editor's word, as a signed operator note: what provenance accepts values from.
+  const said: RunState = {
+    ...refreshed,
+    transcript: [...refreshed.transcript, { kind: 'note', turn: refreshed.turn, by: s.by, text: `amended ${original.call.tool} to ${canonical(s.args)}`.slice(0, 2_000), trusted: true }],
+  };
+  const admission = admitCalls(said, domain, { type: 'call', calls: [{ tool: original.call.tool, args: s.args }] }, now);
+  if (admission.kind !== 'admit' || !admission.calls[0]) {
+    const why = admission.kind === 'admit' ? 'nothing to run' : admission.message;
+    return control(refreshed, 'amend_refused', `${s.by}'s amendment of ${original.call.tool} was refused: ${why}`);
+  }
+  const closed = withApprovalClosed(said, 'amended', s.by, s.comment, now, undefined, event.signed);
+  const numbered = { ...closed, seq: closed.seq + admission.calls.length };
+  const raised = raiseApproval(numbered, domain, admission.calls[0], admission.precondition, now);
+  const amended = raised.pendingApproval;
+  if (!amended) return raised;
+  return { ...raised, pendingApproval: { ...amended, amendedFrom: { requestId: original.requestId, args: original.call.args, by: s.by } } };
 }

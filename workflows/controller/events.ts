@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { workerScoped } from '../worker-scoped.js';
 import { Approver } from '../trust/directory.js';
-import { SignedDecision } from '../trust/statement.js';
+import { SignedAmend, SignedDecision } from '../trust/statement.js';
 
 const base = workerScoped('events.base', () => ({ now: z.number() }));
 
@@ -60,18 +60,45 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
   z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('started'), ...base }),
     /** contextTokens: the estimate of the context the model was shown (from the propose command). */
-    z.strictObject({ type: z.literal('proposed'), ...base, reply: z.unknown(), tokens: z.number(), contextTokens: z.number() }),
+    /** costMicros: what the call cost by the worker's price table (engine-v4 runs; absent when unpriced). */
+    z.strictObject({ type: z.literal('proposed'), ...base, reply: z.unknown(), tokens: z.number(), contextTokens: z.number(), costMicros: z.number().optional() }),
+    /** The worker refused the model call before making it: a spend cap held outside the run (a team's day) is spent. */
+    z.strictObject({ type: z.literal('spendRefused'), ...base, cap: z.string(), detail: z.string() }),
     z.strictObject({ type: z.literal('modelFailed'), ...base, message: z.string() }),
     z.strictObject({ type: z.literal('observed'), ...base, results: z.array(ToolResult) }),
     z.strictObject({ type: z.literal('verified'), ...base, verdict: ProbeVerdict }),
     z.strictObject({ type: z.literal('reconciled'), ...base, result: ReadbackResult }),
     /** signed: the statement the Update validator verified (runs with the trust boundary). */
-    z.strictObject({ type: z.literal('approved'), ...base, requestId: z.string(), by: z.string(), comment: z.string(), signed: SignedDecision.optional() }),
-    z.strictObject({ type: z.literal('denied'), ...base, requestId: z.string(), by: z.string(), comment: z.string(), signed: SignedDecision.optional() }),
+    z.strictObject({
+      type: z.literal('approved'),
+      ...base,
+      requestId: z.string(),
+      by: z.string(),
+      comment: z.string(),
+      signed: SignedDecision.optional(),
+      /** The worker's directory as it was when the decision arrived (engine-v4 runs): revocation counts at once. */
+      directory: z.array(Approver).optional(),
+    }),
+    z.strictObject({
+      type: z.literal('denied'),
+      ...base,
+      requestId: z.string(),
+      by: z.string(),
+      comment: z.string(),
+      signed: SignedDecision.optional(),
+      /** The worker's directory as it was when the decision arrived (engine-v4 runs): revocation counts at once. */
+      directory: z.array(Approver).optional(),
+    }),
+    /** An approver asked for the pending call with other arguments (engine-v4 runs). */
+    z.strictObject({ type: z.literal('amended'), ...base, signed: SignedAmend, directory: z.array(Approver) }),
     z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver) }),
     z.strictObject({ type: z.literal('approvalTimedOut'), ...base, requestId: z.string() }),
     z.strictObject({ type: z.literal('noteAdded'), ...base, by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
-    z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string() }),
+    /**
+     * settle: read back an effect in flight or in doubt before stopping (runs with
+     * native-cancel-v1); without it a cancel stops at once, as runs recorded before it did.
+     */
+    z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string(), settle: z.boolean().optional() }),
     z.strictObject({ type: z.literal('deadlinePassed'), ...base }),
   ]),
 );

@@ -5,6 +5,7 @@ import { caseSubject } from '../contract.js';
 import type { Decision } from './decision.js';
 import type { ProbeVerdict } from './events.js';
 import { viewOf } from './observation.js';
+import { takesNewPath } from './patches.js';
 import type { Evidence, RunState } from './state.js';
 import { effectsDoneTo, evidenceAbout } from './subject.js';
 import { control, proposeOrStop, reject, stop, withDecisionReceipt, type ReceiptBase } from './transitions.js';
@@ -27,9 +28,15 @@ export function onFinish(state: RunState, domain: Domain, decision: Extract<Deci
     const elsewhere = decision.evidence.filter((id) => !cited.some((v) => v.id === id));
     return reject(state, now, { ...receipt, code: 'unsupported_finish', message: `evidence ${elsewhere.join(', ')} is not about ${subject}`, evidenceIds: decision.evidence });
   }
+  let doneEarlier: string | undefined;
   if (subject !== undefined && domain.judgeDone) {
-    const done = guardedCall(() => domain.judgeDone?.(claim.data, effectsDoneTo(state, subject)) ?? { ok: true as const });
-    if (!done.ok) return reject(state, now, { ...receipt, code: 'unsupported_finish', message: done.reason, evidenceIds: decision.evidence });
+    const effects = effectsDoneTo(state, subject);
+    const done = guardedCall(() => domain.judgeDone?.(claim.data, effects, { caseId: state.caseId, evidence: views, done: effects }) ?? { ok: true as const });
+    // Work an earlier run of the case did (a reset, a delete and start again) is accepted as
+    // done, for the probe to confirm; histories recorded before this refused it, and still do.
+    const earlier = done.ok ? undefined : earlierWork(done);
+    if (earlier && takesNewPath('already-done-v1')) doneEarlier = earlier;
+    else if (!done.ok) return reject(state, now, { ...receipt, code: 'unsupported_finish', message: done.reason, evidenceIds: decision.evidence });
   }
   const judged = guardedCall(() => {
     const v = domain.judgeEvidence(claim.data, cited, views);
@@ -44,8 +51,14 @@ export function onFinish(state: RunState, domain: Domain, decision: Extract<Deci
   if (verdict.kind === 'unsupported') {
     return reject(state, now, { ...receipt, code: 'unsupported_finish', message: verdict.reason, evidenceIds: decision.evidence });
   }
-  const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: true, reason: 'verifying', evidenceIds: decision.evidence });
-  return { ...receipted, phase: 'verifying', pendingClaim: { claim: claim.data, evidenceIds: decision.evidence } };
+  const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: true, reason: doneEarlier ? 'verifying:already_done' : 'verifying', evidenceIds: decision.evidence });
+  return { ...receipted, phase: 'verifying', pendingClaim: { claim: claim.data, evidenceIds: decision.evidence, ...(doneEarlier ? { doneEarlier } : {}) } };
+}
+
+/** The earlier run's effect a refusal names, if it names one (a short, single-line detail). */
+function earlierWork(verdict: { ok: false; reason: string; doneEarlier?: unknown }): string | undefined {
+  const detail = verdict.doneEarlier;
+  return typeof detail === 'string' && detail.trim() ? detail.replace(/\s+/g, ' ').trim().slice(0, 300) : undefined;
 }
 
 export function onVerified(state: RunState, verdict: ProbeVerdict, now: number): RunState {
@@ -61,6 +74,9 @@ export function onVerified(state: RunState, verdict: ProbeVerdict, now: number):
     ],
   };
   if (verdict.decided && verdict.holds) {
+    // Done by an earlier run: say so, with its effect, rather than claim this run's work.
+    const earlier = state.pendingClaim?.doneEarlier;
+    if (earlier) return stop(withProbe, 'resolved', 'already_done', `${earlier}; the probe confirms: ${verdict.detail}`.slice(0, 500), now);
     return stop(withProbe, 'resolved', 'probe_confirmed', verdict.detail, now);
   }
   if (verdict.conflict) return stop(withProbe, 'escalated', 'conflict', verdict.detail, now);

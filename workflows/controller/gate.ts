@@ -1,8 +1,9 @@
 // The gate: deterministic checks between a proposed call and the world. A refusal is a value
 // (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
-import type { Domain, PreconditionVerdict, ToolContract } from '../contract.js';
+import { effectKey, type Domain, type PreconditionVerdict, type ToolContract } from '../contract.js';
 import { describeIssues, type Decision } from './decision.js';
 import { callSignature, isRepeatWithoutProgress } from './loop-guard.js';
+import { takesNewPath } from './patches.js';
 import { checkPrecondition } from './precondition.js';
 import { checkProvenance } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
@@ -11,7 +12,8 @@ import { subjectOfCall } from './subject.js';
 export type Admission =
   /** precondition: set for an effect whose stated violation its contract turns into an approval request. */
   | { kind: 'admit'; calls: PlannedCall[]; precondition?: PreconditionVerdict }
-  | { kind: 'refuse'; code: string; message: string; duplicate: boolean }
+  /** signature: the refused call, when the gate judged the call itself (not the turn's budget or shape). */
+  | { kind: 'refuse'; code: string; message: string; duplicate: boolean; signature?: string }
   /** The model repeated something the gate already refused once: stop instead of arguing. */
   | { kind: 'stop'; terminalClass: 'escalated' | 'blocked'; code: string; message: string };
 
@@ -40,9 +42,9 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     const subject = guarded ? subjectOfCall(contract, args.data, state.caseId) : undefined;
     let key: string | undefined;
     if (contract.kind === 'effect') {
-      const business = guarded ? businessKey(contract, args.data) : undefined;
+      const business = guarded && keyedByBusiness(contract) ? businessKey(contract, args.data, state.caseId) : undefined;
       if (business === null) return refuse('invalid_arguments', `${contract.name}: its business key cannot be derived from these arguments`);
-      key = business ? `${state.domain}/${contract.name}/${business}` : idempotencyKey(state, callId, contract.name);
+      key = business ? effectKey(state.domain, contract.name, business) : (keyOfUnappliedTwin(state, signature) ?? idempotencyKey(state, callId, contract.name));
     }
     planned.push({
       callId,
@@ -72,6 +74,12 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
 
   for (const call of planned) {
     const signature = callSignature(call.tool, call.args);
+    const refusedAlready = state.engine === 4 && state.seen[signature]?.gate === true && state.seen[signature]?.factsVersion === state.factsVersion;
+    if (refusedAlready) {
+      // Insisting on a call the gate refused, with nothing new learnt, is a loop like a repeated read.
+      if (state.nudges >= 1) return { kind: 'stop', terminalClass: 'escalated', code: 'loop', message: `${call.tool} proposed again, unchanged, after the gate refused it` };
+      return refuse('loop_nudge', `${call.tool} was refused with these arguments and nothing has changed since; it will be refused again`, true);
+    }
     if (!isRepeatWithoutProgress(state, signature)) continue;
     if (call.kind === 'effect' && !call.idempotent) {
       // The effect guard: the same non-idempotent effect again with nothing new observed.
@@ -88,6 +96,15 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     return refuse('loop_nudge', `${call.tool} with these arguments already answered and nothing changed since; use that evidence or try something else`, true);
   }
 
+  // A run started with narrowed permissions (an investigation) takes no effect outside them.
+  const permitted = state.engine === 4 ? state.permittedEffects : undefined;
+  const forbidden = permitted && contracts.find((c) => c.kind === 'effect' && !permitted.includes(c.name));
+  if (forbidden) {
+    const allowed = permitted.length ? `only ${permitted.join(', ')}` : 'no effects at all (read-only)';
+    const call = planned.find((c) => c.tool === forbidden.name);
+    const message = `${forbidden.name} is not permitted in this run, which was started with ${allowed}; if it is the right step, escalate and recommend it to a person`;
+    return refuse('not_permitted', message, false, call ? callSignature(call.tool, call.args) : undefined);
+  }
   if (!guarded) return { kind: 'admit', calls: planned };
   return trustBoundary(state, contracts, planned, now);
 }
@@ -101,27 +118,49 @@ function trustBoundary(state: RunState, contracts: ToolContract[], planned: Plan
   const [contract] = contracts;
   const [call] = planned;
   if (!contract || !call || contract.kind !== 'effect') return { kind: 'admit', calls: planned };
+  const signature = callSignature(call.tool, call.args);
   const provenance = checkProvenance(state, contract, call.args, now);
-  if (!provenance.ok) return refuse('tainted_argument', provenance.message);
+  if (!provenance.ok) return refuse('tainted_argument', provenance.message, false, signature);
   const verdict = checkPrecondition(state, contract, call, now);
   if (verdict.ok) return { kind: 'admit', calls: planned };
   if (contract.precondition?.onViolation === 'approval' && contract.approval) return { kind: 'admit', calls: planned, precondition: verdict };
-  return refuse('precondition_failed', `${contract.name} refused: ${verdict.reason}`);
+  return refuse('precondition_failed', `${contract.name} refused: ${verdict.reason}`, false, signature);
+}
+
+/**
+ * Whether this run keys the contract's effects by business: always for a tool that had its key
+ * from the start; for one that gained it later, only in runs recorded after (its patch).
+ */
+function keyedByBusiness(contract: ToolContract): boolean {
+  if (!contract.businessKey) return false;
+  return contract.businessKeySince === undefined || takesNewPath(contract.businessKeySince);
 }
 
 /** The contract's business key: a short id-like string, `null` when it cannot be derived. */
-function businessKey(contract: ToolContract, args: unknown): string | null | undefined {
+function businessKey(contract: ToolContract, args: unknown, caseId: string): string | null | undefined {
   if (!contract.businessKey) return undefined;
   try {
-    const key = contract.businessKey(args as never);
+    const key = contract.businessKey(args as never, { caseId });
     return typeof key === 'string' && /^[A-Za-z0-9:._-]{1,120}$/.test(key) ? key : null;
   } catch {
     return null;
   }
 }
 
-function refuse(code: string, message: string, duplicate = false): Admission {
-  return { kind: 'refuse', code, message, duplicate };
+function refuse(code: string, message: string, duplicate = false, signature?: string): Admission {
+  return { kind: 'refuse', code, message, duplicate, ...(signature ? { signature } : {}) };
+}
+
+/**
+ * One key per intended effect: the same call proposed again after a readback said the first
+ * one had not taken effect goes out under the first one's key. If the first request was only
+ * late, not lost, and commits after the readback, the system of record sees one key twice and
+ * applies it once. (engine-v4 runs; older ones keyed every call afresh.)
+ */
+function keyOfUnappliedTwin(state: RunState, signature: string): string | undefined {
+  if (state.engine !== 4) return undefined;
+  const twin = [...state.effects].reverse().find((e) => e.status === 'not_applied' && e.settledBy === 'readback' && callSignature(e.tool, e.args) === signature);
+  return twin?.key;
 }
 
 /**

@@ -4,7 +4,8 @@
 // This file is the table: each event goes to a small handler in approvals.ts, finish.ts or
 // observed.ts; the gate (gate.ts) judges proposed calls.
 import type { Budgets, ContextStrategy, Domain } from '../contract.js';
-import { onApprovalOutcome, onApproversLoaded, raiseApproval } from './approvals.js';
+import { onAmended, onApprovalOutcome, onApproversLoaded, raiseApproval } from './approvals.js';
+import { onCancelReadback, onCancelRequested } from './cancel.js';
 import type { Command } from './commands.js';
 import { compileContext } from './context.js';
 import { compactJson, parseDecision, summarizeDecision, type Decision } from './decision.js';
@@ -12,13 +13,13 @@ import type { RunEvent } from './events.js';
 import { onFinish, onVerified } from './finish.js';
 import { admitCalls } from './gate.js';
 import { onObserved, onReconciled } from './observed.js';
+import { chargeSpend } from './budget.js';
 import { fold } from './retention.js';
 import { STATE_VERSION, type RunState } from './state.js';
 import {
   contractOf,
   deadlineReached,
   latestEvidenceIds,
-  onCancel,
   onDeadline,
   proposeOrStop,
   reject,
@@ -44,6 +45,12 @@ export interface NewRun {
   /** 2 for every new run; absent only when replaying runs recorded before the trust boundary. */
   guardVersion?: 2;
   approverScope?: string[];
+  /** The chain's first execution run id, which binds every signed statement to this run. */
+  chain?: string;
+  /** 4 for every new run; absent when replaying runs recorded before engine-v4. */
+  engine?: 4;
+  /** The effects the run may take, when its start narrowed them. */
+  permittedEffects?: string[];
 }
 
 export function initialState(run: NewRun): RunState {
@@ -51,6 +58,9 @@ export function initialState(run: NewRun): RunState {
     version: STATE_VERSION,
     ...(run.guardVersion ? { guardVersion: run.guardVersion } : {}),
     ...(run.approverScope ? { approverScope: run.approverScope } : {}),
+    ...(run.chain ? { chain: run.chain } : {}),
+    ...(run.engine ? { engine: run.engine } : {}),
+    ...(run.permittedEffects ? { permittedEffects: run.permittedEffects } : {}),
     runId: run.runId,
     domain: run.domain.name,
     caseId: run.caseId,
@@ -116,8 +126,10 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
     case 'started':
       return proposeOrStop(state, event.now);
     case 'cancelled':
-      return onCancel(state, event.by, event.reason, event.now);
+      return onCancelRequested(state, domain, event);
     case 'deadlinePassed':
+      // A cancel reading an effect back is bounded by the readback's own attempts.
+      if (state.cancelling) return state;
       // With the trust boundary the deadline moves (it pauses while a person decides), so a
       // timer set for the old one may fire early; and a waiting approval is bounded by its own expiry.
       if (state.guardVersion === 2 && (event.now < state.deadlineAt || state.phase === 'awaiting_approval')) return state;
@@ -132,7 +144,10 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       };
     case 'proposed':
       expectPhase(state, 'proposing', event.type);
-      return onProposal(state, domain, event.reply, event.tokens, event.contextTokens, event.now);
+      return onProposal(state, domain, event.reply, event.tokens, event.contextTokens, event.now, event.costMicros);
+    case 'spendRefused':
+      expectPhase(state, 'proposing', event.type);
+      return stop(state, 'budget_exhausted', 'budget:spend', `${event.cap}: ${event.detail}`.slice(0, 300), event.now);
     case 'modelFailed':
       expectPhase(state, 'proposing', event.type);
       return stop(state, 'failed', 'model_error', event.message.slice(0, 300), event.now);
@@ -144,7 +159,7 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       return onVerified(state, event.verdict, event.now);
     case 'reconciled':
       expectPhase(state, 'reconciling', event.type);
-      return onReconciled(state, domain, event.result, event.now);
+      return state.cancelling ? onCancelReadback(state, domain, event.result, event.now) : onReconciled(state, domain, event.result, event.now);
     case 'approversLoaded':
       if (state.phase !== 'awaiting_approval') return state;
       return onApproversLoaded(state, event, event.now);
@@ -155,15 +170,20 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       if (state.guardVersion === 2 && state.phase !== 'awaiting_approval') return state;
       expectPhase(state, 'awaiting_approval', event.type);
       return onApprovalOutcome(state, domain, event);
+    case 'amended':
+      if (state.phase !== 'awaiting_approval') return state;
+      return onAmended(state, domain, event);
   }
 }
 
 // ---------------------------------------------------------------- turns and proposals
 
-function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: number, contextTokens: number, now: number): RunState {
-  const charged: RunState = { ...state, used: { ...state.used, tokens: state.used.tokens + Math.max(0, tokens) } };
+function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: number, contextTokens: number, now: number, costMicros?: number): RunState {
+  const spend = chargeSpend({ ...state, used: { ...state.used, tokens: state.used.tokens + Math.max(0, tokens) } }, costMicros);
+  const charged = spend.state;
   const parsed = parseDecision(reply);
   if (!parsed.ok) {
+    if (spend.overrun) return stop(charged, 'budget_exhausted', 'budget:spend', spend.overrun.detail, now);
     return reject(charged, now, { proposal: `unparseable: ${compactJson(reply, 120)}`, code: 'invalid_proposal', message: parsed.problem, tokens, contextTokens });
   }
   const decision = parsed.decision;
@@ -172,6 +192,10 @@ function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: num
   if (proposed.used.tokens > proposed.budgets.tokens) {
     const receipted = withDecisionReceipt(proposed, now, { proposal: summary, accepted: false, reason: 'budget:tokens', evidenceIds: [], tokens, contextTokens });
     return stop(receipted, 'budget_exhausted', 'budget:tokens', `token budget of ${state.budgets.tokens} spent`, now);
+  }
+  if (spend.overrun) {
+    const receipted = withDecisionReceipt(proposed, now, { proposal: summary, accepted: false, reason: 'budget:spend', evidenceIds: [], tokens, contextTokens });
+    return stop(receipted, 'budget_exhausted', 'budget:spend', spend.overrun.detail, now);
   }
   const receiptBase = { proposal: summary, tokens, contextTokens };
   switch (decision.type) {
@@ -196,7 +220,8 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
     case 'refuse': {
       const counted = admission.duplicate ? { ...state, used: { ...state.used, duplicates: state.used.duplicates + 1 } } : state;
       const nudged = admission.code === 'loop_nudge' ? { ...counted, nudges: counted.nudges + 1 } : counted;
-      return reject(nudged, now, { ...receipt, code: admission.code, message: admission.message });
+      const remembered = admission.signature && state.engine === 4 ? rememberRefusal(nudged, admission.signature) : nudged;
+      return reject(remembered, now, { ...receipt, code: admission.code, message: admission.message });
     }
     case 'stop': {
       const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: false, reason: admission.code, evidenceIds: [] });
@@ -216,6 +241,11 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
   });
   if (first && approval) return raiseApproval(receipted, domain, first, admission.precondition, now);
   return startCalls(receipted, admission.calls);
+}
+
+/** The gate said no to this exact call at this state of knowledge; the loop guard remembers it. */
+function rememberRefusal(state: RunState, signature: string): RunState {
+  return { ...state, seen: { ...state.seen, [signature]: { factsVersion: state.factsVersion, status: 'error', refused: true, gate: true } } };
 }
 
 function expectPhase(state: RunState, phase: RunState['phase'], event: string): void {

@@ -9,7 +9,11 @@ import type { Evidence } from './state.js';
 /** How much quoted text one observation may carry into the model's context. */
 export const MAX_QUOTED_CHARS = 1_000;
 
-export function adaptResult(contract: ToolContract, result: ToolResult, evidenceId: string): Evidence {
+/**
+ * `asked`: the subject the call was about, when the run checks that the answer is about it too
+ * (engine-v4 runs, for contracts that declare `answers`).
+ */
+export function adaptResult(contract: ToolContract, result: ToolResult, evidenceId: string, asked?: string): Evidence {
   const provenance = {
     id: evidenceId,
     callId: result.callId,
@@ -42,6 +46,20 @@ export function adaptResult(contract: ToolContract, result: ToolResult, evidence
       status: 'error',
       facts: {},
       error: { class: 'bad_output', message: describeIssues(parsed.error.issues) },
+      quoted: [],
+      textWithheld: false,
+    };
+  }
+
+  const answered = asked !== undefined ? answeredSubject(contract, parsed.data) : undefined;
+  if (answered !== undefined && answered !== asked) {
+    return {
+      ...provenance,
+      effectiveAt: result.finishedAt,
+      fresh: false,
+      status: 'error',
+      facts: {},
+      error: { class: 'bad_output', message: `asked about ${asked}, the answer is about ${answered.slice(0, 100)}` },
       quoted: [],
       textWithheld: false,
     };
@@ -120,4 +138,15 @@ function quote(lines: string[]): string[] {
     budget -= line.length;
   }
   return out;
+}
+
+/** What the output says it is about, normalised as call subjects are; a callback that throws says "nothing we can match". */
+function answeredSubject(contract: ToolContract, output: unknown): string | undefined {
+  if (!contract.answers) return undefined;
+  try {
+    const named = contract.answers(output as never);
+    return typeof named === 'string' ? named.replace(/\s+/g, '_').slice(0, 200) : '(no subject)';
+  } catch {
+    return '(no subject)';
+  }
 }

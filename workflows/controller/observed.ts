@@ -28,7 +28,8 @@ export function onObserved(state: RunState, domain: Domain, results: ToolResult[
 function absorb(state: RunState, domain: Domain, call: PlannedCall, result: ToolResult): RunState {
   const contract = contractOf(domain, call.tool);
   // The arguments ride along so a chat-style context can show the call that produced it.
-  const evidence = { ...withSubject(adaptResult(contract, result, `e${state.seq + 1}`), call.subject), args: call.args };
+  const asked = state.engine === 4 ? call.subject : undefined;
+  const evidence = { ...withSubject(adaptResult(contract, result, `e${state.seq + 1}`, asked), call.subject), args: call.args };
   const { pinned, changed } = pinFacts(state.pinned, evidence);
   const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
   const effectStatus =

@@ -1,16 +1,17 @@
 // Effect preconditions, as the controller applies them: only evidence about the call's own
-// subject is shown to the contract's check, and a check that throws is a refusal, never a
-// failed workflow task.
+// subject is shown to the contract's check, none of it older than an earlier effect on that
+// subject (subject.ts groundsFor), and a check that throws is a refusal, never a failed
+// workflow task.
 import type { PreconditionVerdict, ToolContract } from '../contract.js';
 import type { PlannedCall, RunState } from './state.js';
-import { evidenceAbout, subjectOfCall } from './subject.js';
+import { groundsFor, subjectOfCall } from './subject.js';
 
 export function checkPrecondition(state: RunState, contract: ToolContract, call: Pick<PlannedCall, 'args' | 'subject'>, now: number): PreconditionVerdict {
   const precondition = contract.precondition;
   if (!precondition) return { ok: true };
   const subject = call.subject ?? subjectOfCall(contract, call.args, state.caseId);
   try {
-    const verdict = precondition.check(call.args as never, evidenceAbout(state, subject, now), { caseId: state.caseId });
+    const verdict = precondition.check(call.args as never, groundsFor(state, subject, now), { caseId: state.caseId });
     if (verdict.ok) return { ok: true };
     return { ok: false, reason: String(verdict.reason).slice(0, 300) };
   } catch (err) {

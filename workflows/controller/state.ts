@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { workerScoped } from '../worker-scoped.js';
 import { Authority, Budgets, ContextStrategy } from '../contract.js';
 import { Approver } from '../trust/directory.js';
-import { SignedDecision, SignedStart } from '../trust/statement.js';
+import { SignedAmend, SignedDecision, SignedStart } from '../trust/statement.js';
 
 /**
  * 2: the trust boundary's fields (subjects, signed approvals, pending dispatch...). Version 1
@@ -125,6 +125,8 @@ const BudgetLeft = workerScoped('state.BudgetLeft', () =>
     duplicates: z.number(),
     tokens: z.number(),
     msLeft: z.number(),
+    /** Only in runs with a spend budget. */
+    spendMicros: z.number().optional(),
   }),
 );
 export type BudgetLeft = z.infer<typeof BudgetLeft>;
@@ -182,6 +184,10 @@ export const ApprovalRequest = workerScoped('state.ApprovalRequest', () =>
     eligible: z.array(Approver).optional(),
     /** Signed approvals collected so far towards the quorum. */
     collected: z.array(SignedDecision).optional(),
+    /** What the domain shows beside the call (ToolContract.display), from facts when raised; not signed. */
+    display: z.record(z.string(), z.string()).optional(),
+    /** Set when an approver amended an earlier request into this one: what was proposed, and by whom it was changed. */
+    amendedFrom: z.strictObject({ requestId: z.string(), args: z.unknown(), by: z.string() }).optional(),
   }),
 );
 export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
@@ -191,12 +197,14 @@ export const ApprovalRecord = workerScoped('state.ApprovalRecord', () =>
     requestId: z.string(),
     callId: z.string(),
     turn: z.number(),
-    decision: z.enum(['approved', 'denied', 'timed_out', 'cancelled']),
+    decision: z.enum(['approved', 'denied', 'timed_out', 'cancelled', 'amended']),
     by: z.string(),
     comment: z.string(),
     at: z.number(),
     /** The signed statements behind the decision, exported for offline verification. */
     signed: z.array(SignedDecision).optional(),
+    /** For `amended`: the approver's signed amendment (the arguments they asked for instead). */
+    amendment: SignedAmend.optional(),
   }),
 );
 
@@ -221,6 +229,8 @@ export const RunState = workerScoped('state.RunState', () =>
       effects: z.number(),
       duplicates: z.number(),
       tokens: z.number(),
+      /** What the run's model calls cost so far (engine-v4 runs that priced one). */
+      spendMicros: z.number().optional(),
     }),
     context: z.strictObject({ strategy: ContextStrategy, window: z.number() }),
     phase: Phase,
@@ -238,7 +248,16 @@ export const RunState = workerScoped('state.RunState', () =>
     effects: z.array(EffectEntry),
     approvals: z.array(ApprovalRecord),
     /** Loop-guard memory: how each distinct call went last time, keyed by its signature. */
-    seen: z.record(z.string(), z.strictObject({ factsVersion: z.number(), status: ObservationStatus, refused: z.boolean().optional() })),
+    seen: z.record(
+      z.string(),
+      z.strictObject({
+        factsVersion: z.number(),
+        status: ObservationStatus,
+        refused: z.boolean().optional(),
+        /** The gate refused the call itself (a failed precondition, a tainted argument): asking again unchanged is a loop. */
+        gate: z.literal(true).optional(),
+      }),
+    ),
     nudges: z.number(),
     inFlight: z.array(PlannedCall),
     /** How many old records retention dropped from state (they remain in Temporal's history). */
@@ -252,7 +271,8 @@ export const RunState = workerScoped('state.RunState', () =>
     pendingApproval: ApprovalRequest.optional(),
     /** Run-level override of the contracts' approval wait. */
     approvalTimeoutMs: z.number().optional(),
-    pendingClaim: z.strictObject({ claim: z.unknown(), evidenceIds: z.array(z.string()) }).optional(),
+    /** doneEarlier: the domain found the work done by an earlier run (DoneVerdict); the probe still decides. */
+    pendingClaim: z.strictObject({ claim: z.unknown(), evidenceIds: z.array(z.string()), doneEarlier: z.string().optional() }).optional(),
     /** An approved effect waiting for its authoritative re-read before dispatch. */
     pendingDispatch: z.strictObject({ call: PlannedCall, requestId: z.string(), acceptedViolation: z.string().optional() }).optional(),
     /** The start statement the run was given, verified once the approver directory is loaded. */
@@ -261,6 +281,24 @@ export const RunState = workerScoped('state.RunState', () =>
     starter: z.string().optional(),
     /** The run input's narrowing of the approver directory to these ids. */
     approverScope: z.array(z.string()).optional(),
+    /**
+     * The run id of the chain's first execution. Every approval digest covers it, so a
+     * statement signed for this run is worthless in a later execution under the same workflow
+     * id; absent in runs recorded before statements were bound to their execution.
+     */
+    chain: z.string().optional(),
+    /**
+     * 4: the rules of engine-v4 hold (evidence about a subject observed before an effect on it
+     * no longer describes it). Absent in runs recorded before them, replayed as they ran.
+     */
+    engine: z.literal(4).optional(),
+    /** The effects this run may take, when its start narrowed them (empty: none, a read-only run). */
+    permittedEffects: z.array(z.string()).optional(),
+    /**
+     * A cancel that came while an effect was in flight or in doubt: the run reads the effect back
+     * by its key, and only then stops (absent in runs recorded before native-cancel-v1).
+     */
+    cancelling: z.strictObject({ by: z.string(), reason: z.string(), at: z.number() }).optional(),
     terminal: Terminal.optional(),
   }),
 );

@@ -17,6 +17,38 @@ export function evidenceAbout(state: RunState, subject: string, now: number): Ev
   return state.evidence.filter((e) => (e.subject ?? caseSubject(state.caseId)) === subject).map((e) => viewOf(e, now));
 }
 
+/**
+ * Evidence about one subject as grounds for a new effect on it. An effect on the subject that
+ * was applied (or may have been) changed what earlier observations describe: evidence observed
+ * before it is no longer fresh, however young, so "memory exhausted" read before a restart can
+ * never justify a second restart. (Runs recorded before engine-v4 judged by the clock alone.)
+ */
+export function groundsFor(state: RunState, subject: string, now: number): EvidenceView[] {
+  const about = state.evidence.filter((e) => (e.subject ?? caseSubject(state.caseId)) === subject);
+  const since = state.engine === 4 ? lastEffectOn(state, subject) : undefined;
+  return about.map((e) => {
+    const view = viewOf(e, now);
+    // An effect's own output and its readbacks come after its call, so they stay as they are.
+    return since !== undefined && view.fresh && sequenceOf(e.id) < since ? { ...view, fresh: false } : view;
+  });
+}
+
+/** The sequence number of the latest effect on `subject` that may have changed it. */
+function lastEffectOn(state: RunState, subject: string): number | undefined {
+  let last: number | undefined;
+  for (const effect of state.effects) {
+    if ((effect.subject ?? caseSubject(state.caseId)) !== subject || effect.status === 'failed' || effect.status === 'not_applied') continue;
+    last = Math.max(last ?? 0, sequenceOf(effect.callId));
+  }
+  return last;
+}
+
+/** `e12` -> 12, `c11` -> 11: ids share one counter, so they order what the run saw and did. */
+function sequenceOf(id: string): number {
+  const n = Number.parseInt(id.slice(1), 10);
+  return Number.isFinite(n) ? n : 0;
+}
+
 /** Effects the run has applied, to anything. */
 export function effectsDone(state: RunState): DoneEffect[] {
   return state.effects.filter((e) => e.status === 'applied').map((e) => ({ tool: e.tool, args: e.args, ...(e.subject ? { subject: e.subject } : {}) }));

@@ -98,11 +98,12 @@ export function onDeadline(state: RunState, now: number): RunState {
 
 export function withApprovalClosed(
   state: RunState,
-  decision: 'approved' | 'denied' | 'timed_out' | 'cancelled',
+  decision: 'approved' | 'denied' | 'timed_out' | 'cancelled' | 'amended',
   by: string,
   comment: string,
   now: number,
   signed?: NonNullable<RunState['pendingApproval']>['collected'],
+  amendment?: RunState['approvals'][number]['amendment'],
 ): RunState {
   const request = state.pendingApproval;
   if (!request) return state;
@@ -124,6 +125,7 @@ export function withApprovalClosed(
         comment: comment.slice(0, 500),
         at: now,
         ...(signed && signed.length ? { signed } : {}),
+        ...(amendment ? { amendment } : {}),
       },
     ],
   };

@@ -33,6 +33,27 @@ export const DecisionStatement = workerScoped('statement.DecisionStatement', () 
 );
 export type DecisionStatement = z.infer<typeof DecisionStatement>;
 
+/**
+ * An approver's amendment of a pending effect: the same tool with other arguments. It binds the
+ * request and the digest the approver was shown, and the arguments they want instead. It
+ * approves nothing: the amended call is a new request, judged by the gate and decided afresh.
+ */
+export const AmendStatement = workerScoped('statement.AmendStatement', () =>
+  z.strictObject({
+    v: z.literal(1),
+    kind: z.literal('amend'),
+    runId: Id,
+    requestId: Id,
+    digest: DigestHex,
+    /** The arguments the approver wants the call to have instead. */
+    args: z.record(z.string(), z.unknown()),
+    by: Id,
+    comment: z.string().max(500),
+    expiresAt: z.number().int(),
+  }),
+);
+export type AmendStatement = z.infer<typeof AmendStatement>;
+
 /** An operator's note; signed notes are trusted operator text, unsigned ones are not. */
 export const NoteStatement = workerScoped('statement.NoteStatement', () =>
   z.strictObject({
@@ -58,7 +79,7 @@ export const StartStatement = workerScoped('statement.StartStatement', () =>
 );
 export type StartStatement = z.infer<typeof StartStatement>;
 
-export const Statement = workerScoped('statement.Statement', () => z.discriminatedUnion('kind', [DecisionStatement, NoteStatement, StartStatement]));
+export const Statement = workerScoped('statement.Statement', () => z.discriminatedUnion('kind', [DecisionStatement, NoteStatement, StartStatement, AmendStatement]));
 export type Statement = z.infer<typeof Statement>;
 
 export const Signed = <S extends z.ZodType>(statement: S) => z.strictObject({ statement, signature: SignatureHex });
@@ -68,6 +89,8 @@ export const SignedNote = workerScoped('statement.SignedNote', () => Signed(Note
 export type SignedNote = z.infer<typeof SignedNote>;
 export const SignedStart = workerScoped('statement.SignedStart', () => Signed(StartStatement));
 export type SignedStart = z.infer<typeof SignedStart>;
+export const SignedAmend = workerScoped('statement.SignedAmend', () => Signed(AmendStatement));
+export type SignedAmend = z.infer<typeof SignedAmend>;
 
 /** A statement is valid for at most this long after it is made; the signer picks less. */
 export const MAX_STATEMENT_LIFETIME_MS = 24 * 3_600_000;

@@ -1,0 +1,108 @@
+// Any AI SDK language model as an engine model adapter. The engine keeps what is its own: the
+// chat rendering (chat-render.ts, prompt.ts), the functions declared from the zod contracts
+// (functions.ts), reading the reply into a decision (reply.ts, text-calls.ts) and what a failure
+// means for the run (retry under Temporal, or a rejected proposal). The SDK only carries the
+// request over the provider's wire protocol; the version-specific part is ai-sdk-v3.ts.
+//
+// A worker registers the adapter under a name (`models.custom[name]`, or `models.openai`); a run
+// names it (`{ adapter: 'custom', name }`), so workflow code never sees a model object.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Domain } from '../../workflows/contract.js';
+import { estimateTokens } from '../../workflows/controller/context.js';
+import { classifyFailure, generate, isLanguageModel, type GenerateResult, type LanguageModel } from './ai-sdk-v3.js';
+import { functionsCache } from './functions.js';
+import type { ModelAdapter, ProposeInput, ProposeOutput } from './index.js';
+import { renderRun, type Rendering } from './prompt.js';
+import { decisionFrom, invalid } from './reply.js';
+
+export type { LanguageModel } from './ai-sdk-v3.js';
+
+export interface AiSdkAdapterOptions {
+  /**
+   * The model, or how to make one from the model id a run asks for (only the `openai` adapter's
+   * run input carries one: `{ adapter: 'openai', model }`; `undefined` means the default).
+   */
+  model: LanguageModel | ((runModelId: string | undefined) => LanguageModel);
+  /** Cap on the reply's tokens (default 1024). */
+  maxOutputTokens?: number;
+  /** Per call (default 60 s); Temporal retries a call that timed out. */
+  timeoutMs?: number;
+  /** `chat` (default): chat turns with native tool calls; `document`: the run as one user message. */
+  render?: Rendering;
+  /**
+   * Declare strict schemas (constrained decoding, every optional field nullable). Default: on for
+   * OpenAI and OpenAI-compatible models, off otherwise (other providers ignore or refuse it).
+   */
+  strictTools?: boolean;
+}
+
+export function createAiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
+  const modelFor = typeof options.model === 'function' ? options.model : () => options.model as LanguageModel;
+  if (typeof options.model !== 'function' && !isLanguageModel(options.model)) {
+    throw new TypeError('createAiSdkAdapter: model must be an AI SDK LanguageModelV3 (specificationVersion "v3") or a function returning one');
+  }
+  const functionsOf = functionsCache();
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const maxOutputTokens = options.maxOutputTokens ?? 1_024;
+
+  return async function propose(input: ProposeInput, domain: Domain): Promise<ProposeOutput> {
+    const functions = functionsOf(domain);
+    const model = modelFor(input.model.adapter === 'openai' ? input.model.model || undefined : undefined);
+    const strictTools = options.strictTools ?? model.provider.startsWith('openai');
+    const messages = renderRun(domain, input.context, options.render);
+
+    const cancelled = activityCancellationSignal();
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let result: GenerateResult;
+    try {
+      result = await generate(model, {
+        messages,
+        functions,
+        strictTools,
+        maxOutputTokens,
+        abortSignal: cancelled ? AbortSignal.any([cancelled, timeout]) : timeout,
+      });
+    } catch (err) {
+      if (cancelled?.aborted) throw cancelled.reason ?? err; // the activity was cancelled
+      if (timeout.aborted) throw transient(`model endpoint unreachable: no reply within ${timeoutMs} ms`);
+      const failure = classifyFailure(err);
+      if (failure.kind === 'transient') throw transient(failure.message, failure.retryAfterMs);
+      if (failure.kind === 'config') throw ApplicationFailure.nonRetryable(failure.message, 'ModelConfigError');
+      if (failure.kind === 'other') throw err;
+      // Nothing was generated; the rejected proposal still costs the run a turn.
+      return { reply: invalid(failure.message), tokens: 0 };
+    }
+    const reply = decisionFrom(result.turn, functions);
+    return { reply, ...charge(result, input, messages) };
+  };
+}
+
+/**
+ * Tokens to charge. A provider that leaves usage out (many local servers, some proxies) must
+ * never make a call free, or a token budget would never stop the run: what it did not report is
+ * estimated (prompt: the larger of the compiled context's estimate and the rendered request's;
+ * output: the reply's text and arguments) and counted instead.
+ */
+function charge(result: GenerateResult, input: ProposeInput, messages: unknown): Pick<ProposeOutput, 'tokens' | 'usage'> {
+  const reported = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n >= 0 ? Math.ceil(n) : undefined);
+  const inputReported = reported(result.usage.inputTokens);
+  const outputReported = reported(result.usage.outputTokens);
+  const inputTokens = inputReported ?? Math.max(input.context.tokenEstimate, estimateTokens(messages));
+  const outputTokens = outputReported ?? Math.max(1, Math.ceil(result.producedText.length / 4));
+  const estimated = inputReported === undefined || outputReported === undefined;
+  return { tokens: inputTokens + outputTokens, usage: { inputTokens, outputTokens, ...(estimated ? { estimated: true } : {}) } };
+}
+
+function transient(message: string, nextRetryDelayMs?: number): ApplicationFailure {
+  if (nextRetryDelayMs === undefined) return ApplicationFailure.retryable(message, 'ModelTransient');
+  return ApplicationFailure.create({ message, type: 'ModelTransient', nonRetryable: false, nextRetryDelay: nextRetryDelayMs });
+}
+
+/** Outside an activity (tests, scripts) there is nothing to cancel. */
+function activityCancellationSignal(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,169 @@
+// The functions a model is offered: every domain tool, plus finish and escalate, declared from
+// the zod contracts. Provider-neutral: each adapter hands these names, descriptions and JSON
+// schemas to its own wire format, and reads arguments back through `argumentsFor`, so the
+// contracts say the same thing to every model.
+import { ApplicationFailure } from '@temporalio/activity';
+import { z } from 'zod';
+import type { Domain } from '../../workflows/contract.js';
+
+export const FINISH_FUNCTION = 'finish';
+export const ESCALATE_FUNCTION = 'escalate';
+
+export type JsonObject = Record<string, unknown>;
+
+export interface FunctionSpec {
+  name: string;
+  description: string;
+  /** The contract as JSON Schema, as zod wrote it. */
+  loose: JsonObject;
+  /** Rewritten for strict decoding (every object closed, optional fields nullable), when JSON Schema allows it. */
+  strict: JsonObject | undefined;
+}
+
+export interface DomainFunctions {
+  specs: FunctionSpec[];
+  byName: Map<string, FunctionSpec>;
+}
+
+export function domainFunctions(domain: Domain): DomainFunctions {
+  const finishInput = z.strictObject({
+    claim: domain.claim.describe('What you claim about the case, in the domain claim shape.'),
+    evidence: z.array(z.string()).min(1).max(50).describe('Ids of the evidence items that support the claim.'),
+    summary: z.string().max(1_000).optional().describe('One or two sentences for the humans reading the receipt.'),
+  });
+  const escalateInput = z.strictObject({
+    reason: z.string().min(1).max(500).describe('Why a human has to take over.'),
+  });
+  const specs = [
+    ...domain.tools.map((t) => functionSpec(t.name, toolDescription(t), t.input)),
+    functionSpec(
+      FINISH_FUNCTION,
+      'Declare the case resolved. Only when fresh authoritative evidence supports the claim; the runtime checks the cited evidence and may verify live before accepting. Must be the only call in its reply.',
+      finishInput,
+    ),
+    functionSpec(
+      ESCALATE_FUNCTION,
+      'Hand the case to a human: conflicting authoritative sources, a blocked or unsafe action, or no safe next step. Must be the only call in its reply.',
+      escalateInput,
+    ),
+  ];
+  const byName = new Map(specs.map((s) => [s.name, s]));
+  if (byName.size !== specs.length) {
+    throw ApplicationFailure.nonRetryable(`domain ${domain.name} has a tool named ${FINISH_FUNCTION} or ${ESCALATE_FUNCTION}`, 'ModelConfigError');
+  }
+  return { specs, byName };
+}
+
+/** Memoised per domain: the schemas are rebuilt only when a worker sees a domain first. */
+export function functionsCache(): (domain: Domain) => DomainFunctions {
+  const byDomain = new Map<string, DomainFunctions>();
+  return (domain) => {
+    let functions = byDomain.get(domain.name);
+    if (!functions) {
+      functions = domainFunctions(domain);
+      byDomain.set(domain.name, functions);
+    }
+    return functions;
+  };
+}
+
+/** The model's arguments as the contract reads them: nulls that stood for "left out" removed. */
+export function argumentsFor(spec: FunctionSpec, args: JsonObject): JsonObject {
+  return dropAbsentNulls(args, spec.loose) as JsonObject;
+}
+
+function toolDescription(t: Domain['tools'][number]): string {
+  if (t.kind === 'read') return `${t.description} [read-only]`;
+  const approval = t.approval ? `; needs approval by ${t.approval.roles.join(' or ')}` : '';
+  return `${t.description} [changes the world${approval}]`;
+}
+
+function functionSpec(name: string, description: string, input: z.ZodType): FunctionSpec {
+  // `unrepresentable: 'any'` turns what JSON Schema cannot say into `{}`, which then simply
+  // falls back to a non-strict function instead of failing the call.
+  const { $schema: _ignored, ...loose } = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+  return { name, description, loose, strict: strictSchema(loose) };
+}
+
+// Strict mode constrains decoding to the schema, but only for a subset of JSON Schema: every
+// object closed, every property listed as required. Optional properties become nullable
+// instead, and a null from the model is read back as "left out" (see dropAbsentNulls).
+const UNSTRICTABLE_KEYWORDS = ['allOf', 'not', 'if', 'then', 'else', 'patternProperties', 'prefixItems', 'dependentSchemas'];
+
+function strictSchema(schema: JsonObject): JsonObject | undefined {
+  if (schema.type !== 'object' || !isObject(schema.properties)) return undefined; // strict functions take an object
+  return strictNode(schema);
+}
+
+function strictNode(node: unknown): JsonObject | undefined {
+  if (!isObject(node) || UNSTRICTABLE_KEYWORDS.some((k) => k in node)) return undefined;
+  const out: JsonObject = { ...node };
+  if (node.type === 'object' || 'properties' in node) {
+    if (!isObject(node.properties)) return undefined; // a free-form record cannot be closed
+    if (node.additionalProperties !== undefined && node.additionalProperties !== false) return undefined;
+    const required = new Set(Array.isArray(node.required) ? node.required : []);
+    const properties: JsonObject = {};
+    for (const [key, sub] of Object.entries(node.properties)) {
+      const strict = strictNode(sub);
+      if (!strict) return undefined;
+      properties[key] = required.has(key) || acceptsNull(strict) ? strict : nullable(strict);
+    }
+    Object.assign(out, { properties, required: Object.keys(properties), additionalProperties: false });
+  }
+  if ('items' in node) {
+    const items = strictNode(node.items);
+    if (!items) return undefined;
+    out.items = items;
+  }
+  if ('anyOf' in node && 'oneOf' in node) return undefined;
+  for (const keyword of ['anyOf', 'oneOf'] as const) {
+    if (!(keyword in node)) continue;
+    const branches = node[keyword];
+    if (!Array.isArray(branches)) return undefined;
+    const strict = branches.map(strictNode);
+    if (strict.some((b) => b === undefined)) return undefined;
+    delete out.oneOf; // strict mode knows anyOf only; zod's oneOf branches are exclusive anyway
+    out.anyOf = strict;
+  }
+  for (const keyword of ['$defs', 'definitions'] as const) {
+    const defs = node[keyword];
+    if (defs === undefined) continue;
+    if (!isObject(defs)) return undefined;
+    const strict = Object.entries(defs).map(([k, d]) => [k, strictNode(d)] as const);
+    if (strict.some(([, d]) => d === undefined)) return undefined;
+    out[keyword] = Object.fromEntries(strict);
+  }
+  // `{}` (zod's unknown or any) accepts everything, which strict mode cannot express.
+  const constrained = ['type', 'anyOf', 'enum', 'const', '$ref'].some((k) => k in out);
+  return constrained ? out : undefined;
+}
+
+/** The description stays on the property, where the model reads it, not inside a branch. */
+function nullable({ description, ...schema }: JsonObject): JsonObject {
+  return { ...(description !== undefined ? { description } : {}), anyOf: [schema, { type: 'null' }] };
+}
+
+function acceptsNull(schema: unknown): boolean {
+  if (!isObject(schema)) return false;
+  if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
+  if (schema.const === null || (Array.isArray(schema.enum) && schema.enum.includes(null))) return true;
+  return ['anyOf', 'oneOf'].some((k) => Array.isArray(schema[k]) && (schema[k] as unknown[]).some(acceptsNull));
+}
+
+function dropAbsentNulls(value: unknown, schema: unknown): unknown {
+  if (!isObject(schema)) return value;
+  if (Array.isArray(value)) return value.map((v) => dropAbsentNulls(v, schema.items));
+  if (!isObject(value) || !isObject(schema.properties)) return value;
+  const properties = schema.properties;
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  // fromEntries defines own properties, so a "__proto__" key from the model stays inert data.
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key, v]) => !(v === null && !required.has(key) && !acceptsNull(properties[key])))
+      .map(([key, v]) => [key, dropAbsentNulls(v, properties[key])]),
+  );
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

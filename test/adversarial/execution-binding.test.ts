@@ -1,0 +1,141 @@
+// Signatures are bound to the execution they were made for, and a quorum counts keys. An
+// attacker who holds someone's earlier signed statement, or a directory that lists one key
+// under two names, gets nothing into the world:
+// - a decision signed for one execution, sent to a later execution under the same workflow id
+//   (which raises the same request id for the same call), is refused and no money moves;
+// - an old start statement replayed to name someone else as the starter leaves the start unsigned;
+// - one person holding one key cannot meet a quorum of two under two ids.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createActivities } from '../../activities/index.js';
+import { signDecision, signStart, directoryEntry } from '../../client/sign.js';
+import { implementations } from '../../domains/implementations.js';
+import { WorldClient } from '../../domains/world/client.js';
+import { seedTransfer } from '../../domains/world/seeds.js';
+import { approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
+import type { RunInput } from '../../workflows/run-input.js';
+import { ApproverDirectory } from '../../workflows/trust/directory.js';
+import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
+import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
+import { connectClient, createTestWorker, uniqueTaskQueue } from '../helpers/temporal.js';
+import { expectRefused, reissueCalls, reissuesOf, sleep, waitForRequest, type AgentHandle } from './support.js';
+
+const dualTouch = [
+  { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] },
+  { type: 'call', calls: [{ tool: 'dual_touch', args: { n: 1 } }] },
+  { type: 'finish', outcome: 'resolved', claim: { done: true }, evidence: ['e2'] },
+];
+
+describe('statements are bound to their execution', () => {
+  const h = useAgentHarness();
+
+  it('a decision signed for one execution is refused by a later execution under the same workflow id', async () => {
+    const transferId = uniqueCase('PX');
+    await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+    const run: RunInput = { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } };
+
+    // Alice signs the first execution's request; the statement never reaches it.
+    const first = await startRun(h, run);
+    const firstRequest = await waitForRequest(first);
+    const captured = signDecision(keys.alice, first.workflowId, firstRequest, 'approve', 'for the first execution');
+    await first.terminate('the attacker ends it');
+
+    // A new execution under the same workflow id asks for the same call under the same request id.
+    const second = await startRun(h, run);
+    const secondRequest = await waitForRequest(second);
+    expect(secondRequest.requestId).toBe(firstRequest.requestId);
+
+    const sent = await second.executeUpdate(approveUpdate, { args: [captured] }).then(
+      () => undefined,
+      (err: unknown) => (err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err)),
+    );
+    await sleep(300);
+    if (!(await second.query(stateQuery)).state.terminal) await second.signal(cancelSignal, { by: 'test', reason: 'done probing' });
+    await second.result();
+    // What reached the world: not one reissue request.
+    expect(await reissueCalls(h.world, transferId)).toHaveLength(0);
+    expect(await reissuesOf(h.world, transferId)).toHaveLength(0);
+    // And the run said why.
+    expect(sent).toMatch(/not the one that would run/);
+  });
+
+  it("an earlier start statement replayed by someone else leaves the start unsigned, so notStarter holds", async () => {
+    const caseId = uniqueCase('Q');
+    const workflowId = `synthetic-${caseId}`;
+    // Sam started an earlier execution under this id with a long-lived statement...
+    const samsStart = signStart(keys.sam, workflowId, { validForMs: 2 * 3_600_000 });
+    const earlier = await startRun(h, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
+    await waitForRequest(earlier);
+    await earlier.terminate('over');
+    // ...which tess now replays to name sam as the starter of her own run, then approves it
+    // herself with sam's help: if the start counted, tess would be an eligible non-starter.
+    const handle: AgentHandle = await startRun(h, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
+    const awaiting = await waitForRequest(handle);
+    const approve = (key: typeof keys.tess) => handle.executeUpdate(approveUpdate, { args: [signDecision(key, workflowId, awaiting, 'approve', 'mine')] });
+    await expectRefused(approve(keys.tess), /start was not signed/);
+    expect((await handle.query(stateQuery)).state.starter).toBeUndefined();
+    await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
+    const result = await handle.result();
+    expect(result.effects.filter((e) => e.tool === 'dual_touch')).toEqual([]);
+  });
+});
+
+describe('a quorum counts keys, not ids', () => {
+  // One person, one key, two names in the directory.
+  const twoNames = { approvers: [...TEST_DIRECTORY.approvers, { ...directoryEntry(keys.sam, ['synthetic-approver']), id: 'sam-again@bench' }] };
+  const samAgain = { ...keys.sam, id: 'sam-again@bench' };
+
+  it('the directory refuses a public key listed under two ids, naming them', () => {
+    const parsed = ApproverDirectory.safeParse(twoNames);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.message).toMatch(/sam@bench and sam-again@bench/);
+    expect(() => createActivities({ implementations, deps: { world: new WorldClient(inject('worldUrl')) }, blobDir: tmpdir(), approvers: twoNames })).toThrow(/sam-again@bench/);
+  });
+
+  // A worker whose directory activity answers with that directory anyway (a misconfigured or
+  // compromised worker): the run itself must still not count one key twice.
+  const taskQueue = uniqueTaskQueue('two-names');
+  let client: Awaited<ReturnType<typeof connectClient>>;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    client = await connectClient();
+    const activities = createActivities({ implementations, deps: { world: new WorldClient(inject('worldUrl')) }, blobDir: join(tmpdir(), 'agent-test-blobs'), approvers: TEST_DIRECTORY });
+    const { worker, close } = await createTestWorker({ taskQueue, activities: { ...activities, loadApprovers: async () => twoNames } });
+    const running = worker.run();
+    stop = async () => {
+      worker.shutdown();
+      await running;
+      await close();
+      await client.close();
+    };
+  });
+  afterAll(async () => stop());
+
+  it('one key under two ids cannot meet quorum 2: no dual_touch happens', async () => {
+    const caseId = uniqueCase('Q');
+    const workflowId = `synthetic-${caseId}`;
+    const handle = await startRun(
+      { client: client.client, taskQueue },
+      { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: signStart(keys.alice, workflowId) },
+    );
+    // The request may close at once (nobody eligible) or wait; either way sam's two names must not run it.
+    for (let i = 0; i < 100; i++) {
+      const view = await handle.query(stateQuery);
+      if (view.state.terminal) break;
+      if (view.awaiting) {
+        for (const key of [keys.sam, samAgain]) {
+          await handle.executeUpdate(approveUpdate, { args: [signDecision(key, workflowId, view.awaiting, 'approve', 'twice me')] }).catch(() => undefined);
+        }
+        break;
+      }
+      await sleep(50);
+    }
+    await sleep(300);
+    const view = await handle.query(stateQuery);
+    if (!view.state.terminal) await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
+    const result = await handle.result();
+    expect(result.effects.filter((e) => e.tool === 'dual_touch')).toEqual([]);
+    expect(result.terminal.class).not.toBe('resolved');
+  });
+});

@@ -1,0 +1,107 @@
+// Payments and incidents runs through a client and a real worker that both seal payloads: what
+// the server stores holds none of the case's data in clear, every payload in it is sealed, and
+// the history as the server returns it replays with the codec (and without it, fails). The same
+// search over a run without the codec finds every string, so the search itself can fail.
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
+import { WorldClient } from '../../domains/world/client.js';
+import { payments } from '../../domains/payments/domain.js';
+import { stateQuery } from '../../workflows/messages.js';
+import { payloadKeyId } from '../../worker/payload-codec.js';
+import { startRun, uniqueCase } from '../helpers/agent.js';
+import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { codecPayloadsOf, converterFor, encodingOf, isPatchMarker, historyBytes, newKey, payloadsOf, rawHistory, ringEnv, startStack, type Stack } from './support.js';
+
+const world = new WorldClient(inject('worldUrl'));
+const ring = ringEnv('k1', { k1: newKey() });
+
+/** A transfer whose details are distinctive enough to find in a byte search of the history. */
+async function seedDistinctive(transferId: string) {
+  const marker = transferId.slice(-8);
+  const destination = `NL91ZZQX${marker}0417`;
+  const note = `caller Ottilie-${marker} phoned twice about it`;
+  await seedTransfer(world, transferId, { destination, amountMinor: 9_876_543, replicaNote: note, replicaStatus: 'NOT_FOUND' });
+  return { destination, note, amount: '9876543', goal: payments.goal(transferId).slice(0, 60) };
+}
+
+async function paymentsRun(stack: Stack, taskQueue: string) {
+  const transferId = uniqueCase('PX');
+  const secrets = await seedDistinctive(transferId);
+  const handle = await startRun({ client: stack.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+  const result = await handle.result();
+  // The run read what the search looks for: the strings were there to be leaked.
+  const view = await handle.query(stateQuery);
+  return { transferId, secrets, result, view, workflowId: handle.workflowId };
+}
+
+/** An incident whose logs carry a distinctive line, run to its end; the raw history's bytes. */
+async function incidentRun(stack: Stack, taskQueue: string) {
+  const caseId = uniqueCase('INC');
+  const logLine = `cache-${caseId.slice(-8)} evicted the session of customer Vandermeer`;
+  await seedIncident(world, caseId, { hostileLogLine: logLine });
+  const handle = await startRun({ client: stack.client, taskQueue }, { domain: 'incidents', caseId, model: { adapter: 'rules' } });
+  await handle.result();
+  const view = await handle.query(stateQuery);
+  expect(view.state.executions.some((x) => x.tool === 'get_logs')).toBe(true);
+  return { logLine, bytes: historyBytes(await rawHistory(stack.raw, handle.workflowId)) };
+}
+
+describe('encrypted payloads in history (real dev server, real worker)', () => {
+  const sealedQueue = uniqueTaskQueue('sealed');
+  const plainQueue = uniqueTaskQueue('plain');
+  let sealed: Stack;
+  let plain: Stack;
+  beforeAll(async () => {
+    [sealed, plain] = await Promise.all([startStack(sealedQueue, ring), startStack(plainQueue, undefined)]);
+  });
+  afterAll(async () => {
+    await Promise.all([sealed?.close(), plain?.close()]);
+  });
+
+  it('a payments run leaves no transfer details, note or goal in clear, and every payload is sealed under the current key', async () => {
+    const run = await paymentsRun(sealed, sealedQueue);
+    expect(run.result.terminal.class).toBe('resolved');
+    // The decoding client sees the case data: the codec round-trips.
+    const seen = JSON.stringify(run.view);
+    expect(seen).toContain(run.secrets.destination);
+    expect(seen).toContain(run.secrets.note);
+
+    const history = await rawHistory(sealed.raw, run.workflowId);
+    const bytes = historyBytes(history);
+    for (const secret of Object.values(run.secrets)) expect(bytes.includes(secret), `"${secret}" in the raw history`).toBe(false);
+
+    const payloads = payloadsOf(history);
+    expect(payloads.length).toBeGreaterThan(10);
+    const notSealed = payloads.filter((p) => !isPatchMarker(p) && encodingOf(p.payload) !== 'binary/encrypted').map((p) => `${p.path}: ${encodingOf(p.payload)}`);
+    expect(notSealed).toEqual([]);
+    // What Temporal's core writes in clear for a patch marker: the patch's id and a flag, nothing of the case.
+    const markers = payloads.filter(isPatchMarker).map((p) => JSON.parse(Buffer.from(p.payload.data ?? new Uint8Array()).toString()) as Record<string, unknown>);
+    for (const marker of markers) expect(Object.keys(marker).sort()).toEqual(['deprecated', 'id']);
+    expect(new Set(codecPayloadsOf(history).map((p) => payloadKeyId(p.payload)))).toEqual(new Set(['k1']));
+    // Temporal never encrypts the workflow id or search attributes: the case id is there, and only as an identifier.
+    expect(bytes.includes(run.transferId)).toBe(true);
+  });
+
+  it('an incident run leaves no log line in clear', async () => {
+    const { bytes, logLine } = await incidentRun(sealed, sealedQueue);
+    expect(bytes.includes(logLine)).toBe(false);
+    expect(bytes.includes('Vandermeer')).toBe(false);
+  });
+
+  it('without the codec the same search finds every string (the search can fail)', async () => {
+    const run = await paymentsRun(plain, plainQueue);
+    const bytes = historyBytes(await rawHistory(plain.raw, run.workflowId));
+    for (const secret of Object.values(run.secrets)) expect(bytes.includes(secret), `"${secret}" in the raw history`).toBe(true);
+    const incident = await incidentRun(plain, plainQueue);
+    expect(incident.bytes.includes(incident.logLine)).toBe(true);
+  });
+
+  it('a history fetched raw replays with the codec, and not without it', async () => {
+    const run = await paymentsRun(sealed, sealedQueue);
+    const history = await sealed.raw.workflow.getHandle(run.workflowId).fetchHistory();
+    const workflowBundle = { codePath: inject('workflowBundlePath') };
+    await Worker.runReplayHistory({ workflowBundle, dataConverter: converterFor(ring), replayName: 'sealed-replay' }, history, run.workflowId);
+    await expect(Worker.runReplayHistory({ workflowBundle, replayName: 'sealed-replay-no-codec' }, history, run.workflowId)).rejects.toThrow();
+  });
+});

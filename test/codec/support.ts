@@ -1,0 +1,143 @@
+// What the encryption tests share: key rings written to files (as an operator would), a client
+// and a real worker that both take their data converter from the environment the way every
+// entry point will, and the history exactly as the server stores it, read without any codec.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import type { DataConverter, Payload } from '@temporalio/common';
+import proto, { type temporal } from '@temporalio/proto';
+import { inject } from 'vitest';
+import { createActivities } from '../../activities/index.js';
+import { implementations } from '../../domains/implementations.js';
+import { WorldClient } from '../../domains/world/client.js';
+import { dataConverterFromEnv } from '../../worker/payload-codec.js';
+import { TEST_DIRECTORY } from '../helpers/keys.js';
+import { createTestWorker } from '../helpers/temporal.js';
+
+export type History = temporal.api.history.v1.IHistory;
+
+export function newKey(): string {
+  return randomBytes(32).toString('base64');
+}
+
+const ringDir = mkdtempSync(join(tmpdir(), 'agent-payload-keys-'));
+let rings = 0;
+
+/** Writes a key-ring file and returns the environment that points at it. */
+export function ringEnv(current: string, keys: Record<string, string>): NodeJS.ProcessEnv {
+  const path = join(ringDir, `ring-${++rings}.json`);
+  writeFileSync(path, JSON.stringify({ current, keys }), { mode: 0o600 });
+  return { AGENT_PAYLOAD_KEYS: path };
+}
+
+export function converterFor(env: NodeJS.ProcessEnv): DataConverter {
+  const converter = dataConverterFromEnv(env);
+  if (!converter) throw new Error('the test ring did not yield a data converter');
+  return converter;
+}
+
+export interface Stack {
+  client: Client;
+  /** A client with no data converter: what the server holds, as anyone without keys sees it. */
+  raw: Client;
+  close(): Promise<void>;
+}
+
+/** A client and an in-process worker on `taskQueue`, both with the converter of `env` (none when undefined). */
+export async function startStack(taskQueue: string, env: NodeJS.ProcessEnv | undefined): Promise<Stack> {
+  const dataConverter = env ? converterFor(env) : undefined;
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const namespace = inject('temporalNamespace');
+  const client = new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
+  const raw = new Client({ connection, namespace });
+  const { worker, close } = await createTestWorker({
+    taskQueue,
+    ...(dataConverter ? { dataConverter } : {}),
+    // A restarted worker must not wait out the old one's sticky queue.
+    stickyQueueScheduleToStartTimeout: '1 second',
+    activities: createActivities({
+      implementations,
+      deps: { world: new WorldClient(inject('worldUrl')) },
+      blobDir: join(tmpdir(), 'agent-test-blobs'),
+      toolTimeoutMs: 1_500,
+      approvers: TEST_DIRECTORY,
+    }),
+  });
+  const running = worker.run();
+  return {
+    client,
+    raw,
+    async close() {
+      worker.shutdown();
+      await running;
+      await close();
+      await connection.close();
+    },
+  };
+}
+
+/** Every page of a run's history, straight from the frontend service: no codec touches it. */
+export async function rawHistory(client: Client, workflowId: string): Promise<History> {
+  const events: temporal.api.history.v1.IHistoryEvent[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId },
+      ...(nextPageToken ? { nextPageToken } : {}),
+    });
+    events.push(...(page.history?.events ?? []));
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return { events };
+}
+
+/** The history as the bytes the server sends: what a search for plaintext looks through. */
+export function historyBytes(history: History): Buffer {
+  return Buffer.from(proto.temporal.api.history.v1.History.encode(history).finish());
+}
+
+export interface FoundPayload {
+  /** Where in the history it sits, e.g. `events.0.workflowExecutionStartedEventAttributes.input.payloads.0`. */
+  path: string;
+  payload: Payload;
+}
+
+/**
+ * Every payload in the history outside search attributes, which Temporal never passes through a
+ * codec (they are indexed by the server, so they must stay readable there).
+ */
+export function payloadsOf(history: History): FoundPayload[] {
+  const found: FoundPayload[] = [];
+  const walk = (value: unknown, path: string): void => {
+    if (value === null || typeof value !== 'object' || value instanceof Uint8Array) return;
+    if (path.endsWith('searchAttributes')) return;
+    const metadata = (value as { metadata?: Record<string, unknown> }).metadata;
+    if (metadata && typeof metadata === 'object' && metadata.encoding instanceof Uint8Array) {
+      found.push({ path, payload: value as Payload });
+      return;
+    }
+    for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key);
+  };
+  walk(history, '');
+  return found;
+}
+
+/**
+ * Patch markers (`patched()`) are written by Temporal's core, not through the codec; they hold the
+ * patch's id and a flag only.
+ */
+export function isPatchMarker(found: FoundPayload): boolean {
+  return /markerRecordedEventAttributes\.details\.patch-data\./.test(found.path);
+}
+
+/** The payloads a codec is asked to seal: all but patch markers. */
+export function codecPayloadsOf(history: History): FoundPayload[] {
+  return payloadsOf(history).filter((p) => !isPatchMarker(p));
+}
+
+export function encodingOf(payload: Payload): string {
+  return Buffer.from(payload.metadata?.encoding ?? new Uint8Array()).toString('utf8');
+}

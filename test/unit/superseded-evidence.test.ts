@@ -1,0 +1,49 @@
+// Evidence observed before an effect on its subject is no grounds for another effect on it:
+// a restart changes what "memory exhausted" described, however fresh that reading still is by
+// the clock. Runs recorded before engine-v4 keep judging by the clock alone.
+import { describe, expect, it } from 'vitest';
+import { mcpIncidents } from '../../domains/mcp-incidents/domain.js';
+import { iso, ok, Run } from './driver.js';
+
+const exhausted = (now: number) => ({ service: 'db', errorRate: 0.4, latencyP99Ms: 2_000, memoryPct: 97, healthy: false, asOf: iso(now) });
+const restarted = (now: number) => ({ effectId: 'fx-1', service: 'db', appliedAt: iso(now) });
+const logs = (now: number) => ({ service: 'db', lines: ['INFO restarted'], asOf: iso(now) });
+
+function restartedOnce(engine4: boolean): Run {
+  const run = new Run(mcpIncidents, { caseId: 'INC-9', guarded: true, engine4, budgets: { effects: 3 } });
+  run.call({ tool: 'get_metrics', args: { service: 'db' } });
+  run.observe((c, now) => ok(c.callId, exhausted(now), now));
+  run.call({ tool: 'restart_service', args: { service: 'db' } });
+  expect(run.command.type).toBe('invoke');
+  run.observe((c, now) => ok(c.callId, restarted(now), now));
+  expect(run.state.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied' })]);
+  // Something new is observed, so the effect guard (same call, nothing new) does not decide.
+  run.call({ tool: 'get_logs', args: { service: 'db' } });
+  run.observe((c, now) => ok(c.callId, logs(now), now));
+  return run;
+}
+
+describe('grounds for an effect', () => {
+  it('a second restart on the metrics read before the first is refused: they no longer describe the service', () => {
+    const run = restartedOnce(true);
+    run.call({ tool: 'restart_service', args: { service: 'db' } });
+    expect(run.command.type).toBe('propose');
+    const refusal = run.state.transcript.at(-1);
+    expect(refusal).toMatchObject({ kind: 'control', code: 'precondition_failed' });
+    expect(run.state.effects).toHaveLength(1);
+  });
+
+  it('metrics read after the restart are grounds again', () => {
+    const run = restartedOnce(true);
+    run.call({ tool: 'get_metrics', args: { service: 'db' } });
+    run.observe((c, now) => ok(c.callId, { ...exhausted(now), memoryPct: 98 }, now));
+    run.call({ tool: 'restart_service', args: { service: 'db' } });
+    expect(run.command.type).toBe('invoke');
+  });
+
+  it('runs recorded before engine-v4 judge by the clock alone', () => {
+    const run = restartedOnce(false);
+    run.call({ tool: 'restart_service', args: { service: 'db' } });
+    expect(run.command.type).toBe('invoke');
+  });
+});

@@ -1,0 +1,104 @@
+// A cancel ends a run the same way whoever asks (the project's cancel signal, or Temporal's own
+// cancellation request from its CLI, Web UI or client): nothing new starts, and an effect that
+// is in flight or in doubt is first read back by its key, so the terminal can say whether it
+// took effect. Only a readback that cannot decide leaves the run unknown_outcome, naming the
+// effect. Runs recorded before this (events without `settle`) stop at once, as they did.
+import type { Domain } from '../contract.js';
+import type { ReadbackResult, RunEvent, ToolResult } from './events.js';
+import { adaptResult } from './observation.js';
+import type { EffectEntry, ExecutionReceipt, RunState } from './state.js';
+import { contractOf, onCancel, stop, withApprovalClosed } from './transitions.js';
+
+type CancelEvent = Extract<RunEvent, { type: 'cancelled' }>;
+
+/** The workflow's patch for cancels that settle (set on the event as `settle`). */
+export const NATIVE_CANCEL_PATCH = 'native-cancel-v1';
+
+export function onCancelRequested(state: RunState, domain: Domain, event: CancelEvent): RunState {
+  if (!event.settle) return onCancel(state, event.by, event.reason, event.now);
+  // A second cancel while the first one reads back changes nothing: the first one's asker stays.
+  if (state.cancelling && state.phase === 'reconciling') return state;
+  const { by, reason, now } = event;
+  const closed = withApprovalClosed(state, 'cancelled', by, reason, now);
+  const doubt = closed.effects.filter((e) => e.status === 'in_flight' || e.status === 'unknown');
+  if (doubt.length === 0) return stopCancelled(closed, by, reason, now);
+  const unreadable = doubt.find((e) => !contractOf(domain, e.tool).readback);
+  if (unreadable) {
+    return stop(closed, 'unknown_outcome', 'cancelled_with_effect_in_doubt', `cancelled by ${by} while ${unreadable.tool} (key ${unreadable.key}) was not settled, and it has no readback`, now);
+  }
+  return {
+    ...closed,
+    phase: 'reconciling',
+    inFlight: [],
+    pendingClaim: undefined,
+    pendingDispatch: undefined,
+    cancelling: { by, reason, at: now },
+    // The workflow takes a cancel only between commands, so an effect still marked in flight was
+    // planned and perhaps never sent: whichever it is, its key says.
+    effects: closed.effects.map((e) => (e.status === 'in_flight' ? { ...e, status: 'unknown' as const } : e)),
+  };
+}
+
+/** One effect read back while cancelling: settle it, read back the next one, or stop. */
+export function onCancelReadback(state: RunState, domain: Domain, result: ReadbackResult, now: number): RunState {
+  const cancelling = state.cancelling;
+  const effect = state.effects.find((e) => e.callId === result.callId && e.status === 'unknown');
+  if (!cancelling || !effect) throw new Error(`bug: cancel readback for ${result.callId}, which is not in doubt`);
+  const contract = contractOf(domain, effect.tool);
+  const counted: EffectEntry = { ...effect, readbacks: effect.readbacks + result.attempts };
+  const receipt = (outcome: 'final' | 'unknown', evidenceId?: string): ExecutionReceipt => ({
+    callId: effect.callId,
+    turn: state.turn,
+    tool: contract.readback ?? 'readback',
+    kind: 'readback',
+    accepted: true,
+    result: outcome,
+    attempt: result.attempts,
+    durationMs: 0,
+    idempotencyKey: effect.key,
+    ...(evidenceId ? { evidenceId } : {}),
+  });
+
+  if (result.outcome === 'undecided') {
+    const updated = { ...state, effects: replaceEffect(state.effects, counted), executions: [...state.executions, receipt('unknown')] };
+    const detail = `cancelled by ${cancelling.by} while ${effect.tool} (key ${effect.key}) was not settled; the readback could not decide: ${result.detail}`;
+    return stop(updated, 'unknown_outcome', 'cancelled_with_effect_in_doubt', detail, now);
+  }
+  let settled: RunState;
+  if (result.outcome === 'applied') {
+    // The readback is evidence of what the world holds; no fact is pinned, as no turn follows.
+    const asResult: ToolResult = { status: 'ok', callId: effect.callId, output: result.output, attempt: effect.attempts, startedAt: now, finishedAt: now };
+    const adapted = adaptResult(contract, asResult, `e${state.seq + 1}`);
+    const evidence = effect.subject ? { ...adapted, subject: effect.subject } : adapted;
+    settled = {
+      ...state,
+      seq: state.seq + 1,
+      evidence: [...state.evidence, evidence],
+      transcript: [...state.transcript, { kind: 'observation', turn: state.turn, evidenceId: evidence.id }],
+      effects: replaceEffect(state.effects, { ...counted, status: 'applied', settledBy: 'readback', evidenceId: evidence.id }),
+      executions: [...state.executions, receipt('final', evidence.id)],
+    };
+  } else {
+    // Not applied: while cancelling it is never sent again, whatever its contract allows.
+    settled = {
+      ...state,
+      effects: replaceEffect(state.effects, { ...counted, status: 'not_applied', settledBy: 'readback' }),
+      executions: [...state.executions, receipt('final')],
+    };
+  }
+  if (settled.effects.some((e) => e.status === 'unknown')) return settled;
+  return stopCancelled(settled, cancelling.by, cancelling.reason, now);
+}
+
+/** The terminal names who asked and how the latest effects ended, so "cancelled" hides nothing. */
+function stopCancelled(state: RunState, by: string, reason: string, now: number): RunState {
+  const effects = state.effects
+    .slice(-3)
+    .map((e) => `${e.tool} (key ${e.key}) ${e.status.replace('_', ' ')}${e.settledBy === 'readback' ? ' (read back)' : ''}`);
+  const detail = `cancelled by ${by}: ${reason}${effects.length ? `; effects: ${effects.join(', ')}` : ''}`;
+  return stop(state, 'cancelled', 'operator_cancel', detail, now);
+}
+
+function replaceEffect(effects: RunState['effects'], updated: EffectEntry): RunState['effects'] {
+  return effects.map((e) => (e.callId === updated.callId ? updated : e));
+}

@@ -1,0 +1,50 @@
+// What an approver is shown beside the call (ToolContract.display): the domain's labelled facts,
+// such as the amount that will move and the ledger's word on the transfer. Workflow code like
+// every domain callback. The hook sees the call's arguments without its narrative ones (the
+// model's own words, which may echo a log line) and the facts of the evidence about the call's
+// subject, never quoted text; what it returns is cut to a small size, a hook that throws or
+// returns something else is dropped. None of it is signed: the digest binds the call alone.
+import type { ToolContract } from '../contract.js';
+import type { PlannedCall, RunState } from './state.js';
+import { evidenceAbout } from './subject.js';
+
+/** An approval card is read at a glance: a few short lines, not a report. */
+export const MAX_DISPLAY_ENTRIES = 12;
+export const MAX_DISPLAY_KEY_CHARS = 40;
+export const MAX_DISPLAY_VALUE_CHARS = 200;
+
+export function displayFacts(state: RunState, contract: ToolContract, call: PlannedCall, now: number): Record<string, string> | undefined {
+  if (!contract.display) return undefined;
+  try {
+    const raw = contract.display(withoutNarrative(call.args, contract.narrativeArgs), evidenceAbout(state, call.subject ?? '', now));
+    return bounded(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutNarrative(args: unknown, narrative: string[] | undefined): unknown {
+  if (!narrative?.length || !args || typeof args !== 'object' || Array.isArray(args)) return args;
+  return Object.fromEntries(Object.entries(args as Record<string, unknown>).filter(([k]) => !narrative.includes(k)));
+}
+
+function bounded(raw: unknown): Record<string, string> | undefined {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  // A Map, so a key such as `__proto__` is a key like any other.
+  const out = new Map<string, string>();
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (out.size >= MAX_DISPLAY_ENTRIES) break;
+    if (typeof value !== 'string') continue;
+    const k = oneLine(key, MAX_DISPLAY_KEY_CHARS);
+    const v = oneLine(value, MAX_DISPLAY_VALUE_CHARS);
+    if (k && v && !out.has(k)) out.set(k, v);
+  }
+  return out.size ? Object.fromEntries(out) : undefined;
+}
+
+/** One line, no control characters, at most `max` characters. */
+function oneLine(text: string, max: number): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
