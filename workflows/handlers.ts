@@ -2,7 +2,7 @@
 // approval Updates. Validators run before an Update is accepted, so a refusal (unsigned,
 // forged, expired, replayed, wrong digest, wrong role) costs no history and changes nothing;
 // accepted input becomes an event on the queue the agent workflow feeds to the controller.
-import { condition, patched, setHandler } from '@temporalio/workflow';
+import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { z } from 'zod';
 import { checkAmend, checkDecision } from './controller/approvals.js';
 import { NATIVE_CANCEL_PATCH } from './controller/cancel.js';
@@ -107,6 +107,10 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
         return { requestId: event.requestId, decision: 'refused', outcome: 'the approver directory could not be read, so nothing was decided; send the decision again' };
       }
       event.directory = directory.data.approvers;
+      // In an execution reset from another run, Temporal re-applies the Updates that followed
+      // the reset point: the record says the decision came after a reset.
+      const { originalExecutionRunId, runId } = workflowInfo();
+      if (originalExecutionRunId && originalExecutionRunId !== runId) event.afterResetOf = originalExecutionRunId;
     }
     queue.push(event);
     await condition(() => !queue.includes(event));

@@ -85,12 +85,15 @@ describe('reset and delete of a resolved case', () => {
     it('reset to while it awaited approval: Temporal re-applies the signed approval, the ledger refuses it now', async () => {
       const { transferId, handle, reissueId } = await resolvedPayment();
       const events = await historyOf(h.client, handle.workflowId);
+      const resetFrom = (await handle.describe()).runId;
       await resetTo(h.client, handle.workflowId, taskOfFirstUpdate(events));
       // Nobody approves this time: only the approval Temporal re-applies can move the run on.
       const watched = await watchRun(h.client.workflow.getHandle(handle.workflowId), undefined, 30_000);
 
       expect(reappliedUpdates(await historyOf(h.client, handle.workflowId))).toBeGreaterThanOrEqual(1);
       expect(watched.view.state.approvals.map((a) => [a.decision, a.by])).toEqual([['approved', 'alice@ops']]);
+      // The record says the decision came after a reset, naming the run it was reset from.
+      expect(watched.view.state.approvals[0]?.afterResetOf).toBe(resetFrom);
       // Judged against the ledger now, not the evidence it was signed on.
       expect(controlMessages(watched.view).some((m) => m.startsWith('precondition_failed') && m.includes(`already reissued as ${reissueId}`))).toBe(true);
       expect(watched.result.terminal).toMatchObject({ class: 'resolved', reason: 'already_done' });

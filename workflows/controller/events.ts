@@ -78,6 +78,8 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
       signed: SignedDecision.optional(),
       /** The worker's directory as it was when the decision arrived (engine-v4 runs): revocation counts at once. */
       directory: z.array(Approver).optional(),
+      /** Set when the decision arrived in an execution reset from this run: Temporal may have re-applied it from before the reset. */
+      afterResetOf: z.string().optional(),
     }),
     z.strictObject({
       type: z.literal('denied'),
@@ -88,6 +90,8 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
       signed: SignedDecision.optional(),
       /** The worker's directory as it was when the decision arrived (engine-v4 runs): revocation counts at once. */
       directory: z.array(Approver).optional(),
+      /** Set when the decision arrived in an execution reset from this run: Temporal may have re-applied it from before the reset. */
+      afterResetOf: z.string().optional(),
     }),
     /** An approver asked for the pending call with other arguments (engine-v4 runs). */
     z.strictObject({ type: z.literal('amended'), ...base, signed: SignedAmend, directory: z.array(Approver) }),

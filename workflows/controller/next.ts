@@ -169,7 +169,9 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       // A person's decision can arrive at any moment; out of phase it changes nothing.
       if (state.guardVersion === 2 && state.phase !== 'awaiting_approval') return state;
       expectPhase(state, 'awaiting_approval', event.type);
-      return onApprovalOutcome(state, domain, event);
+      return event.type !== 'approvalTimedOut' && event.afterResetOf
+        ? markedAfterReset(onApprovalOutcome(state, domain, event), event.requestId, event.afterResetOf)
+        : onApprovalOutcome(state, domain, event);
     case 'amended':
       if (state.phase !== 'awaiting_approval') return state;
       return onAmended(state, domain, event);
@@ -241,6 +243,11 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
   });
   if (first && approval) return raiseApproval(receipted, domain, first, admission.precondition, now);
   return startCalls(receipted, admission.calls);
+}
+
+/** The record of a decision that came after a reset says so (it may be one Temporal re-applied). */
+function markedAfterReset(state: RunState, requestId: string, resetOf: string): RunState {
+  return { ...state, approvals: state.approvals.map((a) => (a.requestId === requestId && a.afterResetOf === undefined ? { ...a, afterResetOf: resetOf } : a)) };
 }
 
 /** The gate said no to this exact call at this state of knowledge; the loop guard remembers it. */

@@ -205,6 +205,12 @@ export const ApprovalRecord = workerScoped('state.ApprovalRecord', () =>
     signed: z.array(SignedDecision).optional(),
     /** For `amended`: the approver's signed amendment (the arguments they asked for instead). */
     amendment: SignedAmend.optional(),
+    /**
+     * The run this execution was reset from, when the decision arrived after a reset: Temporal
+     * re-applies the Updates that followed the reset point, so it may be a decision made before
+     * the reset, judged again on the facts as they are now.
+     */
+    afterResetOf: z.string().optional(),
   }),
 );
 
