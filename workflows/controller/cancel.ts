@@ -5,8 +5,9 @@
 // effect. Runs recorded before this (events without `settle`) stop at once, as they did.
 import type { Domain } from '../contract.js';
 import type { ReadbackResult, RunEvent, ToolResult } from './events.js';
+import { readbackReceipt, replaceEffect } from './observed.js';
 import { adaptResult } from './observation.js';
-import type { EffectEntry, ExecutionReceipt, RunState } from './state.js';
+import type { EffectEntry, RunState } from './state.js';
 import { contractOf, onCancel, stop, withApprovalClosed } from './transitions.js';
 
 type CancelEvent = Extract<RunEvent, { type: 'cancelled' }>;
@@ -46,18 +47,7 @@ export function onCancelReadback(state: RunState, domain: Domain, result: Readba
   if (!cancelling || !effect) throw new Error(`bug: cancel readback for ${result.callId}, which is not in doubt`);
   const contract = contractOf(domain, effect.tool);
   const counted: EffectEntry = { ...effect, readbacks: effect.readbacks + result.attempts };
-  const receipt = (outcome: 'final' | 'unknown', evidenceId?: string): ExecutionReceipt => ({
-    callId: effect.callId,
-    turn: state.turn,
-    tool: contract.readback ?? 'readback',
-    kind: 'readback',
-    accepted: true,
-    result: outcome,
-    attempt: result.attempts,
-    durationMs: 0,
-    idempotencyKey: effect.key,
-    ...(evidenceId ? { evidenceId } : {}),
-  });
+  const receipt = (outcome: 'final' | 'unknown', evidenceId?: string) => readbackReceipt(state, contract.readback, effect, result, outcome, evidenceId);
 
   if (result.outcome === 'undecided') {
     const updated = { ...state, effects: replaceEffect(state.effects, counted), executions: [...state.executions, receipt('unknown')] };
@@ -99,6 +89,3 @@ function stopCancelled(state: RunState, by: string, reason: string, now: number)
   return stop(state, 'cancelled', 'operator_cancel', detail, now);
 }
 
-function replaceEffect(effects: RunState['effects'], updated: EffectEntry): RunState['effects'] {
-  return effects.map((e) => (e.callId === updated.callId ? updated : e));
-}

@@ -6,7 +6,7 @@ import { dispatchIfStillValid } from './approvals.js';
 import type { ReadbackResult, ToolResult } from './events.js';
 import { callSignature } from './loop-guard.js';
 import { adaptResult } from './observation.js';
-import type { Evidence, PlannedCall, RunState } from './state.js';
+import type { Evidence, ExecutionReceipt, PlannedCall, RunState } from './state.js';
 import { contractOf, control, deadlineReached, proposeOrStop, stop } from './transitions.js';
 
 export function onObserved(state: RunState, domain: Domain, results: ToolResult[], now: number): RunState {
@@ -108,18 +108,7 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
   if (!effect) throw new Error(`bug: readback for ${result.callId}, which is not in doubt`);
   const contract = contractOf(domain, effect.tool);
   const counted = { ...effect, readbacks: effect.readbacks + result.attempts };
-  const receipt = (outcome: 'final' | 'unknown', evidenceId?: string) => ({
-    callId: effect.callId,
-    turn: state.turn,
-    tool: contract.readback ?? 'readback',
-    kind: 'readback' as const,
-    accepted: true,
-    result: outcome,
-    attempt: result.attempts,
-    durationMs: 0,
-    idempotencyKey: effect.key,
-    ...(evidenceId ? { evidenceId } : {}),
-  });
+  const receipt = (outcome: 'final' | 'unknown', evidenceId?: string) => readbackReceipt(state, contract.readback, effect, result, outcome, evidenceId);
 
   if (result.outcome === 'undecided') {
     const updated = { ...state, effects: replaceEffect(state.effects, counted), executions: [...state.executions, receipt('unknown')] };
@@ -165,6 +154,29 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
   return proposeOrStop(control(settled, 'effect_not_applied', `${effect.tool} did not take effect (read back by key ${effect.key})`), now);
 }
 
-function replaceEffect(effects: RunState['effects'], updated: RunState['effects'][number]): RunState['effects'] {
+/** The execution receipt of a readback: one shape for the run's own reconcile and a cancel's. */
+export function readbackReceipt(
+  state: RunState,
+  readbackTool: string | undefined,
+  effect: RunState['effects'][number],
+  result: ReadbackResult,
+  outcome: 'final' | 'unknown',
+  evidenceId?: string,
+): ExecutionReceipt {
+  return {
+    callId: effect.callId,
+    turn: state.turn,
+    tool: readbackTool ?? 'readback',
+    kind: 'readback',
+    accepted: true,
+    result: outcome,
+    attempt: result.attempts,
+    durationMs: 0,
+    idempotencyKey: effect.key,
+    ...(evidenceId ? { evidenceId } : {}),
+  };
+}
+
+export function replaceEffect(effects: RunState['effects'], updated: RunState['effects'][number]): RunState['effects'] {
   return effects.map((e) => (e.callId === updated.callId ? updated : e));
 }
