@@ -17,6 +17,11 @@ const LAST_EVENTS = 50;
 const TASK_QUEUE_KIND_NORMAL = 1;
 const TASK_QUEUE_TYPE_WORKFLOW = 1;
 /** WorkflowTaskFailedCause values worth naming; the SDK retries the others by itself at once. */
+/**
+ * A timed-out workflow task is retried at once, and one retry is routine (the worker that held it
+ * stopped); only a task still not done after this many attempts is reported as failing.
+ */
+const TIMEOUTS_BEFORE_FAILING = 2;
 const FAILED_CAUSES: Record<number, string> = { 14: 'WORKFLOW_WORKER_UNHANDLED_FAILURE', 24: 'NON_DETERMINISTIC_ERROR', 21: 'BAD_BINARY' };
 /** Failures that are part of normal work (an evicted cache, a signal during completion, a reset), not a failing run. */
 const ROUTINE_CAUSES = new Set([1, 13, 20, 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND', 'WORKFLOW_TASK_FAILED_CAUSE_RESET_STICKY_TASK_QUEUE', 'WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW']);
@@ -62,7 +67,7 @@ export async function serverFacts(client: Client, runId: string, pollers: (taskQ
   const attempt = pendingAttempt(info);
   // A running run whose task has not failed needs no history: the cheap path for the usual case.
   const [polled, last] = await Promise.all([pollers(info.taskQueue), closedAs || attempt > 1 ? lastEvents(client, runId, info.runId) : Promise.resolve([])]);
-  const failure = lastWorkflowTaskFailure(last, closedAs ? 1 : attempt);
+  const failure = lastWorkflowTaskFailure(last, closedAs ? 1 : attempt, !closedAs && attempt > TIMEOUTS_BEFORE_FAILING);
   return ServerFacts.parse({
     runId: info.workflowId,
     executionRunId: info.runId,
@@ -131,9 +136,21 @@ function closedFacts(as: ClosedFacts['as'], newestFirst: HistoryEvent[], closeTi
  * (a completed one after it means the run recovered). Repeated failures of one task are not
  * written again: the first one's message stands for them.
  */
-function lastWorkflowTaskFailure(newestFirst: HistoryEvent[], attempt: number): WorkflowTaskFailure | null {
+export function lastWorkflowTaskFailure(newestFirst: HistoryEvent[], attempt: number, timeoutsCount: boolean): WorkflowTaskFailure | null {
   for (const event of newestFirst) {
     if (attributes(event, 'workflowTaskCompleted')) return null;
+    // A first attempt that timed out (a slow or vanished worker) makes the later attempts transient:
+    // their failures are never written, so the timeout is all the history can say.
+    const timedOut = attributes(event, 'workflowTaskTimedOut');
+    if (timedOut && timeoutsCount) {
+      const at = millis(event.eventTime);
+      return {
+        message: `the workflow task timed out (${attempt} attempts so far; a worker took longer than the task's timeout, or stopped, and the later attempts' failures are not recorded)`,
+        cause: 'TIMED_OUT',
+        at: at === undefined ? null : new Date(at).toISOString(),
+        attempt,
+      };
+    }
     const failed = attributes(event, 'workflowTaskFailed');
     if (failed) {
       if (ROUTINE_CAUSES.has(failed.cause as number | string)) return null;

@@ -397,7 +397,14 @@ describe.concurrent('AgentClient.inspect: what the server knows wins', { timeout
     const a = new AgentClient({ client, taskQueue: h.taskQueue, domains });
     const stamp = uniqueCase('x');
     // An input the workflow code cannot even read (a TypeError, not a refusal): every workflow task fails.
-    const failing = await h.client.workflow.start(agentWorkflow, { taskQueue: h.taskQueue, workflowId: `payments-failing-${stamp}`, args: [null as never] });
+    const failing = await h.client.workflow.start(agentWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: `payments-failing-${stamp}`,
+      // A first attempt that times out on a loaded machine leaves the later failures unrecorded
+      // (transient attempts); a long task timeout keeps this run on the recorded-failure path.
+      workflowTaskTimeout: '60s',
+      args: [null as never],
+    });
     // An input the workflow refuses: the execution fails.
     const refused = await h.client.workflow.start(agentWorkflow, { taskQueue: h.taskQueue, workflowId: `payments-refused-${stamp}`, args: [{ run: { domain: 'payments' } as never }] });
     const nobodyQueue = uniqueTaskQueue('nobody');
