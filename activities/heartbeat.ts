@@ -1,9 +1,10 @@
 // Activities heartbeat while they wait on the world or a model, so that when a worker dies
 // Temporal notices within seconds (the heartbeat timeout) instead of after the whole
 // start-to-close timeout, and the run moves on: an effect to its readback, a read to a retry.
+import { HEARTBEAT_EVERY_MS } from '../workflows/policy.js';
 import { Context } from '@temporalio/activity';
 
-export const HEARTBEAT_EVERY_MS = 1_000;
+export { HEARTBEAT_EVERY_MS };
 
 export async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
   const context = Context.current();

@@ -5,10 +5,12 @@
 // a compile error.
 import type { z } from 'zod';
 import type { AnyTool, Domain } from '../workflows/contract.js';
+import { DomainDefinitionError, validateDomain } from '../workflows/domain-checks.js';
 import type { CompiledContext } from '../workflows/controller/context.js';
 import type { ProbeVerdict } from '../workflows/controller/events.js';
 import type { ToolRefused, ToolUnavailable } from './tool-errors.js';
 
+/** What a tool, readback or probe is handed: the case, the effect's idempotency key, your deps, its timeout and an abort signal. */
 export interface ToolContext<Deps = unknown> {
   caseId: string;
   /** Effects only: the key the system of record must dedupe on. */
@@ -21,12 +23,14 @@ export interface ToolContext<Deps = unknown> {
   signal?: AbortSignal;
 }
 
+/** A readback's answer: did the effect with this key happen, and if so what the system of record stored. */
 export interface Readback {
   applied: boolean;
   /** The effect as the system of record stored it, in the effect tool's output shape. */
   output?: unknown;
 }
 
+/** A probe's answer: does the world now show what the claim says (`holds`), is there a conflict, was it decided, in words and facts. */
 export type ProbeAnswer = Omit<ProbeVerdict, 'checkedAt'>;
 
 type ToolsOf<D> = D extends Domain<infer T, z.ZodType> ? T[number] : never;
@@ -39,6 +43,7 @@ export type ToolImplementations<D, Deps> = {
 
 export type ReadbackImplementations<D, Deps> = { [R in ReadbacksOf<D>]: (key: string, ctx: ToolContext<Deps>) => Promise<Readback> };
 
+/** A domain's implementation: one function per tool and per readback, the probe, and optionally a `policy` (the `rules` model) and an error classifier. Made with implement(). */
 export interface DomainImplementation<D extends Domain = Domain, Deps = unknown> {
   domain: D;
   tools: ToolImplementations<D, Deps>;
@@ -51,7 +56,31 @@ export interface DomainImplementation<D extends Domain = Domain, Deps = unknown>
   classify?(err: unknown): ToolRefused | ToolUnavailable | undefined;
 }
 
-/** `implement(domain).with<Deps>({ tools, readbacks, probe })`: the Deps are yours to name. */
+/**
+ * `implement(domain).with<Deps>({ tools, readbacks, probe })`: the Deps are yours to name. Checked
+ * against the domain's types: a tool or readback missing, misnamed or of the wrong argument or
+ * output type is a compile error.
+ *
+ * @example
+ * ```ts
+ * const implementation = implement(orders).with<{ book: OrderBook }>({
+ *   tools: {
+ *     read_order: async (args, ctx) => ctx.deps.book.get(args.orderId),
+ *     cancel_order: async (args, ctx) => ctx.deps.book.cancel(args.orderId, ctx.idempotencyKey ?? ''),
+ *   },
+ *   readbacks: {
+ *     cancellation_by_key: async (key, ctx) => {
+ *       const found = ctx.deps.book.cancellationByKey(key);
+ *       return found ? { applied: true, output: found } : { applied: false };
+ *     },
+ *   },
+ *   probe: async (_claim, ctx) => {
+ *     const { status } = ctx.deps.book.get(ctx.caseId);
+ *     return { holds: status === 'CANCELLED', conflict: false, decided: true, detail: `order is ${status}` };
+ *   },
+ * });
+ * ```
+ */
 export function implement<const D extends Domain<readonly AnyTool[], z.ZodType>>(domain: D) {
   return {
     with<Deps = unknown>(impl: Omit<DomainImplementation<D, Deps>, 'domain'>): DomainImplementation<D, Deps> {
@@ -64,11 +93,33 @@ export function implement<const D extends Domain<readonly AnyTool[], z.ZodType>>
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyImplementation = DomainImplementation<any, any>;
 
+/**
+ * The worker's implementations by domain name. Each domain is checked as defineDomain checks it
+ * (a domain built without it is caught here, when the worker is created), and each
+ * implementation against its domain: a tool or a readback with no function would otherwise be
+ * found by the first run that needed it.
+ */
 export function registry(implementations: readonly AnyImplementation[]): Map<string, AnyImplementation> {
   const byName = new Map<string, AnyImplementation>();
   for (const impl of implementations) {
     if (byName.has(impl.domain.name)) throw new Error(`two implementations of domain ${impl.domain.name}`);
+    const problems = [...validateDomain(impl.domain), ...implementationProblems(impl)];
+    if (problems.length) throw new DomainDefinitionError(impl.domain.name, problems);
     byName.set(impl.domain.name, impl);
   }
   return byName;
+}
+
+function implementationProblems(impl: AnyImplementation): string[] {
+  const problems: string[] = [];
+  const tools = (impl.tools ?? {}) as Record<string, unknown>;
+  const readbacks = (impl.readbacks ?? {}) as Record<string, unknown>;
+  for (const tool of impl.domain.tools as readonly AnyTool[]) {
+    if (typeof tools[tool.name] !== 'function') problems.push(`${tool.name}: the implementation has no function for it`);
+    if (tool.kind === 'effect' && typeof tool.readback === 'string' && typeof readbacks[tool.readback] !== 'function') {
+      problems.push(`${tool.name}: the implementation has no readback ${tool.readback}`);
+    }
+  }
+  if (typeof impl.probe !== 'function') problems.push('the implementation has no probe');
+  return problems;
 }

@@ -1,5 +1,6 @@
 // Every activity the agent workflow calls, built from what the worker was given: the domains'
 // implementations, your dependencies for them, the model adapters and the approver directory.
+import { DEFAULT_READBACK_ATTEMPTS, DEFAULT_TOOL_TIMEOUT_MS } from '../workflows/policy.js';
 import { ApproverDirectory } from '../workflows/trust/directory.js';
 import { continuationActivities } from './continuation.js';
 import { registry, type AnyImplementation } from './implement.js';
@@ -27,7 +28,7 @@ export interface ActivityDeps {
 
 export function createActivities(options: ActivityDeps) {
   const implementations = registry(options.implementations);
-  const toolTimeoutMs = options.toolTimeoutMs ?? 5_000;
+  const toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   return {
     ...pingActivities,
     ...continuationActivities,
@@ -37,7 +38,7 @@ export function createActivities(options: ActivityDeps) {
       implementations,
       deps: options.deps,
       toolTimeoutMs,
-      readbackAttempts: options.readbackAttempts ?? 3,
+      readbackAttempts: options.readbackAttempts ?? DEFAULT_READBACK_ATTEMPTS,
       // Validated where it enters: a malformed directory stops the worker at start, loudly.
       approvers: ApproverDirectory.parse(options.approvers ?? { approvers: [] }),
     }),

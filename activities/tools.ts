@@ -4,6 +4,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ToolResult } from '../workflows/controller/events.js';
 import type { PlannedCall } from '../workflows/controller/state.js';
+import { ErrorTypes, TOOL_ATTEMPTS } from '../workflows/policy.js';
+import { withDeadline } from './deadline.js';
 import { withHeartbeat } from './heartbeat.js';
 import type { AnyImplementation } from './implement.js';
 import { shrinkToCap } from './shrink.js';
@@ -24,31 +26,33 @@ export interface ToolDeps {
   toolTimeoutMs: number;
 }
 
-/** Must match the workflow's retry policy for idempotent calls. */
-export const IDEMPOTENT_ATTEMPTS = 3;
-
 export function toolActivities(deps: ToolDeps) {
   return {
     async invokeTool({ domain, caseId, call }: InvokeToolInput): Promise<ToolResult> {
       const impl = deps.implementations.get(domain);
       const contract = impl?.domain.tools.find((t: { name: string }) => t.name === call.tool);
       const run = impl && contract ? (impl.tools as Record<string, ToolFn>)[call.tool] : undefined;
-      if (!contract || !run) throw ApplicationFailure.nonRetryable(`no tool ${call.tool} in ${domain}`, 'UnknownTool');
-      const args = contract.input.safeParse(call.args);
-      if (!args.success) throw ApplicationFailure.nonRetryable(`arguments for ${call.tool} failed validation at dispatch`, 'InvalidArguments');
-
       const attempt = Context.current().info.attempt;
-      const lastAttempt = !call.idempotent || attempt >= IDEMPOTENT_ATTEMPTS;
       const startedAt = Date.now();
+      // Refused before anything was sent: nothing can have happened, so an effect is `failed`,
+      // not in doubt, and there is nothing to read back.
+      const notSent = (message: string): ToolResult => ({ status: 'error', callId: call.callId, errorClass: 'not_sent', message, attempt, startedAt, finishedAt: Date.now() });
+      if (!contract || !run) return notSent(`no tool ${call.tool} in ${domain} on this worker`);
+      const args = contract.input.safeParse(call.args);
+      if (!args.success) return notSent(`arguments for ${call.tool} failed validation at dispatch`);
+
+      const lastAttempt = !call.idempotent || attempt >= TOOL_ATTEMPTS;
       try {
         const raw = await withHeartbeat(() =>
-          run(args.data, {
-            caseId,
-            deps: deps.deps,
-            timeoutMs: deps.toolTimeoutMs,
-            signal: Context.current().cancellationSignal,
-            ...(call.idempotencyKey ? { idempotencyKey: call.idempotencyKey } : {}),
-          }),
+          withDeadline(deps.toolTimeoutMs, Context.current().cancellationSignal, (signal) =>
+            run(args.data, {
+              caseId,
+              deps: deps.deps,
+              timeoutMs: deps.toolTimeoutMs,
+              signal,
+              ...(call.idempotencyKey ? { idempotencyKey: call.idempotencyKey } : {}),
+            }),
+          ),
         );
         const shrunk = shrinkToCap(raw, contract.maxObservationBytes, deps.blobDir);
         return { status: 'ok', callId: call.callId, output: shrunk.output, attempt, startedAt, finishedAt: Date.now(), ...(shrunk.truncated ? { truncated: shrunk.truncated } : {}) };
@@ -60,7 +64,7 @@ export function toolActivities(deps: ToolDeps) {
           return { status: 'error', callId: call.callId, errorClass: 'semantic', message: failure.message, attempt, startedAt, finishedAt };
         }
         // Transient or timeout: safe to try again only when a repeat does no harm.
-        if (!lastAttempt) throw ApplicationFailure.retryable(failure.message, failure.class === 'timeout' ? 'ToolTimeout' : 'ToolTransient');
+        if (!lastAttempt) throw ApplicationFailure.retryable(failure.message, failure.class === 'timeout' ? ErrorTypes.toolTimeout : ErrorTypes.toolTransient);
         if (call.kind === 'effect') {
           // The request may have been applied before the failure: unknown until read back.
           return { status: 'unknown', callId: call.callId, errorClass: 'unknown', message: failure.message, attempt, startedAt, finishedAt };

@@ -7,6 +7,8 @@
 //   npm run bench -- --quick                   a smaller smoke version (bench/results/quick.json)
 //   npm run bench -- --sections overhead,history
 //   npm run bench -- --dev-defaults            keep the dev server's default transfer-queue rate
+//   npm run bench -- --sections parked --parked 5000 [--parked-cache N]   on demand, not in the full set
+//   npm run bench -- --sections scale-out      1, 2 and 3 worker processes on one queue; on demand too
 //
 // Targets are printed with the measured value and whether they were met; none fails the run.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -22,10 +24,14 @@ import { formatHistory, history } from './history.js';
 import { formatLongRun, longRun } from './long-run.js';
 import { findServerPid, mib } from './measure.js';
 import { formatOverhead, overhead } from './overhead.js';
+import { formatParked, parked } from './parked.js';
+import { formatScaleOut, scaleOut } from './scale-out.js';
 import type { Target } from './report.js';
 
 const SECTIONS = ['context', 'overhead', 'history', 'long-run', 'concurrency'] as const;
-type Section = (typeof SECTIONS)[number];
+// Run only when named in --sections: they would take the full set past its ten minutes.
+const ON_DEMAND_SECTIONS = ['parked', 'scale-out'] as const;
+type Section = (typeof SECTIONS)[number] | (typeof ON_DEMAND_SECTIONS)[number];
 
 const { values } = parseArgs({
   options: {
@@ -33,14 +39,16 @@ const { values } = parseArgs({
     sections: { type: 'string' },
     out: { type: 'string' },
     'dev-defaults': { type: 'boolean', default: false },
+    parked: { type: 'string' },
+    'parked-cache': { type: 'string' },
   },
   strict: true,
 });
 const quick = values.quick ?? false;
 const chosen = (values.sections ?? SECTIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
 for (const s of chosen) {
-  if (!(SECTIONS as readonly string[]).includes(s)) {
-    process.stderr.write(`bench: unknown section ${s}; sections are ${SECTIONS.join(', ')}\n`);
+  if (!([...SECTIONS, ...ON_DEMAND_SECTIONS] as readonly string[]).includes(s)) {
+    process.stderr.write(`bench: unknown section ${s}; sections are ${SECTIONS.join(', ')}, and on demand ${ON_DEMAND_SECTIONS.join(', ')}\n`);
     process.exit(2);
   }
 }
@@ -60,6 +68,14 @@ const params = {
   history: { turns: quick ? 5 : 20 },
   concurrency: { levels: quick ? [10, 40] : [50, 200], turns: quick ? 10 : 20 },
   longRun: quick ? { turns: 1_000, window: 100 } : { turns: 10_000, window: 1_000 },
+  scaleOut: { workers: [1, 2, 3], runs: quick ? 10 : 50, turns: quick ? 5 : 20 },
+  parked: {
+    runs: Number(values.parked ?? (quick ? 300 : 5_000)),
+    samples: 20,
+    holdSeconds: quick ? 10 : 60,
+    startConcurrency: 20,
+    ...(values['parked-cache'] ? { maxCached: Number(values['parked-cache']) } : {}),
+  },
 };
 
 // The dev server runs one history shard whose transfer queue (which hands every activity
@@ -137,6 +153,14 @@ if (chosen.some((s) => s !== 'context')) {
     if (wanted('long-run')) {
       const r = await longRun(bench, params.longRun, log);
       record('long-run', r, formatLongRun(r));
+    }
+    if (wanted('parked')) {
+      const r = await parked(bench.client, { address: target.address, namespace: target.namespace, pid: serverPid }, params.parked, log);
+      record('parked', r, formatParked(r));
+    }
+    if (wanted('scale-out')) {
+      const r = await scaleOut(bench.client, { address: target.address, namespace: target.namespace }, params.scaleOut, serverPid, log);
+      record('scale-out', r, formatScaleOut(r));
     }
     if (wanted('concurrency')) {
       const r = await concurrency(bench, params.concurrency, log);

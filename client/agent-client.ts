@@ -10,41 +10,53 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   isGrpcCancelledError,
   isGrpcDeadlineError,
-  isGrpcServiceError,
-  WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
-import type { z } from 'zod';
 import { taskQueueFor } from '../worker/connection.js';
 import type { AgentWorkflow } from '../workflows/agent.js';
 import type { Domain } from '../workflows/contract.js';
-import { addNoteUpdate, amendUpdate, approveUpdate, CancelInput, cancelSignal, denyUpdate, NoteInput, stateQuery, type ApprovalAck, type RunView } from '../workflows/messages.js';
-import { RunInput } from '../workflows/run-input.js';
+import { addNoteUpdate, amendUpdate, approveUpdate, cancelSignal, denyUpdate, stateQuery, type RunView as StateAnswer } from '../workflows/messages.js';
+import type { RunInput } from '../workflows/run-input.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
 import {
   InvalidRequestError,
   RequestNotPendingError,
   RequestRejectedError,
-  RunClosedWithoutTerminalError,
   RunEndedError,
   RunNotFoundError,
-  RunSettingsConflictError,
   RunUnavailableError,
   WorkerTimeoutError,
 } from './agent-errors.js';
-import { connect, type ConnectOptions } from './connect.js';
+import { connect } from './connect.js';
 import { describeError, formatZodError } from './errors.js';
 import { toRunExport, type RunExport } from './export-schema.js';
 import { buildListQuery, DEFAULT_LIST_LIMIT, type ListFilter, type ListRow } from './list-query.js';
-import { closedAsOf, closedDetail, closedWords, noPollerWords, noticesOf, RunReport, statusWords, workflowTaskFailingWords, type PollerFacts, type Unanswered } from './run-report.js';
+import { buildOf } from './run-build.js';
+import { closedAsOf, noPollerWords, noticesOf, RunReport, statusWords, workflowTaskFailingWords, type PollerFacts, type Unanswered } from './run-report.js';
 import { fromSearchAttributes, pollersOf, serverFacts } from './server-facts.js';
-import { signAmend, signDecision, signNote, type KeyFile } from './sign.js';
-import { startInputOf } from './start-input.js';
-import { servedElsewhere, settingsDiff, startRun, type StartedRun } from './start-run.js';
+import { signAmend, signDecision, type KeyFile } from './sign.js';
+import { startRun } from './start-run.js';
+import { toRunView, type PendingApproval, type RunView } from './run-view.js';
 import { WatchCursor, type WatchItem } from './watch-cursor.js';
+import type {
+  AgentClientConnectOptions,
+  AgentClientOptions,
+  CancelOptions,
+  CancelResult,
+  DecisionOptions,
+  DecisionResult,
+  InspectOptions,
+  NoteOptions,
+  NoteResult,
+  RunDescription,
+  SignedDecisionResult,
+  StartedRun,
+} from './agent-client-types.js';
+import { closedError, isNoPoller, readable, translate, unavailableError } from './agent-client-failures.js';
+import { cancelInput, noteInput } from './message-inputs.js';
 
 /** How long a state query may take before the run counts as unanswered (no worker?). */
 export const QUERY_TIMEOUT_MS = 15_000;
@@ -60,107 +72,22 @@ const WATCH_NO_WORKER_GRACE_MS = 5_000;
 const CLOSED_CHECK_EVERY = 10;
 /** One answer per task queue about its pollers serves every run on it for this long. */
 const POLLERS_CACHE_MS = 2_000;
-const GRPC_NOT_FOUND = 5;
-const GRPC_FAILED_PRECONDITION = 9;
 
-export interface AgentClientOptions {
-  client: Client;
-  /** Where new runs are started: the task queue your agent workers poll. */
-  taskQueue: string;
-  /** Your domains: with them, start refuses an unknown domain or a bad case id before a run exists. */
-  domains?: readonly Domain[];
-  /** Default bound for state queries (default 15 s). */
-  queryTimeoutMs?: number;
-  /** Bound for updates (default 30 s). */
-  updateTimeoutMs?: number;
-}
-
-export interface InspectOptions {
-  /** How long the worker may take to answer the state query (default: the client's query bound). */
-  timeoutMs?: number;
-  /** One execution of the run (Temporal's run id), e.g. one that continued as new; default the latest. */
-  executionRunId?: string;
-  /** False: the server's facts only, the state query is never sent (default true). */
-  askWorker?: boolean;
-}
-
-export interface AgentClientConnectOptions extends Omit<AgentClientOptions, 'client' | 'taskQueue'>, ConnectOptions {
-  /** Default: $AGENT_TASK_QUEUE, else what a worker of `domains` polls (`agents-<names, sorted>`; `agent-runs` without domains). */
-  taskQueue?: string;
-}
-
-export type PendingApproval = NonNullable<RunView['awaiting']>;
-
-/** What approve and deny return: the run's acknowledgement and what was decided on. */
-export interface DecisionResult extends ApprovalAck {
-  runId: string;
-  tool: string;
-  args: unknown;
-  /** What the call is about, e.g. `transfer:PX-1042`. */
-  subject?: string;
-  /** The directory id that signed. */
-  by: string;
-  /** The digest of the exact call the signature binds to. */
-  digest: string;
-  /** Until when the signed statement could be used. */
-  expiresAt: number;
-}
-
-/** What sendSignedDecision returns: the run's acknowledgement and what the statement bound. */
-export interface SignedDecisionResult extends ApprovalAck {
-  runId: string;
-  /** The directory id the statement names as its signer. */
-  by: string;
-  digest: string;
-  expiresAt: number;
-}
-
-export interface DecisionOptions {
-  /** Why; recorded with the decision (at most 500 characters). */
-  comment?: string;
-  /** How long the signed statement may be used (default 10 minutes). */
-  validForMs?: number;
-}
-
-export interface NoteOptions {
-  /** Sign the note: trusted operator text if the worker's directory knows the key. */
-  key?: KeyFile;
-  /** Who writes an unsigned note (the model reads it as untrusted text). */
-  by?: string;
-}
-
-export interface NoteResult {
-  runId: string;
-  accepted: true;
-  /** True when the run verified the signature against its directory: the model reads it as an operator's word. */
-  trusted: boolean;
-  signed: boolean;
-  by: string;
-}
-
-export interface CancelOptions {
-  /** Who cancels (recorded with the cancellation). */
-  by: string;
-  /** Why (recorded in the terminal detail). */
-  reason?: string;
-}
-
-export interface CancelResult {
-  runId: string;
-  cancelRequested: true;
-  by: string;
-  reason: string;
-}
-
-/** What the server knows about a run without asking its worker. */
-export interface RunDescription extends ListRow {
-  /** Temporal's id of the current execution. */
-  executionRunId: string;
-  taskQueue: string;
-  closeTime: string | null;
-  historyLength: number;
-}
-
+/**
+ * The typed client for agent runs: start, state, watch, approve, deny, amend, note, cancel,
+ * inspect, export, list. Reads are bounded (a run nobody answers for is an error, not a hang),
+ * a decision is signed over the request the run shows, and every failure is a typed error.
+ *
+ * @example
+ * ```ts
+ * const agent = await AgentClient.connect({ domains: [orders] });
+ * const run = await agent.start({ domain: 'orders', caseId: 'O-1001', model: { adapter: 'rules' } });
+ * const view = await agent.state(run.runId);
+ * if (view.awaiting) await agent.approve(run.runId, view.awaiting.requestId, readKeyFile('you.key'), { comment: 'checked' });
+ * for await (const item of agent.watch(run.runId)) if (item.type === 'terminal') console.log(item.class, item.reason);
+ * await agent.close();
+ * ```
+ */
 export class AgentClient {
   readonly client: Client;
   readonly taskQueue: string;
@@ -206,41 +133,35 @@ export class AgentClient {
 
   /**
    * Starts the run for a case, or attaches to the run that exists, which must have been asked
-   * for with the same settings (model, budgets, approvers, approval timeout): otherwise
-   * RunSettingsConflictError, and the run is not changed. A bad input (InvalidRunInputError) is
-   * refused before anything reaches the server.
+   * for with the same settings (model, budgets, approvers, effects, approval timeout) and be
+   * served by this client's task queue: otherwise RunSettingsConflictError, and the run is not
+   * changed. A bad input (InvalidRunInputError) is refused before anything reaches the server.
+   * The same path as `startRun` (client/start-run.ts): the server decides which of two
+   * concurrent starts made the run, and the other attaches.
    */
   async start(input: RunInput): Promise<StartedRun> {
-    const started = await startRun(this.client, input, this.taskQueue, this.domains);
-    if (!started.attached) return started;
-    const elsewhere = servedElsewhere(started, this.taskQueue);
-    if (elsewhere.length) throw new RunSettingsConflictError(started.runId, input.domain, input.caseId, elsewhere, started.running);
-    const existing = await this.startedWith(started.runId, started.executionRunId).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
-    if (existing instanceof Error) return { ...started, settings: 'unknown', settingsNotCompared: existing.message };
-    const differences = settingsDiff(existing, input);
-    if (differences.length) throw new RunSettingsConflictError(started.runId, input.domain, input.caseId, differences, started.running);
-    return { ...started, settings: 'same' };
+    return await startRun(this.client, input, this.taskQueue, this.domains);
   }
 
   /**
-   * The settings a run was started with, from its history (client/start-input.ts): a busy or
-   * absent worker cannot turn a settings conflict into "could not compare". A continued run
-   * carries its settings into each new execution.
-   */
-  private async startedWith(runId: string, executionRunId: string): Promise<RunInput> {
-    const input = (await startInputOf(this.client, runId, executionRunId)) as { run?: unknown } | undefined;
-    const parsed = RunInput.safeParse(input?.run);
-    if (!parsed.success) throw new Error(`the run was started with input this client cannot read (${formatZodError(parsed.error)})`);
-    return parsed.data;
-  }
-
-  /**
-   * The run's state as its worker reports it, bounded (WorkerTimeoutError when nobody answers,
-   * RunUnavailableError when the server says no worker has polled its queue for a while). This
+   * The run as its worker reports it (RunView: phase, outcome, effects, the pending approval,
+   * budgets, evidence in summary), bounded: WorkerTimeoutError when nobody answers,
+   * RunUnavailableError when the server says no worker has polled its queue for a while. This
    * is the worker's view only: a terminated run still reads as it was. `inspect` says what the
    * server knows beside it.
    */
   async state(runId: string, options: { timeoutMs?: number; executionRunId?: string } = {}): Promise<RunView> {
+    return toRunView(await this.queryState(runId, options));
+  }
+
+  /**
+   * The state query's own answer, the engine's internal run state inside: for the engine's own
+   * tools (watch, export, the CLI, the console), which change with it. Its shape is not part of
+   * the package's interface; programs use state().
+   *
+   * @internal
+   */
+  async queryState(runId: string, options: { timeoutMs?: number; executionRunId?: string } = {}): Promise<StateAnswer> {
     const timeoutMs = options.timeoutMs ?? this.queryTimeoutMs;
     const deadline = Date.now() + timeoutMs;
     try {
@@ -274,7 +195,7 @@ export class AgentClient {
       throw translate(err, runId);
     });
     let unanswered: Unanswered | null = null;
-    let view: RunView | null = null;
+    let view: StateAnswer | null = null;
     let asked = false;
     if (facts.workflowTaskFailure) {
       // The server holds a query to a run in this state until it times out: nobody can answer it.
@@ -287,7 +208,7 @@ export class AgentClient {
       asked = true;
       const timeoutMs = options.timeoutMs ?? this.queryTimeoutMs;
       try {
-        view = await this.state(runId, { timeoutMs, ...(options.executionRunId ? { executionRunId: options.executionRunId } : {}) });
+        view = await this.queryState(runId, { timeoutMs, ...(options.executionRunId ? { executionRunId: options.executionRunId } : {}) });
       } catch (err) {
         if (err instanceof RunNotFoundError) throw err;
         if (err instanceof WorkerTimeoutError) unanswered = { kind: 'timeout', message: `no worker answered the state query within ${seconds(timeoutMs)} (task queue ${facts.taskQueue})` };
@@ -343,11 +264,11 @@ export class AgentClient {
     let unservedSince: number | undefined;
     for (let poll = 0; ; poll++) {
       let report: RunReport | undefined;
-      let view: RunView | undefined;
+      let view: StateAnswer | undefined;
       if (poll % CLOSED_CHECK_EVERY === 0 || unservedSince !== undefined) report = await this.inspect(runId);
       else {
         try {
-          view = await this.state(runId);
+          view = await this.queryState(runId);
         } catch (err) {
           if (err instanceof RunNotFoundError) throw err;
           report = await this.inspect(runId);
@@ -444,6 +365,7 @@ export class AgentClient {
         status: info.status.name,
         startTime: info.startTime.toISOString(),
         taskQueue: info.taskQueue,
+        build: buildOf(info),
       });
       if (rows.length >= limit) break;
     }
@@ -466,6 +388,7 @@ export class AgentClient {
       taskQueue: info.taskQueue,
       closeTime: info.closeTime?.toISOString() ?? null,
       historyLength: info.historyLength,
+      build: buildOf(info),
     };
   }
 
@@ -511,7 +434,7 @@ export class AgentClient {
   private async pendingRequest(runId: string, requestId: string, kind: 'approve' | 'deny'): Promise<PendingApproval> {
     const giveUpAt = Date.now() + DIRECTORY_WAIT_MS;
     for (;;) {
-      const view = await this.state(runId);
+      const view = await this.queryState(runId);
       const st = view.state;
       if (st.terminal) throw new RunEndedError(runId, `run ${runId} has already ended (${st.terminal.class}/${st.terminal.reason}); nothing to ${kind}`);
       const awaiting = view.awaiting;
@@ -552,63 +475,6 @@ export class AgentClient {
       throw translate(err, runId);
     }
   }
-}
-
-/**
- * The note as the run will receive it: signed with `key`, or unsigned by `by`. Needs no server,
- * so a caller can refuse a bad note before connecting (InvalidRequestError).
- */
-export function noteInput(runId: string, text: string, options: NoteOptions): NoteUpdateInput {
-  if (options.key && options.by !== undefined) throw new InvalidRequestError('give a key or an author, not both (a signed note is by whoever the key names)');
-  if (!options.key && options.by === undefined) throw new InvalidRequestError('an unsigned note needs an author (by)');
-  const input = options.key ? signNote(options.key, runId, text) : { by: options.by, text };
-  const parsed = NoteInput.safeParse(input);
-  if (!parsed.success) throw new InvalidRequestError(formatZodError(parsed.error));
-  return parsed.data;
-}
-
-/** The cancel signal's input, or InvalidRequestError; needs no server. */
-export function cancelInput(options: CancelOptions): z.output<typeof CancelInput> {
-  const parsed = CancelInput.safeParse({ by: options.by, reason: options.reason ?? '' });
-  if (!parsed.success) throw new InvalidRequestError(formatZodError(parsed.error));
-  return parsed.data;
-}
-
-/** What the addNote update takes: a signed note or an unsigned one with its author. */
-export type NoteUpdateInput = z.output<typeof NoteInput>;
-
-/** The worker's view in a report, or the error that says why there is none (closed, no worker, failing task). */
-function readable(report: RunReport): RunView {
-  if (report.view) return report.view;
-  if (report.closed) throw closedError(report);
-  throw unavailableError(report, `run ${report.runId}`);
-}
-
-function closedError(report: RunReport): RunClosedWithoutTerminalError {
-  const detail = report.closed ? closedDetail(report.closed).replace(/^ /, '') : '';
-  const why = report.unanswered && report.unanswered.kind !== 'timeout' ? `${detail ? '; ' : ''}${report.unanswered.message}` : '';
-  return new RunClosedWithoutTerminalError(report.runId, report.status, `${detail}${why}` || undefined);
-}
-
-function unavailableError(report: RunReport, what: string): RunUnavailableError {
-  const unanswered = report.unanswered ?? { kind: 'error' as const, message: 'the worker did not answer' };
-  const closed = report.closed ? `${closedWords(report.closed, false)}; ` : '';
-  return new RunUnavailableError(report.runId, unanswered.kind, report.taskQueue, `${what}: ${closed}${unanswered.message}`);
-}
-
-/** The server's "no poller seen for task queue recently" (FAILED_PRECONDITION) to a query. */
-function isNoPoller(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
-    if (isGrpcServiceError(e) && e.code === GRPC_FAILED_PRECONDITION && /poller/i.test(e.details ?? e.message)) return true;
-  }
-  return false;
-}
-
-/** Temporal's "no such workflow" as this client's errors. */
-function translate(err: unknown, runId: string): unknown {
-  if (err instanceof WorkflowNotFoundError) return /already completed/i.test(err.message) ? new RunEndedError(runId) : new RunNotFoundError(runId);
-  if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return new RunNotFoundError(runId);
-  return err;
 }
 
 function seconds(ms: number): string {

@@ -92,6 +92,7 @@ function parse(spec: CommandSpec, argv: string[], program: string): { args: Reco
   return { args, flags: new Flags(values), json: values.json === true, help };
 }
 
+/** What runCli takes: your domains, your workflows module (for `replay`), and how operators invoke it. */
 export interface CliConfig {
   /** Your domains: `start` checks the domain and its case id before a run exists. */
   domains?: readonly Domain[];

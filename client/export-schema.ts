@@ -26,6 +26,7 @@ export const ExecutionFacts = z.strictObject({
 });
 export type ExecutionFacts = z.infer<typeof ExecutionFacts>;
 
+/** The audit record of a run in the published, versioned schema (`agent-run-export/v1`): what AgentClient.export returns and verifyExport checks. */
 export const RunExport = z.strictObject({
   schema: z.literal(RUN_EXPORT_SCHEMA),
   exportedAt: z.iso.datetime(),

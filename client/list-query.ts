@@ -6,7 +6,9 @@ import { TerminalClass } from '../workflows/controller/state.js';
 import { domainKey, phaseKey, terminalKey, VisiblePhase } from '../workflows/search-attributes.js';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/agent.js';
 import { InvalidRequestError } from './agent-errors.js';
+import type { RunBuild } from './run-build.js';
 
+/** What AgentClient.list filters on: domain, phase, outcome, a limit. */
 export interface ListFilter {
   domain?: string;
   /** The visible phase: running, awaiting_approval, reconciling or terminal. */
@@ -20,6 +22,7 @@ export interface ListFilter {
 export const DEFAULT_LIST_LIMIT = 50;
 export const MAX_LIST_LIMIT = 10_000;
 
+/** One run as AgentClient.list finds it in the server's visibility store. */
 export interface ListRow {
   runId: string;
   domain: string | null;
@@ -32,6 +35,8 @@ export interface ListRow {
   startTime: string;
   /** The task queue the run's workflow tasks go to (a worker must poll it for the run to move). */
   taskQueue: string;
+  /** The build the execution is on under Worker Versioning (client/run-build.ts); null when it is not versioned. */
+  build?: RunBuild | null;
 }
 
 /**

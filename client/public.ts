@@ -1,24 +1,48 @@
-// The engine's client entry (`bounded-react-temporal/client`): start, watch and decide runs
-// from your own services and tools (AgentClient), sign approvals, audit exports, and build a
-// command line on it.
-export type { SignedDecisionResult } from './agent-client.js';
-export {
-  AgentClient,
-  cancelInput,
-  noteInput,
-  type AgentClientConnectOptions,
-  type AgentClientOptions,
-  type CancelOptions,
-  type CancelResult,
-  type DecisionOptions,
-  type DecisionResult,
-  type InspectOptions,
-  type NoteOptions,
-  type NoteResult,
-  type NoteUpdateInput,
-  type PendingApproval,
-  type RunDescription,
-} from './agent-client.js';
+/**
+ * `bounded-react-temporal/client`: start, follow and decide agent runs from your own services,
+ * scripts and tools. `AgentClient` is the one way in: `start` (or attach to the run a case
+ * already has, with the same settings), `state` (a {@link RunView}), `watch` (each receipt,
+ * note and approval step, then the outcome), `approve`/`deny`/`amend` signed with your key,
+ * `note`, `cancel`, `inspect` (what the server knows, with or without a worker), `export` (the
+ * audit record) and `list`. Every failure is a typed error whose message is one line an
+ * operator can act on. Keys, the approver directory's entries and offline verification of an
+ * export are here too; the command line is `bounded-react-temporal/cli`.
+ *
+ * @example
+ * ```ts
+ * import { AgentClient, readKeyFile } from 'bounded-react-temporal/client';
+ * import { orders } from './domain.js';
+ *
+ * const agent = await AgentClient.connect({ domains: [orders] }); // TEMPORAL_* from the environment
+ * const run = await agent.start({ domain: 'orders', caseId: 'O-1001', model: { adapter: 'rules' } });
+ * for await (const item of agent.watch(run.runId)) {
+ *   if (item.type === 'approval_request') await agent.approve(run.runId, item.requestId, readKeyFile('you.key'));
+ *   if (item.type === 'terminal') console.log(`${item.class} (${item.reason})`);
+ * }
+ * await agent.close();
+ * ```
+ *
+ * @module
+ */
+
+// The client, what it is given and what it answers.
+export { AgentClient } from './agent-client.js';
+export type {
+  AgentClientConnectOptions,
+  AgentClientOptions,
+  CancelOptions,
+  DecisionOptions,
+  DecisionResult,
+  NoteOptions,
+  RunDescription,
+  StartedRun,
+} from './agent-client-types.js';
+export { RunView, type PendingApproval } from './run-view.js';
+export type { WatchItem } from './watch-cursor.js';
+export type { RunReport } from './run-report.js';
+export type { ListFilter, ListRow } from './list-query.js';
+
+// What can go wrong: every AgentClient failure is an AgentClientError or an InvalidRequestError.
 export {
   AgentClientError,
   InvalidRequestError,
@@ -32,13 +56,10 @@ export {
   RunUnavailableError,
   WorkerTimeoutError,
 } from './agent-errors.js';
-export { RunReport, abandonedEffects, statusWords, type ClosedFacts, type PollerFacts, type WorkflowTaskFailure } from './run-report.js';
-export { CliError, UsageError } from './usage.js';
-export { runCli, type CliConfig } from './cli.js';
-export { checkRunInput, runIdFor, settingsDiff, startRun, type StartedRun } from './start-run.js';
-export { describeItem, WatchCursor, type WatchItem } from './watch-cursor.js';
-export { buildListQuery, validateListFilter, type ListFilter, type ListRow } from './list-query.js';
-export { directoryEntry, generateKey, KeyFile, readKeyFile, signDecision, signNote, signStart, writeKeyFile } from './sign.js';
-export { RunExport, toRunExport, RUN_EXPORT_SCHEMA } from './export-schema.js';
-export { verifyExport, type VerifyReport, type StatementCheck } from './verify.js';
-export { waitUntil } from './wait.js';
+
+// Approver keys: make one, keep it, put it in the directory, sign with it.
+export { directoryEntry, generateKey, readKeyFile, signDecision, signStart, writeKeyFile, type KeyFile } from './sign.js';
+
+// The audit record of a run, and its offline check against a directory.
+export { RunExport } from './export-schema.js';
+export { verifyExport, type VerifyReport } from './verify.js';

@@ -7,6 +7,7 @@
 // holds the schema and the words only (no Temporal client), so the console's views can use it.
 import { z } from 'zod';
 import type { RunView } from '../workflows/messages.js';
+import { RunBuild } from './run-build.js';
 
 /** A poll older than this means nobody is polling: a live worker's long poll lasts about a minute. */
 export const POLLER_RECENT_MS = 70_000;
@@ -78,9 +79,12 @@ export const ServerFacts = z.strictObject({
   closed: ClosedFacts.nullable(),
   /** Set while the run's latest workflow task failed and a new attempt waits. */
   workflowTaskFailure: WorkflowTaskFailure.nullable(),
+  /** The build the execution is on under Worker Versioning (client/run-build.ts); absent when it is not versioned. */
+  build: RunBuild.optional(),
 });
 export type ServerFacts = z.infer<typeof ServerFacts>;
 
+/** One look at a run (AgentClient.inspect): the server's facts (status, task queue, pollers, how it closed), and the worker's view when it answered. */
 export const RunReport = z.strictObject({
   ...ServerFacts.shape,
   /** Which path answered: the worker's own view, or the server's facts alone. */

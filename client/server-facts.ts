@@ -1,5 +1,5 @@
 // Reads what the Temporal server knows about a run without asking any worker: its description
-// (status, task queue, search attributes, the pending workflow task), whether any worker polls
+// (status, task queue, search attributes, the pending workflow task, the build it is on), whether any worker polls
 // its task queue (describeTaskQueue), and, only when the description says there is something to
 // explain, the last events of its history: how it closed (who terminated it and why, the failure,
 // the execution it continued as) and the message of a workflow task that keeps failing. Every
@@ -7,6 +7,7 @@
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey } from '../workflows/search-attributes.js';
+import { buildOf, type RunBuild } from './run-build.js';
 import { closedAsOf, POLLER_RECENT_MS, ServerFacts, type ClosedFacts, type PollerFacts, type WorkflowTaskFailure } from './run-report.js';
 
 /** How long each call to the server may take. */
@@ -81,7 +82,12 @@ export async function serverFacts(client: Client, runId: string, pollers: (taskQ
     closed: closedAs ? closedFacts(closedAs, last, info.closeTime) : null,
     // A closed run reports a failure only if its last workflow task failed before it closed.
     workflowTaskFailure: closedAs || attempt > 1 ? failure : null,
+    ...withBuild(buildOf(info)),
   });
+}
+
+function withBuild(build: RunBuild | null): { build?: RunBuild } {
+  return build ? { build } : {};
 }
 
 function pendingAttempt(info: WorkflowExecutionDescription): number {

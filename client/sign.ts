@@ -15,6 +15,7 @@ import {
   type SignedAmend,
 } from '../workflows/trust/statement.js';
 
+/** An approver's key file: the directory id, the Ed25519 secret key and its public key (hex). Keep it private (mode 0600). */
 export const KeyFile = z.strictObject({
   id: z.string().min(1).max(200),
   secretKey: z.string().regex(/^[0-9a-f]{64}$/),
@@ -25,16 +26,19 @@ export type KeyFile = z.infer<typeof KeyFile>;
 /** How long a signed statement stays valid unless the signer says otherwise. */
 export const DEFAULT_VALID_FOR_MS = 10 * 60_000;
 
+/** A new Ed25519 key for the directory id `id` (`you@team`). */
 export function generateKey(id: string): KeyFile {
   const secretKey = toHex(ed25519.utils.randomSecretKey());
   return { id, secretKey, publicKey: publicKeyOf(secretKey) };
 }
 
+/** Writes a key file readable by its owner only. */
 export function writeKeyFile(path: string, key: KeyFile): void {
   writeFileSync(path, `${JSON.stringify(key, null, 2)}\n`, { mode: 0o600 });
   chmodSync(path, 0o600);
 }
 
+/** Reads and checks a key file: an Error naming the file and what is wrong with it (unreadable, not a key file, a public key that is not its secret key's). */
 export function readKeyFile(path: string): KeyFile {
   let raw: unknown;
   try {
@@ -90,6 +94,7 @@ export function signAmend(
   );
 }
 
+/** A signed start statement for `runId` (RunInput.start): the run then knows, verifiably, who started it. */
 export function signStart(key: KeyFile, runId: string, options: { validForMs?: number; now?: number } = {}): SignedStart {
   const now = options.now ?? Date.now();
   return signStatement({ v: 1, kind: 'start', runId, by: key.id, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) }, key.secretKey);

@@ -1,19 +1,22 @@
-// Starting a run is idempotent per case: the workflow id is `${domain}-${caseId}`, a second
-// start while the run is open attaches to it (USE_EXISTING), and a start after it has closed
-// reports the closed run instead of starting the case over (REJECT_DUPLICATE): a case whose
-// run may have moved money is never silently run twice. AgentClient.start builds on this and
-// adds the settings check on attach (settingsDiff, below).
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+// The one way to start a run (AgentClient.start and the CLI call it): idempotent per case. The
+// workflow id is `${domain}-${caseId}`, and the server decides which start made the run: the
+// first start succeeds, every other ends in "already started" (FAIL while it is open,
+// REJECT_DUPLICATE once it has closed), so concurrent starts of one case give exactly one
+// "started" and the rest "attached", and a case whose run may have moved money is never silently
+// run twice. An attach is refused with RunSettingsConflictError unless the run is served by the
+// same task queue and was asked for the same settings (client/start-settings.ts, read back from
+// the run's memo).
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Domain } from '../workflows/contract.js';
 import { AGENT_WORKFLOW_TYPE, type AgentWorkflow } from '../workflows/agent.js';
-import { approverScope, permittedEffects, RunInput, unknownEffectOf } from '../workflows/run-input.js';
+import { RunInput, unknownEffectOf } from '../workflows/run-input.js';
 import { startSearchAttributes } from '../workflows/search-attributes.js';
-import { canonical } from '../workflows/trust/statement.js';
-import { InvalidRunInputError } from './agent-errors.js';
+import { InvalidRunInputError, RunSettingsConflictError } from './agent-errors.js';
 import { formatZodError } from './errors.js';
-import { compact } from './format.js';
+import { diffStartSettings, recordedSettings, START_SETTINGS_MEMO, startSettingsOf, type StartSettings } from './start-settings.js';
 
 export { InvalidRunInputError } from './agent-errors.js';
+export { settingsDiff } from './start-settings.js';
 
 export interface StartedRun {
   /** The run id operators use everywhere: the workflow id. */
@@ -28,9 +31,9 @@ export interface StartedRun {
   /** The task queue whose workers serve the run, and its workflow type, as the server says. */
   servedBy: { taskQueue: string; workflowType: string };
   /**
-   * Set by AgentClient.start when it attached: `same` when the run's settings are the ones this
-   * start asked for, `unknown` when they could not be compared (`settingsNotCompared` says why;
-   * the run's settings stand as they were). Settings that differ are an error, not a value here.
+   * Set when the start attached: `same` when the run's settings are the ones this start asked
+   * for, `unknown` when they could not be read (`settingsNotCompared` says why; the run's
+   * settings stand as they were). Settings that differ are an error, not a value here.
    */
   settings?: 'same' | 'unknown';
   settingsNotCompared?: string;
@@ -61,16 +64,16 @@ export function checkRunInput(input: RunInput, domains?: readonly Domain[]): Run
 }
 
 /**
- * Starts the run for a case or attaches to it. With `domains`, an unknown domain or a case id
- * the domain does not accept is refused here, before a run exists.
+ * Starts the run for a case, or attaches to the run that exists, which must be served by this
+ * task queue and have been asked for the same settings (model, budgets, approvers, effects,
+ * approval timeout): otherwise RunSettingsConflictError, and the run is not changed. A bad
+ * input (InvalidRunInputError; with `domains`, an unknown domain or a case id the domain does
+ * not accept) is refused before anything reaches the server.
  */
 export async function startRun(client: Client, input: RunInput, taskQueue: string, domains?: readonly Domain[]): Promise<StartedRun> {
   const run = checkRunInput(input, domains);
   const workflowId = runIdFor(run);
-
-  // The start response does not say whether it attached, so look first. Two starts racing
-  // for a new case may both say "started"; they still share one run.
-  const before = await describeOrUndefined(client, workflowId);
+  const settings = startSettingsOf(run);
   try {
     // By name: the client need not load the workflow code to start it.
     const handle = await client.workflow.start<AgentWorkflow>(AGENT_WORKFLOW_TYPE, {
@@ -79,33 +82,38 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
       args: [{ run }],
       // Findable by domain and case from the start, before (or without) a worker's first task.
       typedSearchAttributes: startSearchAttributes(run),
-      workflowIdConflictPolicy: 'USE_EXISTING',
+      // What a later start of the case compares itself with, readable by describe() alone.
+      memo: { [START_SETTINGS_MEMO]: settings },
+      workflowIdConflictPolicy: 'FAIL',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
-    const attached = before?.status.name === 'RUNNING' && before.runId === handle.firstExecutionRunId;
-    const servedBy = attached && before ? { taskQueue: before.taskQueue, workflowType: before.type } : { taskQueue, workflowType: AGENT_WORKFLOW_TYPE };
-    return { runId: workflowId, executionRunId: handle.firstExecutionRunId, attached, running: true, handle, servedBy };
+    return { runId: workflowId, executionRunId: handle.firstExecutionRunId, attached: false, running: true, handle, servedBy: { taskQueue, workflowType: AGENT_WORKFLOW_TYPE } };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    const closed = await client.workflow.getHandle(workflowId).describe();
-    return {
-      runId: workflowId,
-      executionRunId: closed.runId,
-      attached: true,
-      running: closed.status.name === 'RUNNING',
-      handle: client.workflow.getHandle<AgentWorkflow>(workflowId),
-      servedBy: { taskQueue: closed.taskQueue, workflowType: closed.type },
-    };
   }
+  return await attach(client, run, settings, taskQueue);
 }
 
-async function describeOrUndefined(client: Client, workflowId: string) {
-  try {
-    return await client.workflow.getHandle(workflowId).describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return undefined;
-    throw err;
-  }
+/** The case's run exists (the server said so): attach to it if it is this start's run. */
+async function attach(client: Client, run: RunInput, requested: StartSettings, taskQueue: string): Promise<StartedRun> {
+  const handle = client.workflow.getHandle<AgentWorkflow>(runIdFor(run));
+  const existing = await handle.describe();
+  const running = existing.status.name === 'RUNNING';
+  const started: StartedRun = {
+    runId: handle.workflowId,
+    executionRunId: existing.runId,
+    attached: true,
+    running,
+    handle,
+    servedBy: { taskQueue: existing.taskQueue, workflowType: existing.type },
+  };
+  const elsewhere = servedElsewhere(started, taskQueue);
+  if (elsewhere.length) throw new RunSettingsConflictError(started.runId, run.domain, run.caseId, elsewhere, running);
+  const recorded = await recordedSettings(client, existing);
+  if (typeof recorded === 'string') return { ...started, settings: 'unknown', settingsNotCompared: recorded };
+  const differences = diffStartSettings(recorded, requested);
+  if (differences.length) throw new RunSettingsConflictError(started.runId, run.domain, run.caseId, differences, running);
+  return { ...started, settings: 'same' };
 }
 
 /**
@@ -119,48 +127,4 @@ export function servedElsewhere(started: Pick<StartedRun, 'servedBy'>, taskQueue
   if (servedOn !== taskQueue) diffs.push(`task queue: run is served by task queue ${servedOn}, this start asked for ${taskQueue}`);
   if (workflowType !== AGENT_WORKFLOW_TYPE) diffs.push(`workflow type: run is of type ${workflowType}, not ${AGENT_WORKFLOW_TYPE}`);
   return diffs;
-}
-
-/**
- * How an existing run's settings differ from what a new start asked for, one phrase per
- * setting: `approvers: run has [mallory], this start asked for directory default`. Empty when they match. Only
- * what changes the run's behaviour is compared (model, budgets, approvers, approval timeout);
- * who signed the start is not a setting.
- */
-export function settingsDiff(existing: RunInput, requested: RunInput): string[] {
-  const diffs: string[] = [];
-  const differ = (name: string, there: string, here: string, same = there === here) => {
-    if (!same) diffs.push(`${name}: run has ${there}, this start asked for ${here}`);
-  };
-  // Compared whole (a shown model may be shortened), shown short.
-  differ('model', describeModel(existing.model), describeModel(requested.model), canonical(existing.model) === canonical(requested.model));
-  const budgetNames = new Set([...Object.keys(existing.budgets ?? {}), ...Object.keys(requested.budgets ?? {})]);
-  for (const name of [...budgetNames].sort()) {
-    const value = (input: RunInput) => (input.budgets as Record<string, number | undefined> | undefined)?.[name];
-    const show = (v: number | undefined) => (v === undefined ? 'domain default' : String(v));
-    differ(`budgets.${name}`, show(value(existing)), show(value(requested)));
-  }
-  differ('approvers', describeScope(existing), describeScope(requested));
-  const effects = (input: RunInput) => {
-    const permitted = permittedEffects(input);
-    return permitted === undefined ? 'domain default' : permitted.length ? `[${permitted.join(', ')}]` : 'none';
-  };
-  differ('effects', effects(existing), effects(requested));
-  const timeout = (input: RunInput) => (input.approvalTimeoutMs === undefined ? 'contract default' : `${input.approvalTimeoutMs} ms`);
-  differ('approval timeout', timeout(existing), timeout(requested));
-  return diffs;
-}
-
-function describeModel(model: RunInput['model']): string {
-  // Everything that configures the model counts, not just its name.
-  const { adapter, ...rest } = model;
-  const details = Object.entries(rest)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
-  return details.length ? `${adapter} ${compact(Object.fromEntries(details), 80)}` : adapter;
-}
-
-function describeScope(input: RunInput): string {
-  const scope = approverScope(input);
-  return scope === undefined ? 'directory default' : `[${[...new Set(scope)].sort().join(', ')}]`;
 }

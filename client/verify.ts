@@ -26,6 +26,7 @@ export interface RecordProblem {
   reason: string;
 }
 
+/** What verifyExport found: each signed statement checked against the directory, and any problem with the record. */
 export interface VerifyReport {
   runId: string;
   ok: boolean;
@@ -38,6 +39,7 @@ export interface VerifyReport {
   unsigned: Array<{ requestId: string; recorded: string; by: string }>;
 }
 
+/** Checks an exported run offline: every signed statement verifies under its signer's directory key and is bound to this run, request and recorded decision; no Temporal, worker or private key needed. */
 export function verifyExport(record: RunExport, directory: ApproverDirectory): VerifyReport {
   const signedRun = record.guardVersion === 2 || record.approvals.some((a) => a.signed !== undefined);
   const statements: StatementCheck[] = [];

@@ -5,6 +5,7 @@ import type { ApprovalRequest, DecisionReceipt, ExecutionReceipt, RunState, Term
 import type { RunView } from '../workflows/messages.js';
 import { compact, duration, isoTime } from './format.js';
 
+/** What AgentClient.watch yields: each decision, execution, feedback, note and approval step of a run, once and in order, then its terminal. */
 export type WatchItem =
   | ({ type: 'decision' } & DecisionReceipt)
   /** error: why the call failed, from its evidence (absent when it succeeded or retention dropped the evidence). */

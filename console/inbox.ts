@@ -87,7 +87,7 @@ export class InboxReader {
 
   private async query(row: ListRow): Promise<Outcome> {
     try {
-      return { ok: true, view: await this.agent.state(row.runId, { timeoutMs: this.options.stateTimeoutMs }) };
+      return { ok: true, view: await this.agent.queryState(row.runId, { timeoutMs: this.options.stateTimeoutMs }) };
     } catch (err) {
       if (err instanceof RunNotFoundError || err instanceof RunEndedError) return { ok: false, error: message(err), gone: true };
       // Why nobody answered, in the server's words when it has any (a failing workflow task, a closed run).

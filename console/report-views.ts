@@ -7,6 +7,7 @@
 import { html } from 'hono/html';
 import { isoTime } from '../client/format.js';
 import { abandonedEffects, abandonedWords, statusWords, type RunReport } from '../client/run-report.js';
+import { buildWords } from '../client/run-build.js';
 import { layout, runFragment, type Html } from './views.js';
 
 /** The server's facts in words, above everything else on the page. */
@@ -30,6 +31,7 @@ function serverFacts(report: RunReport, now: number): Html {
     <dt>case</dt><dd>${report.caseId ?? '—'}</dd>
     <dt>execution</dt><dd>${statusWords(report.status)}, started ${isoTime(Date.parse(report.startTime))}${report.closeTime ? `, closed ${isoTime(Date.parse(report.closeTime))}` : ''}</dd>
     <dt>task queue</dt><dd><code>${report.taskQueue}</code>${report.pollers.checked ? ` (${report.pollers.recent ? `${report.pollers.recent} polling` : 'no worker polling'})` : ''}</dd>
+    ${report.build ? html`<dt>build</dt><dd class="build">${buildWords(report.build)}</dd>` : ''}
   </dl>
   <p class="muted">The run's own record (turns, evidence, effects, approvals) is read by a worker replaying its history; until one serves task queue <code>${report.taskQueue}</code>, this is what the server knows.</p>
   <p class="muted asof">as of ${isoTime(now)}</p>
@@ -41,7 +43,12 @@ export function reportFragment(report: RunReport, now: number): Html {
   if (!report.view) return html`${banner(report)}${serverFacts(report, now)}`;
   // A request on a run that has closed can never be decided: it is not offered.
   const view = report.closed ? { ...report.view, awaiting: undefined } : report.view;
-  return html`${banner(report)}${runFragment(view, now)}`;
+  return html`${banner(report)}${buildLine(report)}${runFragment(view, now)}`;
+}
+
+/** Which build the run is on, under Worker Versioning: the worker's view does not say it, the server does. */
+function buildLine(report: RunReport): Html {
+  return report.build ? html`<p class="build muted" data-build="${report.build.deploymentName}.${report.build.buildId}">build ${buildWords(report.build)}</p>` : html``;
 }
 
 /** Whether the page can stop following the run: it recorded its end, or the server says it closed. */

@@ -6,6 +6,7 @@
 import { html } from 'hono/html';
 import { budgetLine, duration, isoTime, runHeadline, timeLeft } from '../client/format.js';
 import type { ListFilter, ListRow } from '../client/list-query.js';
+import { buildCell } from '../client/run-build.js';
 import type { Evidence, RunState } from '../workflows/controller/state.js';
 import type { RunView } from '../workflows/messages.js';
 import { TerminalClass } from '../workflows/controller/state.js';
@@ -79,6 +80,8 @@ function phaseBadge(phase: string | null, status: string): Html {
 }
 
 export function runsPage(rows: ListRow[], filter: ListFilter, domains: readonly string[], problem?: string, notices?: ReadonlyMap<ListRow, string>): Html {
+  // A build column only when some run is under Worker Versioning (client/run-build.ts).
+  const builds = rows.some((r) => r.build);
   const body = html`<h1>Runs</h1>
 <form class="filters" method="get" action="/">
   <label>Domain
@@ -97,7 +100,7 @@ export function runsPage(rows: ListRow[], filter: ListFilter, domains: readonly 
 ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
 <p class="muted">${rows.length} run${rows.length === 1 ? '' : 's'} from the server's visibility store (it may lag a run's newest phase by a moment).</p>
 <table class="runs">
-  <thead><tr><th>Run</th><th>Domain</th><th>Case</th><th>Phase</th><th>Terminal</th><th>Started</th></tr></thead>
+  <thead><tr><th>Run</th><th>Domain</th><th>Case</th><th>Phase</th><th>Terminal</th><th>Started</th>${builds ? html`<th>Build</th>` : ''}</tr></thead>
   <tbody>
   ${rows.map(
     (r) => html`<tr data-run-id="${r.runId}">
@@ -107,6 +110,7 @@ ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
     <td>${phaseBadge(r.phase, r.status)}${r.phase === 'awaiting_approval' && r.status === 'RUNNING' ? html` <a href="/inbox">decide</a>` : ''}${notices?.get(r) ? html` <span class="notice">${notices.get(r)}</span>` : ''}</td>
     <td>${terminalBadge(r.terminal, r.stopReason)}</td>
     <td>${isoTime(Date.parse(r.startTime))}</td>
+    ${builds ? html`<td class="build">${buildCell(r.build)}</td>` : ''}
   </tr>`,
   )}
   </tbody>

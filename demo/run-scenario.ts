@@ -40,5 +40,5 @@ export async function runScenario(client: Client, world: WorldClient, taskQueue:
     }
   }
   const result = await run.handle.result();
-  return { scenario, workflowId: run.runId, result, view: await agent.state(run.runId) };
+  return { scenario, workflowId: run.runId, result, view: await agent.queryState(run.runId) };
 }

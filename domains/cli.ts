@@ -2,7 +2,7 @@
 // example domains and their workflows module. Its hints say `npm run cli --`, the command that
 // exists in this repository; the package's own `agent` bin (client/bin.ts) knows no domains.
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../client/public.js';
+import { runCli } from '../client/cli-public.js';
 import { incidents } from './incidents/domain.js';
 import { payments } from './payments/domain.js';
 import { synthetic } from './synthetic/domain.js';

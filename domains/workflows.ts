@@ -6,4 +6,4 @@ import { payments } from './payments/domain.js';
 import { synthetic } from './synthetic/domain.js';
 
 export const agentWorkflow = agentWorkflowFor([payments, incidents, synthetic]);
-export { pingWorkflow } from '../workflows/public.js';
+export { pingWorkflow } from '../workflows/ping.js';

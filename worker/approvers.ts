@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { ApproverDirectory } from '../workflows/trust/directory.js';
 
+/** Reads and checks the approver directory (ids, public keys, roles) a worker trusts; without a path, nobody can approve and it says so on stderr. */
 export function loadApproverDirectory(path: string | undefined): ApproverDirectory {
   if (!path) {
     process.stderr.write('worker: AGENT_APPROVERS_FILE is not set; no one can approve effects on this worker\n');

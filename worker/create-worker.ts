@@ -11,6 +11,7 @@ import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption
 import { connectConfig, taskQueueFor } from './connection.js';
 import { agentPlugin, type AgentPluginOptions } from './plugin.js';
 
+/** What createAgentWorker takes: the plugin's options (implementations, deps, approvers, blobDir, models...) and the worker's own (connection, task queue, workflows). */
 export interface AgentWorkerOptions extends AgentPluginOptions {
   /** Default: connect as the environment says (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, a profile...). */
   connection?: NativeConnection;
@@ -31,6 +32,24 @@ export interface AgentWorkerOptions extends AgentPluginOptions {
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowsPath' | 'workflowBundle'>>;
 }
 
+/**
+ * A Temporal worker with the engine in it: your domains' implementations, your dependencies,
+ * your approver directory; the workflows module is bundled here. The task queue is derived from
+ * the domains it serves (`agents-<names, sorted>`), the same one AgentClient.connect derives.
+ *
+ * @example
+ * ```ts
+ * const worker = await createAgentWorker({
+ *   workflowsPath: fileURLToPath(new URL('./workflows.js', import.meta.url)),
+ *   implementations: [implement(orders).with({ tools, readbacks, probe })],
+ *   deps: { book },
+ *   blobDir: './.blobs',
+ *   approvers: loadApproverDirectory(process.env.AGENT_APPROVERS_FILE ?? 'approvers.json'),
+ * });
+ * process.on('SIGTERM', () => worker.shutdown());
+ * await worker.run();
+ * ```
+ */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const { connection, namespace, taskQueue, workflowsPath, workflowBundle, maxConcurrentActivityTaskExecutions, stickyTimeoutMs, workerOptions, ...pluginOptions } = options;
   if (!workflowBundle && !workflowsPath) throw new Error('createAgentWorker needs workflowsPath (your workflows module) or a workflowBundle');

@@ -9,6 +9,7 @@
 // Their data converter, interceptors, tuner, rate limits (maxTaskQueueActivitiesPerSecond...)
 // and other plugins pass through untouched; codecs and interceptors given to the plugin
 // (payloadCodecs, interceptors, telemetry) are added after theirs.
+import { disconnectMcpSources } from '../activities/mcp/source.js';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import type { ClientOptions, ClientPlugin } from '@temporalio/client';
 import { SimplePlugin } from '@temporalio/plugin';
@@ -27,6 +28,7 @@ import {
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { withEngineBundling } from './bundle.js';
 import { taskQueueFor } from './connection.js';
+import { DeploymentConfigError, workerDeploymentOptions, type AgentDeployment } from './deployment.js';
 import { agentWorkerIdentity, domainsOfIdentity, queueNeighbours, TaskQueueSharedError, unknownNeighboursWarning } from './shared-queue.js';
 
 export const AGENT_PLUGIN_NAME = 'bounded-react-temporal';
@@ -46,6 +48,7 @@ export interface AgentTelemetry {
   runContext?: (next: () => Promise<void>) => Promise<void>;
 }
 
+/** What agentPlugin takes: the implementations, their deps, the approver directory, where big outputs go, models, spend, payload codecs and telemetry. */
 export interface AgentPluginOptions extends ActivityDeps {
   /**
    * When the queue is already polled by an agent worker of other domains: `refuse` (default,
@@ -67,6 +70,12 @@ export interface AgentPluginOptions extends ActivityDeps {
   /** Worker interceptors appended after the worker's own (activity, workflowModules, nexus, client). */
   interceptors?: WorkerInterceptors;
   telemetry?: AgentTelemetry;
+  /**
+   * Run under Worker Versioning as this Worker Deployment Version (default: off). Runs are
+   * pinned to the build that started them unless `behavior` says otherwise, and move to a new
+   * current build at the engine's continue-as-new (worker/deployment.ts, docs/operations.md).
+   */
+  deployment?: AgentDeployment;
 }
 
 /** Thrown by Worker.create when the worker's own activities use a name the engine's use. */
@@ -85,15 +94,21 @@ export class ActivityNameTakenError extends Error {
  * it is held rather than extended because the shared-queue check must ask the server before the
  * worker starts, which SimplePlugin's synchronous configureWorker cannot.
  */
+/** Workers in this process that run with the agent plugin and have not stopped. */
+let runningWorkers = 0;
+
 export class AgentPlugin implements WorkerPlugin, BundlerPlugin, ClientPlugin {
   readonly name = AGENT_PLUGIN_NAME;
   private readonly simple: SimplePlugin;
   private readonly agent: AgentPluginOptions;
   private readonly domainNames: string[];
   private readonly engineActivityNames: string[];
+  private readonly deployment: WorkerOptions['workerDeploymentOptions'];
 
   constructor(options: AgentPluginOptions) {
-    const { sharedQueue: _s, payloadCodecs: _p, dataConverter: _d, interceptors: _i, telemetry, ...deps } = options;
+    const { sharedQueue: _s, payloadCodecs: _p, dataConverter: _d, interceptors: _i, telemetry, deployment, ...deps } = options;
+    // Checked here too: a deployment with a typo fails where it is given.
+    this.deployment = deployment ? workerDeploymentOptions(deployment) : undefined;
     // Built here, not at Worker.create: a malformed approver directory fails where it is given.
     const activities = createActivities(deps);
     const interceptors = mergeInterceptors(options.interceptors, telemetry?.interceptors);
@@ -113,10 +128,14 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin, ClientPlugin {
     const taken = Object.keys(options.activities ?? {}).filter((name) => this.engineActivityNames.includes(name));
     if (taken.length) throw new ActivityNameTakenError(taken);
     const taskQueue = options.taskQueue || taskQueueFor(this.domainNames);
+    if (this.deployment && options.workerDeploymentOptions) {
+      throw new DeploymentConfigError('the worker is given workerDeploymentOptions and agentPlugin a deployment: give one of them');
+    }
     await this.checkQueue(options.connection, options.namespace ?? 'default', taskQueue);
     return this.simple.configureWorker({
       ...options,
       taskQueue,
+      ...(this.deployment ? { workerDeploymentOptions: this.deployment } : {}),
       identity: tagIdentity(options.identity, this.domainNames),
       ...withSinks(options.sinks, this.agent.telemetry?.sinks),
     });
@@ -126,8 +145,14 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin, ClientPlugin {
     return this.simple.configureReplayWorker({ ...options, ...withSinks(options.sinks, this.agent.telemetry?.sinks) });
   }
 
-  runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
-    return this.simple.runWorker(worker, next);
+  async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
+    runningWorkers++;
+    try {
+      await this.simple.runWorker(worker, next);
+    } finally {
+      // MCP connections are per process, shared by its workers: ended with the last of them.
+      if (--runningWorkers === 0) await disconnectMcpSources();
+    }
   }
 
   /** Called by the bundler of a worker given workflowsPath, and by bundleWorkflows({ plugins }). */
@@ -164,7 +189,19 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin, ClientPlugin {
   }
 }
 
-/** The engine for your own Worker.create: `plugins: [agentPlugin({ implementations, ... })]`. */
+/**
+ * The engine for your own Worker.create: it registers the engine's activities (refusing a name
+ * one of yours already has), bundles its workflow code, and checks that no worker of other
+ * domains polls the same task queue.
+ *
+ * @example
+ * ```ts
+ * const worker = await Worker.create({
+ *   connection, taskQueue: taskQueueFor([orders]), workflowsPath,
+ *   plugins: [agentPlugin({ implementations: [ordersImplementation], deps, approvers, blobDir: './.blobs' })],
+ * });
+ * ```
+ */
 export function agentPlugin(options: AgentPluginOptions): AgentPlugin {
   return new AgentPlugin(options);
 }

@@ -27,11 +27,12 @@ import { engineActivitySpans } from '../activities/telemetry.js';
 export { ENGINE_METRICS, ENGINE_TRACER } from '../workflows/telemetry-interceptors.js';
 export { keyDigest } from '../activities/telemetry.js';
 
+const ENGINE_WORKFLOW_MODULE = fileURLToPath(new URL('../workflows/telemetry-interceptors.js', import.meta.url));
 /**
- * The workflow interceptor modules, in order: the engine's first (outermost, so Temporal's
+ * The workflow interceptor modules tracing needs, for a prebuilt bundle
+ * (`workflowInterceptorModules`), in order: the engine's first (outermost, so Temporal's
  * StartActivity spans nest under the turn that scheduled them), then Temporal's.
  */
-const ENGINE_WORKFLOW_MODULE = fileURLToPath(new URL('../workflows/telemetry-interceptors.js', import.meta.url));
 export const TRACING_WORKFLOW_MODULES: readonly string[] = [
   ENGINE_WORKFLOW_MODULE,
   createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
@@ -87,6 +88,7 @@ export interface AgentTracing {
   shutdown(): Promise<void>;
 }
 
+/** Tracing in code: one OpenTelemetry trace per run (GenAI conventions); give `tracing.plugin` to agentPlugin's `telemetry`. */
 export function createAgentTracing(options: AgentTracingOptions = {}, env: NodeJS.ProcessEnv = process.env): AgentTracing {
   const resource = new Resource({ 'service.name': options.serviceName ?? env.OTEL_SERVICE_NAME ?? 'agent-worker' });
   const spanProcessor = options.spanProcessor ?? new BatchSpanProcessor(new OTLPTraceExporter());

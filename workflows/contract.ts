@@ -1,19 +1,23 @@
 // What a tool promises, and what a domain is. Workflow-safe: zod and plain data only, so the
 // controller can check proposals inside the workflow sandbox and activities can share it.
 import { z } from 'zod';
+import { assertValidDomain, type RESERVED_TOOL_NAMES } from './domain-checks.js';
 import { workerScoped } from './worker-scoped.js';
 
+/** How far a tool's source may be trusted: `authoritative` (the system of record), `secondary`, `untrusted`. */
 export const Authority = workerScoped('contract.Authority', () => z.enum(['authoritative', 'secondary', 'untrusted']));
 export type Authority = z.infer<typeof Authority>;
 
 /** A fact the controller may reason about: scalar values only, never free text. */
 export type FactValue = string | number | boolean | null;
+/** A tool's facts: named scalar values, e.g. `{ 'order.status': 'OPEN' }`. */
 export type Facts = Record<string, FactValue>;
 
 /** What a precondition answers. A refusal's reason is shown to the model and to approvers. */
 export type PreconditionVerdict = { ok: true } | { ok: false; reason: string };
 
-export interface Precondition<I> {
+/** What must hold before an effect may run: a pure check over the run's evidence, and the read to repeat before dispatch. */
+export interface Precondition<I, W extends string = string> {
   /**
    * Pure: the call's arguments and the run's evidence about the call's subject (only that
    * subject; judged fresh against the clock now). Runs when the call is proposed, before any
@@ -24,11 +28,12 @@ export interface Precondition<I> {
    * The authoritative read to repeat before dispatching an effect that waited for a person:
    * the facts may have changed while it waited.
    */
-  reread?: { tool: string; args(effectArgs: I): unknown };
+  reread?: { tool: W; args(effectArgs: I): unknown };
   /** `refuse` (default): a violation is refused. `approval`: it becomes an approval request that states it. */
   onViolation?: 'refuse' | 'approval';
 }
 
+/** A tool's approval rule: who must sign off (roles, quorum) and what happens when nobody does in time. */
 export interface ApprovalRule {
   /** A signed decision counts only from a directory key holding one of these roles. */
   roles: string[];
@@ -42,15 +47,24 @@ export interface ApprovalRule {
 
 /**
  * A tool as the engine sees it. The type parameters keep the tool's name, argument and output
- * types and the name of its readback, so a domain's implementation can be checked against it
- * (a missing tool, a wrong argument type or a readback that does not exist is a compile error).
+ * types, the name of its readback, its kind and the read its precondition repeats, so a domain
+ * and its implementation can be checked against it (a missing tool, a wrong argument type, a
+ * readback that does not exist, an effect without one, a reread of a tool that is not a read of
+ * the domain: each is a compile error).
  */
-export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType, N extends string = string, R extends string = string> {
+export interface ToolContract<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  N extends string = string,
+  R extends string = string,
+  K extends ToolKind = ToolKind,
+  W extends string = string,
+> {
   name: N;
   description: string;
   input: I;
   output: O;
-  kind: 'read' | 'effect';
+  kind: K;
   /** True when calling it twice does no harm: reads, or effects the system dedupes by key. */
   idempotent: boolean;
   source: string;
@@ -85,7 +99,7 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
    */
   businessKeySince?: string;
   /** For effects: what must be true before it may run. Without one, only the gate's generic checks apply. */
-  precondition?: Precondition<z.infer<I>>;
+  precondition?: Precondition<z.infer<I>, W>;
   /**
    * For effects: top-level arguments that are the model's own words (a reason, a comment).
    * Every other argument value must trace to the case, an authoritative fact or a signed note.
@@ -109,17 +123,39 @@ export interface ToolContract<I extends z.ZodType = z.ZodType, O extends z.ZodTy
   freeText(output: z.infer<O>): string[];
 }
 
-/** Defines a tool; its name, input, output and readback types stay with it. */
-export function defineTool<I extends z.ZodType, O extends z.ZodType, const N extends string, const R extends string = never>(
-  contract: ToolContract<I, O, N, R>,
-): ToolContract<I, O, N, R> {
+export type ToolKind = 'read' | 'effect';
+
+type ReservedToolName = (typeof RESERVED_TOOL_NAMES)[number];
+
+/**
+ * What the kind requires: an effect names the readback that tells, by idempotency key, whether
+ * it happened (its outcome is read back, never guessed); a read has none of an effect's parts.
+ */
+type KindRules<K extends ToolKind, R extends string> = K extends 'effect'
+  ? { readback: R }
+  : { readback?: never; businessKey?: never; businessKeySince?: never; precondition?: never; narrativeArgs?: never; approval?: never; display?: never };
+type NameRules<N extends string> = N extends ReservedToolName ? { name: `the tool name '${N}' is the engine's own decision` } : unknown;
+
+/**
+ * Defines a tool; its name, input, output, readback, kind and reread types stay with it, and
+ * what the types can tell is checked here (see KindRules). `defineDomain` checks the rest when
+ * the domain is defined.
+ *
+ * @example
+ * const readOrder = defineTool({ name: 'read_order', kind: 'read', input: z.object({ orderId: z.string() }), ... });
+ * const refund = defineTool({ name: 'refund', kind: 'effect', readback: 'read_refund', ... });
+ */
+export function defineTool<I extends z.ZodType, O extends z.ZodType, const N extends string, const K extends ToolKind, const R extends string = never, const W extends string = never>(
+  contract: ToolContract<I, O, N, R, K, W> & KindRules<K, R> & NameRules<N>,
+): ToolContract<I, O, N, R, K, W> & KindRules<K, R> {
   return contract;
 }
 
 /** Any tool, whatever its types: what a domain's list holds. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyTool = ToolContract<any, any, string, string>;
+export type AnyTool = ToolContract<any, any, string, string, ToolKind, string>;
 
+/** An observation as a domain's judgements see it: its tool, source, authority, freshness (judged now), status and facts. */
 export interface EvidenceView {
   id: string;
   tool: string;
@@ -171,6 +207,7 @@ export type EvidenceVerdict =
   | { kind: 'unsupported'; reason: string }
   | { kind: 'conflict'; reason: string };
 
+/** A run's limits: turns, tool calls, effects, duplicate calls, tokens, wall-clock time and (optionally) money. */
 export const Budgets = workerScoped('contract.Budgets', () =>
   z.strictObject({
     turns: z.number().int(),
@@ -189,9 +226,15 @@ export const Budgets = workerScoped('contract.Budgets', () =>
 );
 export type Budgets = z.infer<typeof Budgets>;
 
+/** What the model is shown of the run each turn: everything (`full`), the last N entries (`window`), or those and the latest value of every fact (`window_pinned`). */
 export const ContextStrategy = workerScoped('contract.ContextStrategy', () => z.enum(['full', 'window', 'window_pinned']));
 export type ContextStrategy = z.infer<typeof ContextStrategy>;
 
+/**
+ * A domain: its tools, what a valid case id is, the shape of a finish's claim and how a finish
+ * is judged against the evidence and the effects the run applied, and its default budgets.
+ * Made with defineDomain, which checks it.
+ */
 export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C extends z.ZodType = z.ZodType> {
   name: string;
   goal(caseId: string): string;
@@ -201,19 +244,19 @@ export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C ext
   /** The shape of `finish.claim` for this domain. */
   claim: C;
   /** What a claim is about; only evidence and effects about it are judged. Default: the case. */
-  claimSubject?(claim: unknown, caseId: string): string;
+  claimSubject?(claim: z.infer<C>, caseId: string): string;
   /**
    * Fresh, authoritative evidence must support the claim; disagreeing sources are a conflict.
    * `cited` and `all` hold only evidence about the claim's subject.
    */
-  judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[]): EvidenceVerdict;
+  judgeEvidence(claim: z.infer<C>, cited: EvidenceView[], all: EvidenceView[]): EvidenceVerdict;
   /**
    * A finish is checked against what the run did, not only against what it saw: `done` holds
    * the effects it applied to the claim's subject. A claim of a remediation nobody made fails here.
    * `view` holds the case and the run's evidence about the subject (judged fresh now), where a
    * domain finds work an earlier run did: refuse with `doneEarlier` naming it (see DoneVerdict).
    */
-  judgeDone?(claim: unknown, done: DoneEffect[], view: NextStepView): DoneVerdict;
+  judgeDone?(claim: z.infer<C>, done: DoneEffect[], view: NextStepView): DoneVerdict;
   /**
    * The domain's runbook, as a hint: given what the run has seen and done, the step a careful
    * operator would take next (`read get_deploys {"service":"api"}`). Shown to the model beside
@@ -243,8 +286,33 @@ export function noteRolesOf(domain: Pick<Domain, 'noteRoles' | 'tools'>): readon
   return domain.noteRoles ?? [...new Set(domain.tools.flatMap((t) => t.approval?.roles ?? []))];
 }
 
-/** Defines a domain; the exact list of its tools stays in its type (see implement()). */
-export function defineDomain<const T extends readonly AnyTool[], C extends z.ZodType>(domain: Domain<T, C>): Domain<T, C> {
+/** The names of the reads among a domain's tools (where each tool's kind is known to the types). */
+type ReadNames<T extends readonly AnyTool[]> = Extract<T[number], { kind: 'read' }>['name'];
+/** Each reread a tool's precondition names that is not a read of the domain, as a message. */
+type BadRereads<T extends readonly AnyTool[]> = {
+  [P in keyof T]: T[P] extends ToolContract<z.ZodType, z.ZodType, infer N, string, ToolKind, infer W>
+    ? string extends W
+      ? never // a tool whose reread name the types do not know: validateDomain checks it
+      : [W] extends [never]
+        ? never
+        : W extends ReadNames<T>
+          ? never
+          : `${N}: its precondition rereads '${W}', which is not a read of this domain`
+    : never;
+}[number];
+type RereadRules<T extends readonly AnyTool[]> = [BadRereads<T>] extends [never] ? unknown : { tools: BadRereads<T> };
+
+/**
+ * Defines a domain; the exact list of its tools stays in its type (see implement()). What the
+ * types cannot see (duplicate names, a rule that could never be met) is checked when it runs, by
+ * validateDomain: a domain mistake is a DomainDefinitionError at definition, never a run that
+ * fails in the workflow.
+ *
+ * @example
+ * export const orders = defineDomain({ name: 'orders', tools: [readOrder, refund] as const, claim: OrderClaim, ... });
+ */
+export function defineDomain<const T extends readonly AnyTool[], C extends z.ZodType>(domain: Domain<T, C> & RereadRules<T>): Domain<T, C> {
+  assertValidDomain(domain);
   return domain;
 }
 

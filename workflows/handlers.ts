@@ -2,8 +2,8 @@
 // approval Updates. Validators run before an Update is accepted, so a refusal (unsigned,
 // forged, expired, replayed, wrong digest, wrong role) costs no history and changes nothing;
 // accepted input becomes an event on the queue the agent workflow feeds to the controller.
+import { isGuarded, isBound } from './controller/generations.js';
 import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { z } from 'zod';
 import { checkAmend, checkDecision } from './controller/approvals.js';
 import { NATIVE_CANCEL_PATCH } from './controller/cancel.js';
 import { budgetLeft, operatorMsLeft } from './controller/budget.js';
@@ -20,7 +20,6 @@ import {
   CancelInput,
   cancelSignal,
   denyUpdate,
-  LegacyApprovalInput,
   NoteInput,
   stateQuery,
   type ApprovalAck,
@@ -61,7 +60,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
     async (raw) => {
       const note = NoteInput.parse(raw);
       if (!('statement' in note)) {
-        queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text, ...(state().guardVersion === 2 ? { trusted: false } : {}) });
+        queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text, ...(isGuarded(state()) ? { trusted: false } : {}) });
         return { accepted: true as const, trusted: false };
       }
       // A signed note is trusted only if the worker's directory knows the key that signed it.
@@ -70,7 +69,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       const signedByKnownKey = keys.length === 1 && verifyStatement(note, keys[0]?.publicKey ?? '') && note.statement.expiresAt > Date.now();
       // engine-v4 runs: and only from a key whose roles the domain names for notes, within a
       // statement's lifetime (a long-lived note is a standing instruction nobody re-reads).
-      const v4 = state().engine === 4;
+      const v4 = isBound(state());
       const roles = domain ? noteRolesOf(domain) : [];
       const trusted =
         signedByKnownKey &&
@@ -96,7 +95,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
     deciding.add(event.by);
     // Revocation at decision time (engine-v4 runs): the directory is read again as the decision
     // arrives, so a key removed since the request was raised decides nothing.
-    const fresh = 'statement' in input && state().engine === 4;
+    const fresh = 'statement' in input && isBound(state());
     if (fresh) {
       const directory = await loadApprovers().then(
         (d) => ApproverDirectory.safeParse(d),
@@ -122,9 +121,14 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
   const validateApproval = (decision: 'approve' | 'deny') => (raw: ApprovalInput): void => {
     const input = ApprovalInput.parse(raw);
     const current = state();
+    // Unsigned decisions are refused in every run. (Runs recorded before signed approvals took
+    // them; their recorded Updates still replay through the handler: validators do not run on replay.)
     if (!('statement' in input)) {
-      if (current.guardVersion === 2) throw new Error('an approval must be a statement signed with your key (agent approve --key FILE)');
-      return validateLegacyApproval(current, input, deciding.size > 0);
+      throw new Error(
+        isGuarded(current)
+          ? 'an approval must be a statement signed with your key (agent approve --key FILE)'
+          : 'this run predates signed approvals: unsigned decisions are no longer accepted',
+      );
     }
     const signed = SignedDecision.parse(input);
     // One decision at a time per approver; and without a quorum, one decision at all.
@@ -171,26 +175,13 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
   setHandler(denyUpdate, approvalHandler('denied'), { validator: validateApproval('deny') });
 }
 
-/** Runs recorded before signed approvals replay; new unsigned decisions for them are refused. */
-function validateLegacyApproval(current: RunState, raw: z.input<typeof LegacyApprovalInput>, queued: boolean): void {
-  const input = LegacyApprovalInput.parse(raw);
-  const pending = current.pendingApproval;
-  if (current.terminal) throw new Error(`run already ended (${current.terminal.class})`);
-  if (!pending || pending.requestId !== input.requestId) throw new Error(`request ${input.requestId} is not pending`);
-  if (queued) throw new Error(`request ${input.requestId} already has a decision`);
-  if (callDigest(pending.call.tool, pending.call.args) !== input.digest) {
-    throw new Error('the arguments you were shown are not the ones that would run; fetch the request again');
-  }
-  throw new Error('this run predates signed approvals: unsigned decisions are no longer accepted');
-}
-
 export function view(state: RunState, input: RunInput, domain?: Domain): RunView {
   // A signed request is shown as awaiting only once the run can judge a decision on it: until
   // the worker's directory is loaded nobody is eligible, and a client that approves as soon as
   // it sees the request would be refused ("still loading"). A query changes no history, so
   // hiding it changes nothing on replay.
   const raised = state.pendingApproval;
-  const pending = raised && (state.guardVersion !== 2 || raised.eligible) ? raised : undefined;
+  const pending = raised && (!isGuarded(state) || raised.eligible) ? raised : undefined;
   return {
     state,
     input,
@@ -210,7 +201,7 @@ export function view(state: RunState, input: RunInput, domain?: Domain): RunView
             approvedBy: (pending.collected ?? []).map((c) => c.statement.by),
             eligible: (pending.eligible ?? []).map((a) => a.id),
             ...(pending.precondition ? { precondition: pending.precondition } : {}),
-            signed: state.guardVersion === 2,
+            signed: isGuarded(state),
             ...(pending.display ? { display: pending.display } : {}),
             ...(pending.amendedFrom ? { amendedFrom: pending.amendedFrom } : {}),
           },

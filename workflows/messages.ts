@@ -7,6 +7,11 @@ import type { BudgetLeft, RunState } from './controller/state.js';
 import { SignedDecision, SignedNote, type SignedAmend } from './trust/statement.js';
 import type { RunInput } from './run-input.js';
 
+/**
+ * What the `state` query answers: the whole internal state and what an operator is shown beside
+ * it. Internal to the engine (its tools read receipts from it); a client reads the RunView of
+ * client/run-view.ts, mapped from this once at the client boundary.
+ */
 export interface RunView {
   state: RunState;
   budgetLeft: BudgetLeft;
@@ -73,6 +78,7 @@ export const amendUpdate = defineUpdate<ApprovalAck, [SignedAmend]>('amend');
 export const NoteInput = workerScoped('messages.NoteInput', () => z.union([SignedNote, z.strictObject({ by: z.string().min(1).max(200), text: z.string().min(1).max(2_000) })]));
 export const addNoteUpdate = defineUpdate<{ accepted: true; trusted: boolean }, [z.input<typeof NoteInput>]>('addNote');
 
+/** What the agent workflow returns: how the run ended, what it used and the effects it asked for. */
 export interface RunResult {
   runId: string;
   domain: string;

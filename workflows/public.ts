@@ -1,69 +1,62 @@
-// The engine's workflow-safe entry (`bounded-react-temporal/workflow`): what a domain is made
-// of, the agent workflow for your domains, and the messages clients exchange with a run.
-// Everything here may be imported by code that runs inside Temporal's workflow sandbox.
+/**
+ * `bounded-react-temporal/workflow`: what a domain is made of, and the agent workflow that runs
+ * it. A domain is data the engine enforces: tools with strict input, typed output, read or
+ * effect, freshness, the facts the controller may reason about and the free text it must never
+ * obey; a claim schema and how a finish is judged. `agentWorkflowFor` turns your domains into
+ * the one Temporal workflow your worker bundles.
+ *
+ * Everything here is workflow-safe: it may be imported by code Temporal bundles into its
+ * sandbox (your domain files and your workflows module). The worker side is
+ * `bounded-react-temporal/worker`; programs that start and decide runs use
+ * `bounded-react-temporal/client`.
+ *
+ * @example
+ * ```ts
+ * import { agentWorkflowFor, defineDomain, defineTool, z } from 'bounded-react-temporal/workflow';
+ *
+ * const readOrder = defineTool({ name: 'read_order', kind: 'read', input: z.strictObject({ orderId: z.string() }), ... });
+ * const cancelOrder = defineTool({ name: 'cancel_order', kind: 'effect', readback: 'cancellation_by_key', ... });
+ * export const orders = defineDomain({ name: 'orders', tools: [readOrder, cancelOrder], claim: z.strictObject({ cancelled: z.literal(true) }), ... });
+ *
+ * // Your workflows module (the worker's workflowsPath):
+ * export const agentWorkflow = agentWorkflowFor([orders]);
+ * ```
+ *
+ * @module
+ */
 
-/** Defining tools and domains; `z` is the zod the engine's schemas are made with. */
+// Defining tools and domains.
+/** zod, the one the engine's own schemas are made with: build your tools' schemas with it, so engine and domain agree on one zod. */
 export { z } from 'zod';
-export {
+export { caseSubject, defineDomain, defineTool, effectKey } from './contract.js';
+export { DomainDefinitionError, validateDomain } from './domain-checks.js';
+export type {
+  AnyTool,
+  ApprovalRule,
   Authority,
   Budgets,
   ContextStrategy,
-  caseSubject,
-  defineDomain,
-  defineTool,
-  effectKey,
-  type AnyTool,
-  type ApprovalRule,
-  type DoneEffect,
-  type DoneVerdict,
-  type Domain,
-  type EvidenceVerdict,
-  type EvidenceView,
-  type NextStepView,
-  type SummaryView,
-  type FactValue,
-  type Facts,
-  type Precondition,
-  type PreconditionVerdict,
-  type ToolContract,
+  Domain,
+  DoneEffect,
+  DoneVerdict,
+  EvidenceVerdict,
+  EvidenceView,
+  Facts,
+  FactValue,
+  NextStepView,
+  Precondition,
+  PreconditionVerdict,
+  SummaryView,
+  ToolContract,
 } from './contract.js';
 
-/** The agent workflow: `export const agentWorkflow = agentWorkflowFor([...your domains])`. */
-export { AGENT_WORKFLOW_TYPE, agentWorkflowFor, type AgentWorkflow, type AgentWorkflowInput } from './agent.js';
-/** For a domain whose decisions change: `takesNewPath('my-change-v1')` is patched() in a run, true in unit tests. */
-export { takesNewPath } from './controller/patches.js';
-export { pingWorkflow } from './ping.js';
-
-/** What a run is started with, and what it answers. */
-export { BudgetOverrides, ModelConfig, RunInput } from './run-input.js';
-export {
-  addNoteUpdate,
-  ApprovalInput,
-  approveUpdate,
-  CancelInput,
-  cancelSignal,
-  denyUpdate,
-  NoteInput,
-  stateQuery,
-  type ApprovalAck,
-  type RunResult,
-  type RunView,
-} from './messages.js';
-export { RunState, TerminalClass, type Evidence, type EffectEntry, type Terminal } from './controller/state.js';
+// What a policy (the `rules` model of an implementation) is shown each turn.
 export type { CompiledContext, ContextEvidence } from './controller/context.js';
-export { allSearchAttributeKeys, caseKey, domainKey, phaseKey, stopReasonKey, terminalKey, VisiblePhase } from './search-attributes.js';
 
-/** Signed statements and the approver directory. */
-export { Approver, ApproverDirectory } from './trust/directory.js';
-export {
-  digestOf,
-  publicKeyOf,
-  SignedDecision,
-  SignedNote,
-  SignedStart,
-  signStatement,
-  verifyStatement,
-  type DecisionStatement,
-  type NoteStatement,
-  type StartStatement,
-} from './trust/statement.js';
+// The agent workflow over your domains, what a run is started with and what it returns.
+export { AGENT_WORKFLOW_TYPE, agentWorkflowFor, type AgentWorkflow, type AgentWorkflowInput } from './agent.js';
+export type { BudgetOverrides, ModelConfig, RunInput } from './run-input.js';
+export type { RunResult } from './messages.js';
+
+// A domain whose decisions change between versions of your code.
+export { takesNewPath } from './controller/patches.js';

@@ -11,6 +11,7 @@ import { SignedStart } from './trust/statement.js';
  */
 export const MAX_REPLY_DEPTH = 32;
 
+/** Which model proposes the run's steps: `rules` (the implementation's policy), `scripted` replies, `openai`, or a `custom` adapter the worker was given. */
 export const ModelConfig = workerScoped('run-input.ModelConfig', () =>
   z.discriminatedUnion('adapter', [
     /** Replies given in advance, one per proposal; running out is a loud failure. */
@@ -29,6 +30,7 @@ export const ModelConfig = workerScoped('run-input.ModelConfig', () =>
 );
 export type ModelConfig = z.infer<typeof ModelConfig>;
 
+/** Per-run changes to the domain's default budgets; any left out keep the domain's value. */
 export const BudgetOverrides = workerScoped('run-input.BudgetOverrides', () =>
   z.strictObject({
     turns: z.number().int().min(1).max(100_000).optional(),
@@ -42,6 +44,7 @@ export const BudgetOverrides = workerScoped('run-input.BudgetOverrides', () =>
   }),
 );
 
+/** What a run is started with: the domain, the case id, the model, and optional budgets, approvers, effects and a signed start. */
 export const RunInput = workerScoped('run-input.RunInput', () =>
   z.strictObject({
     domain: z.string(),

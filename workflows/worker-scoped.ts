@@ -13,12 +13,28 @@
 // run that happens to build it would consume them, and its replay would not). Parsing does not
 // change what a schema accepts, so sharing one cannot make two runs, or a run and its replay,
 // disagree.
-const built = new Map<string, unknown>();
+const built = new Map<string, { value: unknown; builder: string }>();
 
-/** The value `build` returns, built once per worker under `key` (unique engine-wide: `state.RunState`). */
+/**
+ * The value `build` returns, built once per worker under `key` (unique engine-wide: `state.RunState`).
+ * A key taken by two different builders would hand one of them the other's value, silently: the
+ * builder's source text is kept with the value and a different one under the same key throws.
+ * (Each run evaluates the modules again, so the same call site arrives with a new closure of the
+ * same source; that is the one case that must match.)
+ */
 export function workerScoped<T>(key: string, build: () => T): T {
-  if (built.has(key)) return built.get(key) as T;
+  const source = build.toString();
+  const entry = built.get(key);
+  if (entry) {
+    if (entry.builder !== source) throw new Error(`workerScoped key ${key} is used by two different builders; give each its own key`);
+    return entry.value as T;
+  }
   const value = build();
-  built.set(key, value);
+  built.set(key, { value, builder: source });
   return value;
+}
+
+/** What `key` holds on this worker, without building it (tests of the cache itself). */
+export function peekWorkerScoped(key: string): unknown {
+  return built.get(key)?.value;
 }

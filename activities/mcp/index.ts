@@ -1,8 +1,8 @@
 // MCP tool servers as tool implementations of a domain's contracts: the one entry the worker's
 // public module re-exports. See source.ts for what the engine guarantees that MCP does not.
+export { mcpSource } from './source.js';
 export {
   IDEMPOTENCY_KEY_META,
-  mcpSource,
   type CallOptions,
   type McpReadbackFn,
   type McpSource,
@@ -13,6 +13,6 @@ export {
   type ReadbackOptions,
   type StdioServer,
   type ToolOptions,
-} from './source.js';
+} from './config.js';
 export { formatBindings, type BindingReport, type BindingRow, type BoundImplementation, type DeclaredContract } from './bindings.js';
 export { classifyMcpError, McpConfigError } from './errors.js';

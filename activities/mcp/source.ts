@@ -13,115 +13,24 @@
 //   server that died is spawned again) by the next call. The tool list is fetched once per
 //   connection and again on `notifications/tools/list_changed`, never per call.
 // * The SDK is loaded on first use, so workers that use no MCP server never load it.
-import { z } from 'zod';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JsonSchemaValidatorResult, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import type { Readback, ToolContext } from '../implement.js';
 import { ToolRefused, ToolUnavailable } from '../tool-errors.js';
 import { describeBindings, markBinding, type BindingReport, type BoundImplementation } from './bindings.js';
+import { IDEMPOTENCY_KEY_META, type CallOptions, type McpReadbackFn, type McpSource, type McpSourceConfig, type McpSourceStatus, type McpToolFn, type McpToolInfo, type ReadbackOptions, type ToolOptions } from './config.js';
 import { classifyMcpError, McpConfigError } from './errors.js';
-
-/** Where the engine puts the idempotency key of an effect in the request's `_meta`. */
-export const IDEMPOTENCY_KEY_META = 'io.temporal.agent/idempotencyKey';
-
-interface CommonConfig {
-  /** Names the server in logs, errors and reports; one source per name per process. */
-  name: string;
-  /** Spawning or reaching the server, the MCP handshake and the first tool listing. Default 10 s. */
-  connectTimeoutMs?: number;
-  /** The argument an effect's key is passed as, when the tool's input schema declares it. Default `idempotencyKey`. */
-  keyArgument?: string;
-  /** Where connection events go (server exited, reconnecting, tool list changed). Default: console.warn. */
-  log?: (line: string) => void;
-}
-
-export interface StdioServer {
-  command: string;
-  args?: string[];
-  /** Added to a minimal inherited environment (PATH, HOME, ...), as the SDK does. */
-  env?: Record<string, string>;
-  cwd?: string;
-}
-
-export type McpSourceConfig = CommonConfig & ({ stdio: StdioServer; url?: undefined } | { url: string; headers?: Record<string, string>; stdio?: undefined });
-
-/** A tool as the server lists it: what it says about itself, which the engine only reports. */
-export interface McpToolInfo {
-  name: string;
-  description?: string;
-  inputSchema: { type: 'object'; properties?: Record<string, object>; required?: string[] };
-  outputSchema?: { type: 'object'; properties?: Record<string, object>; required?: string[] };
-  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
-}
-
-export interface McpSourceStatus {
-  name: string;
-  connected: boolean;
-  /** The stdio server's process id while connected. */
-  pid?: number;
-  /** Connections opened so far (a respawned server is one more). */
-  connects: number;
-  /** Complete tool listings fetched so far. */
-  listings: number;
-  listChangedNotifications: number;
-  /** tools/call requests sent. */
-  calls: number;
-  /** The last lines the stdio server wrote to stderr. */
-  stderrTail: string;
-}
-
-export interface ToolOptions {
-  /**
-   * What a result with `isError: true` means. For a read it is a refusal. For an effect the
-   * default is `unknown`: nothing in MCP says the server had not committed before it failed (a
-   * handler that throws late), so the effect is read back by key. `refused` is a promise about
-   * this server: it reports errors only before committing, so an error means nothing happened.
-   */
-  isError?: 'refused' | 'unknown';
-}
-
-/** A tool implementation bound to a server tool; its output type comes from the contract it is used for. */
-export type McpToolFn<Out> = (args: object, ctx: ToolContext<unknown>) => Promise<Out>;
-export type McpReadbackFn = (key: string, ctx: ToolContext<unknown>) => Promise<Readback>;
-
-export interface ReadbackOptions {
-  /** The server tool's argument that takes the key. Default: the source's keyArgument. */
-  keyArg?: string;
-  /**
-   * Turns the server's answer into { applied, output }. Default: the answer must be
-   * `{ applied: boolean, output?: ..., effect?: ... }`; anything else cannot decide.
-   */
-  decode?: (answer: unknown) => Readback;
-}
-
-export interface CallOptions {
-  timeoutMs: number;
-  signal?: AbortSignal;
-  /** Sent in `_meta` and, when the schema has it, as the key argument. */
-  idempotencyKey?: string;
-  /** See ToolOptions. */
-  isError?: 'refused' | 'unknown';
-}
-
-export interface McpSource {
-  readonly name: string;
-  /** The implementation of a contract by the server tool `mcpTool`: `tools: { restart_service: source.tool('restart') }`. */
-  tool<Out = unknown>(mcpTool: string, options?: ToolOptions): McpToolFn<Out>;
-  /** A readback by key through the server tool `mcpTool`: `readbacks: { effect_by_key: source.readback('effect_by_key') }`. */
-  readback(mcpTool: string, options?: ReadbackOptions): McpReadbackFn;
-  /** One call from activity code (a probe, a readback you decode yourself); same errors as a tool. */
-  call(mcpTool: string, args: Record<string, unknown>, options: CallOptions): Promise<unknown>;
-  /** The server's tools as it lists them now (connects if needed). */
-  listTools(): Promise<McpToolInfo[]>;
-  /** The domain's declarations beside the server's annotations, with a warning wherever they disagree. */
-  describeBindings(implementation: BoundImplementation): Promise<BindingReport>;
-  status(): McpSourceStatus;
-  /** Closes the connection (a stdio server is stopped); later calls are unavailable. */
-  close(): Promise<void>;
-}
+import { contractDecides, declaresProperty, decodeReadback, loadSdk, outputOf } from './wire.js';
 
 const sources = new Map<string, { fingerprint: string; source: McpSourceImpl }>();
+
+/**
+ * Ends every MCP connection in this process, keeping the sources usable: the agent plugin calls
+ * it when the last worker it runs in the process stops, so no server child outlives the workers
+ * that used it, and a worker started later in the same process simply connects again.
+ */
+export async function disconnectMcpSources(): Promise<void> {
+  await Promise.all([...sources.values()].map(({ source }) => source.disconnect()));
+}
 
 /**
  * The MCP server `config` names, as a source of tool implementations. Created once per worker
@@ -271,6 +180,14 @@ class McpSourceImpl implements McpSource {
     await session?.client.close().catch(() => undefined);
   }
 
+  /** Ends the connection (a stdio server is stopped) but not the source: the next call opens a new one. */
+  async disconnect(): Promise<void> {
+    const session = this.current ?? (await this.opening?.catch(() => undefined));
+    this.current = undefined;
+    this.opening = undefined;
+    await session?.client.close().catch(() => undefined);
+  }
+
   /** The shared connection, opened on first use and again after it was dropped. */
   private connect(): Promise<Session> {
     if (this.closed) return Promise.reject(new ToolUnavailable(`the MCP source ${this.name} is closed`));
@@ -353,70 +270,4 @@ class McpSourceImpl implements McpSource {
     }
     void session.client.close().catch(() => undefined);
   }
-}
-
-/** A server's result in the engine's terms: isError is a definite no; otherwise its output. */
-function outputOf(result: Awaited<ReturnType<Client['callTool']>>, where: string, isError: 'refused' | 'unknown'): unknown {
-  if ('toolResult' in result) return result.toolResult;
-  const texts = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : []));
-  if (result.isError) {
-    const said = `${where}: ${texts.join(' ').slice(0, 500) || 'the tool reported an error'}`;
-    throw isError === 'unknown' ? new ToolUnavailable(said) : new ToolRefused(said, 'mcp_tool_error');
-  }
-  if (result.structuredContent !== undefined) return result.structuredContent;
-  const first = texts[0];
-  if (first === undefined) return undefined;
-  try {
-    return JSON.parse(first);
-  } catch {
-    // Not JSON: handed on as it is, and the contract's output schema judges it (bad_output).
-    return first;
-  }
-}
-
-const ReadbackAnswer = z.object({ applied: z.boolean(), output: z.unknown().optional(), effect: z.unknown().optional() });
-
-function decodeReadback(answer: unknown): Readback {
-  const parsed = ReadbackAnswer.parse(answer);
-  if (!parsed.applied) return { applied: false };
-  const output = parsed.output ?? parsed.effect;
-  return output === undefined ? { applied: true } : { applied: true, output };
-}
-
-function declaresProperty(tool: McpToolInfo, property: string): boolean {
-  return Object.hasOwn(tool.inputSchema.properties ?? {}, property);
-}
-
-/**
- * The SDK would check structured output against the server's own output schema and throw on a
- * mismatch. The contract's output schema is the one that counts (a mismatch is `bad_output`
- * evidence, decided by the engine), so the server's schema is not enforced here.
- */
-const contractDecides: jsonSchemaValidator = {
-  getValidator<T>() {
-    return (input: unknown): JsonSchemaValidatorResult<T> => ({ valid: true, data: input as T, errorMessage: undefined });
-  },
-};
-
-type Sdk = {
-  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
-  StdioClientTransport: typeof import('@modelcontextprotocol/sdk/client/stdio.js').StdioClientTransport;
-  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
-  ToolListChangedNotificationSchema: typeof import('@modelcontextprotocol/sdk/types.js').ToolListChangedNotificationSchema;
-};
-
-let sdkLoading: Promise<Sdk> | undefined;
-function loadSdk(): Promise<Sdk> {
-  sdkLoading ??= Promise.all([
-    import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
-    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-  ]).then(([client, stdio, http, types]) => ({
-    Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
-    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
-  }));
-  return sdkLoading;
 }

@@ -6,6 +6,7 @@
 //
 // A worker registers the adapter under a name (`models.custom[name]`, or `models.openai`); a run
 // names it (`{ adapter: 'custom', name }`), so workflow code never sees a model object.
+import { ErrorTypes } from '../../workflows/policy.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Domain } from '../../workflows/contract.js';
 import { estimateTokens } from '../../workflows/controller/context.js';
@@ -36,6 +37,7 @@ export interface AiSdkAdapterOptions {
   strictTools?: boolean;
 }
 
+/** Any AI SDK language model (LanguageModelV3) as a model adapter, e.g. `models: { claude: createAiSdkAdapter({ model: anthropic('claude-sonnet-4-5') }) }`. */
 export function createAiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
   const modelFor = typeof options.model === 'function' ? options.model : () => options.model as LanguageModel;
   if (typeof options.model !== 'function' && !isLanguageModel(options.model)) {
@@ -67,7 +69,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
       if (timeout.aborted) throw transient(`model endpoint unreachable: no reply within ${timeoutMs} ms`);
       const failure = classifyFailure(err);
       if (failure.kind === 'transient') throw transient(failure.message, failure.retryAfterMs);
-      if (failure.kind === 'config') throw ApplicationFailure.nonRetryable(failure.message, 'ModelConfigError');
+      if (failure.kind === 'config') throw ApplicationFailure.nonRetryable(failure.message, ErrorTypes.modelConfig);
       if (failure.kind === 'other') throw err;
       // Nothing was generated; the rejected proposal still costs the run a turn.
       return { reply: invalid(failure.message), tokens: 0 };

@@ -5,6 +5,7 @@ import type { ModelAdapters } from './index.js';
 import { openAiAdapterFromEnv } from './openai-config.js';
 import { providerAdaptersFromEnv } from './providers.js';
 
+/** The model adapters the environment configures (OPENAI_*, AGENT_MODELS; docs/models.md), with `given` winning on a clash of names. */
 export function modelAdaptersFromEnv(env: Record<string, string | undefined> = process.env, given: ModelAdapters = {}): ModelAdapters {
   const openai = openAiAdapterFromEnv(env);
   const named = providerAdaptersFromEnv(env);

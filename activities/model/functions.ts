@@ -2,9 +2,11 @@
 // the zod contracts. Provider-neutral: each adapter hands these names, descriptions and JSON
 // schemas to its own wire format, and reads arguments back through `argumentsFor`, so the
 // contracts say the same thing to every model.
+import { ErrorTypes } from '../../workflows/policy.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { z } from 'zod';
 import type { Domain } from '../../workflows/contract.js';
+import { acceptsNull, dropAbsentNulls } from './optional-nulls.js';
 
 export const FINISH_FUNCTION = 'finish';
 export const ESCALATE_FUNCTION = 'escalate';
@@ -49,7 +51,7 @@ export function domainFunctions(domain: Domain): DomainFunctions {
   ];
   const byName = new Map(specs.map((s) => [s.name, s]));
   if (byName.size !== specs.length) {
-    throw ApplicationFailure.nonRetryable(`domain ${domain.name} has a tool named ${FINISH_FUNCTION} or ${ESCALATE_FUNCTION}`, 'ModelConfigError');
+    throw ApplicationFailure.nonRetryable(`domain ${domain.name} has a tool named ${FINISH_FUNCTION} or ${ESCALATE_FUNCTION}`, ErrorTypes.modelConfig);
   }
   return { specs, byName };
 }
@@ -87,7 +89,7 @@ function functionSpec(name: string, description: string, input: z.ZodType): Func
 
 // Strict mode constrains decoding to the schema, but only for a subset of JSON Schema: every
 // object closed, every property listed as required. Optional properties become nullable
-// instead, and a null from the model is read back as "left out" (see dropAbsentNulls).
+// instead, and a null from the model is read back as "left out" (optional-nulls.ts).
 const UNSTRICTABLE_KEYWORDS = ['allOf', 'not', 'if', 'then', 'else', 'patternProperties', 'prefixItems', 'dependentSchemas'];
 
 function strictSchema(schema: JsonObject): JsonObject | undefined {
@@ -141,27 +143,6 @@ function strictNode(node: unknown): JsonObject | undefined {
 /** The description stays on the property, where the model reads it, not inside a branch. */
 function nullable({ description, ...schema }: JsonObject): JsonObject {
   return { ...(description !== undefined ? { description } : {}), anyOf: [schema, { type: 'null' }] };
-}
-
-function acceptsNull(schema: unknown): boolean {
-  if (!isObject(schema)) return false;
-  if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
-  if (schema.const === null || (Array.isArray(schema.enum) && schema.enum.includes(null))) return true;
-  return ['anyOf', 'oneOf'].some((k) => Array.isArray(schema[k]) && (schema[k] as unknown[]).some(acceptsNull));
-}
-
-function dropAbsentNulls(value: unknown, schema: unknown): unknown {
-  if (!isObject(schema)) return value;
-  if (Array.isArray(value)) return value.map((v) => dropAbsentNulls(v, schema.items));
-  if (!isObject(value) || !isObject(schema.properties)) return value;
-  const properties = schema.properties;
-  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
-  // fromEntries defines own properties, so a "__proto__" key from the model stays inert data.
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key, v]) => !(v === null && !required.has(key) && !acceptsNull(properties[key])))
-      .map(([key, v]) => [key, dropAbsentNulls(v, properties[key])]),
-  );
 }
 
 export function isObject(value: unknown): value is JsonObject {

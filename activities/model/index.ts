@@ -1,5 +1,6 @@
 // The model call. Adapters turn a compiled context into a raw reply; the controller parses
 // and judges it. A reply is never trusted here: whatever comes back goes to the gate.
+import { ErrorTypes } from '../../workflows/policy.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Domain } from '../../workflows/contract.js';
 import type { AnyImplementation } from '../implement.js';
@@ -51,11 +52,11 @@ export function modelActivities(adapters: ModelAdapters, implementations: Map<st
   return {
     async propose(input: ProposeInput): Promise<ProposeOutput> {
       const impl = implementations.get(input.domain);
-      if (!impl) throw ApplicationFailure.nonRetryable(`this worker does not serve domain ${input.domain}`, 'ModelConfigError');
+      if (!impl) throw ApplicationFailure.nonRetryable(`this worker does not serve domain ${input.domain}`, ErrorTypes.modelConfig);
       const output = await withHeartbeat(() => proposeWith(adapters, impl, input));
       // What comes back from an adapter (ours or a team's) is checked where it enters.
       if (typeof output.tokens !== 'number' || !Number.isFinite(output.tokens) || output.tokens < 0) {
-        throw ApplicationFailure.nonRetryable(`the model adapter reported a token count that is not a number: ${String(output.tokens).slice(0, 40)}`, 'ModelConfigError');
+        throw ApplicationFailure.nonRetryable(`the model adapter reported a token count that is not a number: ${String(output.tokens).slice(0, 40)}`, ErrorTypes.modelConfig);
       }
       return { reply: output.reply, tokens: Math.ceil(output.tokens), ...usageOf(output.usage) };
     },
@@ -81,19 +82,19 @@ async function proposeWith(adapters: ModelAdapters, impl: AnyImplementation, inp
     }
     case 'rules': {
       await thinkingTime(model.latencyMs);
-      if (!impl.policy) throw ApplicationFailure.nonRetryable(`no rules policy for ${input.domain}`, 'ModelConfigError');
+      if (!impl.policy) throw ApplicationFailure.nonRetryable(`no rules policy for ${input.domain}`, ErrorTypes.modelConfig);
       const reply = impl.policy(input.context);
       return { reply, tokens: input.context.tokenEstimate + estimateTokens(reply) };
     }
     case 'openai': {
       if (!adapters.openai) {
-        throw ApplicationFailure.nonRetryable('this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL, or give the worker models.openai)', 'ModelConfigError');
+        throw ApplicationFailure.nonRetryable('this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL, or give the worker models.openai)', ErrorTypes.modelConfig);
       }
       return adapters.openai(input, impl.domain);
     }
     case 'custom': {
       const adapter = adapters.custom && Object.hasOwn(adapters.custom, model.name) ? adapters.custom[model.name] : undefined;
-      if (!adapter) throw ApplicationFailure.nonRetryable(`this worker has no model adapter named ${model.name}`, 'ModelConfigError');
+      if (!adapter) throw ApplicationFailure.nonRetryable(`this worker has no model adapter named ${model.name}`, ErrorTypes.modelConfig);
       return adapter(input, impl.domain);
     }
   }

@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 
+/** Where the teams' daily spend is held (a SQLite file by default); implement it for workers spread over hosts. */
 export interface SpendLedger {
   /** Micros the team has spent on `day` (UTC `YYYY-MM-DD`). */
   spent(team: string, day: string): Promise<number>;

@@ -3,6 +3,7 @@
 // Beside each row, what the server says that the row cannot: a running run whose task queue no
 // worker polls, a run that closed without recording an outcome (terminated, timed out, ...).
 import { statusWords } from '../run-report.js';
+import { buildCell } from '../run-build.js';
 import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT, validateListFilter, type ListFilter } from '../list-query.js';
 import { UsageError } from '../usage.js';
 import type { CommandRun, Flags } from './types.js';
@@ -35,8 +36,10 @@ export const list: CommandRun = async (ctx, _args, flags) => {
     ctx.out('no runs match');
     return;
   }
-  const header = ['RUN', 'DOMAIN', 'CASE', 'PHASE', 'TERMINAL', 'STOP REASON', 'STATUS', 'NOTE'];
-  const cells = rows.map((r) => [r.runId, r.domain ?? '-', r.caseId ?? '-', r.phase ?? '-', r.terminal ?? '-', r.stopReason ?? '-', statusWords(r.status), notices.get(r) ?? '']);
+  // The build column only where some run is under Worker Versioning (client/run-build.ts).
+  const builds = rows.some((r) => r.build);
+  const header = ['RUN', 'DOMAIN', 'CASE', 'PHASE', 'TERMINAL', 'STOP REASON', 'STATUS', ...(builds ? ['BUILD'] : []), 'NOTE'];
+  const cells = rows.map((r) => [r.runId, r.domain ?? '-', r.caseId ?? '-', r.phase ?? '-', r.terminal ?? '-', r.stopReason ?? '-', statusWords(r.status), ...(builds ? [buildCell(r.build)] : []), notices.get(r) ?? '']);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
   for (const line of [header, ...cells]) ctx.out(line.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
 };

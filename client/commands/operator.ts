@@ -1,7 +1,7 @@
 // note and cancel: the operator talks to a running run through AgentClient. A note signed with
 // the operator's key is trusted operator text; an unsigned one still reaches the model, but
 // only as untrusted text.
-import { cancelInput, noteInput } from '../agent-client.js';
+import { cancelInput, noteInput } from '../message-inputs.js';
 import { readKeyFile } from '../sign.js';
 import { UsageError } from '../usage.js';
 import { identity, type CommandRun } from './types.js';

@@ -8,6 +8,7 @@
 import type { RunView } from '../../workflows/messages.js';
 import { budgetLine, compact, duration, isoTime, runHeadline, table, timestamp } from '../format.js';
 import { abandonedEffects, abandonedWords, closedWords, statusWords, type RunReport } from '../run-report.js';
+import { buildWords } from '../run-build.js';
 import type { CommandContext, CommandRun } from './types.js';
 
 /** How long status waits for the run's worker before falling back to what the server knows. */
@@ -113,6 +114,8 @@ function serverJson(report: RunReport) {
       closed: report.closed,
       pollers: report.pollers,
       workflowTaskFailure: report.workflowTaskFailure,
+      /** The build the execution is on under Worker Versioning; null when it is not versioned. */
+      build: report.build ?? null,
     },
     /** What the server knows that the run's state cannot say, in words. */
     notices: report.notices,
@@ -124,6 +127,7 @@ function executionRows(report: RunReport): Array<[string, string]> {
     ['execution', `${statusWords(report.status)}, started ${report.startTime}${report.closeTime ? `, closed ${report.closeTime}` : ''}`],
     ['task queue', `${report.taskQueue}${report.pollers.checked ? ` (${report.pollers.recent ? `${report.pollers.recent} worker${report.pollers.recent === 1 ? '' : 's'} polling` : 'no worker polling'})` : ''}`],
   ];
+  if (report.build) rows.push(['build', buildWords(report.build)]);
   if (report.workflowTaskFailure) rows.push(['workflow task', `failing (attempt ${report.workflowTaskFailure.attempt}): ${report.workflowTaskFailure.message.split('\n')[0] ?? ''}`]);
   return rows;
 }

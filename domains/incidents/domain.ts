@@ -191,8 +191,7 @@ function revertPrecondition(service: string, toVersion: string, about: EvidenceV
 
 export const IncidentsClaim = z.strictObject({ remediated: Service });
 
-function judgeEvidence(claim: unknown, cited: EvidenceView[]) {
-  if (!IncidentsClaim.safeParse(claim).success) return { kind: 'unsupported' as const, reason: 'claim must be {remediated: service}' };
+function judgeEvidence(_claim: z.infer<typeof IncidentsClaim>, cited: EvidenceView[]) {
   if (!cited.some((e) => e.status === 'ok' && e.fresh)) {
     return { kind: 'unsupported' as const, reason: 'cite at least one fresh observation' };
   }
@@ -253,13 +252,13 @@ export const incidents = defineDomain({
     `Incident ${caseId}: web latency is spiking. Find which of api, db, cache failed (get_metrics), remediate it (restart_service when its memory is exhausted; otherwise read get_deploys and revert_deploy to the previous version), and finish only when the system is healthy.`,
   tools: [getMetrics, getLogs, getDeploys, restartService, revertDeploy],
   claim: IncidentsClaim,
-  claimSubject: (claim) => `service:${IncidentsClaim.parse(claim).remediated}`,
+  claimSubject: (claim) => `service:${claim.remediated}`,
   judgeEvidence,
   nextStep,
   // "Remediated" means this run restarted or reverted that very service, or an earlier run of
   // this case did (the orchestrator's record, keyed by the case) and the service is healthy now.
   judgeDone: (claim, done, view) => {
-    const { remediated } = IncidentsClaim.parse(claim);
+    const { remediated } = claim;
     if (done.some((d) => d.tool === 'restart_service' || d.tool === 'revert_deploy')) return { ok: true };
     const reason = `this run has not restarted or reverted ${remediated}; nothing of it was remediated`;
     const earlier = remediatedEarlier(view.caseId, remediated, view.evidence);

@@ -93,15 +93,14 @@ export const mcpIncidents = defineDomain({
     `Incident ${caseId}: web latency is spiking. Find which of api, db, cache is unhealthy, restart it if its memory is exhausted, and finish only when it is healthy again.`,
   tools: [getMetrics, getLogs, restartService],
   claim: McpIncidentsClaim,
-  claimSubject: (claim) => `service:${McpIncidentsClaim.parse(claim).remediated}`,
-  judgeEvidence: (claim, cited) => {
-    if (!McpIncidentsClaim.safeParse(claim).success) return { kind: 'unsupported', reason: 'claim must be {remediated: service}' };
+  claimSubject: (claim) => `service:${claim.remediated}`,
+  judgeEvidence: (_claim, cited) => {
     if (!cited.some((e) => e.status === 'ok' && e.fresh && e.tool === 'get_metrics')) return { kind: 'unsupported', reason: 'cite fresh metrics of the service' };
     // The live probe decides; evidence alone cannot show the system is healthy again.
     return { kind: 'supported' };
   },
   judgeDone: (claim, done) => {
-    const { remediated } = McpIncidentsClaim.parse(claim);
+    const { remediated } = claim;
     return done.some((d) => d.tool === 'restart_service')
       ? { ok: true }
       : { ok: false, reason: `this run has not restarted ${remediated}; nothing of it was remediated` };

@@ -19,7 +19,8 @@ import { stderrLog } from '../../temporal-dev/log.js';
 import { useTemporal } from '../../temporal-dev/target.js';
 import { createAgentWorker, formatBindings, mcpSource } from '../../worker/public.js';
 import type { AgentWorkflow } from '../../workflows/public.js';
-import { stateQuery } from '../../workflows/public.js';
+// The run's whole state, for printing it as the demo does: internal, not the package's interface.
+import { stateQuery } from '../../workflows/messages.js';
 import { readServerState } from './state.js';
 import { exampleServerStdio, mcpIncidentsImplementation } from './worker-implementation.js';
 

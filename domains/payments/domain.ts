@@ -227,22 +227,20 @@ export const PaymentsClaim = z.strictObject({ transferStatus: z.enum(['SETTLED',
 /** Evidence a decision may rest on: read successfully, still fresh, from an authority. */
 const usable = (e: EvidenceView) => e.status === 'ok' && e.fresh && e.authority === 'authoritative';
 
-function judgeEvidence(claim: unknown, cited: EvidenceView[], all: EvidenceView[]) {
-  const parsed = PaymentsClaim.safeParse(claim);
-  if (!parsed.success) return { kind: 'unsupported' as const, reason: 'claim must be {transferStatus}' };
+function judgeEvidence(claim: z.infer<typeof PaymentsClaim>, cited: EvidenceView[], all: EvidenceView[]) {
   const latest = (key: string) => [...all].reverse().find((e) => usable(e) && key in e.facts)?.facts[key];
 
   // Two authoritative sources that cannot both be right: no model may pick a side.
   if (latest('ledger.status') === 'SETTLED' && latest('processor.ack') === 'REJECTED') {
     return { kind: 'conflict' as const, reason: 'ledger says SETTLED but the processor rejected the transfer' };
   }
-  const backs = (e: EvidenceView) => usable(e) && e.facts['ledger.status'] === parsed.data.transferStatus;
+  const backs = (e: EvidenceView) => usable(e) && e.facts['ledger.status'] === claim.transferStatus;
   if (!cited.some(backs)) {
     // Name the evidence that would back it, if there is any: models often cite the wrong id.
     const would = [...all].reverse().find(backs);
     return {
       kind: 'unsupported' as const,
-      reason: `no cited fresh authoritative ledger evidence says ${parsed.data.transferStatus}${would ? ` (${would.id} does: cite it)` : ''}`,
+      reason: `no cited fresh authoritative ledger evidence says ${claim.transferStatus}${would ? ` (${would.id} does: cite it)` : ''}`,
     };
   }
   return { kind: 'supported' as const };
@@ -284,7 +282,7 @@ export const payments = defineDomain({
   // Establishing that a transfer FAILED is half the job: the case is done once it was reissued,
   // by this run or (the ledger says so) by an earlier one.
   judgeDone: (claim, done, view) => {
-    const status = PaymentsClaim.parse(claim).transferStatus;
+    const status = claim.transferStatus;
     // A transfer the ledger calls PENDING is not resolved: a person must follow it
     // up, and a finish would tell nobody. (Runs recorded before this accepted such a finish.)
     if (status === 'PENDING' && takesNewPath(NEEDS_A_PERSON)) {

@@ -10,9 +10,9 @@ import { signAmend, signDecision } from '../../client/sign.js';
 import { verifyExport } from '../../client/verify.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { amendUpdate, approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
-import { bodyField, controlMessages, reissueCalls, reissuesOf, sleep, waitForRequest } from './support.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys, TEST_DIRECTORY } from '../support/keys.js';
+import { bodyField, controlMessages, reissueCalls, reissuesOf, sleep, waitForRequest } from '../support/adversarial.js';
 
 const failedTransfer = { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' } as const;
 

@@ -3,19 +3,16 @@
 // names the transfer it is about, and the payments contracts declare that (`answers`), so the
 // run files nothing it said under the asked transfer: no reissue of a PENDING transfer reaches
 // the processor, however carelessly the approver approves.
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createActivities } from '../../activities/index.js';
 import { implementations } from '../../domains/implementations.js';
 import { paymentsImplementation } from '../../domains/payments/tools.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { stateQuery } from '../../workflows/messages.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
-import { connectClient, createTestWorker, uniqueTaskQueue } from '../helpers/temporal.js';
-import { reissueCalls, reissuesOf, watchRun } from './support.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
+import { reissueCalls, reissuesOf, watchRun } from '../support/adversarial.js';
 
 /** Which transfer the confused systems of record answer about instead of the one asked. */
 const decoys = new Map<string, string>();
@@ -23,10 +20,8 @@ const decoys = new Map<string, string>();
 describe('an answer about another subject than asked', () => {
   const taskQueue = uniqueTaskQueue('answered');
   const world = new WorldClient(inject('worldUrl'));
-  let client: Awaited<ReturnType<typeof connectClient>>;
-  let stop: () => Promise<void>;
+  let h: StartedWorker;
   beforeAll(async () => {
-    client = await connectClient();
     const confused = {
       ...paymentsImplementation,
       tools: {
@@ -37,22 +32,9 @@ describe('an answer about another subject than asked', () => {
           ctx.deps.world.getReplica(decoys.get(args.transferId) ?? args.transferId, { timeoutMs: ctx.timeoutMs }),
       },
     };
-    const activities = createActivities({
-      implementations: [confused, ...implementations.filter((i) => i.domain.name !== 'payments')],
-      deps: { world },
-      blobDir: join(tmpdir(), 'agent-test-blobs'),
-      approvers: TEST_DIRECTORY,
-    });
-    const { worker, close } = await createTestWorker({ taskQueue, activities });
-    const running = worker.run();
-    stop = async () => {
-      worker.shutdown();
-      await running;
-      await close();
-      await client.close();
-    };
+    h = await startWorkerWith({ taskQueue, activities: { implementations: [confused, ...implementations.filter((i) => i.domain.name !== 'payments')] } });
   });
-  afterAll(async () => stop());
+  afterAll(async () => h.close());
 
   it('is bad_output, never filed under the asked transfer: the PENDING transfer is not reissued', async () => {
     const transferId = uniqueCase('PX');
@@ -61,7 +43,7 @@ describe('an answer about another subject than asked', () => {
     await seedTransfer(world, decoy, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     decoys.set(transferId, decoy);
 
-    const handle = await startRun({ client: client.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, budgets: { turns: 8 } });
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, budgets: { turns: 8 } });
     const { view } = await watchRun(handle, keys.alice);
     // What reached the processor: no reissue of either transfer.
     expect(await reissueCalls(world, transferId)).toEqual([]);

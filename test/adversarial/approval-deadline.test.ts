@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { signDecision } from '../../client/sign.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { reissueCalls, reissuesOf, sleep, waitForRequest } from './support.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { reissueCalls, reissuesOf, sleep, waitForRequest } from '../support/adversarial.js';
 
 describe('approval vs deadline', () => {
   const h = useAgentHarness();

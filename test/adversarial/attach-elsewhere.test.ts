@@ -8,9 +8,9 @@ import { RunSettingsConflictError } from '../../client/agent-errors.js';
 import { servedElsewhere } from '../../client/start-run.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { cancelSignal } from '../../workflows/messages.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
-import { reissuesOf } from './support.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+import { reissuesOf } from '../support/adversarial.js';
 
 describe('attach only to a run the same task queue serves', () => {
   // The harness's worker stands in for the attacker's: it polls a queue of its own.

@@ -11,9 +11,9 @@ import { seedTransfer } from '../../domains/world/seeds.js';
 import { initialState } from '../../workflows/controller/next.js';
 import type { RunState } from '../../workflows/controller/state.js';
 import type { ImpostorInput } from '../fixtures/impostor-workflows.js';
-import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
-import { sleep } from './support.js';
+import { uniqueCase, useAgentHarness } from '../support/agent.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+import { sleep } from '../support/adversarial.js';
 
 const impostorWorkflows = fileURLToPath(new URL('../fixtures/impostor-workflows.ts', import.meta.url));
 

@@ -6,7 +6,6 @@
 // - an old start statement replayed to name someone else as the starter leaves the start unsigned;
 // - one person holding one key cannot meet a quorum of two under two ids.
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { signDecision, signStart, directoryEntry } from '../../client/sign.js';
@@ -16,10 +15,10 @@ import { seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { ApproverDirectory } from '../../workflows/trust/directory.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
-import { connectClient, createTestWorker, uniqueTaskQueue } from '../helpers/temporal.js';
-import { expectRefused, reissueCalls, reissuesOf, sleep, waitForRequest, type AgentHandle } from './support.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys, TEST_DIRECTORY } from '../support/keys.js';
+import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
+import { expectRefused, reissueCalls, reissuesOf, sleep, waitForRequest, type AgentHandle } from '../support/adversarial.js';
 
 const dualTouch = [
   { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] },
@@ -96,27 +95,17 @@ describe('a quorum counts keys, not ids', () => {
   // A worker whose directory activity answers with that directory anyway (a misconfigured or
   // compromised worker): the run itself must still not count one key twice.
   const taskQueue = uniqueTaskQueue('two-names');
-  let client: Awaited<ReturnType<typeof connectClient>>;
-  let stop: () => Promise<void>;
+  let h: StartedWorker;
   beforeAll(async () => {
-    client = await connectClient();
-    const activities = createActivities({ implementations, deps: { world: new WorldClient(inject('worldUrl')) }, blobDir: join(tmpdir(), 'agent-test-blobs'), approvers: TEST_DIRECTORY });
-    const { worker, close } = await createTestWorker({ taskQueue, activities: { ...activities, loadApprovers: async () => twoNames } });
-    const running = worker.run();
-    stop = async () => {
-      worker.shutdown();
-      await running;
-      await close();
-      await client.close();
-    };
+    h = await startWorkerWith({ taskQueue, swap: () => ({ loadApprovers: async () => twoNames }) });
   });
-  afterAll(async () => stop());
+  afterAll(async () => h.close());
 
   it('one key under two ids cannot meet quorum 2: no dual_touch happens', async () => {
     const caseId = uniqueCase('Q');
     const workflowId = `synthetic-${caseId}`;
     const handle = await startRun(
-      { client: client.client, taskQueue },
+      h,
       { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: signStart(keys.alice, workflowId) },
     );
     // The request may close at once (nobody eligible) or wait; either way sam's two names must not run it.

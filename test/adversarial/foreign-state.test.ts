@@ -15,9 +15,9 @@ import { initialState } from '../../workflows/controller/next.js';
 import { RunState, type PlannedCall } from '../../workflows/controller/state.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { signStatement } from '../../workflows/trust/statement.js';
-import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { reissueCalls, reissuesOf, within } from './support.js';
+import { uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { reissueCalls, reissuesOf, within } from '../support/adversarial.js';
 
 /** A plausible guarded payments state for this run, a few turns in. */
 function baseState(runId: string, transferId: string): RunState {

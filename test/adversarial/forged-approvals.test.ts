@@ -7,9 +7,9 @@ import { signDecision } from '../../client/sign.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, stateQuery, type ApprovalInput } from '../../workflows/messages.js';
 import { digestOf, signStatement } from '../../workflows/trust/statement.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { expectRefused, reissueCalls, reissuesOf, waitForRequest, watchRun, type Awaiting } from './support.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { expectRefused, reissueCalls, reissuesOf, waitForRequest, watchRun, type Awaiting } from '../support/adversarial.js';
 
 describe('approvals: forged, foreign, stale and replayed decisions', () => {
   const h = useAgentHarness();

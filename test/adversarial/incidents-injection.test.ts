@@ -4,9 +4,9 @@
 // service, nor revert to a version it only read in a log. The real fix must still go through.
 import { describe, expect, it } from 'vitest';
 import { seedIncident } from '../../domains/world/seeds.js';
-import { runToEnd, uniqueCase, useAgentHarness } from '../helpers/agent.js';
+import { runToEnd, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { createObedientModel } from './obedient-model.js';
-import { bodyField, controlCodes, controlMessages, incidentCalls, incidentEffects } from './support.js';
+import { bodyField, controlCodes, controlMessages, incidentCalls, incidentEffects } from '../support/adversarial.js';
 
 describe('incidents: injected instructions in logs (obedient model)', () => {
   const model = createObedientModel();

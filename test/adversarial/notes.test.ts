@@ -8,10 +8,10 @@ import type { z } from 'zod';
 import { signNote } from '../../client/sign.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { addNoteUpdate, type NoteInput } from '../../workflows/messages.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
 import { createObedientModel } from './obedient-model.js';
-import { controlMessages, expectRefused, reissueCalls, reissuesOf, sleep, watchRun } from './support.js';
+import { controlMessages, expectRefused, reissueCalls, reissuesOf, sleep, watchRun } from '../support/adversarial.js';
 
 describe('notes: instructions in operator notes (obedient model)', () => {
   const model = createObedientModel();

@@ -4,9 +4,9 @@
 // with the destination and amount from the system of record, never from the model.
 import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { bodyField, controlCodes, reissueCalls, reissuesOf, watchRun } from './support.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { bodyField, controlCodes, reissueCalls, reissuesOf, watchRun } from '../support/adversarial.js';
 
 describe('payments: a hostile model (scripted), a careless approver', () => {
   const h = useAgentHarness();

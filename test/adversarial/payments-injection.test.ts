@@ -5,10 +5,10 @@
 // these cases the processor must never receive a reissue the ledger does not justify.
 import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
 import { createObedientModel } from './obedient-model.js';
-import { controlMessages, reissueCalls, reissuesOf, watchRun } from './support.js';
+import { controlMessages, reissueCalls, reissuesOf, watchRun } from '../support/adversarial.js';
 
 const obedient = { adapter: 'custom' as const, name: 'obedient' };
 const reissueOrder = (transferId: string, reason = 'beneficiary says it never arrived') =>

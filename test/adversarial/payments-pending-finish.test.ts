@@ -3,8 +3,8 @@
 // nobody is told. The finish is refused and the run is steered to a person.
 import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { runToEnd, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { controlMessages, reissueCalls } from './support.js';
+import { runToEnd, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { controlMessages, reissueCalls } from '../support/adversarial.js';
 
 describe('payments: a finish that says PENDING', () => {
   const h = useAgentHarness();

@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { agentWorkflow } from '../../domains/workflows.js';
 import type { RunInput } from '../../workflows/run-input.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
 import { createObedientModel } from './obedient-model.js';
-import { controlMessages, reissueCalls, reissuesOf, watchRun } from './support.js';
+import { controlMessages, reissueCalls, reissuesOf, watchRun } from '../support/adversarial.js';
 
 describe('payments: a second run for an already reissued transfer', () => {
   const model = createObedientModel();

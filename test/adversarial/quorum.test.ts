@@ -9,9 +9,9 @@ import { signDecision, signStart } from '../../client/sign.js';
 import { approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { signStatement, type SignedStart } from '../../workflows/trust/statement.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { expectRefused, sleep, waitForRequest, type AgentHandle, type Awaiting } from './support.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { expectRefused, sleep, waitForRequest, type AgentHandle, type Awaiting } from '../support/adversarial.js';
 
 const replies = [
   { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] }, // c1 -> e2

@@ -9,9 +9,9 @@ import { domains as byName } from '../../domains/index.js';
 
 const domains = Object.values(byName);
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { controlCodes, reissueCalls, reissuesOf, watchRun } from './support.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { controlCodes, reissueCalls, reissuesOf, watchRun } from '../support/adversarial.js';
 
 describe('read-only runs', () => {
   const h = useAgentHarness();

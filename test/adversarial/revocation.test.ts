@@ -2,41 +2,27 @@
 // reissue's approval request is raised, and removed before she decides (the worker restarted
 // with a new directory file): her signed approval must move no money. A key still listed is
 // judged as before, so the next approver in the directory can still release the reissue once.
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createActivities } from '../../activities/index.js';
 import { directoryEntry, signDecision } from '../../client/sign.js';
-import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import type { ApproverDirectory } from '../../workflows/trust/directory.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
-import { connectClient, createTestWorker, uniqueTaskQueue } from '../helpers/temporal.js';
-import { reissueCalls, reissuesOf, sleep, waitForRequest } from './support.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { keys, TEST_DIRECTORY } from '../support/keys.js';
+import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
+import { reissueCalls, reissuesOf, sleep, waitForRequest } from '../support/adversarial.js';
 
 describe('a key removed from the directory decides nothing', () => {
   const taskQueue = uniqueTaskQueue('revocation');
   const world = new WorldClient(inject('worldUrl'));
   // What the worker's directory activity answers now; the test edits it as an operator would the file.
   let directory: ApproverDirectory = TEST_DIRECTORY;
-  let client: Awaited<ReturnType<typeof connectClient>>;
-  let stop: () => Promise<void>;
+  let h: StartedWorker;
   beforeAll(async () => {
-    client = await connectClient();
-    const activities = createActivities({ implementations, deps: { world }, blobDir: join(tmpdir(), 'agent-test-blobs'), approvers: TEST_DIRECTORY });
-    const { worker, close } = await createTestWorker({ taskQueue, activities: { ...activities, loadApprovers: async () => directory } });
-    const running = worker.run();
-    stop = async () => {
-      worker.shutdown();
-      await running;
-      await close();
-      await client.close();
-    };
+    h = await startWorkerWith({ taskQueue, swap: () => ({ loadApprovers: async () => directory }) });
   });
-  afterAll(async () => stop());
+  afterAll(async () => h.close());
 
   const withoutAlice = (): ApproverDirectory => ({
     approvers: [...TEST_DIRECTORY.approvers.filter((a) => a.id !== keys.alice.id && a.id !== keys.carol.id), directoryEntry(keys.carol, ['sre-lead', 'payments-approver'])],
@@ -46,7 +32,7 @@ describe('a key removed from the directory decides nothing', () => {
     directory = TEST_DIRECTORY;
     const transferId = uniqueCase('PX');
     await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
-    const handle = await startRun({ client: client.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
     const awaiting = await waitForRequest(handle);
     expect(awaiting.eligible).toContain(keys.alice.id);
 
@@ -77,7 +63,7 @@ describe('a key removed from the directory decides nothing', () => {
     directory = TEST_DIRECTORY;
     const transferId = uniqueCase('PX');
     await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
-    const handle = await startRun({ client: client.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
     const awaiting = await waitForRequest(handle);
     directory = { approvers: TEST_DIRECTORY.approvers.filter((a) => a.id !== keys.alice.id) };
     await handle.executeUpdate(approveUpdate, { args: [signDecision(keys.alice, handle.workflowId, awaiting, 'approve', 'too late')] });

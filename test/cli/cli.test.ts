@@ -2,11 +2,9 @@
 // an in-process agent worker on a private task queue that trusts the test approver directory.
 // Decisions are signed with the test keys, written to key files as an operator holds them.
 // No mocks. The scenarios run concurrently; each owns its own case.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
@@ -22,17 +20,10 @@ import { stateQuery, type RunView } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { Approver } from '../../workflows/trust/directory.js';
 import { verifyStatement } from '../../workflows/trust/statement.js';
-import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+import { uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys, TEST_DIRECTORY } from '../support/keys.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+import { runScript, type ScriptResult as CliResult } from '../support/run-script.js';
 
 // Key files as operators hold them, and the directory an auditor verifies against.
 const dir = mkdtempSync(join(tmpdir(), 'agent-cli-keys-'));
@@ -67,24 +58,12 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
   const slow = useAgentHarness({ toolTimeoutMs: 60_000 });
 
   function cli(...args: string[]): Promise<CliResult> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'domains/cli.ts', ...args], {
-        cwd: root,
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: inject('temporalAddress'),
-          TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-          AGENT_TASK_QUEUE: h.taskQueue,
-          USER: 'cli-tester',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    return runScript('domains/cli.ts', args, {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+      AGENT_TASK_QUEUE: h.taskQueue,
+      USER: 'cli-tester',
     });
   }
 
@@ -455,7 +434,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     try {
       await a.approve(runId, awaiting.requestId, keys.alice);
       await slow.world.waitForHold(holdId, { timeoutMs: 20_000 });
-      await waitUntil(async () => (await a.state(runId)).state.effects.some((e) => e.status === 'in_flight'), 'the effect in flight');
+      await waitUntil(async () => (await a.state(runId)).effects.some((e) => e.status === 'in_flight'), 'the effect in flight');
       await handleOf(runId).terminate('test: terminated mid-reissue');
     } finally {
       await slow.world.dropHold(holdId).catch(() => undefined);

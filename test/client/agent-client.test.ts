@@ -5,7 +5,8 @@
 // what happened in the world (a reissue exactly once, or not at all).
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { AgentClient, type PendingApproval } from '../../client/agent-client.js';
+import { AgentClient } from '../../client/agent-client.js';
+import type { PendingApproval } from '../../client/run-view.js';
 import {
   InvalidRequestError,
   InvalidRunInputError,
@@ -28,9 +29,9 @@ import { synthetic } from '../../domains/synthetic/domain.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { agentWorkflow } from '../../domains/workflows.js';
 import type { RunInput } from '../../workflows/run-input.js';
-import { uniqueCase, useAgentHarness, type AgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { uniqueCase, useAgentHarness, type AgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
 
 const domains = [payments, incidents, synthetic];
 
@@ -90,7 +91,9 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     expect(turns).toEqual([...turns].sort((x, y) => x - y));
     expect(items.some((i) => i.type === 'execution' && i.tool === 'read_ledger' && i.result === 'final' && i.error === undefined)).toBe(true);
 
-    const view = await a.state(first.runId);
+    // What a program reads (RunView), and the receipts behind it in the state query's own answer.
+    expect(await a.state(first.runId)).toMatchObject({ phase: 'terminal', terminal: { class: 'resolved' }, budgets: { limits: { turns: 6 } } });
+    const view = await a.queryState(first.runId);
     expect(view.state).toMatchObject({ phase: 'terminal', terminal: { class: 'resolved' }, budgets: { turns: 6 } });
     expect(items.filter((i) => i.type === 'decision')).toHaveLength(view.state.decisions.length);
     expect(items.filter((i) => i.type === 'execution')).toHaveLength(view.state.executions.length);
@@ -158,8 +161,8 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     expect(twice).toBeInstanceOf(RunEndedError);
     expect(await h.world.effects({ key: transferId })).toHaveLength(1);
 
-    const view = await a.state(runId);
-    expect(view.state.approvals).toMatchObject([{ requestId: awaiting.requestId, decision: 'approved', by: 'alice@ops', comment: 'ledger says FAILED' }]);
+    expect((await a.state(runId)).approvals).toMatchObject([{ requestId: awaiting.requestId, decision: 'approved', by: 'alice@ops', comment: 'ledger says FAILED' }]);
+    const view = await a.queryState(runId);
     expect(view.state.transcript.filter((t) => t.kind === 'note').map((t) => t.kind === 'note' && [t.by, t.trusted])).toEqual(
       expect.arrayContaining([
         ['carl@desk', false],
@@ -176,9 +179,9 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     const result = await a.handle(runId).result();
     expect(result.terminal).toMatchObject({ class: 'escalated', reason: 'model_escalation' });
     expect(result.terminal.detail).toContain('beneficiary bank is down');
-    const view = await a.state(runId);
+    const view = await a.queryState(runId);
     expect(view.state.transcript).toContainEqual(expect.objectContaining({ kind: 'control', code: 'approval_denied' }));
-    expect(view.state.approvals).toMatchObject([{ decision: 'denied', by: 'alice@ops' }]);
+    expect((await a.state(runId)).approvals).toMatchObject([{ decision: 'denied', by: 'alice@ops' }]);
     expect(await h.world.effects({ key: transferId })).toEqual([]);
   });
 
@@ -235,7 +238,7 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
       expect(err).toMatchObject({ runId: started.runId, what: 'state query', timeoutMs: 1_500 });
       // Domain and case are set when the run is started, so the server knows them before any worker does.
       expect(await a.describe(started.runId)).toMatchObject({ runId: started.runId, status: 'RUNNING', domain: 'payments', caseId: transferId, terminal: null, taskQueue: a.taskQueue });
-      // The settings come from the run's history, not from a worker: no worker, still compared.
+      // The settings come from the run's memo (describe), not from a worker: no worker, still compared.
       const same = await a.start(paymentsRun(transferId));
       expect(same).toMatchObject({ runId: started.runId, attached: true, settings: 'same' });
       const conflict = await a.start({ ...paymentsRun(transferId), budgets: { turns: 3 } }).catch((e: unknown) => e);
@@ -371,7 +374,7 @@ describe.concurrent('AgentClient.inspect: what the server knows wins', { timeout
     try {
       await a.approve(runId, awaiting.requestId, keys.alice);
       await h.world.waitForHold(holdId, { timeoutMs: 20_000 });
-      await waitUntil(async () => (await a.state(runId)).state.effects.some((e) => e.status === 'in_flight'), 'the effect in flight');
+      await waitUntil(async () => (await a.state(runId)).effects.some((e) => e.status === 'in_flight'), 'the effect in flight');
       await a.handle(runId).terminate('test: terminated mid-reissue');
     } finally {
       await h.world.dropHold(holdId).catch(() => undefined);

@@ -9,7 +9,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCodecServer, type CodecServer } from '../../worker/codec-server.js';
 import { loadPayloadCodec } from '../../worker/payload-codec.js';
-import { newKey, ringEnv } from './support.js';
+import { newKey, ringEnv } from '../support/codec.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'browser-test-token-0123456789';

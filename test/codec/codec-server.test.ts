@@ -13,9 +13,9 @@ import { resolveTemporalCli } from '../../temporal-dev/cli.js';
 import { projectRoot } from '../../temporal-dev/paths.js';
 import { loadPayloadCodec, payloadKeyId } from '../../worker/payload-codec.js';
 import { codecServerOptionsFromEnv } from '../../worker/codec-server-main.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
-import { newKey, rawHistory, ringEnv, startStack, type Stack } from './support.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+import { newKey, rawHistory, ringEnv, startStack, type Stack } from '../support/codec.js';
 
 const UI = 'http://localhost:8233';
 const TOKEN = 'codec-test-token-0123456789';

@@ -13,8 +13,8 @@ import { scenarios } from '../../demo/scenarios.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { agentPlugin } from '../../worker/plugin.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
-import { converterFor, encodingOf, historyBytes, isPatchMarker, newKey, payloadsOf, rawHistory, ringEnv } from './support.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+import { converterFor, encodingOf, historyBytes, isPatchMarker, newKey, payloadsOf, rawHistory, ringEnv } from '../support/codec.js';
 
 describe('the demo scenarios on a team worker with the plugin and a payload codec', () => {
   const taskQueue = uniqueTaskQueue('team-sealed');

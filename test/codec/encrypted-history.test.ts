@@ -9,9 +9,9 @@ import { WorldClient } from '../../domains/world/client.js';
 import { payments } from '../../domains/payments/domain.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { payloadKeyId } from '../../worker/payload-codec.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
-import { codecPayloadsOf, converterFor, encodingOf, isPatchMarker, historyBytes, newKey, payloadsOf, rawHistory, ringEnv, startStack, type Stack } from './support.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+import { codecPayloadsOf, converterFor, encodingOf, isPatchMarker, historyBytes, newKey, payloadsOf, rawHistory, ringEnv, startStack, type Stack } from '../support/codec.js';
 
 const world = new WorldClient(inject('worldUrl'));
 const ring = ringEnv('k1', { k1: newKey() });

@@ -9,10 +9,10 @@ import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, stateQuery, type RunView } from '../../workflows/messages.js';
 import { loadPayloadCodec, payloadKeyId, UnknownPayloadKeyError } from '../../worker/payload-codec.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
-import { codecPayloadsOf, newKey, rawHistory, ringEnv, startStack } from './support.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+import { codecPayloadsOf, newKey, rawHistory, ringEnv, startStack } from '../support/codec.js';
 
 const world = new WorldClient(inject('worldUrl'));
 const k1 = newKey();

@@ -8,7 +8,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { AesGcmPayloadCodec, dataConverterFromEnv, loadPayloadCodec, payloadKeyId, PayloadDecryptError, UnknownPayloadKeyError } from '../../worker/payload-codec.js';
 import { parseKeyRing, PayloadKeyRingError, readKeyRing } from '../../worker/payload-keys.js';
-import { newKey, ringEnv } from './support.js';
+import { newKey, ringEnv } from '../support/codec.js';
 
 const k1 = newKey();
 const k2 = newKey();

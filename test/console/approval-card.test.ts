@@ -12,9 +12,9 @@ import { AgentClient } from '../../client/agent-client.js';
 import { startConsole, type RunningConsole } from '../../console/server.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { stateQuery } from '../../workflows/messages.js';
-import { reissuesOf, waitForRequest, type AgentHandle } from '../adversarial/support.js';
-import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
+import { reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
+import { uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifacts = fileURLToPath(new URL('./artifacts/', import.meta.url));

@@ -20,10 +20,10 @@ import { agentWorkflow } from '../../domains/workflows.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { runSearchAttributes } from '../../workflows/search-attributes.js';
 import { digestOf } from '../../workflows/trust/statement.js';
-import { reissueCalls, reissuesOf, waitForRequest, type AgentHandle } from '../adversarial/support.js';
-import { uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { reissueCalls, reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
+import { uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const artifacts = fileURLToPath(new URL('./artifacts/', import.meta.url));

@@ -6,11 +6,11 @@ import { waitUntil } from '../../client/wait.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import { signDecision, type KeyFile } from '../../client/sign.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { spawnWorker } from '../helpers/crash.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { spawnWorker } from '../support/crash.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { uniqueTaskQueue, useClient } from '../helpers/temporal.js';
+import { uniqueTaskQueue, useClient } from '../support/temporal.js';
 
 describe('approval survives a worker crash', () => {
   const client = useClient();

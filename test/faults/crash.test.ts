@@ -4,10 +4,10 @@ import { describe, expect, inject, it } from 'vitest';
 import { waitUntil } from '../../client/wait.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { stateQuery } from '../../workflows/messages.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { spawnWorker } from '../helpers/crash.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { spawnWorker } from '../support/crash.js';
 import { seedIncident } from '../../domains/world/seeds.js';
-import { uniqueTaskQueue, useClient } from '../helpers/temporal.js';
+import { uniqueTaskQueue, useClient } from '../support/temporal.js';
 
 describe('effects exactly once across worker crashes', () => {
   const client = useClient();

@@ -1,7 +1,7 @@
 // Effects whose reply is lost or garbled after they committed: each is read back by its
 // idempotency key before anything else happens, and never sent twice.
 import { describe, expect, it } from 'vitest';
-import { useAgentHarness, runToEnd, uniqueCase } from '../helpers/agent.js';
+import { useAgentHarness, runToEnd, uniqueCase } from '../support/agent.js';
 import { seedIncident } from '../../domains/world/seeds.js';
 
 // A scripted model, so the effect's call id (and with it its idempotency key) is known:

@@ -8,12 +8,12 @@ import { Client, Connection } from '@temporalio/client';
 import { WorldClient } from '../../domains/world/client.js';
 import { freePort, startDevServer, type DevServer } from '../../temporal-dev/dev-server.js';
 import { quietLog } from '../../temporal-dev/log.js';
-import type { WorkerProcess } from '../helpers/worker-process.js';
+import type { WorkerProcess } from '../support/worker-process.js';
 import { agentWorkflow } from '../../domains/workflows.js';
-import { uniqueCase } from '../helpers/agent.js';
-import { spawnWorker } from '../helpers/crash.js';
+import { uniqueCase } from '../support/agent.js';
+import { spawnWorker } from '../support/crash.js';
 import { seedIncident } from '../../domains/world/seeds.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
 
 describe('Temporal server restart with its SQLite file', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'server-restart-'));

@@ -1,7 +1,7 @@
 // Nobody answers an approval request: the durable timer ends the run, and the effect never runs.
 import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { runToEnd, useAgentHarness, uniqueCase } from '../helpers/agent.js';
+import { runToEnd, useAgentHarness, uniqueCase } from '../support/agent.js';
 
 describe('approval timeout', () => {
   const h = useAgentHarness();

@@ -3,19 +3,15 @@
 // directory is loaded). The worker here loads its directory slowly, so the window in which the
 // request exists but cannot yet be judged is wide, and the test looks inside it.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { inject, describe, expect, it, beforeAll, afterAll } from 'vitest';
-import { createActivities } from '../../activities/index.js';
 import { AgentClient } from '../../client/agent-client.js';
 import { signDecision } from '../../client/sign.js';
-import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, stateQuery, type RunView } from '../../workflows/messages.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
-import { connectClient, createTestWorker, uniqueTaskQueue } from '../helpers/temporal.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
 
 /** How long the worker takes to hand over its directory: the window the test looks into. */
 const SLOW_DIRECTORY_MS = 1_500;
@@ -23,36 +19,22 @@ const SLOW_DIRECTORY_MS = 1_500;
 describe('approve as soon as the request is visible', () => {
   const taskQueue = uniqueTaskQueue('visible');
   const world = new WorldClient(inject('worldUrl'));
-  let client: Awaited<ReturnType<typeof connectClient>>;
-  let stop: () => Promise<void>;
+  let h: StartedWorker;
   let directoryLoads = 0;
 
   beforeAll(async () => {
-    client = await connectClient();
-    const activities = createActivities({
-      implementations,
-      deps: { world },
-      blobDir: join(tmpdir(), 'agent-test-blobs'),
-      approvers: TEST_DIRECTORY,
+    h = await startWorkerWith({
+      taskQueue,
+      swap: (built) => ({
+        async loadApprovers() {
+          directoryLoads++;
+          await sleep(SLOW_DIRECTORY_MS);
+          return built.loadApprovers();
+        },
+      }),
     });
-    const slow = {
-      ...activities,
-      async loadApprovers() {
-        directoryLoads++;
-        await sleep(SLOW_DIRECTORY_MS);
-        return activities.loadApprovers();
-      },
-    };
-    const { worker, close } = await createTestWorker({ taskQueue, activities: slow });
-    const running = worker.run();
-    stop = async () => {
-      worker.shutdown();
-      await running;
-      await close();
-      await client.close();
-    };
   });
-  afterAll(async () => stop());
+  afterAll(async () => h.close());
 
   const failedTransfer = async () => {
     const transferId = uniqueCase('PX');
@@ -62,7 +44,7 @@ describe('approve as soon as the request is visible', () => {
 
   it('hides a raised request until its directory has loaded, then accepts an immediate raw approval', async () => {
     const transferId = await failedTransfer();
-    const handle = await startRun({ client: client.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
 
     // Poll as a hurried client would. Every view in which the run has raised its request but not
     // yet loaded the directory must show no `awaiting`; the first view that shows it is approved
@@ -93,8 +75,8 @@ describe('approve as soon as the request is visible', () => {
 
   it('AgentClient.approve sent while the directory loads waits for it and is accepted', async () => {
     const transferId = await failedTransfer();
-    const agent = new AgentClient({ client: client.client, taskQueue });
-    const handle = await startRun({ client: client.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    const agent = new AgentClient(h);
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
     const loadsBefore = directoryLoads;
     // The moment the run is in awaiting_approval by its own state, before the directory is in.
     let requestId: string | undefined;

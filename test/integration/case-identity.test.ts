@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
 import { agentWorkflow } from '../../domains/workflows.js';
 import type { RunInput } from '../../workflows/run-input.js';
-import { incidentCalls, incidentEffects, reissueCalls, reissuesOf, watchRun } from '../adversarial/support.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { historyOf } from '../helpers/temporal-ops.js';
+import { incidentCalls, incidentEffects, reissueCalls, reissuesOf, watchRun } from '../support/adversarial.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { historyOf } from '../support/temporal-ops.js';
 
 describe('a case started under two workflow ids', () => {
   const h = useAgentHarness();

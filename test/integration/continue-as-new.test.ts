@@ -3,9 +3,9 @@
 // budgets and effects ledger carry over intact.
 import { describe, expect, it } from 'vitest';
 import { signDecision } from '../../client/sign.js';
-import { keys } from '../helpers/keys.js';
+import { keys } from '../support/keys.js';
 import { addNoteUpdate, approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
-import { useAgentHarness, startRun, uniqueCase } from '../helpers/agent.js';
+import { useAgentHarness, startRun, uniqueCase } from '../support/agent.js';
 import { waitUntil } from '../../client/wait.js';
 
 const read = (n: number) => ({ type: 'call', calls: [{ tool: 'read_counter', args: { n } }] });

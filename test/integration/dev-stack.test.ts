@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../temporal-dev/dev-server.js';
+import { runScript, type ScriptResult } from '../support/run-script.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const stateDir = mkdtempSync(join(tmpdir(), 'agent-dev-stack-'));
@@ -33,25 +34,11 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+function run(script: string, args: string[], env: Record<string, string>): Promise<ScriptResult> {
+  return runScript(script, args, cleanEnv(env));
 }
 
-function run(script: string, args: string[], env: Record<string, string>): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: root, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-function ok(r: Result): string {
+function ok(r: ScriptResult): string {
   expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
   return r.stdout;
 }

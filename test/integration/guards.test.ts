@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useAgentHarness, runToEnd, uniqueCase } from '../helpers/agent.js';
+import { useAgentHarness, runToEnd, uniqueCase } from '../support/agent.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 
 const read = (tool: string, transferId: unknown) => ({ type: 'call', calls: [{ tool, args: { transferId } }] });

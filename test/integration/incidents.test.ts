@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stateQuery } from '../../workflows/messages.js';
-import { useAgentHarness, runToEnd, startRun, uniqueCase } from '../helpers/agent.js';
+import { useAgentHarness, runToEnd, startRun, uniqueCase } from '../support/agent.js';
 import { seedIncident } from '../../domains/world/seeds.js';
 
 const metrics = (...services: string[]) => ({ type: 'call', calls: services.map((service) => ({ tool: 'get_metrics', args: { service } })) });

@@ -16,12 +16,12 @@ import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { agentWorkflow } from '../../domains/workflows.js';
 import type { RunInput } from '../../workflows/run-input.js';
-import { TEST_DIRECTORY } from '../helpers/keys.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { TEST_DIRECTORY } from '../support/keys.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
 import { startDevServer, type DevServer } from '../../temporal-dev/dev-server.js';
 import { quietLog } from '../../temporal-dev/log.js';
 import { Client, Connection } from '@temporalio/client';
-import { uniqueCase } from '../helpers/agent.js';
+import { uniqueCase } from '../support/agent.js';
 import { meteredAdapter, startMeteredModelServer, type MeteredModelServer } from './spend-support.js';
 
 const RUNS = 50;

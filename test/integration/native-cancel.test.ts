@@ -15,8 +15,8 @@ import type { agentWorkflow } from '../../domains/workflows.js';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import type { RunResult } from '../../workflows/messages.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
 
 type Handle = WorkflowHandle<typeof agentWorkflow>;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;

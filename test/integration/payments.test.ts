@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentWorkflow } from '../../domains/workflows.js';
 import { caseKey, domainKey, phaseKey, startSearchAttributes, terminalKey } from '../../workflows/search-attributes.js';
-import { useAgentHarness, runToEnd, uniqueCase } from '../helpers/agent.js';
+import { useAgentHarness, runToEnd, uniqueCase } from '../support/agent.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 
 describe('payments exception (rules model, real dev server and world)', () => {

@@ -22,9 +22,9 @@ import { createAgentWorker } from '../../worker/create-worker.js';
 import { ActivityNameTakenError, agentPlugin, type AgentPluginOptions } from '../../worker/plugin.js';
 import { TaskQueueSharedError } from '../../worker/shared-queue.js';
 import { TEAM_HEADER } from '../fixtures/team-interceptors.js';
-import { uniqueCase } from '../helpers/agent.js';
-import { TEST_DIRECTORY } from '../helpers/keys.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { uniqueCase } from '../support/agent.js';
+import { TEST_DIRECTORY } from '../support/keys.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
 
 const teamWorkflows = fileURLToPath(new URL('../fixtures/team-workflows.ts', import.meta.url));
 const teamInterceptors = fileURLToPath(new URL('../fixtures/team-interceptors.ts', import.meta.url));

@@ -8,10 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
 import type { RunResult } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
-import { controlMessages, incidentCalls, incidentEffects, reissueCalls, reissuesOf, watchRun, type AgentHandle } from '../adversarial/support.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { deleteAndForget, historyOf, reappliedUpdates, resetTo, taskAfterTool, taskOfFirstUpdate, workflowTaskCompletions } from '../helpers/temporal-ops.js';
+import { controlMessages, incidentCalls, incidentEffects, reissueCalls, reissuesOf, watchRun, type AgentHandle } from '../support/adversarial.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { deleteAndForget, historyOf, reappliedUpdates, resetTo, taskAfterTool, taskOfFirstUpdate, workflowTaskCompletions } from '../support/temporal-ops.js';
 
 type HistoryEvents = Awaited<ReturnType<typeof historyOf>>;
 

@@ -19,10 +19,10 @@ import { waitUntil } from '../../client/wait.js';
 import { taskQueueFor } from '../../worker/connection.js';
 import { createAgentWorker, type AgentWorkerOptions } from '../../worker/create-worker.js';
 import { domainsOfIdentity, queueNeighbours, TaskQueueSharedError } from '../../worker/shared-queue.js';
-import { TEST_DIRECTORY } from '../helpers/keys.js';
-import { uniqueCase } from '../helpers/agent.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
-import { EXAMPLES_WORKER, startWorkerProcess } from '../helpers/worker-process.js';
+import { TEST_DIRECTORY } from '../support/keys.js';
+import { uniqueCase } from '../support/agent.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
+import { EXAMPLES_WORKER, startWorkerProcess } from '../support/worker-process.js';
 
 let connection: NativeConnection;
 const running: Array<{ worker: Worker; done: Promise<void> }> = [];

@@ -6,7 +6,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { pingActivities } from '../../activities/ping.js';
 import { pingWorkflow } from '../../workflows/ping.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
-import { createTestWorker, uniqueTaskQueue, useClient } from '../helpers/temporal.js';
+import { createTestWorker, uniqueTaskQueue, useClient } from '../support/temporal.js';
 
 describe('real Temporal underneath', () => {
   const client = useClient();

@@ -4,22 +4,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities/index.js';
 import type { ModelAdapter } from '../../activities/model/index.js';
 import { openSqliteLedger, spendDay, type SpendLedger } from '../../activities/spend/ledger.js';
 import { parsePriceTable, type PriceTable } from '../../activities/spend/prices.js';
 import { withSpend } from '../../activities/spend/spending.js';
 import { paymentsPolicy } from '../../domains/payments/policy.js';
-import { implementations } from '../../domains/implementations.js';
-import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import type { RunInput } from '../../workflows/run-input.js';
-import { TEST_DIRECTORY } from '../helpers/keys.js';
-import { connectClient, createTestWorker, uniqueTaskQueue } from '../helpers/temporal.js';
-import { runToEnd, uniqueCase, type AgentHarness } from '../helpers/agent.js';
+import { startWorkerWith, uniqueTaskQueue } from '../support/temporal.js';
+import { runToEnd, uniqueCase, type AgentHarness } from '../support/agent.js';
 import { meteredAdapter, startMeteredModelServer, type MeteredModelServer } from './spend-support.js';
 
 // The table prices a custom adapter by its name. Every call says it used 1,000 prompt and 200
@@ -136,33 +130,10 @@ function withoutUsage(adapter: ModelAdapter): ModelAdapter {
 
 /** A worker whose model activity is priced and capped, on the shared dev server and world. */
 async function startSpendHarness(server: MeteredModelServer, prices: PriceTable, ledger: SpendLedger, dailyCaps: Record<string, number>): Promise<AgentHarness> {
-  const taskQueue = uniqueTaskQueue('spend');
   const metered = meteredAdapter(server.baseUrl, 'metered-model');
-  const { client, close: closeClient } = await connectClient();
-  const world = new WorldClient(inject('worldUrl'));
-  const activities = createActivities({
-    implementations,
-    deps: { world },
-    blobDir: join(tmpdir(), 'agent-test-blobs'),
-    toolTimeoutMs: 1_500,
-    models: { custom: { metered, unpriced: metered, usageless: withoutUsage(metered) } },
-    approvers: TEST_DIRECTORY,
+  return startWorkerWith({
+    taskQueue: uniqueTaskQueue('spend'),
+    activities: { toolTimeoutMs: 1_500, models: { custom: { metered, unpriced: metered, usageless: withoutUsage(metered) } } },
+    swap: (built) => ({ propose: withSpend(built.propose, { prices, dailyCaps, ledger }) }),
   });
-  const { worker, close: closeWorker } = await createTestWorker({
-    taskQueue,
-    activities: { ...activities, propose: withSpend(activities.propose, { prices, dailyCaps, ledger }) },
-  });
-  const running = worker.run();
-  return {
-    client,
-    world,
-    taskQueue,
-    worker: worker as Worker,
-    async close() {
-      worker.shutdown();
-      await running;
-      await closeWorker();
-      await closeClient();
-    },
-  };
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { bundleWorkflows } from '../../worker/bundle.js';
-import { uniqueTaskQueue, useClient } from '../helpers/temporal.js';
+import { uniqueTaskQueue, useClient } from '../support/temporal.js';
 
 type Probe = { builtAt: number; runStateCached: boolean; parsed: boolean };
 const probePath = fileURLToPath(new URL('../fixtures/worker-scoped-workflows.ts', import.meta.url));

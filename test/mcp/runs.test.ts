@@ -4,7 +4,7 @@
 // booted. The engine's view (ledger, receipts) is checked only to match it.
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleMcpIncidents, startMcpStack, uniqueIncident, type McpStack } from './stack.js';
+import { bundleMcpIncidents, startMcpStack, uniqueIncident, until, type McpStack } from './stack.js';
 
 describe('MCP tool servers as contract-bound tools, in agent runs', { timeout: 60_000 }, () => {
   let bundle: WorkflowBundleWithSourceMap;
@@ -49,6 +49,19 @@ describe('MCP tool servers as contract-bound tools, in agent runs', { timeout: 6
       expect(server.calls.some((c) => c.tool === 'purge_all')).toBe(false);
       // Reads carry no key; only the effect did.
       expect(server.calls.filter((c) => c.metaKey !== undefined).map((c) => c.tool)).toEqual(['restart']);
+    }));
+
+  it('when the worker stops, its MCP server child stops with it; the source connects again for a later worker', () =>
+    withStack({}, async (stack) => {
+      await stack.run({ caseId: uniqueIncident(), model: { adapter: 'rules' } });
+      const pid = stack.source.status().pid;
+      expect(pid).toBeGreaterThan(0);
+      await stack.stopWorker();
+      expect(stack.source.status()).toMatchObject({ connected: false });
+      await until(() => !alive(pid ?? 0), 'the server child to exit');
+      // Still usable: the next call opens a new connection (a new child).
+      await stack.source.listTools();
+      expect(stack.source.status()).toMatchObject({ connected: true, connects: 2 });
     }));
 
   it('the server dies after committing the restart; it is spawned again and the run settles by readback with one effect', () =>
@@ -183,3 +196,12 @@ describe('MCP tool servers as contract-bound tools, in agent runs', { timeout: 6
       expect(Object.keys(server.effects)).toEqual([]);
     }));
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

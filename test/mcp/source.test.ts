@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { getLogs, getMetrics, restartService } from '../../domains/mcp-incidents/domain.js';
 import { readServerState } from '../../domains/mcp-incidents/state.js';
 import { exampleServerCwd, exampleServerHttpArgs, mcpIncidentsImplementation } from '../../domains/mcp-incidents/worker-implementation.js';
-import { formatBindings, mcpSource, McpConfigError, ToolRefused, ToolUnavailable } from '../../worker/public.js';
+import { McpConfigError } from '../../activities/mcp/index.js';
+import { formatBindings, mcpSource, ToolRefused, ToolUnavailable } from '../../worker/public.js';
 import { startServerSource, until } from './stack.js';
 
 const ctx = (extra: { idempotencyKey?: string; timeoutMs?: number } = {}) => ({ caseId: 'INC-1', deps: undefined, timeoutMs: 3_000, ...extra });

@@ -12,9 +12,10 @@ import { NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/
 import { inject } from 'vitest';
 import { readServerState, type ServerState } from '../../domains/mcp-incidents/state.js';
 import { exampleServerStdio, mcpIncidentsImplementation, type ExampleServerOptions } from '../../domains/mcp-incidents/worker-implementation.js';
-import { bundleWorkflows, createAgentWorker, mcpSource, type McpSource } from '../../worker/public.js';
-import type { AgentWorkflow, RunInput, RunResult, RunView } from '../../workflows/public.js';
-import { stateQuery } from '../../workflows/public.js';
+import { bundleWorkflows } from '../../worker/bundle.js';
+import { createAgentWorker, mcpSource, type McpSource } from '../../worker/public.js';
+import { stateQuery, type RunView } from '../../workflows/messages.js';
+import type { AgentWorkflow, RunInput, RunResult } from '../../workflows/public.js';
 
 export const mcpWorkflowsPath = fileURLToPath(new URL('../../domains/mcp-incidents/workflows.ts', import.meta.url));
 
@@ -50,6 +51,8 @@ export interface McpStack {
   stateFile: string;
   state(): ServerState;
   run(run: Omit<RunInput, 'domain'>): Promise<{ result: RunResult; view: RunView; handle: WorkflowHandle<AgentWorkflow> }>;
+  /** Stops the worker and waits for it, leaving the source as it is. */
+  stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,8 +92,12 @@ export async function startMcpStack(
       const view = await handle.query(stateQuery);
       return { result, view, handle };
     },
+    async stopWorker() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    },
     async close() {
-      worker.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await served.close();
       await workerConnection.close();

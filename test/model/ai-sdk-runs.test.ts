@@ -19,8 +19,8 @@ import { createEvalModels } from '../../eval/models.js';
 import { judge } from '../../eval/report.js';
 import { caseIdsFor, evalScenarios } from '../../eval/scenarios.js';
 import { stateQuery } from '../../workflows/messages.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
 import { readRequest, startProviderServer, type Dialect, type ProviderServer, type Turn } from './provider-server.js';
 
 const PROVIDERS: { provider: ProviderName; dialect: Dialect }[] = [

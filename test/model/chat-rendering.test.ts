@@ -8,7 +8,7 @@ import { payments } from '../../domains/payments/domain.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import { stateQuery } from '../../workflows/messages.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { startFakeChatServer, textReply, toolCallsReply, type FakeChatServer } from './fake-chat-server.js';
 
 const NOW = Date.parse('2025-01-01T12:00:00Z');

@@ -9,7 +9,7 @@ import { findDomain } from '../../domains/index.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import { parseDecision } from '../../workflows/controller/decision.js';
 import { stateQuery } from '../../workflows/messages.js';
-import { startRun, uniqueCase, useAgentHarness } from '../helpers/agent.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import {
   errorReply,

@@ -15,8 +15,9 @@ import { directoryEntry, generateKey, signDecision } from '../../client/sign.js'
 import { waitUntil } from '../../client/wait.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
 import { installInto, packedEngine } from './packed.js';
+import { publicSurface } from './public-surface.js';
 
 const fixture = fileURLToPath(new URL('./outside/', import.meta.url));
 const approver = generateKey('rita@refunds');
@@ -93,6 +94,14 @@ describe('a domain defined outside the repository, on the packed engine', { time
   const payoutsLog = async () => (await (await fetch(`${serviceUrl}/log`)).json()) as { requests: { refundId: string }[]; payouts: unknown[] };
   const start = (caseId: string) =>
     client.workflow.start<AgentWorkflow>('agentWorkflow', { taskQueue, workflowId: `refunds-${caseId}`, args: [{ run: { domain: 'refunds', caseId, model: { adapter: 'rules' } } }] });
+
+  it('resolves every entry of package.json in the installed package, each exporting exactly the values its entry file lists', () => {
+    for (const e of publicSurface()) {
+      const script = `const m = await import(${JSON.stringify(e.entry)}); console.log(JSON.stringify(Object.keys(m).sort()))`;
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
+      expect(JSON.parse(out.trim().split('\n').at(-1) ?? '[]'), e.entry).toEqual(e.names.filter((n) => n.value).map((n) => n.name).sort());
+    }
+  });
 
   it('pays a small refund once and resolves', async () => {
     const handle = await start('R-small');

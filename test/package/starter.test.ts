@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { implementations } from '../../domains/implementations.js';
 import { taskQueueFor } from '../../worker/connection.js';
-import { connectClient } from '../helpers/temporal.js';
-import { EXAMPLES_WORKER, startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
+import { connectClient } from '../support/temporal.js';
+import { EXAMPLES_WORKER, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { commandsOf, readmeBlocks } from '../readme/blocks.js';
 import { installInto, packedEngine } from './packed.js';
 

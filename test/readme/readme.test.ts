@@ -19,7 +19,7 @@ import { waitUntil } from '../../client/wait.js';
 import { implementations } from '../../domains/implementations.js';
 import { freePort } from '../../temporal-dev/dev-server.js';
 import { taskQueueFor } from '../../worker/connection.js';
-import { connectClient, uniqueTaskQueue } from '../helpers/temporal.js';
+import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
 import { commandsOf, readmeBlocks, readmePath } from './blocks.js';
 
 const root = join(readmePath, '..');
@@ -172,7 +172,7 @@ describe('the README, run as printed', { timeout: 1_200_000 }, () => {
     expect(after).toMatch(/resolved/);
     expect(JSON.parse(readFileSync(join(copy, 'run.json'), 'utf8'))).toMatchObject({ runId: 'payments-PX-1042' });
     expect([...output.entries()].find(([c]) => c.startsWith('npm run cli -- verify'))?.[1]).toMatch(/verified: run payments-PX-1042, 1 signed statement/);
-    const ended = (runId: string) => waitUntil(async () => (await agent.state(runId)).state.terminal ?? undefined, `${runId} to end`, { timeoutMs: 60_000, everyMs: 500 });
+    const ended = (runId: string) => waitUntil(async () => (await agent.state(runId)).terminal ?? undefined, `${runId} to end`, { timeoutMs: 60_000, everyMs: 500 });
     expect((await ended('payments-PX-1043')).class).toBe('escalated');
     expect((await ended('payments-PX-1044')).class).toBe('cancelled');
     expect(JSON.parse(readFileSync(join(copy, 'approvers.json'), 'utf8'))).toMatchObject({ approvers: [{ id: 'bob@ops', roles: ['payments-approver'] }] });

@@ -10,7 +10,7 @@ import { stderrLog } from '../../temporal-dev/log.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
 import { examplesWorkflowsPath } from '../../demo/local-stack.js';
 import { startWorld } from '../../domains/world/process.js';
-import { TEST_DIRECTORY } from '../helpers/keys.js';
+import { TEST_DIRECTORY } from '../support/keys.js';
 import { missingChromiumLine, provisionChromium } from './chromium.js';
 
 declare module 'vitest' {

@@ -8,7 +8,7 @@ import { createActivities } from '../../activities/index.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { agentTracingFromEnv, prometheusTelemetryFromEnv } from '../../worker/telemetry.js';
-import { TEST_DIRECTORY } from '../helpers/keys.js';
+import { TEST_DIRECTORY } from '../support/keys.js';
 
 const env = process.env;
 const telemetryOptions = prometheusTelemetryFromEnv(env);

@@ -14,11 +14,11 @@ import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
 import { BUNDLER_OPTIONS, quietBundlerLogger } from '../../worker/bundle.js';
 import { TRACING_WORKFLOW_MODULES } from '../../worker/telemetry.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
-import { waitForRequest } from '../adversarial/support.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { keys } from '../helpers/keys.js';
-import { connectClient, uniqueTaskQueue } from '../helpers/temporal.js';
-import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
+import { waitForRequest } from '../support/adversarial.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
+import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
 
 const workflowsPath = fileURLToPath(new URL('../../domains/workflows.ts', import.meta.url));

@@ -14,9 +14,9 @@ import { seedTransfer } from '../../domains/world/seeds.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
 import { agentPlugin, type AgentTelemetry } from '../../worker/plugin.js';
 import { createAgentTracing } from '../../worker/telemetry.js';
-import { startRun, uniqueCase } from '../helpers/agent.js';
-import { TEST_DIRECTORY } from '../helpers/keys.js';
-import { connectClient, uniqueTaskQueue } from '../helpers/temporal.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { TEST_DIRECTORY } from '../support/keys.js';
+import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
 
 describe('tracing through the worker plugin', () => {

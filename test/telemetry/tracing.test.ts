@@ -21,10 +21,10 @@ import { BUNDLER_OPTIONS, quietBundlerLogger } from '../../worker/bundle.js';
 import { createAgentTracing, keyDigest, type AgentTracing } from '../../worker/telemetry.js';
 import { approveUpdate, stateQuery, type RunView } from '../../workflows/messages.js';
 import type { RunResult } from '../../workflows/messages.js';
-import { waitForRequest } from '../adversarial/support.js';
-import { uniqueCase } from '../helpers/agent.js';
-import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
-import { uniqueTaskQueue } from '../helpers/temporal.js';
+import { waitForRequest } from '../support/adversarial.js';
+import { uniqueCase } from '../support/agent.js';
+import { keys, TEST_DIRECTORY } from '../support/keys.js';
+import { uniqueTaskQueue } from '../support/temporal.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 
 const workflowsPath = fileURLToPath(new URL('../../domains/workflows.ts', import.meta.url));

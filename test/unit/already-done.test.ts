@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
-import { iso, metricsOf, out, readLedger, Run } from './driver.js';
+import { iso, metricsOf, out, readLedger, Run } from '../support/driver.js';
 
 const ledgerReissued = (reissueId: string | null) => (_: never, now: number) => ({ ...out.ledger('FAILED')(_, now), reissueId });
 

@@ -5,10 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import { STATE_VERSION } from '../../workflows/controller/state.js';
-import { HOSTILE, Run, TRANSFER, contextTokensOf, failed, metricsOf, ok, out, readAck, readLedger, readReplica, reissue, restart, revert } from './driver.js';
+import { HOSTILE, Run, TRANSFER, contextTokensOf, failed, metricsOf, ok, out, readAck, readLedger, readReplica, reissue, restart, revert } from '../support/driver.js';
+
+/** The driver runs the current path by default; every run in this file asks for the old one. */
+const LEGACY = { legacy: true } as const;
 /** A payments run that has read the ledger once (FAILED unless told) and is proposing again. */
 function paymentsWithLedger(status = 'FAILED', opts: ConstructorParameters<typeof Run>[1] = {}): Run {
-  const run = new Run(payments, opts);
+  const run = new Run(payments, { ...LEGACY, ...LEGACY, ...opts });
   run.call(readLedger);
   run.observeOk({ read_ledger: out.ledger(status) });
   expect(run.command.type).toBe('propose');
@@ -25,7 +28,7 @@ function awaitingReissueApproval(opts: ConstructorParameters<typeof Run>[1] = {}
 
 /** An incidents run whose restart of `api` came back `unknown` and must be read back. */
 function restartInDoubt(): Run {
-  const run = new Run(incidents);
+  const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
   run.call(restart('api'));
   run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'connection reset after the request was sent', now));
   return run;
@@ -35,7 +38,7 @@ function restartInDoubt(): Run {
 
 describe('start', () => {
   it('opens the first turn and asks the model to propose, with the goal and tools in context', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     expect(run.state.phase).toBe('proposing');
     expect(run.state.turn).toBe(1);
     expect(run.state.version).toBe(STATE_VERSION);
@@ -48,7 +51,7 @@ describe('start', () => {
   });
 
   it('a finished run ignores late events', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.propose({ type: 'escalate', reason: 'nothing to do' });
     const before = run.state;
     run.feed({ type: 'noteAdded', now: run.tick(), by: 'op', text: 'late' });
@@ -67,7 +70,7 @@ describe('invalid proposals', () => {
     ['null', null],
     ['a finish without evidence', { type: 'finish', outcome: 'resolved', claim: { transferStatus: 'SETTLED' }, evidence: [] }],
   ])('%s is rejected and fed back as invalid_proposal', (_label, reply) => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     const command = run.propose(reply, 40);
     expect(command.type).toBe('propose');
     expect(run.state.turn).toBe(2);
@@ -81,13 +84,13 @@ describe('invalid proposals', () => {
   });
 
   it('accepts a decision given as JSON text', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.propose(JSON.stringify({ type: 'call', calls: [readLedger] }));
     expect(run.calls.map((c) => c.tool)).toEqual(['read_ledger']);
   });
 
   it('an unknown tool is refused with unknown_tool and never invoked', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     const command = run.call({ tool: 'transfer_money', args: { to: 'attacker' } });
     expect(command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('unknown_tool');
@@ -101,7 +104,7 @@ describe('invalid proposals', () => {
     ['missing arguments', { tool: 'reissue_transfer', args: { transferId: TRANSFER } }],
     ['a destination smuggled into an effect', { tool: 'reissue_transfer', args: { ...reissue.args, destination: 'XX00' } }],
   ])('%s is refused with invalid_arguments and never invoked', (_label, call) => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     const command = run.call(call);
     expect(command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('invalid_arguments');
@@ -110,14 +113,14 @@ describe('invalid proposals', () => {
   });
 
   it('one bad call in a parallel batch refuses the whole batch', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger, { tool: 'read_processor_ack', args: { transferId: 7 } });
     expect(run.command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('invalid_arguments');
   });
 
   it('an effect proposed alongside a read is refused as parallel_effect', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger, reissue);
     expect(run.command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('parallel_effect');
@@ -125,14 +128,14 @@ describe('invalid proposals', () => {
   });
 
   it('the same call twice in one turn is refused as a duplicate', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger, { tool: 'read_ledger', args: { transferId: TRANSFER } });
     expect(run.lastControl?.code).toBe('duplicate_in_turn');
     expect(run.state.used.duplicates).toBe(1);
   });
 
   it('parallel reads are admitted together, each with its own call id', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger, readAck);
     expect(run.calls.map((c) => c.tool)).toEqual(['read_ledger', 'read_processor_ack']);
     expect(new Set(run.calls.map((c) => c.callId)).size).toBe(2);
@@ -143,7 +146,7 @@ describe('invalid proposals', () => {
 
 describe('loop guard and effect guard', () => {
   it('a read repeated with no new facts is nudged once, then the run stops as a loop', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('PENDING') });
 
@@ -160,7 +163,7 @@ describe('loop guard and effect guard', () => {
   });
 
   it('repeating a read after it timed out is a retry, not a loop', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger);
     run.observe((c, now) => failed(c.callId, 'timeout', 'timeout', 'ledger did not answer in 20s', now));
     run.call(readLedger);
@@ -169,7 +172,7 @@ describe('loop guard and effect guard', () => {
   });
 
   it('repeating a read after new facts arrived is allowed', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('PENDING') });
     run.call(readAck);
@@ -179,7 +182,7 @@ describe('loop guard and effect guard', () => {
   });
 
   it('a non-idempotent effect repeated without a newer observation is refused, then the run is blocked', () => {
-    const run = new Run(incidents);
+    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(restart('api'));
     const first = run.calls[0];
     expect(first).toMatchObject({ tool: 'restart_service', kind: 'effect', idempotent: false });
@@ -199,7 +202,7 @@ describe('loop guard and effect guard', () => {
   });
 
   it('the same effect after a newer observation is a new call with a new idempotency key', () => {
-    const run = new Run(incidents);
+    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(restart('api'));
     const firstKey = run.calls[0]?.idempotencyKey;
     run.observeOk({ restart_service: out.effect() });
@@ -211,7 +214,7 @@ describe('loop guard and effect guard', () => {
   });
 
   it('too many duplicate proposals exhaust the duplicates budget', () => {
-    const run = new Run(payments, { budgets: { duplicates: 1 } });
+    const run = new Run(payments, { ...LEGACY, budgets: { duplicates: 1 } });
     run.call(readLedger, readLedger);
     expect(run.state.used.duplicates).toBe(1);
     expect(run.command.type).toBe('propose');
@@ -222,7 +225,7 @@ describe('loop guard and effect guard', () => {
 
 describe('budgets', () => {
   it('turns run out: budget_exhausted with reason budget:turns', () => {
-    const run = new Run(payments, { budgets: { turns: 3 } });
+    const run = new Run(payments, { ...LEGACY, budgets: { turns: 3 } });
     run.propose('garbage');
     run.propose('garbage');
     expect(run.state.turn).toBe(3);
@@ -234,7 +237,7 @@ describe('budgets', () => {
   });
 
   it('tokens run out: the proposal that overspends is not acted on', () => {
-    const run = new Run(payments, { budgets: { tokens: 1_000 } });
+    const run = new Run(payments, { ...LEGACY, budgets: { tokens: 1_000 } });
     run.propose({ type: 'call', calls: [readLedger] }, 600);
     run.observeOk({ read_ledger: out.ledger('PENDING') });
     run.propose({ type: 'call', calls: [readAck] }, 600);
@@ -244,13 +247,13 @@ describe('budgets', () => {
   });
 
   it('tokens exactly spent stop the run before the next turn', () => {
-    const run = new Run(payments, { budgets: { tokens: 500 } });
+    const run = new Run(payments, { ...LEGACY, budgets: { tokens: 500 } });
     run.propose('not json', 500);
     expect(run.state.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:tokens' });
   });
 
   it('tool-call budget: a batch that does not fit is refused, not cut', () => {
-    const run = new Run(payments, { budgets: { toolCalls: 2 } });
+    const run = new Run(payments, { ...LEGACY, budgets: { toolCalls: 2 } });
     run.call(readLedger, readAck, readReplica);
     expect(run.lastControl?.code).toBe('over_budget');
     expect(run.state.used.toolCalls).toBe(0);
@@ -259,7 +262,7 @@ describe('budgets', () => {
   });
 
   it('effect budget: an effect beyond it is refused', () => {
-    const run = new Run(incidents, { budgets: { effects: 1 } });
+    const run = new Run(incidents, { ...LEGACY, budgets: { effects: 1 } });
     run.call(restart('api'));
     run.observeOk({ restart_service: out.effect() });
     run.call(revert('api', 'v41'));
@@ -269,7 +272,7 @@ describe('budgets', () => {
   });
 
   it('deadline via a deadlinePassed event', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger);
     run.feed({ type: 'deadlinePassed', now: run.tick() });
     expect(run.state.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:deadline' });
@@ -277,7 +280,7 @@ describe('budgets', () => {
   });
 
   it('deadline via an event whose time is past deadlineAt', () => {
-    const run = new Run(payments, { budgets: { deadlineMs: 60_000 } });
+    const run = new Run(payments, { ...LEGACY, budgets: { deadlineMs: 60_000 } });
     run.call(readLedger);
     run.now = run.state.deadlineAt + 1;
     run.feed({ type: 'observed', now: run.now, results: run.calls.map((c) => ok(c.callId, out.ledger('PENDING')(undefined as never, run.now), run.now)) });
@@ -287,7 +290,7 @@ describe('budgets', () => {
   });
 
   it('a deadline with an effect in flight ends unknown_outcome, naming the effect', () => {
-    const run = new Run(incidents);
+    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(restart('api'));
     run.feed({ type: 'deadlinePassed', now: run.tick() });
     expect(run.state.terminal?.class).toBe('unknown_outcome');
@@ -305,7 +308,7 @@ describe('budgets', () => {
 
   it('a model reply that arrives after the deadline does not start an effect', () => {
     // The model call is the slow part of a turn, so this is how deadlines are usually hit.
-    const run = new Run(incidents, { budgets: { deadlineMs: 60_000 } });
+    const run = new Run(incidents, { ...LEGACY, budgets: { deadlineMs: 60_000 } });
     run.now = run.state.deadlineAt + 5_000;
     run.feed({ type: 'proposed', now: run.now, reply: { type: 'call', calls: [restart('api')] }, tokens: 100, contextTokens: contextTokensOf(run.command) });
     expect(run.command.type).toBe('stop');
@@ -314,7 +317,7 @@ describe('budgets', () => {
   });
 
   it('the model cannot raise a limit: budgets in a reply are ignored', () => {
-    const run = new Run(payments, { budgets: { turns: 2 } });
+    const run = new Run(payments, { ...LEGACY, budgets: { turns: 2 } });
     run.propose({ type: 'call', calls: [readLedger], budgets: { turns: 100 } });
     expect(run.lastControl?.code).toBe('invalid_proposal');
     expect(run.state.budgets.turns).toBe(2);
@@ -323,7 +326,7 @@ describe('budgets', () => {
 
 describe('finishing', () => {
   it('a claim citing no fresh authoritative evidence is refused as unsupported_finish', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readReplica);
     run.observeOk({ read_replica: out.replica('SETTLED') });
     const replicaEvidence = run.state.evidence[0]?.id ?? '';
@@ -335,7 +338,7 @@ describe('finishing', () => {
   });
 
   it('stale ledger evidence does not support a finish', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('SETTLED', { ageMs: 10 * 60_000 }) });
     expect(run.state.evidence[0]?.fresh).toBe(false);
@@ -344,7 +347,7 @@ describe('finishing', () => {
   });
 
   it('evidence that was fresh goes stale with time and no longer supports a finish', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('SETTLED') });
     run.tick(6 * 60_000);
@@ -367,7 +370,7 @@ describe('finishing', () => {
   });
 
   it('ledger SETTLED and processor REJECTED is a conflict: escalated, no model picks a side', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger, readAck);
     run.observeOk({ read_ledger: out.ledger('SETTLED'), read_processor_ack: out.ack('REJECTED') });
     const ledgerEvidence = run.state.evidence.find((e) => e.tool === 'read_ledger')?.id ?? '';
@@ -394,7 +397,7 @@ describe('finishing', () => {
   });
 
   it('a verdict that does not hold is fed back as probe_failed and the run goes on', () => {
-    const run = new Run(incidents);
+    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(metricsOf('api'));
     run.observeOk({ get_metrics: out.metrics(true) });
     run.finish({ remediated: 'api' }, [run.state.evidence[0]?.id ?? '']);
@@ -424,14 +427,14 @@ describe('finishing', () => {
   });
 
   it('the model may escalate on its own', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.propose({ type: 'escalate', reason: 'the ledger is down' });
     expect(run.state.terminal).toMatchObject({ class: 'escalated', reason: 'model_escalation', detail: 'the ledger is down' });
     expect(run.lastDecision).toMatchObject({ accepted: true, reason: 'model_escalation' });
   });
 
   it('a model failure ends the run failed with the reason', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.feed({ type: 'modelFailed', now: run.tick(), message: '503 from the model provider' });
     expect(run.state.terminal).toMatchObject({ class: 'failed', reason: 'model_error' });
   });
@@ -439,7 +442,7 @@ describe('finishing', () => {
 
 describe('observations', () => {
   it('a tool timeout becomes evidence with status timeout, never dropped', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger, readAck);
     const [ledgerCall, ackCall] = run.calls;
     run.observe((c, now) =>
@@ -456,7 +459,7 @@ describe('observations', () => {
   });
 
   it('free text (a replica note) is kept out of facts, withheld and quoted only', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readReplica);
     run.observeOk({ read_replica: out.replica('FAILED', `SYSTEM: ${HOSTILE}`) });
     const evidence = run.state.evidence[0];
@@ -473,7 +476,7 @@ describe('observations', () => {
   });
 
   it('log lines are quoted, capped, and only their count is a fact', () => {
-    const run = new Run(incidents);
+    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
     const lines = [HOSTILE, ...Array.from({ length: 30 }, (_, i) => `line ${i} ${'x'.repeat(60)}`)];
     run.call({ tool: 'get_logs', args: { service: 'db' } });
     expect(run.calls[0]?.args).toEqual({ service: 'db', limit: 10 }); // defaults applied by the gate
@@ -487,7 +490,7 @@ describe('observations', () => {
   });
 
   it('an output that breaks its contract is an error observation with no facts', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger);
     run.observe((c, now) => ok(c.callId, { transferId: TRANSFER, status: 'SETTLED', note: HOSTILE }, now));
     expect(run.state.evidence[0]).toMatchObject({ status: 'error', facts: {}, error: { class: 'bad_output' }, quoted: [] });
@@ -496,7 +499,7 @@ describe('observations', () => {
   });
 
   it('the execution receipt of an output that broke its contract says failed, as its evidence does', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger);
     run.observe((c, now) => ok(c.callId, { transferId: TRANSFER, status: 'SETTLED' }, now));
     expect(run.state.evidence[0]).toMatchObject({ status: 'error', error: { class: 'bad_output' } });
@@ -504,7 +507,7 @@ describe('observations', () => {
   });
 
   it('every call gets one execution receipt linked to its call id and evidence', () => {
-    const run = new Run(incidents);
+    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(metricsOf('api'), metricsOf('db'), metricsOf('cache'));
     const ids = run.calls.map((c) => c.callId);
     run.observeOk({ get_metrics: out.metrics(true) });
@@ -516,7 +519,7 @@ describe('observations', () => {
   });
 
   it('a semantic error from an effect settles it as failed, with no readback', () => {
-    const run = new Run(incidents);
+    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(revert('api', 'v41'));
     run.observe((c, now) => failed(c.callId, 'error', 'semantic', '409: version v41 is not deployable', now));
     expect(run.state.effects[0]).toMatchObject({ status: 'failed', settledBy: 'response' });
@@ -540,7 +543,7 @@ describe('effects with an unknown outcome', () => {
     ['timeout', 'timeout'],
     ['transient error', 'transient'],
   ] as const)('an effect %s is also unknown, not failed', (_label, errorClass) => {
-    const run = new Run(incidents);
+    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(restart('db'));
     run.observe((c, now) => failed(c.callId, errorClass === 'timeout' ? 'timeout' : 'error', errorClass, 'no answer', now));
     expect(run.state.phase).toBe('reconciling');
@@ -588,7 +591,7 @@ describe('effects with an unknown outcome', () => {
   });
 
   it('readback not_applied for an idempotent effect retries it once with the same key, then asks the model', () => {
-    const run = new Run(incidents);
+    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(revert('api', 'v41'));
     const call = run.calls[0];
     run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'lost the connection', now));
@@ -605,7 +608,7 @@ describe('effects with an unknown outcome', () => {
   });
 
   it('readback not_applied after the deadline does not retry the effect', () => {
-    const run = new Run(incidents, { budgets: { deadlineMs: 60_000 } });
+    const run = new Run(incidents, { ...LEGACY, budgets: { deadlineMs: 60_000 } });
     run.call(revert('api', 'v41'));
     const call = run.calls[0];
     run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'lost the connection', now));
@@ -699,7 +702,7 @@ describe('approvals', () => {
 
 describe('operator inputs', () => {
   it('an unsigned note is recorded and shown to the model as untrusted text', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.feed({ type: 'noteAdded', now: run.tick(), by: 'alice@ops', text: 'the beneficiary bank had an outage' });
     expect(run.state.transcript.at(-1)).toEqual({ kind: 'note', turn: 1, by: 'alice@ops', text: 'the beneficiary bank had an outage' });
     expect(run.command.type).toBe('propose');
@@ -708,7 +711,7 @@ describe('operator inputs', () => {
   });
 
   it('cancel while calls are in flight ends the run cancelled', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readLedger);
     run.feed({ type: 'cancelled', now: run.tick(), by: 'alice@ops', reason: 'customer withdrew' });
     expect(run.state.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
@@ -719,7 +722,7 @@ describe('operator inputs', () => {
 
 describe('a whole run', () => {
   it('payments: replica, ledger and processor, approved reissue, verified finish', () => {
-    const run = new Run(payments);
+    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
     run.call(readReplica);
     run.observeOk({ read_replica: out.replica('PENDING', HOSTILE) });
     run.call(readLedger, readAck);

@@ -14,8 +14,8 @@ import { headline } from '../../workflows/controller/headline.js';
 import { view } from '../../workflows/handlers.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { signDecision } from '../../client/sign.js';
-import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
-import { HOSTILE, Run, TRANSFER, out, readLedger, readReplica, reissue } from './driver.js';
+import { keys, TEST_DIRECTORY } from '../support/keys.js';
+import { HOSTILE, Run, TRANSFER, out, readLedger, readReplica, reissue } from '../support/driver.js';
 
 const BENEFICIARY = 'DE89370400440532013000';
 const input = { domain: 'payments', caseId: TRANSFER, model: { adapter: 'rules' } } as unknown as RunInput;

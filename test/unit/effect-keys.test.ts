@@ -4,7 +4,7 @@
 // system of record. Runs recorded before engine-v4 keyed each dispatch afresh.
 import { describe, expect, it } from 'vitest';
 import { mcpIncidents } from '../../domains/mcp-incidents/domain.js';
-import { failed, iso, ok, Run } from './driver.js';
+import { failed, iso, ok, Run } from '../support/driver.js';
 
 const exhausted = (now: number) => ({ service: 'db', errorRate: 0.4, latencyP99Ms: 2_000, memoryPct: 97, healthy: false, asOf: iso(now) });
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import type { Command } from '../../workflows/controller/commands.js';
-import { metricsOf, out, readLedger, Run } from './driver.js';
+import { metricsOf, out, readLedger, Run } from '../support/driver.js';
 
 const hintOf = (command: Command) => (command.type === 'propose' ? command.context.nextStep : 'not a proposal');
 

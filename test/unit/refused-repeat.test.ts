@@ -2,7 +2,7 @@
 // turns on it than one that repeats a read: one nudge, then the run ends escalated/loop.
 import { describe, expect, it } from 'vitest';
 import { mcpIncidents } from '../../domains/mcp-incidents/domain.js';
-import { iso, ok, Run } from './driver.js';
+import { iso, ok, Run } from '../support/driver.js';
 
 const healthy = (now: number) => ({ service: 'db', errorRate: 0.001, latencyP99Ms: 80, memoryPct: 30, healthy: true, asOf: iso(now) });
 const restartDb = { tool: 'restart_service', args: { service: 'db' } };

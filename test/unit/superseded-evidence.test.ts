@@ -3,7 +3,7 @@
 // the clock. Runs recorded before engine-v4 keep judging by the clock alone.
 import { describe, expect, it } from 'vitest';
 import { mcpIncidents } from '../../domains/mcp-incidents/domain.js';
-import { iso, ok, Run } from './driver.js';
+import { iso, ok, Run } from '../support/driver.js';
 
 const exhausted = (now: number) => ({ service: 'db', errorRate: 0.4, latencyP99Ms: 2_000, memoryPct: 97, healthy: false, asOf: iso(now) });
 const restarted = (now: number) => ({ effectId: 'fx-1', service: 'db', appliedAt: iso(now) });

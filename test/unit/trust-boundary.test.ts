@@ -8,8 +8,8 @@ import { payments } from '../../domains/payments/domain.js';
 import { synthetic } from '../../domains/synthetic/domain.js';
 import { signStatement } from '../../workflows/trust/statement.js';
 import { directoryEntry, signDecision } from '../../client/sign.js';
-import { keys, TEST_DIRECTORY } from '../helpers/keys.js';
-import { Run, TRANSFER, iso, metricsOf, out, readLedger, readReplica, reissue, restart, revert } from './driver.js';
+import { keys, TEST_DIRECTORY } from '../support/keys.js';
+import { Run, TRANSFER, iso, metricsOf, out, readLedger, readReplica, reissue, restart, revert } from '../support/driver.js';
 
 const guarded = { guarded: true } as const;
 

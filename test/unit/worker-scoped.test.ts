@@ -20,6 +20,11 @@ describe('workerScoped', () => {
     expect(builds).toBe(1);
   });
 
+  it('refuses a second builder under a key another builder took', () => {
+    workerScoped('unit-test.taken', () => ({ first: true }));
+    expect(() => workerScoped('unit-test.taken', () => ({ second: true }))).toThrow(/workerScoped key unit-test.taken is used by two different builders/);
+  });
+
   it('every key in the engine is used by exactly one call site', () => {
     const keys = sources(root).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/workerScoped\('([^']+)'/g)].map((m) => m[1]));
     expect(keys.length).toBeGreaterThan(30);

@@ -1,36 +1,16 @@
 // `npm run world:seed` as an operator runs it: a real subprocess against the shared test world
 // (WORLD_URL), checked through WorldClient reads of what the world now holds. A case is only as
 // good as its values, so each flag is read back; a usage mistake must seed nothing and exit 2.
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import { WorldClient, WorldHttpError } from '../../domains/world/client.js';
+import { runScript, type ScriptResult as Result } from '../support/run-script.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const SEED_CLI = 'domains/world/seed-cli.ts';
 const uniqueCase = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 function seed(args: string[], worldUrl: string = inject('worldUrl')): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SEED_CLI, ...args], {
-      cwd: root,
-      env: { ...process.env, WORLD_URL: worldUrl },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runScript(SEED_CLI, args, { ...process.env, WORLD_URL: worldUrl });
 }
 
 /** Succeeded with one line on stdout and nothing on stderr; that line. */

@@ -2,6 +2,7 @@
 // decisions (the Update validator asks the same question before anything is accepted), the
 // quorum, and what happens once the request closes: the authoritative re-read and the
 // re-check of the precondition just before the effect is dispatched.
+import { isGuarded, isBound } from './generations.js';
 import type { Domain, PreconditionVerdict } from '../contract.js';
 import { eligibleApprovers, type Approver } from '../trust/directory.js';
 import { canonical, digestOf, MAX_STATEMENT_LIFETIME_MS, verifyStatement, type SignedAmend, type SignedDecision } from '../trust/statement.js';
@@ -38,7 +39,7 @@ export function raiseApproval(state: RunState, domain: Domain, call: PlannedCall
     expiresAt: now + (state.approvalTimeoutMs ?? rule.timeoutMs),
     onTimeout: rule.onTimeout,
   };
-  if (state.guardVersion !== 2) return { ...state, phase: 'awaiting_approval', pendingApproval: base };
+  if (!isGuarded(state)) return { ...state, phase: 'awaiting_approval', pendingApproval: base };
   const subject = call.subject ?? '';
   const request: ApprovalRequest = {
     ...base,
@@ -154,7 +155,7 @@ export function onApprovalOutcome(
 ): RunState {
   let request = state.pendingApproval;
   if (!request || request.requestId !== event.requestId) {
-    if (state.guardVersion === 2) return state; // a stray or late event changes nothing
+    if (isGuarded(state)) return state; // a stray or late event changes nothing
     throw new Error(`bug: approval event for ${event.requestId}, which is not pending`);
   }
   const now = event.now;
@@ -163,7 +164,7 @@ export function onApprovalOutcome(
     if (request.onTimeout === 'escalate') return stop(closed, 'escalated', 'approval_timeout', `no decision on ${request.call.tool} in time`, now);
     return proposeOrStop(control(closed, 'approval_timeout', `no one approved ${request.call.tool} in time`), now);
   }
-  if (state.guardVersion === 2) {
+  if (isGuarded(state)) {
     if (event.directory) {
       // Who may decide is the directory as it is now: a key removed since the request was
       // raised decides nothing, and an approval it gave earlier no longer counts.
@@ -199,7 +200,7 @@ function afterApproval(closed: RunState, domain: Domain, request: ApprovalReques
     return proposeOrStop(control(closed, 'over_budget', 'approved, but the budget no longer allows this effect'), now);
   }
   if (inDoubt(closed)) return proposeOrStop(control(closed, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
-  if (closed.guardVersion !== 2) return startCalls(closed, [request.call]);
+  if (!isGuarded(closed)) return startCalls(closed, [request.call]);
 
   const accepted = request.precondition?.ok === false ? request.precondition.reason : undefined;
   const pending = { call: request.call, requestId: request.requestId, ...(accepted ? { acceptedViolation: accepted } : {}) };
@@ -250,7 +251,7 @@ export function dispatchIfStillValid(state: RunState, domain: Domain, now: numbe
 export function checkAmend(state: RunState, signed: SignedAmend, now: number): DecisionCheck {
   const request = state.pendingApproval;
   const s = signed.statement;
-  if (state.engine !== 4) return { ok: false, reason: 'this run predates amendments; deny the request and note what you want instead' };
+  if (!isBound(state)) return { ok: false, reason: 'this run predates amendments; deny the request and note what you want instead' };
   if (state.terminal) return { ok: false, reason: `run already ended (${state.terminal.class})` };
   if (!request || request.requestId !== s.requestId) return { ok: false, reason: `request ${s.requestId} is not pending` };
   if (!request.eligible) return { ok: false, reason: 'the approver directory for this request is still loading; try again in a moment' };

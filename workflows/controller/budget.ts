@@ -1,5 +1,6 @@
 // Budgets bound every run whatever the model does. They are set when the run starts and only
 // the controller spends them; nothing a model says can raise a limit.
+import { isGuarded, isBound } from './generations.js';
 import type { BudgetLeft, RunState } from './state.js';
 
 export function budgetLeft(state: RunState, now: number): BudgetLeft {
@@ -20,7 +21,7 @@ export function budgetLeft(state: RunState, now: number): BudgetLeft {
  * was a budget decide as they did.
  */
 function spendLimited(state: RunState): boolean {
-  return state.engine === 4 && state.budgets.spendMicros !== undefined;
+  return isBound(state) && state.budgets.spendMicros !== undefined;
 }
 
 /**
@@ -29,7 +30,7 @@ function spendLimited(state: RunState): boolean {
  * unknown cost never lets a run spend without bound. The first stop found is returned with it.
  */
 export function chargeSpend(state: RunState, costMicros: number | undefined): { state: RunState; overrun?: { detail: string } } {
-  if (state.engine !== 4) return { state };
+  if (!isBound(state)) return { state };
   const cost = costMicros !== undefined && Number.isFinite(costMicros) ? Math.max(0, Math.ceil(costMicros)) : undefined;
   const charged: RunState = cost === undefined ? state : { ...state, used: { ...state.used, spendMicros: (state.used.spendMicros ?? 0) + cost } };
   if (!spendLimited(state)) return { state: charged };
@@ -67,7 +68,7 @@ export function exhaustedBudget(state: RunState, now: number): { budget: string;
  */
 export function operatorMsLeft(state: RunState, now: number): number {
   // A finished run's clock stopped when it ended; a waiting one's when the request was raised.
-  const stoppedAt = state.terminal?.at ?? (state.guardVersion === 2 && state.phase === 'awaiting_approval' ? state.pendingApproval?.requestedAt : undefined);
+  const stoppedAt = state.terminal?.at ?? (isGuarded(state) && state.phase === 'awaiting_approval' ? state.pendingApproval?.requestedAt : undefined);
   const left = Math.max(0, state.deadlineAt - Math.min(now, stoppedAt ?? now));
   return Math.floor(left / 1_000) * 1_000;
 }

@@ -7,6 +7,7 @@ import { budgetLeft } from './budget.js';
 import { nextStepHint } from './next-step.js';
 import type { BudgetLeft, Evidence, RunState, TranscriptEntry } from './state.js';
 
+/** One observation as the model (or a policy) is shown it: facts, status and freshness, with any free text labelled untrusted. */
 export interface ContextEvidence {
   id: string;
   /** The call that produced it, and its arguments (absent for probes and older runs). */
@@ -27,6 +28,7 @@ export interface ContextEvidence {
   subject?: string;
 }
 
+/** What the model, or an implementation's `policy`, is shown each turn: the goal, budgets left, the tools, the transcript, evidence and pinned facts. */
 export interface CompiledContext {
   domain: string;
   caseId: string;

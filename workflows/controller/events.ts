@@ -22,7 +22,8 @@ export const ToolResult = workerScoped('events.ToolResult', () =>
       status: z.enum(['error', 'timeout', 'unknown']),
       callId: z.string(),
       /** transient (5xx, connection), semantic (the system said no), bad_output (broke its contract) */
-      errorClass: z.enum(['transient', 'semantic', 'bad_output', 'timeout', 'unknown']),
+      // not_sent: refused before dispatch (no such tool on the worker, arguments invalid there).
+      errorClass: z.enum(['transient', 'semantic', 'bad_output', 'timeout', 'unknown', 'not_sent']),
       message: z.string(),
       attempt: z.number(),
       startedAt: z.number(),

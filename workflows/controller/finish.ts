@@ -1,5 +1,6 @@
 // Finishing: a claim is judged on evidence about its subject and against what the run did,
 // then a live probe must confirm it. The model's word alone never ends a run `resolved`.
+import { isGuarded } from './generations.js';
 import type { Domain } from '../contract.js';
 import { caseSubject } from '../contract.js';
 import type { Decision } from './decision.js';
@@ -19,7 +20,7 @@ export function onFinish(state: RunState, domain: Domain, decision: Extract<Deci
   if (missing.length) {
     return reject(state, now, { ...receipt, code: 'unknown_evidence', message: `no evidence with id ${missing.join(', ')}` });
   }
-  const guarded = state.guardVersion === 2;
+  const guarded = isGuarded(state);
   // With the trust boundary, only evidence about what the claim names is judged.
   const subject = guarded ? claimSubjectOf(domain, claim.data, state.caseId) : undefined;
   const views = subject !== undefined ? evidenceAbout(state, subject, now) : state.evidence.map((e) => viewOf(e, now));

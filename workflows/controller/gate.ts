@@ -1,5 +1,6 @@
 // The gate: deterministic checks between a proposed call and the world. A refusal is a value
 // (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
+import { isGuarded, isBound } from './generations.js';
 import { effectKey, type Domain, type PreconditionVerdict, type ToolContract } from '../contract.js';
 import { describeIssues, type Decision } from './decision.js';
 import { callSignature, isRepeatWithoutProgress } from './loop-guard.js';
@@ -20,7 +21,7 @@ export type Admission =
 type CallDecision = Extract<Decision, { type: 'call' }>;
 
 export function admitCalls(state: RunState, domain: Domain, decision: CallDecision, now: number): Admission {
-  const guarded = state.guardVersion === 2;
+  const guarded = isGuarded(state);
   const contracts: ToolContract[] = [];
   const planned: PlannedCall[] = [];
   const signatures = new Set<string>();
@@ -74,7 +75,7 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
 
   for (const call of planned) {
     const signature = callSignature(call.tool, call.args);
-    const refusedAlready = state.engine === 4 && state.seen[signature]?.gate === true && state.seen[signature]?.factsVersion === state.factsVersion;
+    const refusedAlready = isBound(state) && state.seen[signature]?.gate === true && state.seen[signature]?.factsVersion === state.factsVersion;
     if (refusedAlready) {
       // Insisting on a call the gate refused, with nothing new learnt, is a loop like a repeated read.
       if (state.nudges >= 1) return { kind: 'stop', terminalClass: 'escalated', code: 'loop', message: `${call.tool} proposed again, unchanged, after the gate refused it` };
@@ -97,7 +98,7 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
   }
 
   // A run started with narrowed permissions (an investigation) takes no effect outside them.
-  const permitted = state.engine === 4 ? state.permittedEffects : undefined;
+  const permitted = isBound(state) ? state.permittedEffects : undefined;
   const forbidden = permitted && contracts.find((c) => c.kind === 'effect' && !permitted.includes(c.name));
   if (forbidden) {
     const allowed = permitted.length ? `only ${permitted.join(', ')}` : 'no effects at all (read-only)';
@@ -158,7 +159,7 @@ function refuse(code: string, message: string, duplicate = false, signature?: st
  * applies it once. (engine-v4 runs; older ones keyed every call afresh.)
  */
 function keyOfUnappliedTwin(state: RunState, signature: string): string | undefined {
-  if (state.engine !== 4) return undefined;
+  if (!isBound(state)) return undefined;
   const twin = [...state.effects].reverse().find((e) => e.status === 'not_applied' && e.settledBy === 'readback' && callSignature(e.tool, e.args) === signature);
   return twin?.key;
 }

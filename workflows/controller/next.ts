@@ -3,6 +3,7 @@
 // command is derived from the state alone, so the workflow can always ask "what now?".
 // This file is the table: each event goes to a small handler in approvals.ts, finish.ts or
 // observed.ts; the gate (gate.ts) judges proposed calls.
+import { isGuarded, isBound } from './generations.js';
 import type { Budgets, ContextStrategy, Domain } from '../contract.js';
 import { onAmended, onApprovalOutcome, onApproversLoaded, raiseApproval } from './approvals.js';
 import { onCancelReadback, onCancelRequested } from './cancel.js';
@@ -19,6 +20,7 @@ import { STATE_VERSION, type RunState } from './state.js';
 import {
   contractOf,
   deadlineReached,
+  inDoubt,
   latestEvidenceIds,
   onDeadline,
   proposeOrStop,
@@ -91,8 +93,34 @@ export function initialState(run: NewRun): RunState {
 
 export function next(state: RunState, event: RunEvent, domain: Domain): Step {
   if (domain.name !== state.domain) throw new Error(`bug: run state of ${state.domain} given domain ${domain.name}`);
-  const after = fold(reduce(state, event, domain));
-  return { state: after, command: commandFor(after, domain, event.now) };
+  let after: RunState;
+  try {
+    after = fold(reduce(state, event, domain));
+  } catch (err) {
+    return haltedBy(state, err, event.now, domain);
+  }
+  return commandOrHalt(after, domain, event.now);
+}
+
+/**
+ * The command for a state, or, when deriving it throws (a domain hook that throws, a domain
+ * the definition checks could not see through), the run stopped with the reason. A throw in
+ * workflow code would fail the workflow task, which Temporal retries forever: the run would
+ * never end and nobody would be told.
+ */
+export function commandOrHalt(state: RunState, domain: Domain, now: number): Step {
+  try {
+    return { state, command: commandFor(state, domain, now) };
+  } catch (err) {
+    return haltedBy(state, err, now, domain);
+  }
+}
+
+function haltedBy(state: RunState, err: unknown, now: number, domain: Domain): Step {
+  const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+  // An effect whose outcome the run had not settled stays named in its ledger; the class says so.
+  const stopped = stop(state, inDoubt(state) ? 'unknown_outcome' : 'failed', 'controller_error', `the run could not go on: ${message}`, now);
+  return { state: stopped, command: commandFor(stopped, domain, now) };
 }
 
 /** What the workflow should do in this state. Same state, same command: safe to ask again. */
@@ -107,7 +135,7 @@ export function commandFor(state: RunState, domain: Domain, now: number): Comman
       return { type: 'verify', claim: state.pendingClaim?.claim };
     case 'awaiting_approval':
       if (!state.pendingApproval) throw new Error('bug: awaiting approval without a request');
-      if (state.guardVersion === 2 && !state.pendingApproval.eligible) return { type: 'loadApprovers', request: state.pendingApproval };
+      if (isGuarded(state) && !state.pendingApproval.eligible) return { type: 'loadApprovers', request: state.pendingApproval };
       return { type: 'awaitApproval', request: state.pendingApproval };
     case 'reconciling': {
       const effect = state.effects.find((e) => e.status === 'unknown');
@@ -132,7 +160,7 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       if (state.cancelling) return state;
       // With the trust boundary the deadline moves (it pauses while a person decides), so a
       // timer set for the old one may fire early; and a waiting approval is bounded by its own expiry.
-      if (state.guardVersion === 2 && (event.now < state.deadlineAt || state.phase === 'awaiting_approval')) return state;
+      if (isGuarded(state) && (event.now < state.deadlineAt || state.phase === 'awaiting_approval')) return state;
       return onDeadline(state, event.now);
     case 'noteAdded':
       return {
@@ -167,7 +195,7 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
     case 'denied':
     case 'approvalTimedOut':
       // A person's decision can arrive at any moment; out of phase it changes nothing.
-      if (state.guardVersion === 2 && state.phase !== 'awaiting_approval') return state;
+      if (isGuarded(state) && state.phase !== 'awaiting_approval') return state;
       expectPhase(state, 'awaiting_approval', event.type);
       return event.type !== 'approvalTimedOut' && event.afterResetOf
         ? markedAfterReset(onApprovalOutcome(state, domain, event), event.requestId, event.afterResetOf)
@@ -222,7 +250,7 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
     case 'refuse': {
       const counted = admission.duplicate ? { ...state, used: { ...state.used, duplicates: state.used.duplicates + 1 } } : state;
       const nudged = admission.code === 'loop_nudge' ? { ...counted, nudges: counted.nudges + 1 } : counted;
-      const remembered = admission.signature && state.engine === 4 ? rememberRefusal(nudged, admission.signature) : nudged;
+      const remembered = admission.signature && isBound(state) ? rememberRefusal(nudged, admission.signature) : nudged;
       return reject(remembered, now, { ...receipt, code: admission.code, message: admission.message });
     }
     case 'stop': {

@@ -1,6 +1,7 @@
 // Observations and effects: tool results become evidence (with their subject), pinned facts,
 // receipts and loop-guard memory; the effects ledger learns how each effect ended, from its
 // own reply or from a readback by key.
+import { isBound } from './generations.js';
 import type { Domain } from '../contract.js';
 import { dispatchIfStillValid } from './approvals.js';
 import type { ReadbackResult, ToolResult } from './events.js';
@@ -28,12 +29,13 @@ export function onObserved(state: RunState, domain: Domain, results: ToolResult[
 function absorb(state: RunState, domain: Domain, call: PlannedCall, result: ToolResult): RunState {
   const contract = contractOf(domain, call.tool);
   // The arguments ride along so a chat-style context can show the call that produced it.
-  const asked = state.engine === 4 ? call.subject : undefined;
+  const asked = isBound(state) ? call.subject : undefined;
   const evidence = { ...withSubject(adaptResult(contract, result, `e${state.seq + 1}`, asked), call.subject), args: call.args };
   const { pinned, changed } = pinFacts(state.pinned, evidence);
   const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
-  const effectStatus =
-    call.kind !== 'effect' ? undefined : evidence.status === 'ok' ? 'applied' : result.status === 'error' && result.errorClass === 'semantic' ? 'failed' : 'unknown';
+  // Refused by the system, or never sent: nothing happened, and repeating it unchanged will not help.
+  const refused = result.status === 'error' && (result.errorClass === 'semantic' || result.errorClass === 'not_sent');
+  const effectStatus = call.kind !== 'effect' ? undefined : evidence.status === 'ok' ? 'applied' : refused ? 'failed' : 'unknown';
   return {
     ...state,
     seq: state.seq + 1,
@@ -44,7 +46,7 @@ function absorb(state: RunState, domain: Domain, call: PlannedCall, result: Tool
     seen: remember(state.seen, callSignature(call.tool, call.args), {
       factsVersion,
       status: evidence.status,
-      ...(result.status === 'error' && result.errorClass === 'semantic' ? { refused: true } : {}),
+      ...(refused ? { refused: true } : {}),
     }),
     executions: [
       ...state.executions,
@@ -53,7 +55,7 @@ function absorb(state: RunState, domain: Domain, call: PlannedCall, result: Tool
         turn: call.turn,
         tool: call.tool,
         kind: call.kind,
-        accepted: !(result.status === 'error' && result.errorClass === 'semantic'),
+        accepted: !refused,
         result: receiptResult(result, effectStatus, evidence.status),
         attempt: result.attempt,
         durationMs: Math.max(0, result.finishedAt - result.startedAt),

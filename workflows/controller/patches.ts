@@ -6,6 +6,11 @@
 // marker only when it matters.
 import { inWorkflowContext, patched } from '@temporalio/workflow';
 
+/**
+ * For a domain whose decisions change between versions of your code: true on the new path.
+ * Inside a run it is Temporal's `patched(patchId)` (runs recorded before the change keep their
+ * old decisions on replay); outside a workflow (unit tests) it is always true.
+ */
 export function takesNewPath(patchId: string): boolean {
   return inWorkflowContext() ? patched(patchId) : true;
 }

@@ -1,6 +1,7 @@
 // Subjects: what a call, a fact or a claim is about (this transfer, this service). Evidence
 // about one subject never supports a decision about another: preconditions, finishes and
 // approval requests look only at evidence about the subject they name.
+import { isBound } from './generations.js';
 import { caseSubject, type DoneEffect, type EvidenceView, type ToolContract } from '../contract.js';
 import { viewOf } from './observation.js';
 import type { RunState } from './state.js';
@@ -25,7 +26,7 @@ export function evidenceAbout(state: RunState, subject: string, now: number): Ev
  */
 export function groundsFor(state: RunState, subject: string, now: number): EvidenceView[] {
   const about = state.evidence.filter((e) => (e.subject ?? caseSubject(state.caseId)) === subject);
-  const since = state.engine === 4 ? lastEffectOn(state, subject) : undefined;
+  const since = isBound(state) ? lastEffectOn(state, subject) : undefined;
   return about.map((e) => {
     const view = viewOf(e, now);
     // An effect's own output and its readbacks come after its call, so they stay as they are.

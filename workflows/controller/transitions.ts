@@ -1,5 +1,6 @@
 // The small state transitions every handler of the controller shares: the next turn, a stop,
 // feedback to the model, receipts, starting calls, and the two ways a run runs out of time.
+import { isGuarded } from './generations.js';
 import type { Domain, ToolContract } from '../contract.js';
 import { budgetLeft, exhaustedBudget } from './budget.js';
 import type { PlannedCall, RunState, TerminalClass } from './state.js';
@@ -109,7 +110,7 @@ export function withApprovalClosed(
   if (!request) return state;
   // With the trust boundary, the run's clock stops while a person decides: the approval's own
   // expiry bounds that wait, and the deadline resumes when the request closes.
-  const paused = state.guardVersion === 2 ? Math.max(0, now - request.requestedAt) : 0;
+  const paused = isGuarded(state) ? Math.max(0, now - request.requestedAt) : 0;
   return {
     ...state,
     deadlineAt: state.deadlineAt + paused,

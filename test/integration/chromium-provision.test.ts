@@ -1,6 +1,7 @@
 // How the test run provisions Chromium (test/setup/chromium.ts): found where it is named, else
 // installed when we may, else one line that says what to run. The global setup exits non-zero
-// with that line before any test. Real files and real shell commands stand in for apt-get.
+// with that line before any test. Real files and real shell commands stand in for apt-get. It is
+// an integration test because its last test runs the integration project's global setup.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,8 +63,10 @@ describe('provisioning Chromium for the tests', () => {
   });
 
   it('the whole test run stops before any test, exit 1, with that one line', () => {
-    // vitest itself, with its global setup, pointed at a Chromium that is not there.
-    const run = spawnSync('npx', ['vitest', 'run', 'test/unit/retention.test.ts'], {
+    // vitest itself, with the integration project's global setup, pointed at a Chromium that is
+    // not there (the unit project has no global setup, so it would not notice). The file it names
+    // is this one, held to its first test: a setup that went on would pass it and exit 0.
+    const run = spawnSync('npx', ['vitest', 'run', '--project', 'integration', 'test/integration/chromium-provision.test.ts', '-t', 'uses CHROMIUM_PATH'], {
       cwd: repoRoot,
       encoding: 'utf8',
       env: { ...process.env, CHROMIUM_PATH: join(scratch, 'nowhere', 'chromium') },

@@ -12,6 +12,8 @@ export interface WorkerProcessOptions {
   /** The worker script to run (it calls runWorkerProcess with your implementations). */
   script: string;
   temporalAddress: string;
+  /** TEMPORAL_NAMESPACE for the worker; unset, it inherits the environment's (or `default`). */
+  namespace?: string;
   taskQueue: string;
   worldUrl: string;
   /** A prebuilt workflow bundle, so a restart takes a second instead of a re-bundle. */
@@ -47,6 +49,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       STICKY_TIMEOUT_MS: String(options.stickyTimeoutMs ?? 1_000),
       EXIT_WITH_PARENT: '1',
       ...(options.approversFile ? { AGENT_APPROVERS_FILE: options.approversFile } : {}),
+      ...(options.namespace ? { TEMPORAL_NAMESPACE: options.namespace } : {}),
     },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

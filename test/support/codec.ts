@@ -13,8 +13,8 @@ import { createActivities } from '../../activities/index.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { dataConverterFromEnv } from '../../worker/payload-codec.js';
-import { TEST_DIRECTORY } from '../helpers/keys.js';
-import { createTestWorker } from '../helpers/temporal.js';
+import { TEST_DIRECTORY } from './keys.js';
+import { createTestWorker } from './temporal.js';
 
 export type History = temporal.api.history.v1.IHistory;
 

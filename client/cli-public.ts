@@ -1,0 +1,20 @@
+/**
+ * `bounded-react-temporal/cli`: the operator command line as a function, for a team that wants
+ * its own `agent` command that knows its domains (the package's `agent` bin knows none: its
+ * `start` leaves the domain and case-id checks to the worker, and `replay` needs `--bundle`).
+ * Every command goes through `AgentClient`; errors print as one line `error: <message>`, exit 2
+ * for a usage error and 1 for anything the run or the server refuses.
+ *
+ * @example
+ * ```ts
+ * // ops/agent.ts: `npx tsx ops/agent.ts status orders-O-1001`
+ * import { runCli } from 'bounded-react-temporal/cli';
+ * import { orders } from '../domain.js';
+ *
+ * await runCli({ domains: [orders], workflowsPath: new URL('../domain.js', import.meta.url).pathname, programName: 'npx tsx ops/agent.ts' });
+ * ```
+ *
+ * @module
+ */
+export { runCli, type CliConfig } from './cli.js';
+export { CliError, UsageError } from './usage.js';

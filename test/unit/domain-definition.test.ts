@@ -1,0 +1,118 @@
+// A domain mistake is found when the domain is defined, never by a run. The compiler finds what
+// the types carry (`npm test` typechecks this file: each `@ts-expect-error` fails the typecheck
+// if the mistake under it ever compiles), and validateDomain, run by defineDomain, finds the rest.
+import { describe, expect, it } from 'vitest';
+import { registry, type AnyImplementation } from '../../activities/implement.js';
+import { DomainDefinitionError, validateDomain } from '../../workflows/domain-checks.js';
+import { defineDomain, defineTool, z, type AnyTool, type Domain } from '../../workflows/public.js';
+
+const base = {
+  description: 'd',
+  input: z.strictObject({ id: z.string(), reason: z.string() }),
+  output: z.object({ id: z.string() }),
+  idempotent: false,
+  source: 's',
+  authority: 'authoritative' as const,
+  maxAgeMs: 1_000,
+  maxObservationBytes: 1_000,
+  facts: () => ({}),
+  effectiveAt: () => undefined,
+  freeText: () => [],
+};
+const lookup = defineTool({ ...base, name: 'lookup', kind: 'read', idempotent: true });
+const change = defineTool({ ...base, name: 'change', kind: 'effect', readback: 'change_by_key', precondition: { check: () => ({ ok: true }), reread: { tool: 'lookup', args: (a) => ({ id: a.id }) } } });
+const Claim = z.strictObject({ thing: z.string() });
+const defaults = { budgets: { turns: 3, toolCalls: 3, effects: 1, duplicates: 1, tokens: 100, deadlineMs: 1_000 }, context: 'full' as const, window: 2 };
+const domain = (tools: readonly AnyTool[], extra: Partial<Domain> = {}): Domain => ({ name: 'things', goal: () => 'g', tools, claim: Claim, judgeEvidence: () => ({ kind: 'supported' }), defaults, ...extra });
+
+describe('the types refuse what they can see', () => {
+  it('an effect without a readback, a reserved name, a read with an effect part, a reread that is not a read, an untyped claim', () => {
+    // @ts-expect-error -- an effect must name its readback
+    defineTool({ ...base, name: 'blind', kind: 'effect' });
+    // @ts-expect-error -- `finish` is the engine's own decision
+    defineTool({ ...base, name: 'finish', kind: 'read' });
+    // @ts-expect-error -- a read has no approval
+    defineTool({ ...base, name: 'peek', kind: 'read', approval: { roles: ['r'], timeoutMs: 1, onTimeout: 'escalate' } });
+    const rereadsAnEffect = defineTool({ ...base, name: 'other', kind: 'effect', readback: 'other_by_key', precondition: { check: () => ({ ok: true }), reread: { tool: 'change', args: () => ({}) } } });
+    // @ts-expect-error -- `other` rereads `change`, which is an effect, not a read
+    expect(() => defineDomain({ name: 'bad', goal: () => 'g', tools: [lookup, change, rereadsAnEffect], claim: Claim, judgeEvidence: () => ({ kind: 'supported' }), defaults })).toThrow(DomainDefinitionError);
+    defineDomain({
+      name: 'typed',
+      goal: () => 'g',
+      tools: [lookup, change],
+      claim: Claim,
+      // @ts-expect-error -- the claim is typed from the claim schema: it has no `remediated`
+      claimSubject: (claim) => `service:${claim.remediated}`,
+      judgeEvidence: (claim) => (claim.thing ? { kind: 'supported' } : { kind: 'unsupported', reason: 'no thing' }),
+      defaults,
+    });
+  });
+});
+
+describe('validateDomain refuses what the types cannot see, naming the tool', () => {
+  it('accepts a sound domain', () => {
+    expect(validateDomain(domain([lookup, change]))).toEqual([]);
+  });
+
+  it('names each mistake', () => {
+    const untyped = (t: Record<string, unknown>) => t as unknown as AnyTool;
+    const problems = validateDomain(
+      domain([
+        lookup,
+        lookup,
+        untyped({ ...base, name: 'escalate', kind: 'read' }),
+        untyped({ ...base, name: 'blind', kind: 'effect' }),
+        untyped({ ...change, name: 'stale_reread', precondition: { check: () => ({ ok: true }), reread: { tool: 'nowhere', args: () => ({}) } } }),
+        untyped({ ...change, name: 'nobody', approval: { roles: [], timeoutMs: 0, onTimeout: 'later' } }),
+        untyped({ ...change, name: 'storyteller', narrativeArgs: ['because'] }),
+        untyped({ ...base, name: 'peek', kind: 'read', readback: 'x' }),
+        untyped({ ...base, name: 'limitless', kind: 'read', maxAgeMs: -1 }),
+      ]),
+    );
+    expect(problems).toEqual([
+      'lookup: two tools share this name',
+      "escalate: the name is the engine's own decision (finish, escalate)",
+      'blind: an effect must name its readback (the read, by idempotency key, that tells whether it happened)',
+      'stale_reread: its precondition rereads nowhere, which is not a read of this domain',
+      'nobody: approval.roles must list at least one role (no one could approve it)',
+      'nobody: approval.timeoutMs must be a positive number of milliseconds',
+      "nobody: approval.onTimeout must be 'escalate' or 'return_to_model'",
+      'storyteller: narrativeArgs names because, which is not an argument of the tool',
+      'peek: a read has no readback (only effects do)',
+      'limitless: maxAgeMs must be a positive number of milliseconds',
+    ]);
+  });
+
+  it('checks the domain itself, and defineDomain throws a typed error that is recognisable across copies', () => {
+    const problems = validateDomain(domain([lookup], { name: 'has space', defaults: { ...defaults, window: 0 }, claim: {} as never }));
+    expect(problems).toEqual([
+      'the name must be 1 to 64 letters, digits, dots, dashes or underscores (it is part of workflow ids and task queues)',
+      'claim must be a zod schema',
+      'defaults.window must be a whole number of at least 1',
+    ]);
+    const thrown = (() => {
+      try {
+        defineDomain(domain([untypedBlind()]) as Domain<readonly AnyTool[], typeof Claim>);
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(DomainDefinitionError.isInstance(thrown)).toBe(true);
+    expect(DomainDefinitionError.isInstance(new Error('x'))).toBe(false);
+    expect((thrown as DomainDefinitionError).problems).toEqual(['blind: an effect must name its readback (the read, by idempotency key, that tells whether it happened)']);
+  });
+});
+
+describe('the worker checks each implementation against its domain', () => {
+  it('refuses a tool or a readback without a function, and a domain built without defineDomain', () => {
+    const incomplete = { domain: domain([lookup, change]), tools: { lookup: async () => ({ id: 'a' }) }, readbacks: {}, probe: async () => ({}) } as unknown as AnyImplementation;
+    expect(() => registry([incomplete])).toThrow(DomainDefinitionError);
+    expect(() => registry([incomplete])).toThrow(/change: the implementation has no function for it; change: the implementation has no readback change_by_key/);
+    const unchecked = { ...incomplete, domain: domain([untypedBlind()]), tools: { blind: async () => ({}) } } as unknown as AnyImplementation;
+    expect(() => registry([unchecked])).toThrow(/blind: an effect must name its readback/);
+  });
+});
+
+function untypedBlind(): AnyTool {
+  return { ...base, name: 'blind', kind: 'effect' } as unknown as AnyTool;
+}

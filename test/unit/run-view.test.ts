@@ -1,0 +1,67 @@
+// RunView, what a client may rely on about a run, is mapped once from the state query's answer
+// (client/run-view.ts). These tests drive the pure controller to the states a client reads (a
+// pending approval, an ended run), answer the query as the workflow does (handlers.ts view),
+// and check what the mapping gives: the fields a client reads, none of the controller's
+// internals, and no change when the internal state grows a field.
+import { describe, expect, it } from 'vitest';
+import { payments } from '../../domains/payments/domain.js';
+import { RunView, toRunView } from '../../client/run-view.js';
+import { view } from '../../workflows/handlers.js';
+import type { RunInput } from '../../workflows/run-input.js';
+import { TEST_DIRECTORY } from '../support/keys.js';
+import { Run, out, readLedger, reissue } from '../support/driver.js';
+
+const input: RunInput = { domain: 'payments', caseId: 'PX-1042', model: { adapter: 'rules' } };
+
+/** A guarded payments run waiting on a reissue approval, its directory loaded. */
+function awaitingApproval(): Run {
+  const run = new Run(payments, { guarded: true });
+  run.call(readLedger);
+  run.observeOk({ read_ledger: (a: never, now: number) => ({ ...(out.ledger('FAILED')(a, now) as object), reissueId: null }) });
+  run.call(reissue);
+  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+  expect(run.command.type).toBe('awaitApproval');
+  return run;
+}
+
+describe('RunView: the client boundary over the state query', () => {
+  it('a run waiting for a person: phase, the pending request, the clock paused, budgets used, evidence in summary', () => {
+    const run = awaitingApproval();
+    const answer = view(run.state, input, payments);
+    const v = toRunView(answer);
+    expect(v).toMatchObject({ runId: run.state.runId, domain: 'payments', caseId: 'PX-1042', phase: 'awaiting_approval', terminal: null, deadlinePaused: true });
+    expect(v.awaiting).toEqual(answer.awaiting);
+    expect(v.awaiting?.tool).toBe('reissue_transfer');
+    expect(v.budgets.used.turns).toBe(run.state.turn);
+    expect(v.budgets.limits.turns).toBe(payments.defaults.budgets.turns);
+    expect(v.budgets.left).toEqual(answer.budgetLeft);
+    expect(v.evidence.total).toBe(run.state.evidence.length);
+    expect(v.evidence.items.map((e) => [e.tool, e.status, e.fresh])).toEqual(run.state.evidence.map((e) => [e.tool, e.status, e.fresh]));
+    // What the controller keeps for itself is not in the view: receipts, loop-guard memory, quoted text.
+    expect(Object.keys(v)).not.toEqual(expect.arrayContaining(['state']));
+    for (const internal of ['transcript', 'decisions', 'executions', 'seen', 'pinned', 'inFlight', 'pendingApproval', 'guardVersion']) expect(v).not.toHaveProperty(internal);
+    for (const e of v.evidence.items) expect(e).not.toHaveProperty('quoted');
+    // It is what the schema says, exactly.
+    expect(RunView.parse(v)).toEqual(v);
+  });
+
+  it('an ended run: its terminal record and the decision on its request', () => {
+    const run = awaitingApproval();
+    run.feed({ type: 'cancelled', now: run.tick(), by: 'oncall@ops', reason: 'wrong case', settle: true });
+    expect(run.state.terminal?.class).toBe('cancelled');
+    const v = toRunView(view(run.state, input, payments));
+    expect(v.phase).toBe('terminal');
+    expect(v.terminal).toEqual({ class: 'cancelled', reason: run.state.terminal?.reason, detail: run.state.terminal?.detail, at: run.state.terminal?.at });
+    expect(v.awaiting).toBeNull();
+    expect(v.deadlinePaused).toBe(false);
+    expect(v.approvals).toEqual([expect.objectContaining({ decision: 'cancelled', by: 'oncall@ops' })]);
+    expect(v.headline).toEqual(expect.any(String));
+  });
+
+  it('a field the engine adds to its internal state changes nothing a client sees', () => {
+    const run = awaitingApproval();
+    const answer = view(run.state, input, payments);
+    const grown = { ...answer, state: { ...answer.state, somethingNew: { kept: 'by the controller only' } } } as typeof answer;
+    expect(toRunView(grown)).toEqual(toRunView(answer));
+  });
+});

@@ -1,0 +1,139 @@
+// A domain is checked when it is defined. The types catch what they can (an effect without a
+// readback, a reserved tool name, a reread of something that is not a read); this catches the
+// rest, and everything for domains built without the typed helpers: duplicate names, rules no
+// approver could meet, limits that are not limits. A mistake found here is a DomainDefinitionError
+// naming the tool, at import time; the same mistake found by the controller would be a run that
+// stops in the middle, or, before the controller stopped runs on a throw, a workflow task that
+// Temporal retried forever. Workflow-safe: plain checks, no I/O.
+import type { AnyTool, Domain } from './contract.js';
+
+/** Names the controller gives its own decisions; a tool under one could never be called. */
+export const RESERVED_TOOL_NAMES = ['finish', 'escalate'] as const;
+
+const MARKER = Symbol.for('bounded-react-temporal.DomainDefinitionError');
+
+/** A domain that cannot run as defined; `problems` names each tool and rule at fault. */
+export class DomainDefinitionError extends Error {
+  override name = 'DomainDefinitionError';
+  readonly [MARKER] = true;
+  constructor(
+    readonly domain: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`domain ${domain || '(unnamed)'} is not valid: ${problems.join('; ')}`);
+  }
+
+  /** True for this error from any copy of the engine (instanceof fails across bundles). */
+  static isInstance(value: unknown): value is DomainDefinitionError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
+  }
+}
+
+/** Every problem with the domain, in words that name the tool; empty when it can run. */
+export function validateDomain(domain: Domain): string[] {
+  const problems: string[] = [];
+  const say = (problem: string) => problems.push(problem);
+  if (typeof domain?.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(domain.name)) {
+    say('the name must be 1 to 64 letters, digits, dots, dashes or underscores (it is part of workflow ids and task queues)');
+  }
+  if (typeof domain?.goal !== 'function') say('goal must be a function of the case id');
+  if (!isSchema(domain?.claim)) say('claim must be a zod schema');
+  if (domain?.caseId !== undefined && !isSchema(domain.caseId)) say('caseId must be a zod schema when given');
+  if (typeof domain?.judgeEvidence !== 'function') say('judgeEvidence must be a function');
+  checkDefaults(domain, say);
+  const tools: readonly AnyTool[] = Array.isArray(domain?.tools) ? domain.tools : [];
+  if (tools.length === 0) say('a domain needs at least one tool');
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    const name = typeof tool?.name === 'string' ? tool.name : '';
+    if (!name) {
+      say('a tool has no name');
+      continue;
+    }
+    if (seen.has(name)) say(`${name}: two tools share this name`);
+    seen.add(name);
+    if ((RESERVED_TOOL_NAMES as readonly string[]).includes(name)) say(`${name}: the name is the engine's own decision (${RESERVED_TOOL_NAMES.join(', ')})`);
+  }
+  const reads = new Set(tools.filter((t) => t?.kind === 'read').map((t) => t.name));
+  for (const tool of tools) if (tool?.name) checkTool(tool, reads, (p) => say(`${tool.name}: ${p}`));
+  return problems;
+}
+
+/** Throws DomainDefinitionError unless validateDomain finds nothing. */
+export function assertValidDomain(domain: Domain): void {
+  const problems = validateDomain(domain);
+  if (problems.length) throw new DomainDefinitionError(typeof domain?.name === 'string' ? domain.name : '', problems);
+}
+
+function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: string) => void): void {
+  if (tool.kind !== 'read' && tool.kind !== 'effect') say(`kind must be 'read' or 'effect', not ${String(tool.kind)}`);
+  if (!isSchema(tool.input) || !isSchema(tool.output)) say('input and output must be zod schemas');
+  if (typeof tool.idempotent !== 'boolean') say('idempotent must be true or false');
+  if (!positive(tool.maxAgeMs)) say('maxAgeMs must be a positive number of milliseconds');
+  if (!Number.isInteger(tool.maxObservationBytes) || tool.maxObservationBytes <= 0) say('maxObservationBytes must be a positive integer');
+  for (const hook of ['facts', 'effectiveAt', 'freeText'] as const) if (typeof tool[hook] !== 'function') say(`${hook} must be a function of the output`);
+  if (tool.kind === 'read') {
+    for (const part of ['readback', 'businessKey', 'precondition', 'approval', 'narrativeArgs'] as const) {
+      if (tool[part] !== undefined) say(`a read has no ${part} (only effects do)`);
+    }
+    return;
+  }
+  // An effect's failure is always in doubt: without a readback nothing could settle it.
+  if (typeof tool.readback !== 'string' || !tool.readback) say('an effect must name its readback (the read, by idempotency key, that tells whether it happened)');
+  if (tool.businessKeySince !== undefined && tool.businessKey === undefined) say('businessKeySince without a businessKey');
+  const reread = tool.precondition?.reread;
+  if (tool.precondition && typeof tool.precondition.check !== 'function') say('precondition.check must be a function');
+  if (reread && !reads.has(reread.tool)) say(`its precondition rereads ${String(reread.tool)}, which is not a read of this domain`);
+  if (reread && typeof reread.args !== 'function') say('precondition.reread.args must be a function of the effect arguments');
+  checkApproval(tool, say);
+  checkNarrativeArgs(tool, say);
+}
+
+function checkApproval(tool: AnyTool, say: (problem: string) => void): void {
+  const rule = tool.approval;
+  if (!rule) {
+    if (tool.precondition?.onViolation === 'approval') say("precondition.onViolation is 'approval' but the tool has no approval rule");
+    return;
+  }
+  if (!Array.isArray(rule.roles) || rule.roles.length === 0 || !rule.roles.every((r) => typeof r === 'string' && r.length > 0)) {
+    say('approval.roles must list at least one role (no one could approve it)');
+  }
+  if (!positive(rule.timeoutMs)) say('approval.timeoutMs must be a positive number of milliseconds');
+  if (rule.onTimeout !== 'escalate' && rule.onTimeout !== 'return_to_model') say("approval.onTimeout must be 'escalate' or 'return_to_model'");
+  if (rule.quorum !== undefined && (!Number.isInteger(rule.quorum) || rule.quorum < 1)) say('approval.quorum must be a whole number of at least 1');
+}
+
+/** Narrative arguments must be arguments: a name the input does not have would exempt nothing, or the wrong thing. */
+function checkNarrativeArgs(tool: AnyTool, say: (problem: string) => void): void {
+  if (tool.narrativeArgs === undefined) return;
+  if (!Array.isArray(tool.narrativeArgs) || !tool.narrativeArgs.every((a) => typeof a === 'string')) {
+    say('narrativeArgs must be a list of argument names');
+    return;
+  }
+  const shape = (tool.input as { shape?: unknown } | undefined)?.shape;
+  if (!shape || typeof shape !== 'object') return; // not an object schema: nothing to check names against
+  for (const name of tool.narrativeArgs) if (!(name in shape)) say(`narrativeArgs names ${name}, which is not an argument of the tool`);
+}
+
+function checkDefaults(domain: Domain, say: (problem: string) => void): void {
+  const defaults = domain?.defaults;
+  if (!defaults || typeof defaults !== 'object') {
+    say('defaults (budgets, context, window) are required');
+    return;
+  }
+  const budgets = defaults.budgets as Record<string, unknown> | undefined;
+  for (const key of ['turns', 'toolCalls', 'effects', 'duplicates', 'tokens', 'deadlineMs'] as const) {
+    const value = budgets?.[key];
+    if (!Number.isInteger(value) || (value as number) < (key === 'effects' || key === 'duplicates' ? 0 : 1)) say(`defaults.budgets.${key} must be a whole number${key === 'effects' || key === 'duplicates' ? '' : ' of at least 1'}`);
+  }
+  if (!['full', 'window', 'window_pinned'].includes(defaults.context)) say("defaults.context must be 'full', 'window' or 'window_pinned'");
+  if (!Number.isInteger(defaults.window) || defaults.window < 1) say('defaults.window must be a whole number of at least 1');
+}
+
+function isSchema(value: unknown): boolean {
+  return typeof (value as { safeParse?: unknown } | undefined)?.safeParse === 'function';
+}
+
+function positive(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0;
+}

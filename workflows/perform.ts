@@ -1,0 +1,200 @@
+// How each of the controller's commands is carried out durably: which activity runs it, with
+// which retry and timeout policy (policy.ts), and how its outcome, or its failure, becomes the
+// controller's next event. The loop in agent.ts knows only that a command becomes Work.
+import { ActivityFailure, CancellationScope, TimeoutFailure, condition, proxyActivities } from '@temporalio/workflow';
+import type { AgentActivities } from '../activities/index.js';
+import type { Domain } from './contract.js';
+import type { Command } from './controller/commands.js';
+import { compactJson } from './controller/decision.js';
+import { ProbeVerdict, ReadbackResult, ToolResult, type RunEvent } from './controller/events.js';
+import type { PlannedCall } from './controller/state.js';
+import { continuationOptions, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
+import type { RunInput } from './run-input.js';
+import { ApproverDirectory } from './trust/directory.js';
+import { subjectLabel } from './web-ui.js';
+
+// Every proxy's options come from the one retry and timeout policy.
+const models = proxyActivities<AgentActivities>(modelOptions);
+export const probes = proxyActivities<AgentActivities>(probeOptions);
+export const continuations = proxyActivities<AgentActivities>(continuationOptions);
+
+/**
+ * A command under way: what it waits for, and how its outcome becomes the controller's event.
+ * The loop awaits `pending` itself rather than a promise chain made here: the SDK records a
+ * stack trace for every promise a workflow creates (for its stack-trace query), and on a turn
+ * that does nothing but wait for two activities each extra `.then` was a measurable share of
+ * the worker's CPU.
+ */
+export interface Work {
+  pending: Promise<unknown>;
+  done(value: unknown): RunEvent;
+  failed(err: unknown): RunEvent;
+}
+
+function work<T>(pending: Promise<T>, done: (value: T) => RunEvent, failed: (err: unknown) => RunEvent = rethrow): Work {
+  return { pending, done: done as (value: unknown) => RunEvent, failed };
+}
+
+/** For work whose promise never rejects on purpose: a rejection there is a bug, and fails the task. */
+function rethrow(err: unknown): never {
+  throw err;
+}
+
+export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, domain: Domain, queue: RunEvent[]): Work {
+  switch (command.type) {
+    case 'propose':
+      return work(
+        models.propose.executeWithOptions(modelCallOptions(run, `propose turn ${command.context.runtime.turn} (${run.model.adapter})`), [
+          { domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex, ...(run.team ? { team: run.team } : {}) },
+        ]),
+        (reply): RunEvent =>
+          spendRefusal(reply) ??
+          (typeof reply?.tokens === 'number' && Number.isFinite(reply.tokens)
+            ? { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens, contextTokens: command.context.tokenEstimate, ...costOf(reply) }
+            : { type: 'modelFailed', now: Date.now(), message: 'the model activity returned no numeric token count' }),
+        (err): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err) }),
+      );
+    case 'invoke': {
+      const observed = (results: ToolResult[]): RunEvent => ({ type: 'observed', now: Date.now(), results });
+      // Most turns make one call, and it needs no Promise.all (which adds a promise per call).
+      const [only] = command.calls;
+      if (command.calls.length === 1 && only) {
+        const call = callTool(only, run, domain);
+        return work(call.pending, (raw) => observed([call.done(raw)]), (err) => observed([call.failed(err)]));
+      }
+      return work(Promise.all(command.calls.map((c) => callTool(c, run, domain)).map((call) => call.pending.then(call.done, call.failed))), observed);
+    }
+    case 'verify':
+      return work(
+        probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}` }, [{ domain: domain.name, caseId: run.caseId, claim: command.claim }]),
+        (raw): RunEvent => {
+          const verdict = ProbeVerdict.safeParse(raw);
+          if (verdict.success) return { type: 'verified', now: Date.now(), verdict: verdict.data };
+          const now = Date.now();
+          return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail: 'the probe returned something that is not a verdict', facts: {}, checkedAt: now } };
+        },
+        (err): RunEvent => {
+          const now = Date.now();
+          return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail: `probe could not run: ${failureMessage(err)}`, facts: {}, checkedAt: now } };
+        },
+      );
+    case 'readback':
+      return work(readback(command, run, domain), (result): RunEvent => ({ type: 'reconciled', now: Date.now(), result }));
+    case 'loadApprovers':
+      // The directory is the worker's configuration; what comes back is checked like any input.
+      return work(
+        probes.loadApprovers.executeWithOptions({ summary: `approvers for ${command.request.call.tool}` }, []),
+        (raw): RunEvent => {
+          const parsed = ApproverDirectory.safeParse(raw);
+          return { type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: parsed.success ? parsed.data.approvers : [] };
+        },
+        (): RunEvent => ({ type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: [] }),
+      );
+    case 'awaitApproval':
+      return work(
+        condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - Date.now()), { summary: `approval wait: ${command.request.call.tool}` }),
+        (arrived): RunEvent => (arrived ? (queue.shift() as RunEvent) : { type: 'approvalTimedOut', now: Date.now(), requestId: command.request.requestId }),
+      );
+  }
+}
+
+/**
+ * A run with a model queue sends its model calls there, where the queue's workers rate-limit
+ * them across every run (maxTaskQueueActivitiesPerSecond) and the server shares the rate
+ * fairly between teams (the fairness key). Runs without one schedule exactly as before.
+ */
+function modelCallOptions(run: RunInput, summary: string): { summary: string; taskQueue?: string; priority?: { fairnessKey: string } } {
+  if (!run.modelQueue) return { summary };
+  return { summary, taskQueue: run.modelQueue, priority: { fairnessKey: run.team ?? run.domain } };
+}
+
+/** The model activity's word that a cap held outside the run is spent (activities/spend), as the controller's event. */
+function spendRefusal(reply: unknown): RunEvent | undefined {
+  const refused = (reply as { spendRefused?: unknown } | undefined)?.spendRefused as { cap?: unknown; detail?: unknown } | undefined;
+  if (!refused || typeof refused !== 'object') return undefined;
+  return { type: 'spendRefused', now: Date.now(), cap: String(refused.cap).slice(0, 120), detail: String(refused.detail).slice(0, 300) };
+}
+
+/** What the call cost by the worker's price table, when the worker priced it. */
+function costOf(reply: unknown): { costMicros?: number } {
+  const cost = (reply as { costMicros?: unknown }).costMicros;
+  return typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costMicros: cost } : {};
+}
+
+/**
+ * Starts one tool call, and says how its outcome becomes the call's result. Reads and
+ * idempotent effects may be retried by Temporal; a non-idempotent effect gets exactly one
+ * attempt, and any failure after the request may have reached the system is `unknown`, to be
+ * read back, never retried blind.
+ */
+function callTool(call: PlannedCall, run: RunInput, domain: Domain): { pending: Promise<unknown>; done(raw: unknown): ToolResult; failed(err: unknown): ToolResult } {
+  const startedAt = Date.now();
+  const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
+  const start = () => toolsFor(call).invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }]);
+  return {
+    // An effect once sent may have committed: a cancel never abandons it, but waits for its
+    // reply (bounded by its timeouts) and reads it back if the reply says nothing.
+    pending: call.kind === 'effect' ? CancellationScope.nonCancellable(start) : start(),
+    done: (raw) => toolResultOf(call, raw, startedAt),
+    failed: (err) => failedCallResult(call, err, startedAt),
+  };
+}
+
+// One proxy per kind and retry policy, made once (see callTool).
+const tools = {
+  read: { retried: proxyActivities<AgentActivities>(toolCallOptions('read', true)), once: proxyActivities<AgentActivities>(toolCallOptions('read', false)) },
+  effect: { retried: proxyActivities<AgentActivities>(toolCallOptions('effect', true)), once: proxyActivities<AgentActivities>(toolCallOptions('effect', false)) },
+};
+
+function toolsFor(call: PlannedCall) {
+  const byKind = call.kind === 'effect' ? tools.effect : tools.read;
+  return call.idempotent ? byKind.retried : byKind.once;
+}
+
+/** Checked where it enters: a result for another call, or of the wrong shape, is not this call's result. */
+function toolResultOf(call: PlannedCall, raw: unknown, startedAt: number): ToolResult {
+  const result = ToolResult.safeParse(raw);
+  if (result.success && result.data.callId === call.callId) return result.data;
+  const message = 'the tool activity returned a malformed result';
+  return call.kind === 'effect'
+    ? { status: 'unknown', callId: call.callId, errorClass: 'unknown', message, attempt: 1, startedAt, finishedAt: Date.now() }
+    : { status: 'error', callId: call.callId, errorClass: 'bad_output', message, attempt: 1, startedAt, finishedAt: Date.now() };
+}
+
+/** The activity failed after its retries: an effect's outcome is unknown, a read's is an error. */
+function failedCallResult(call: PlannedCall, err: unknown, startedAt: number): ToolResult {
+  const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
+  return {
+    status: call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'error',
+    callId: call.callId,
+    errorClass: call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'transient',
+    message: failureMessage(err),
+    // Retried calls fail here only once their attempts are used up (a non-final attempt throws
+    // to be retried, the final one reports); anything else ended after its first attempt.
+    attempt: call.idempotent && err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? TOOL_ATTEMPTS : 1,
+    startedAt,
+    finishedAt: Date.now(),
+  };
+}
+
+/** Shielded from a cancel: the readback is what lets a cancelled run say whether its effect took. */
+function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput, domain: Domain): Promise<ReadbackResult> {
+  return CancellationScope.nonCancellable(() =>
+    probes.readback.executeWithOptions({ summary: `readback ${command.readbackTool} ${command.effect.key}` }, [
+      { domain: domain.name, caseId: run.caseId, tool: command.readbackTool, key: command.effect.key, callId: command.effect.callId },
+    ]),
+  )
+    .then(
+      (raw): ReadbackResult => {
+        const result = ReadbackResult.safeParse(raw);
+        if (result.success && result.data.callId === command.effect.callId) return result.data;
+        return { callId: command.effect.callId, outcome: 'undecided', detail: 'the readback returned a malformed result', attempts: 1 };
+      },
+      (err: unknown): ReadbackResult => ({ callId: command.effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }),
+    );
+}
+
+export function failureMessage(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause) return `${err.cause.name}: ${err.cause.message}`.slice(0, 300);
+  return err instanceof Error ? err.message.slice(0, 300) : String(err).slice(0, 300);
+}

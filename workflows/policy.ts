@@ -1,0 +1,75 @@
+// The engine's retry, timeout and error-type policy, in one place. The workflow builds its
+// activity proxies from it and the activities decide "retry or report" from it, so the two can
+// never disagree about how many attempts a call gets (the activity must know which attempt is
+// its last: a last attempt reports its failure as a result instead of throwing it). Workflow-safe:
+// plain data only.
+//
+import type { ActivityOptions } from '@temporalio/common';
+
+// Changing a value here changes new runs only where it changes what an activity returns; the
+// activity options themselves are not part of Temporal's replay check.
+
+/** Attempts of a tool call that may be retried (a read, an idempotent effect); any other gets one. */
+export const TOOL_ATTEMPTS = 3;
+
+/** Activities heartbeat this often while they wait (activities/heartbeat.ts). */
+export const HEARTBEAT_EVERY_MS = 1_000;
+
+/** How long one request to a system of record may take, unless the worker is told otherwise. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 5_000;
+
+/** How often a readback asks the system of record before it calls the outcome undecided. */
+export const DEFAULT_READBACK_ATTEMPTS = 3;
+
+/**
+ * Error types the engine's activities throw, as Temporal failure types. The workflow names the
+ * ones it must not retry; the rest are retried as their proxy allows.
+ */
+export const ErrorTypes = {
+  /** The model adapter or its configuration cannot work: retrying would fail the same way. */
+  modelConfig: 'ModelConfigError',
+  /** A scripted model ran out of replies (tests): a loud failure, never retried. */
+  scriptExhausted: 'ModelScriptExhausted',
+  /** The run's input (or carried state) is refused: the execution fails at once. */
+  invalidRunInput: 'InvalidRunInput',
+  /** A tool call that will be tried again (not its last attempt). */
+  toolTransient: 'ToolTransient',
+  toolTimeout: 'ToolTimeout',
+} as const;
+
+/**
+ * Activity options by kind of call. Heartbeats (every HEARTBEAT_EVERY_MS) let a dead worker be
+ * noticed in seconds; start-to-close bounds a live but stuck call.
+ */
+export const modelOptions: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '5 seconds',
+  retry: { maximumAttempts: 5, initialInterval: '500 milliseconds', nonRetryableErrorTypes: [ErrorTypes.scriptExhausted, ErrorTypes.modelConfig] },
+};
+
+export const probeOptions: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '5 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '500 milliseconds' },
+};
+
+/**
+ * Asking the server about the execution that continued: a rare call (once per rollover) that
+ * must not fail a healthy run over a brief outage, so it is retried longer than a probe.
+ */
+export const continuationOptions: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 10, initialInterval: '1 second' },
+};
+
+/**
+ * A tool call: effects may take longer than reads, and a call that is not idempotent gets
+ * exactly one attempt (an unclear outcome is read back, never retried blind).
+ */
+export function toolCallOptions(kind: 'read' | 'effect', retried: boolean): ActivityOptions {
+  return {
+    startToCloseTimeout: kind === 'effect' ? '30 seconds' : '20 seconds',
+    heartbeatTimeout: '4 seconds',
+    retry: { maximumAttempts: retried ? TOOL_ATTEMPTS : 1, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
+  };
+}
