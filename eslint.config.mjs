@@ -44,17 +44,23 @@ export default tseslint.config(
         },
       ],
       'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }],
-      'no-restricted-properties': [
-        'error',
-        { object: 'Math', property: 'random', message: 'Non-deterministic in workflow code; derive values from state.' },
-      ],
+      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Non-deterministic in workflow code; derive values from state.' }],
       // zod's global registry and config belong to the zod the worker preloads once and shares
       // between runs: a schema registered here would be registered again by the next run (and throw).
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.property.name='meta']", message: 'No .meta() in workflow code: it writes to the global zod registry shared by every run on the worker.' },
-        { selector: "CallExpression[callee.property.name='register']", message: 'No .register() in workflow code: registries are shared by every run on the worker.' },
-        { selector: "CallExpression[callee.object.name='z'][callee.property.name='config']", message: 'No z.config() in workflow code: it changes zod for every run on the worker.' },
+        {
+          selector: "CallExpression[callee.property.name='meta']",
+          message: 'No .meta() in workflow code: it writes to the global zod registry shared by every run on the worker.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='register']",
+          message: 'No .register() in workflow code: registries are shared by every run on the worker.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='z'][callee.property.name='config']",
+          message: 'No z.config() in workflow code: it changes zod for every run on the worker.',
+        },
       ],
     },
   },

@@ -24,7 +24,8 @@ export const continuationActivities = {
     if (previous.taskQueue !== taskQueue) {
       return { ok: false, reason: `the state was carried in from an execution on task queue ${previous.taskQueue}, not ${taskQueue} where this engine runs` };
     }
-    if (previous.status.name !== 'CONTINUED_AS_NEW') return { ok: false, reason: `the previous execution is ${previous.status.name.toLowerCase()}, not continued as new` };
+    if (previous.status.name !== 'CONTINUED_AS_NEW')
+      return { ok: false, reason: `the previous execution is ${previous.status.name.toLowerCase()}, not continued as new` };
     return { ok: true };
   },
 };

@@ -40,19 +40,23 @@ class EngineActivitySpans implements ActivityInboundCallsInterceptor {
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
     const shape = this.shapeOf(this.ctx.info.activityType, input.args[0]);
     if (!shape) return next(input);
-    return this.options.tracer.startActiveSpan(shape.name, { kind: shape.kind, attributes: { ...shape.attributes, 'agent.attempt': this.ctx.info.attempt } }, async (span) => {
-      try {
-        const result = await next(input);
-        shape.after(result, span);
-        return result;
-      } catch (err) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message.slice(0, 200) : 'failed' });
-        span.setAttribute('error.type', err instanceof Error ? err.name : 'error');
-        throw err;
-      } finally {
-        span.end();
-      }
-    });
+    return this.options.tracer.startActiveSpan(
+      shape.name,
+      { kind: shape.kind, attributes: { ...shape.attributes, 'agent.attempt': this.ctx.info.attempt } },
+      async (span) => {
+        try {
+          const result = await next(input);
+          shape.after(result, span);
+          return result;
+        } catch (err) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message.slice(0, 200) : 'failed' });
+          span.setAttribute('error.type', err instanceof Error ? err.name : 'error');
+          throw err;
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
   private shapeOf(activityType: string, arg: unknown): Shape | undefined {
@@ -71,7 +75,11 @@ class EngineActivitySpans implements ActivityInboundCallsInterceptor {
           attributes: { 'agent.domain': str(a.domain) },
           after: (result, span) => {
             const v = (result ?? {}) as Record<string, unknown>;
-            span.setAttributes({ 'agent.verify.holds': v.holds === true, 'agent.verify.conflict': v.conflict === true, 'agent.verify.decided': v.decided === true });
+            span.setAttributes({
+              'agent.verify.holds': v.holds === true,
+              'agent.verify.conflict': v.conflict === true,
+              'agent.verify.decided': v.decided === true,
+            });
           },
         };
       default:

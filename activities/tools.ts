@@ -36,7 +36,15 @@ export function toolActivities(deps: ToolDeps) {
       const startedAt = Date.now();
       // Refused before anything was sent: nothing can have happened, so an effect is `failed`,
       // not in doubt, and there is nothing to read back.
-      const notSent = (message: string): ToolResult => ({ status: 'error', callId: call.callId, errorClass: 'not_sent', message, attempt, startedAt, finishedAt: Date.now() });
+      const notSent = (message: string): ToolResult => ({
+        status: 'error',
+        callId: call.callId,
+        errorClass: 'not_sent',
+        message,
+        attempt,
+        startedAt,
+        finishedAt: Date.now(),
+      });
       if (!contract || !run) return notSent(`no tool ${call.tool} in ${domain} on this worker`);
       const args = contract.input.safeParse(call.args);
       if (!args.success) return notSent(`arguments for ${call.tool} failed validation at dispatch`);
@@ -55,7 +63,15 @@ export function toolActivities(deps: ToolDeps) {
           ),
         );
         const shrunk = shrinkToCap(raw, contract.maxObservationBytes, deps.blobDir);
-        return { status: 'ok', callId: call.callId, output: shrunk.output, attempt, startedAt, finishedAt: Date.now(), ...(shrunk.truncated ? { truncated: shrunk.truncated } : {}) };
+        return {
+          status: 'ok',
+          callId: call.callId,
+          output: shrunk.output,
+          attempt,
+          startedAt,
+          finishedAt: Date.now(),
+          ...(shrunk.truncated ? { truncated: shrunk.truncated } : {}),
+        };
       } catch (err) {
         const failure = classifyToolError(err, impl?.classify?.bind(impl));
         const finishedAt = Date.now();

@@ -45,7 +45,10 @@ const { values } = parseArgs({
   strict: true,
 });
 const quick = values.quick ?? false;
-const chosen = (values.sections ?? SECTIONS.join(',')).split(',').map((s) => s.trim()).filter(Boolean);
+const chosen = (values.sections ?? SECTIONS.join(','))
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 for (const s of chosen) {
   if (!([...SECTIONS, ...ON_DEMAND_SECTIONS] as readonly string[]).includes(s)) {
     process.stderr.write(`bench: unknown section ${s}; sections are ${SECTIONS.join(', ')}, and on demand ${ON_DEMAND_SECTIONS.join(', ')}\n`);
@@ -167,7 +170,10 @@ if (chosen.some((s) => s !== 'context')) {
       const during = `${r.levels.at(-1)} concurrent agent runs of ${r.turns} turns`;
       results.memory = { rssBeforeMiB: r.rssBeforeMiB, peakRssMiB: r.peakRssMiB, during, sampleEveryMs: 100 };
       record('concurrency', r, formatConcurrency(r));
-      print([`== memory ==`, `  worker RSS (sampled every 100 ms): ${r.rssBeforeMiB} MiB before the concurrency section, peak ${r.peakRssMiB} MiB during ${during}`]);
+      print([
+        `== memory ==`,
+        `  worker RSS (sampled every 100 ms): ${r.rssBeforeMiB} MiB before the concurrency section, peak ${r.peakRssMiB} MiB during ${during}`,
+      ]);
     }
   } finally {
     await bench.close();
@@ -179,7 +185,9 @@ const totalSeconds = Math.round((Date.now() - began) / 1_000);
 print([
   `== targets ==`,
   ...targets.map((t) => `  ${t.met ? 'met    ' : 'NOT met'}  ${t.section}: ${t.what} ${t.target} (measured ${t.value ?? 'n/a'})`),
-  `total wall time: ${totalSeconds} s (${Object.entries(timings).map(([k, v]) => `${k} ${v} s`).join(', ')}); peak worker RSS ${mib(process.resourceUsage().maxRSS * 1024)} MiB`,
+  `total wall time: ${totalSeconds} s (${Object.entries(timings)
+    .map(([k, v]) => `${k} ${v} s`)
+    .join(', ')}); peak worker RSS ${mib(process.resourceUsage().maxRSS * 1024)} MiB`,
 ]);
 save(true);
 log(`figures written to ${outFile}`);

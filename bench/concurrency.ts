@@ -78,7 +78,16 @@ export function formatConcurrency(r: ConcurrencyResult): string[] {
     `concurrency: N runs of ${r.turns} turns started together; worker memory sampled every 100 ms`,
     ...table(
       ['runs', 'agent turns/s', 'bare turns/s', 'agent ÷ bare', 'agent wall ms', 'bare wall ms', 'agent peak RSS MiB', 'bare peak RSS MiB'],
-      r.results.map((l) => [l.runs, l.agent.turnsPerSecond, l.bare.turnsPerSecond, l.ratio, l.agent.wallMs, l.bare.wallMs, l.agent.peakRssMiB, l.bare.peakRssMiB]),
+      r.results.map((l) => [
+        l.runs,
+        l.agent.turnsPerSecond,
+        l.bare.turnsPerSecond,
+        l.ratio,
+        l.agent.wallMs,
+        l.bare.wallMs,
+        l.agent.peakRssMiB,
+        l.bare.peakRssMiB,
+      ]),
     ),
     ...formatTargets(r.targets),
   ];

@@ -42,7 +42,13 @@ export interface HistoryResult {
 const reply = (kind: TurnKind, n: number): unknown => {
   switch (kind) {
     case 'parallel-read':
-      return { type: 'call', calls: [{ tool: 'read_counter', args: { n, lane: 1 } }, { tool: 'read_counter', args: { n, lane: 2 } }] };
+      return {
+        type: 'call',
+        calls: [
+          { tool: 'read_counter', args: { n, lane: 1 } },
+          { tool: 'read_counter', args: { n, lane: 2 } },
+        ],
+      };
     case 'effect':
       return { type: 'call', calls: [{ tool: 'touch', args: { n } }] };
     default:
@@ -98,7 +104,10 @@ const COLUMNS: [string, string][] = [
 
 export function formatHistory(r: HistoryResult): string[] {
   const known = new Set(COLUMNS.map(([type]) => type));
-  const other = (p: PerTurn) => Object.entries(p.eventTypes).filter(([type]) => !known.has(type)).reduce((n, [, v]) => n + v, 0);
+  const other = (p: PerTurn) =>
+    Object.entries(p.eventTypes)
+      .filter(([type]) => !known.has(type))
+      .reduce((n, [, v]) => n + v, 0);
   return [
     `history per turn: (run of ${r.turns} turns − run of 1 turn) / ${r.turns - 1}, one kind of turn per run, scripted model`,
     `  (bytes: without the scripted model's config, which rides in every propose input; raw bytes: with it)`,

@@ -66,7 +66,10 @@ export async function longRun(bench: Bench, options: LongRunOptions, log: (m: st
   });
 
   const lastExecution = executions.at(-1);
-  const input = executions.length > 1 && lastExecution ? ((await startInputOf(bench.client, run.workflowId, lastExecution.runId)) as { carried?: Record<string, unknown> }) : undefined;
+  const input =
+    executions.length > 1 && lastExecution
+      ? ((await startInputOf(bench.client, run.workflowId, lastExecution.runId)) as { carried?: Record<string, unknown> })
+      : undefined;
   const carriedState = input?.carried ? describeState(input.carried) : null;
 
   const meanPerTurn = (from: number) => ((stamps[from + window - 1] as number) - (stamps[from] as number)) / (window - 1);
@@ -92,10 +95,7 @@ export async function longRun(bench: Bench, options: LongRunOptions, log: (m: st
     maxHistoryBytes: Math.max(...executions.map((e) => e.bytes)),
     largestPayload,
     carriedState,
-    targets: [
-      target(`ms/turn last ${window} ÷ first ${window}`, ratio, 1.2),
-      target('max events in one execution', maxEvents, 10_000),
-    ],
+    targets: [target(`ms/turn last ${window} ÷ first ${window}`, ratio, 1.2), target('max events in one execution', maxEvents, 10_000)],
     seconds: (Date.now() - started) / 1_000,
   };
 }

@@ -34,7 +34,14 @@ export interface Comparison extends CompareOptions {
   seconds: number;
 }
 
-export async function compare(bench: Bench, variants: Variant[], options: CompareOptions, serverPid: number | undefined, log: (m: string) => void, label: string): Promise<Comparison> {
+export async function compare(
+  bench: Bench,
+  variants: Variant[],
+  options: CompareOptions,
+  serverPid: number | undefined,
+  log: (m: string) => void,
+  label: string,
+): Promise<Comparison> {
   const started = Date.now();
   const { runs, turns, rounds } = options;
   const shape = await bench.bareShapeFor(turns);
@@ -45,9 +52,7 @@ export async function compare(bench: Bench, variants: Variant[], options: Compar
     const id = `${variant}-${label}-${stamp}-${serial++}`;
     const cpu = cpuNow(serverPid);
     const done = await batch(runs, (i) =>
-      variant === 'agent'
-        ? bench.runAgent(`${id}-${i}`, { model: { adapter: 'rules' }, budgets: { turns } })
-        : bench.runBare(`${id}-${i}`, shape),
+      variant === 'agent' ? bench.runAgent(`${id}-${i}`, { model: { adapter: 'rules' }, budgets: { turns } }) : bench.runBare(`${id}-${i}`, shape),
     );
     const used = cpuSince(cpu, serverPid);
     for (const run of done.runs) {

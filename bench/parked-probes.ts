@@ -60,19 +60,31 @@ export function percentile(values: number[], p: number): number {
  * One decision at a time, so the cache counters between two scrapes belong to it; early and
  * late alternate, so a slow spell on the machine does not fall on one group only.
  */
-export async function timeDecisions(client: Client, worker: ParkedWorker, groups: { way: DecisionWay; early: SampledRun[]; late: SampledRun[] }[]): Promise<DecisionFigures[]> {
+export async function timeDecisions(
+  client: Client,
+  worker: ParkedWorker,
+  groups: { way: DecisionWay; early: SampledRun[]; late: SampledRun[] }[],
+): Promise<DecisionFigures[]> {
   const agent = new AgentClient({ client, taskQueue: 'unused-for-decisions' });
   const out: DecisionFigures[] = [];
   for (const { way, early, late } of groups) {
-    const taken = { early: [] as { ms: number; misses: number; approved: boolean; workflowId: string }[], late: [] as { ms: number; misses: number; approved: boolean; workflowId: string }[] };
+    const taken = {
+      early: [] as { ms: number; misses: number; approved: boolean; workflowId: string }[],
+      late: [] as { ms: number; misses: number; approved: boolean; workflowId: string }[],
+    };
     for (let k = 0; k < Math.max(early.length, late.length); k++) {
-      for (const [parked, run] of [['early', early[k]], ['late', late[k]]] as const) {
+      for (const [parked, run] of [
+        ['early', early[k]],
+        ['late', late[k]],
+      ] as const) {
         if (!run) continue;
         const before = await worker.cache();
         const began = performance.now();
         const decision =
           way === 'update'
-            ? await client.workflow.getHandle(run.workflowId).executeUpdate(approveUpdate, { args: [signDecision(keys.sam, run.workflowId, run.pending, 'approve', 'bench')] })
+            ? await client.workflow
+                .getHandle(run.workflowId)
+                .executeUpdate(approveUpdate, { args: [signDecision(keys.sam, run.workflowId, run.pending, 'approve', 'bench')] })
             : await agent.approve(run.workflowId, run.pending.requestId, keys.sam, { comment: 'bench' });
         const ms = performance.now() - began;
         const after = await worker.cache();
@@ -120,13 +132,38 @@ export async function timeReads(client: Client, worker: ParkedWorker, countQuery
     const after = await worker.cache();
     out.push({ what, rows: rows(result), ms, cacheMisses: after.misses - before.misses, ...extra(result) });
   };
-  await measure('list, awaiting approval (default limit 50)', () => agent.list({ phase: 'awaiting_approval' }), (r) => r.length);
-  await measure('list, awaiting approval (limit 10,000)', () => agent.list({ phase: 'awaiting_approval', limit: 10_000 }), (r) => r.length);
-  await measure('count, parked on this queue', () => client.workflow.count(countQuery), (r) => r.count);
-  const inboxExtra = (entries: Awaited<ReturnType<InboxReader['read']>>) => ({ answered: entries.filter((e) => e.view).length, unanswered: entries.filter((e) => !e.view).length });
-  await measure('console inbox, first read', () => inbox.read(), (r) => r.length, inboxExtra);
+  await measure(
+    'list, awaiting approval (default limit 50)',
+    () => agent.list({ phase: 'awaiting_approval' }),
+    (r) => r.length,
+  );
+  await measure(
+    'list, awaiting approval (limit 10,000)',
+    () => agent.list({ phase: 'awaiting_approval', limit: 10_000 }),
+    (r) => r.length,
+  );
+  await measure(
+    'count, parked on this queue',
+    () => client.workflow.count(countQuery),
+    (r) => r.count,
+  );
+  const inboxExtra = (entries: Awaited<ReturnType<InboxReader['read']>>) => ({
+    answered: entries.filter((e) => e.view).length,
+    unanswered: entries.filter((e) => !e.view).length,
+  });
+  await measure(
+    'console inbox, first read',
+    () => inbox.read(),
+    (r) => r.length,
+    inboxExtra,
+  );
   // Past the inbox's one-second answer cache, so every run is asked again (now cached on the worker).
   await new Promise((resolve) => setTimeout(resolve, 1_500));
-  await measure('console inbox, read again', () => inbox.read(), (r) => r.length, inboxExtra);
+  await measure(
+    'console inbox, read again',
+    () => inbox.read(),
+    (r) => r.length,
+    inboxExtra,
+  );
   return out;
 }

@@ -49,7 +49,14 @@ export class ParkedWorkerFailed extends Error {
   }
 }
 
-export async function startParkedWorker(options: { address: string; namespace: string; taskQueue: string; approversFile: string; bundleFile: string; maxCached?: number }): Promise<ParkedWorker> {
+export async function startParkedWorker(options: {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  approversFile: string;
+  bundleFile: string;
+  maxCached?: number;
+}): Promise<ParkedWorker> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: projectRoot,

@@ -73,7 +73,17 @@ export function formatParked(r: ParkedResult & { memory: MemorySummary }): strin
     `  decisions (one at a time; misses: workflow tasks that found their run evicted and replayed it):`,
     ...table(
       ['way', 'parked', 'runs', 'p50 ms', 'p95 ms', 'max ms', 'cache misses', 'approved', 'applied'],
-      r.decisions.map((d) => [d.way === 'update' ? 'signed approve Update' : 'AgentClient.approve (query + Update)', d.parked, d.runs, d.p50Ms, d.p95Ms, d.maxMs, d.cacheMisses, d.approved, d.applied]),
+      r.decisions.map((d) => [
+        d.way === 'update' ? 'signed approve Update' : 'AgentClient.approve (query + Update)',
+        d.parked,
+        d.runs,
+        d.p50Ms,
+        d.p95Ms,
+        d.maxMs,
+        d.cacheMisses,
+        d.approved,
+        d.applied,
+      ]),
     ),
     `  reads:`,
     ...table(

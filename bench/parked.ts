@@ -71,7 +71,12 @@ export interface ParkedResult extends ParkedOptions {
 const LONG_TOOL_WAIT =
   'none: a tool call is an activity with a 20 s (read) or 30 s (effect) start-to-close timeout and a 4 s heartbeat, so nothing parks on a tool';
 
-export async function parked(client: Client, server: { address: string; namespace: string; pid: number | undefined }, options: ParkedOptions, log: (m: string) => void): Promise<ParkedResult> {
+export async function parked(
+  client: Client,
+  server: { address: string; namespace: string; pid: number | undefined },
+  options: ParkedOptions,
+  log: (m: string) => void,
+): Promise<ParkedResult> {
   const began = Date.now();
   const { runs } = options;
   if (!Number.isSafeInteger(runs) || runs < 4) throw new Error(`parked: --parked takes a number of runs, at least 4 (got ${runs})`);
@@ -89,9 +94,18 @@ export async function parked(client: Client, server: { address: string; namespac
   const countQuery = `WorkflowType = '${AGENT_WORKFLOW_TYPE}' AND TaskQueue = '${taskQueue}' AND ${phaseKey.name} = 'awaiting_approval' AND ExecutionStatus = 'Running'`;
   const workflowId = (i: number) => `synthetic-parked-${stamp}-${i}`;
 
-  const worker = await startParkedWorker({ address: server.address, namespace: server.namespace, taskQueue, approversFile, bundleFile, ...(options.maxCached ? { maxCached: options.maxCached } : {}) });
+  const worker = await startParkedWorker({
+    address: server.address,
+    namespace: server.namespace,
+    taskQueue,
+    approversFile,
+    bundleFile,
+    ...(options.maxCached ? { maxCached: options.maxCached } : {}),
+  });
   const ready = Date.now();
-  log(`parked: worker pid ${worker.ready.pid}, maxCachedWorkflows ${worker.ready.maxCachedWorkflows}${worker.ready.cacheOverridden ? ' (overridden)' : ' (engine default)'}`);
+  log(
+    `parked: worker pid ${worker.ready.pid}, maxCachedWorkflows ${worker.ready.maxCachedWorkflows}${worker.ready.cacheOverridden ? ' (overridden)' : ' (engine default)'}`,
+  );
   const series: MemoryPoint[] = [];
   let started = 0;
   let next = 0;
@@ -149,7 +163,11 @@ export async function parked(client: Client, server: { address: string; namespac
       startFailure = err;
     });
     // The early groups' requests are read as soon as they park, while still cached.
-    const early = pendingOf(client, Array.from({ length: 2 * samples }, (_, i) => i), workflowId);
+    const early = pendingOf(
+      client,
+      Array.from({ length: 2 * samples }, (_, i) => i),
+      workflowId,
+    );
     early.catch(() => undefined); // awaited below; a fill that fails first must not leave it unhandled
     const fillDeadline = Date.now() + Math.max(10 * 60_000, runs * 300);
     for (let tick = 0; ; tick++) {
@@ -163,7 +181,11 @@ export async function parked(client: Client, server: { address: string; namespac
     await starting;
     const fillSeconds = (Date.now() - fillBegan) / 1_000;
     log(`parked: all ${runs} parked in ${Math.round(fillSeconds)} s`);
-    const late = await pendingOf(client, Array.from({ length: 2 * samples }, (_, i) => runs - 2 * samples + i), workflowId);
+    const late = await pendingOf(
+      client,
+      Array.from({ length: 2 * samples }, (_, i) => runs - 2 * samples + i),
+      workflowId,
+    );
     const earlyRuns = await early;
 
     await hold('parked', options.holdSeconds);

@@ -75,7 +75,14 @@ export async function scaleOut(
         const wallMs = Date.now() - began;
         const serverAfter = cpuNow(serverPid).serverMs;
         const after = await reports(workers);
-        const level = figures(count, wallMs, options, before, after, serverBefore === undefined || serverAfter === undefined ? null : serverAfter - serverBefore);
+        const level = figures(
+          count,
+          wallMs,
+          options,
+          before,
+          after,
+          serverBefore === undefined || serverAfter === undefined ? null : serverAfter - serverBefore,
+        );
         level.speedup = round(level.turnsPerSecond / (levels[0]?.turnsPerSecond ?? level.turnsPerSecond));
         levels.push(level);
         log(`scale-out ${count} worker(s): ${level.turnsPerSecond} turns/s, p95 turn ${level.turnMs.p95} ms, server ${level.serverCores ?? 'n/a'} cores`);
@@ -146,8 +153,30 @@ export function formatScaleOut(r: ScaleOutResult): string[] {
   return [
     `scale-out: ${r.runs} runs of ${r.turns} turns started together on one queue served by N worker processes (server CPU beside it)`,
     ...table(
-      ['workers', 'turns/s', 'speedup', 'p50 turn ms', 'p95 turn ms', 'worker CPU ms/turn', 'server CPU ms/turn', 'server cores busy', 'turns per worker', 'peak RSS MiB/worker'],
-      r.levels.map((l) => [l.workers, l.turnsPerSecond, l.speedup, l.turnMs.p50, l.turnMs.p95, l.workerCpuMsPerTurn, l.serverCpuMsPerTurn, l.serverCores, `${l.turnsPerWorker.min}-${l.turnsPerWorker.max}`, l.peakRssMiBPerWorker]),
+      [
+        'workers',
+        'turns/s',
+        'speedup',
+        'p50 turn ms',
+        'p95 turn ms',
+        'worker CPU ms/turn',
+        'server CPU ms/turn',
+        'server cores busy',
+        'turns per worker',
+        'peak RSS MiB/worker',
+      ],
+      r.levels.map((l) => [
+        l.workers,
+        l.turnsPerSecond,
+        l.speedup,
+        l.turnMs.p50,
+        l.turnMs.p95,
+        l.workerCpuMsPerTurn,
+        l.serverCpuMsPerTurn,
+        l.serverCores,
+        `${l.turnsPerWorker.min}-${l.turnsPerWorker.max}`,
+        l.peakRssMiBPerWorker,
+      ]),
     ),
     ...formatTargets(r.targets),
   ];

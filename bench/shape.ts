@@ -88,7 +88,13 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
         const input = { domain: synthetic.name, caseId, model, context: command.context, proposalIndex: command.proposalIndex };
         const answer = reply(command.context, command.proposalIndex);
         const output = { reply: answer, tokens: command.context.tokenEstimate + estimateTokens(answer ?? null) };
-        current = { turn: step.state.turn, kind: 'none', model: { inBytes: bytes(input), outBytes: bytes(output) }, contextTokens: command.context.tokenEstimate, tools: [] };
+        current = {
+          turn: step.state.turn,
+          kind: 'none',
+          model: { inBytes: bytes(input), outBytes: bytes(output) },
+          contextTokens: command.context.tokenEstimate,
+          tools: [],
+        };
         turns.push(current);
         event = { type: 'proposed', now: tick(), reply: output.reply, tokens: output.tokens, contextTokens: command.context.tokenEstimate };
         break;

@@ -44,16 +44,26 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
 
 const target = await useTemporal({ headless: true, dynamicConfig: { 'history.transferProcessorMaxPollRPS': 1_000 }, log: (m) => log(`temporal-dev: ${m}`) });
-const tracing = createAgentTracing({ spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url }), { maxQueueSize: 100_000, scheduledDelayMillis: 200 }) });
+const tracing = createAgentTracing({
+  spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url }), { maxQueueSize: 100_000, scheduledDelayMillis: 200 }),
+});
 const connection = await Connection.connect(target.connectionOptions);
 const client = new Client({ connection, namespace: target.namespace });
 const workerConnection = await NativeConnection.connect(target.connectionOptions);
 const activities = createActivities({ implementations: [syntheticImplementation], blobDir: join(tmpdir(), 'agent-bench-blobs') });
 const stamp = Date.now().toString(36);
 const queues = { off: `tracing-off-${stamp}`, on: `tracing-on-${stamp}` };
-const bundle = (modules: readonly string[]) => bundleWorkflowCode({ workflowsPath: agentWorkflowsPath, workflowInterceptorModules: [...modules], logger: quietBundlerLogger, ...BUNDLER_OPTIONS });
+const bundle = (modules: readonly string[]) =>
+  bundleWorkflowCode({ workflowsPath: agentWorkflowsPath, workflowInterceptorModules: [...modules], logger: quietBundlerLogger, ...BUNDLER_OPTIONS });
 const workers = [
-  await Worker.create({ connection: workerConnection, namespace: target.namespace, taskQueue: queues.off, workflowBundle: await bundle([]), activities, ...WORKER_OPTIONS }),
+  await Worker.create({
+    connection: workerConnection,
+    namespace: target.namespace,
+    taskQueue: queues.off,
+    workflowBundle: await bundle([]),
+    activities,
+    ...WORKER_OPTIONS,
+  }),
   await Worker.create({
     connection: workerConnection,
     namespace: target.namespace,
@@ -81,7 +91,8 @@ async function batchOf(variant: 'off' | 'on'): Promise<{ ms: number; cpuMsPerTur
         typedSearchAttributes: startSearchAttributes({ domain: 'synthetic', caseId }),
       });
       const result = await handle.result();
-      if (result.turns !== turns || result.terminal.class !== 'resolved') throw new Error(`${caseId} ended ${result.terminal.class} after ${result.turns} turns`);
+      if (result.turns !== turns || result.terminal.class !== 'resolved')
+        throw new Error(`${caseId} ended ${result.terminal.class} after ${result.turns} turns`);
     }),
   );
   const used = process.cpuUsage(cpu);

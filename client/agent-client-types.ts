@@ -40,7 +40,6 @@ export interface AgentClientConnectOptions extends Omit<AgentClientOptions, 'cli
   taskQueue?: string;
 }
 
-
 /** What approve and deny return: the run's acknowledgement and what was decided on. */
 export interface DecisionResult extends ApprovalAck {
   runId: string;

@@ -165,11 +165,18 @@ export class AgentClient {
     const timeoutMs = options.timeoutMs ?? this.queryTimeoutMs;
     const deadline = Date.now() + timeoutMs;
     try {
-      return await this.client.connection.withDeadline(deadline, () => this.client.workflow.getHandle<AgentWorkflow>(runId, options.executionRunId).query(stateQuery));
+      return await this.client.connection.withDeadline(deadline, () =>
+        this.client.workflow.getHandle<AgentWorkflow>(runId, options.executionRunId).query(stateQuery),
+      );
     } catch (err) {
       // At the deadline the call may end as DEADLINE_EXCEEDED or as CANCELLED: both mean no answer in time.
       if (isGrpcDeadlineError(err) || (isGrpcCancelledError(err) && Date.now() >= deadline - 50)) {
-        throw new WorkerTimeoutError(runId, 'state query', timeoutMs, `run ${runId} did not answer the state query within ${seconds(timeoutMs)} (is a worker running?)`);
+        throw new WorkerTimeoutError(
+          runId,
+          'state query',
+          timeoutMs,
+          `run ${runId} did not answer the state query within ${seconds(timeoutMs)} (is a worker running?)`,
+        );
       }
       // The server refuses at once when its queue has had no poller for a while: say which queue.
       if (isNoPoller(err)) {
@@ -211,12 +218,20 @@ export class AgentClient {
         view = await this.queryState(runId, { timeoutMs, ...(options.executionRunId ? { executionRunId: options.executionRunId } : {}) });
       } catch (err) {
         if (err instanceof RunNotFoundError) throw err;
-        if (err instanceof WorkerTimeoutError) unanswered = { kind: 'timeout', message: `no worker answered the state query within ${seconds(timeoutMs)} (task queue ${facts.taskQueue})` };
+        if (err instanceof WorkerTimeoutError)
+          unanswered = { kind: 'timeout', message: `no worker answered the state query within ${seconds(timeoutMs)} (task queue ${facts.taskQueue})` };
         else if (err instanceof RunUnavailableError) unanswered = { kind: err.reason, message: noPollerWords(facts.taskQueue, facts.pollers.lastPollAt) };
         else unanswered = { kind: 'error', message: `the worker could not answer the state query: ${describeError(err)}` };
       }
     }
-    return RunReport.parse({ ...facts, answeredBy: view ? 'worker' : 'server', workerAsked: asked, unanswered, view, notices: noticesOf(facts, view, unanswered) });
+    return RunReport.parse({
+      ...facts,
+      answeredBy: view ? 'worker' : 'server',
+      workerAsked: asked,
+      unanswered,
+      view,
+      notices: noticesOf(facts, view, unanswered),
+    });
   }
 
   /** Whether any worker polls `taskQueue` now, per the server (one answer per queue for a moment). */
@@ -226,7 +241,8 @@ export class AgentClient {
     if (cached && now - cached.at < POLLERS_CACHE_MS) return cached.answer;
     const answer = pollersOf(this.client, taskQueue);
     this.pollerAnswers.set(taskQueue, { at: now, answer });
-    if (this.pollerAnswers.size > 1_000) for (const [queue, entry] of this.pollerAnswers) if (now - entry.at >= POLLERS_CACHE_MS) this.pollerAnswers.delete(queue);
+    if (this.pollerAnswers.size > 1_000)
+      for (const [queue, entry] of this.pollerAnswers) if (now - entry.at >= POLLERS_CACHE_MS) this.pollerAnswers.delete(queue);
     return answer;
   }
 
@@ -245,7 +261,8 @@ export class AgentClient {
       const p = polled.get(row.taskQueue);
       if (!closed && p?.checked && p.recent === 0) notices.set(row, noPollerWords(row.taskQueue, p.lastPollAt));
       else if (closed === 'continued_as_new') notices.set(row, 'continued as new: a later execution carries the run on');
-      else if (closed && (closed !== 'completed' || row.phase !== 'terminal')) notices.set(row, `${statusWords(row.status)}${row.phase === 'terminal' ? '' : ' before the run recorded an outcome'}`);
+      else if (closed && (closed !== 'completed' || row.phase !== 'terminal'))
+        notices.set(row, `${statusWords(row.status)}${row.phase === 'terminal' ? '' : ' before the run recorded an outcome'}`);
     }
     return notices;
   }
@@ -411,7 +428,16 @@ export class AgentClient {
     const awaiting = await this.pendingRequest(runId, requestId, 'approve');
     const signed = signAmend(key, runId, awaiting, args, options.comment ?? '', options.validForMs !== undefined ? { validForMs: options.validForMs } : {});
     const ack = await this.update(runId, 'amend', () => this.handle(runId).executeUpdate(amendUpdate, { args: [signed] }));
-    return { runId, ...ack, tool: awaiting.tool, args, ...(awaiting.subject ? { subject: awaiting.subject } : {}), by: key.id, digest: awaiting.digest, expiresAt: signed.statement.expiresAt };
+    return {
+      runId,
+      ...ack,
+      tool: awaiting.tool,
+      args,
+      ...(awaiting.subject ? { subject: awaiting.subject } : {}),
+      by: key.id,
+      digest: awaiting.digest,
+      expiresAt: signed.statement.expiresAt,
+    };
   }
 
   private async decide(kind: 'approve' | 'deny', runId: string, requestId: string, key: KeyFile, options: DecisionOptions): Promise<DecisionResult> {
@@ -445,10 +471,18 @@ export class AgentClient {
       }
       if (!awaiting) throw new RequestNotPendingError(runId, requestId, `run ${runId} has no pending approval (phase ${st.phase})`);
       if (awaiting.requestId !== requestId) {
-        throw new RequestNotPendingError(runId, requestId, `request ${requestId} is not pending on run ${runId} (the pending request is ${awaiting.requestId})`);
+        throw new RequestNotPendingError(
+          runId,
+          requestId,
+          `request ${requestId} is not pending on run ${runId} (the pending request is ${awaiting.requestId})`,
+        );
       }
       if (!awaiting.signed) {
-        throw new RequestNotPendingError(runId, requestId, `run ${runId} predates signed approvals; its request ${requestId} cannot be decided with a key (cancel the run instead)`);
+        throw new RequestNotPendingError(
+          runId,
+          requestId,
+          `run ${runId} predates signed approvals; its request ${requestId} cannot be decided with a key (cancel the run instead)`,
+        );
       }
       // Until the worker's directory is loaded nobody is eligible and the run would refuse any
       // decision as "still loading": a request raised a moment ago gets a few seconds.

@@ -99,7 +99,10 @@ export class RunSettingsConflictError extends AgentClientError {
     /** False when the run has already ended. */
     readonly running: boolean,
   ) {
-    super(runId, `a run for ${domain} ${caseId} ${running ? 'already exists' : 'already ran'} with different settings (${differences.join('; ')}); it was not changed`);
+    super(
+      runId,
+      `a run for ${domain} ${caseId} ${running ? 'already exists' : 'already ran'} with different settings (${differences.join('; ')}); it was not changed`,
+    );
   }
 }
 

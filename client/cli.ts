@@ -37,7 +37,7 @@ function commandUsage(spec: CommandSpec, program: string): string {
 }
 
 const NO_DOMAINS_NOTE =
-  'This CLI was built without domains: start sends the domain and case id as given, and the worker refuses a domain it does not serve or a case id its domain does not accept (the run then fails at once); it starts runs on AGENT_TASK_QUEUE, else agent-runs, so set that to your worker\'s queue (agents-<its domains>). Build your own entry with runCli({ domains }) to refuse them before a run exists and derive the queue.';
+  "This CLI was built without domains: start sends the domain and case id as given, and the worker refuses a domain it does not serve or a case id its domain does not accept (the run then fails at once); it starts runs on AGENT_TASK_QUEUE, else agent-runs, so set that to your worker's queue (agents-<its domains>). Build your own entry with runCli({ domains }) to refuse them before a run exists and derive the queue.";
 
 function usage(shown: Shown): string {
   const { program } = shown;
@@ -55,7 +55,13 @@ function helpFor(spec: CommandSpec, shown: Shown): string {
   const lines = [`usage: ${commandUsage(spec, shown.program)}`, '', spec.summary];
   if (spec.name === 'start' && !shown.knowsDomains) lines.push('', NO_DOMAINS_NOTE);
   const options = { ...spec.options, ...commonOptions };
-  const names = Object.entries(options).map(([name, o]) => [`--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`, `${o.required ? '(required) ' : ''}${o.description.replaceAll('{program}', shown.program)}`] as const);
+  const names = Object.entries(options).map(
+    ([name, o]) =>
+      [
+        `--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`,
+        `${o.required ? '(required) ' : ''}${o.description.replaceAll('{program}', shown.program)}`,
+      ] as const,
+  );
   const width = Math.max(...names.map(([n]) => n.length));
   lines.push('', 'options:', ...names.map(([n, d]) => `  ${n.padEnd(width)}  ${d}`));
   return lines.join('\n');

@@ -58,7 +58,9 @@ export function buildOfVersioningInfo(info: unknown): RunBuild | null {
  */
 export function buildOf(info: { raw: unknown; typedSearchAttributes: TypedSearchAttributes }): RunBuild | null {
   const raw = object(info.raw);
-  return buildOfVersioningInfo(object(raw?.workflowExecutionInfo)?.versioningInfo ?? raw?.versioningInfo) ?? buildOfSearchAttributes(info.typedSearchAttributes);
+  return (
+    buildOfVersioningInfo(object(raw?.workflowExecutionInfo)?.versioningInfo ?? raw?.versioningInfo) ?? buildOfSearchAttributes(info.typedSearchAttributes)
+  );
 }
 
 // What the server's visibility store holds of a versioned execution (a listed one has no

@@ -56,7 +56,10 @@ export const Unanswered = z.strictObject({
 export type Unanswered = z.infer<typeof Unanswered>;
 
 /** The worker's view is checked for the two fields the report reads; the state query's own type says the rest. */
-const WorkerView = z.custom<RunView>((v) => typeof v === 'object' && v !== null && typeof (v as { state?: unknown }).state === 'object', 'a run view ({state, budgetLeft, ...})');
+const WorkerView = z.custom<RunView>(
+  (v) => typeof v === 'object' && v !== null && typeof (v as { state?: unknown }).state === 'object',
+  'a run view ({state, budgetLeft, ...})',
+);
 
 /** The server's facts about the execution, before the worker is asked. */
 export const ServerFacts = z.strictObject({
@@ -166,7 +169,8 @@ export function noticesOf(facts: ServerFacts, view: RunView | null, unanswered: 
   const recorded = !!view?.state.terminal || (facts.terminal !== null && facts.phase === 'terminal');
   if (facts.closed && (facts.closed.as !== 'completed' || !recorded)) notices.push(closedWords(facts.closed, recorded));
   if (facts.workflowTaskFailure) notices.push(workflowTaskFailingWords(facts.workflowTaskFailure, facts.taskQueue));
-  if (unanswered?.kind === 'workflow_task_failing') notices.push("showing what the server knows (the state query was not sent: nobody can answer it while the run's workflow task fails)");
+  if (unanswered?.kind === 'workflow_task_failing')
+    notices.push("showing what the server knows (the state query was not sent: nobody can answer it while the run's workflow task fails)");
   else if (unanswered?.kind === 'no_poller') notices.push(`${unanswered.message}; showing what the server knows (the state query was not sent)`);
   else if (unanswered) notices.push(`${unanswered.message}; showing what the server knows`);
   return notices;

@@ -40,7 +40,14 @@ export const PendingApproval = z.object({
 /** A request for a person's signed decision on one effect (see {@link RunView}). */
 export type PendingApproval = z.infer<typeof PendingApproval>;
 
-const Counts = z.object({ turns: z.number(), toolCalls: z.number(), effects: z.number(), duplicates: z.number(), tokens: z.number(), spendMicros: z.number().optional() });
+const Counts = z.object({
+  turns: z.number(),
+  toolCalls: z.number(),
+  effects: z.number(),
+  duplicates: z.number(),
+  tokens: z.number(),
+  spendMicros: z.number().optional(),
+});
 
 /**
  * A run as a client sees it: `AgentClient.state` answers with this. Times are epoch

@@ -25,7 +25,14 @@ const TASK_QUEUE_TYPE_WORKFLOW = 1;
 const TIMEOUTS_BEFORE_FAILING = 2;
 const FAILED_CAUSES: Record<number, string> = { 14: 'WORKFLOW_WORKER_UNHANDLED_FAILURE', 24: 'NON_DETERMINISTIC_ERROR', 21: 'BAD_BINARY' };
 /** Failures that are part of normal work (an evicted cache, a signal during completion, a reset), not a failing run. */
-const ROUTINE_CAUSES = new Set([1, 13, 20, 'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND', 'WORKFLOW_TASK_FAILED_CAUSE_RESET_STICKY_TASK_QUEUE', 'WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW']);
+const ROUTINE_CAUSES = new Set([
+  1,
+  13,
+  20,
+  'WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND',
+  'WORKFLOW_TASK_FAILED_CAUSE_RESET_STICKY_TASK_QUEUE',
+  'WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW',
+]);
 
 /** The run's search attributes: what the server knows of its domain, case and progress. */
 export function fromSearchAttributes(sa: TypedSearchAttributes): Pick<ServerFacts, 'domain' | 'caseId' | 'phase' | 'terminal' | 'stopReason'> {
@@ -51,7 +58,11 @@ export async function pollersOf(client: Client, taskQueue: string, now = Date.no
     const polls = (response.pollers ?? []).map((p) => millis(p.lastAccessTime)).filter((t): t is number => t !== undefined);
     const at = now();
     const last = polls.length ? Math.max(...polls) : undefined;
-    return { checked: true, recent: polls.filter((t) => at - t <= POLLER_RECENT_MS).length, lastPollAt: last === undefined ? null : new Date(last).toISOString() };
+    return {
+      checked: true,
+      recent: polls.filter((t) => at - t <= POLLER_RECENT_MS).length,
+      lastPollAt: last === undefined ? null : new Date(last).toISOString(),
+    };
   } catch (err) {
     return { checked: false, recent: 0, lastPollAt: null, error: err instanceof Error ? err.message : String(err) };
   }
@@ -62,7 +73,12 @@ export async function pollersOf(client: Client, taskQueue: string, now = Date.no
  * passed in so a caller can share one answer per task queue between many runs. Errors of the
  * description itself (no such run) are the caller's to translate.
  */
-export async function serverFacts(client: Client, runId: string, pollers: (taskQueue: string) => Promise<PollerFacts>, executionRunId?: string): Promise<ServerFacts> {
+export async function serverFacts(
+  client: Client,
+  runId: string,
+  pollers: (taskQueue: string) => Promise<PollerFacts>,
+  executionRunId?: string,
+): Promise<ServerFacts> {
   const info = await client.connection.withDeadline(Date.now() + SERVER_CALL_MS, () => client.workflow.getHandle(runId, executionRunId).describe());
   const closedAs = closedAsOf(info.status.name);
   const attempt = pendingAttempt(info);

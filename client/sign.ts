@@ -5,15 +5,7 @@ import { chmodSync, closeSync, openSync, readFileSync, writeFileSync } from 'nod
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { z } from 'zod';
 import type { RunView } from '../workflows/messages.js';
-import {
-  publicKeyOf,
-  signStatement,
-  toHex,
-  type SignedDecision,
-  type SignedNote,
-  type SignedStart,
-  type SignedAmend,
-} from '../workflows/trust/statement.js';
+import { publicKeyOf, signStatement, toHex, type SignedDecision, type SignedNote, type SignedStart, type SignedAmend } from '../workflows/trust/statement.js';
 
 /** An approver's key file: the directory id, the Ed25519 secret key and its public key (hex). Keep it private (mode 0600). */
 export const KeyFile = z.strictObject({
@@ -68,7 +60,17 @@ export function signDecision(
 ): SignedDecision {
   const now = options.now ?? Date.now();
   return signStatement(
-    { v: 1, kind: 'decision', runId, requestId: awaiting.requestId, digest: awaiting.digest, decision, by: key.id, comment, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) },
+    {
+      v: 1,
+      kind: 'decision',
+      runId,
+      requestId: awaiting.requestId,
+      digest: awaiting.digest,
+      decision,
+      by: key.id,
+      comment,
+      expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS),
+    },
     key.secretKey,
   );
 }
@@ -89,7 +91,17 @@ export function signAmend(
 ): SignedAmend {
   const now = options.now ?? Date.now();
   return signStatement(
-    { v: 1, kind: 'amend', runId, requestId: awaiting.requestId, digest: awaiting.digest, args, by: key.id, comment, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) },
+    {
+      v: 1,
+      kind: 'amend',
+      runId,
+      requestId: awaiting.requestId,
+      digest: awaiting.digest,
+      args,
+      by: key.id,
+      comment,
+      expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS),
+    },
     key.secretKey,
   );
 }

@@ -87,7 +87,14 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
       workflowIdConflictPolicy: 'FAIL',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
-    return { runId: workflowId, executionRunId: handle.firstExecutionRunId, attached: false, running: true, handle, servedBy: { taskQueue, workflowType: AGENT_WORKFLOW_TYPE } };
+    return {
+      runId: workflowId,
+      executionRunId: handle.firstExecutionRunId,
+      attached: false,
+      running: true,
+      handle,
+      servedBy: { taskQueue, workflowType: AGENT_WORKFLOW_TYPE },
+    };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }

@@ -85,7 +85,10 @@ export function settingsDiff(existing: RunInput, requested: RunInput): string[] 
  * decode) does the memo stand in, and the result says so. A string says why nothing could be
  * read; the caller reports the settings as not compared.
  */
-export async function recordedSettings(client: Client, described: Pick<WorkflowExecutionDescription, 'workflowId' | 'runId' | 'memo'>): Promise<StartSettings | string> {
+export async function recordedSettings(
+  client: Client,
+  described: Pick<WorkflowExecutionDescription, 'workflowId' | 'runId' | 'memo'>,
+): Promise<StartSettings | string> {
   let unreadable: string;
   try {
     const input = (await startInputOf(client, described.workflowId, described.runId)) as { run?: unknown } | undefined;

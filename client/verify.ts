@@ -55,7 +55,8 @@ export function verifyExport(record: RunExport, directory: ApproverDirectory): V
     const expected = a.decision === 'approved' ? 'approve' : a.decision === 'denied' ? 'deny' : undefined;
     const signed = a.signed ?? [];
     if (expected && signed.length === 0) {
-      if (signedRun) problems.push({ requestId: a.requestId, recorded: a.decision, reason: `recorded as ${a.decision} by ${a.by} without any signed statement` });
+      if (signedRun)
+        problems.push({ requestId: a.requestId, recorded: a.decision, reason: `recorded as ${a.decision} by ${a.by} without any signed statement` });
       else unsigned.push({ requestId: a.requestId, recorded: a.decision, by: a.by });
       continue;
     }
@@ -65,7 +66,8 @@ export function verifyExport(record: RunExport, directory: ApproverDirectory): V
     if (expected && signed.length > 0) {
       const signers = signed.map((s) => s.statement.by);
       const named = a.by.split(',').map((b) => b.trim());
-      if (new Set(signers).size !== signers.length) problems.push({ requestId: a.requestId, recorded: a.decision, reason: 'the same approver signed more than once' });
+      if (new Set(signers).size !== signers.length)
+        problems.push({ requestId: a.requestId, recorded: a.decision, reason: 'the same approver signed more than once' });
       if ([...signers].sort().join(',') !== [...named].sort().join(',')) {
         problems.push({ requestId: a.requestId, recorded: a.decision, reason: `recorded as ${a.decision} by ${a.by}, but signed by ${signers.join(', ')}` });
       }

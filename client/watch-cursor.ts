@@ -125,7 +125,11 @@ export function describeItem(item: WatchItem): string {
       const about = item.subject ? ` on ${item.subject}` : '';
       const needs = `${item.quorum} approval${item.quorum === 1 ? '' : 's'} from ${item.roles.join(' or ')}`;
       const violated = item.precondition?.ok === false ? `; precondition VIOLATED: ${item.precondition.reason ?? 'no reason given'}` : '';
-      const shown = item.display ? ` [${Object.entries(item.display).map(([k, v]) => `${k}: ${v}`).join('; ')}]` : '';
+      const shown = item.display
+        ? ` [${Object.entries(item.display)
+            .map(([k, v]) => `${k}: ${v}`)
+            .join('; ')}]`
+        : '';
       return `[turn ${item.turn}] approval  waiting: ${item.tool} ${compact(item.args)}${about}${shown} needs ${needs}${violated} (request ${item.requestId}, expires ${isoTime(item.expiresAt)}, in ${duration(item.expiresAt - Date.now())})`;
     }
     case 'approval': {

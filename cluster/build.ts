@@ -9,7 +9,10 @@ import { binDir, clusterRoot, serverBinary, sqlToolBinary, TEMPORAL_SERVER_VERSI
 import type { Log } from '../temporal-dev/log.js';
 
 export class ClusterBuildError extends Error {
-  constructor(message: string, readonly logFile: string) {
+  constructor(
+    message: string,
+    readonly logFile: string,
+  ) {
     super(`${message} (full output in ${logFile})`);
     this.name = 'ClusterBuildError';
   }
@@ -40,13 +43,19 @@ export async function ensureBinaries(log: Log): Promise<{ built: boolean; second
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage);
   const args = ['install', '-p', '2', '-trimpath', '-ldflags=-s -w', ...TARGETS.map((t) => `${t.pkg}@${TEMPORAL_SERVER_VERSION}`)];
-  log(`building Temporal server ${TEMPORAL_SERVER_VERSION} from the Go module (go ${args.join(' ')}); a cold build takes several minutes, output in ${logFile}`);
+  log(
+    `building Temporal server ${TEMPORAL_SERVER_VERSION} from the Go module (go ${args.join(' ')}); a cold build takes several minutes, output in ${logFile}`,
+  );
   const started = Date.now();
   const out = createWriteStream(logFile);
   const code = await new Promise<number | null>((resolve, reject) => {
     // Two compile jobs and two threads at most: the machine is shared, and a test run beside the
     // build should still get a core.
-    const child = spawn('go', args, { cwd: clusterRoot, env: { ...process.env, GOBIN: stage, GOMAXPROCS: '2', GOFLAGS: `${process.env.GOFLAGS ?? ''} -buildvcs=false`.trim() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('go', args, {
+      cwd: clusterRoot,
+      env: { ...process.env, GOBIN: stage, GOMAXPROCS: '2', GOFLAGS: `${process.env.GOFLAGS ?? ''} -buildvcs=false`.trim() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout.pipe(out, { end: false });
     child.stderr.pipe(out, { end: false });
     child.once('error', (err) => reject(new ClusterBuildError(`could not run go (${err.message}); install Go >= 1.26.8 or put it on PATH`, logFile)));

@@ -94,7 +94,18 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       log(`${service} service pid ${entry.pid} on 127.0.0.1:${ports.services[service].grpc}`);
     }
     const address = frontendAddress(ports);
-    state = { serverVersion: TEMPORAL_SERVER_VERSION, dir, address, namespace, configFile, ports, postgres, services: Object.fromEntries(entries) as ClusterState['services'], startedAt: new Date().toISOString(), ...(options.outliveThisProcess ? {} : { owner: { pid: process.pid, program: process.execPath } }) };
+    state = {
+      serverVersion: TEMPORAL_SERVER_VERSION,
+      dir,
+      address,
+      namespace,
+      configFile,
+      ports,
+      postgres,
+      services: Object.fromEntries(entries) as ClusterState['services'],
+      startedAt: new Date().toISOString(),
+      ...(options.outliveThisProcess ? {} : { owner: { pid: process.pid, program: process.execPath } }),
+    };
     writeState(state);
     await prepareNamespace(address, namespace, log);
     log(`cluster ready at ${address}, namespace ${namespace}`);

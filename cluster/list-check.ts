@@ -22,7 +22,12 @@ export async function checkList(agent: AgentClient, expected: number, timeoutMs 
   for (;;) {
     const rows = await agent.list({ phase: 'terminal', limit: Math.max(expected, 1) + 10 });
     if (rows.length >= expected || Date.now() - began > timeoutMs) {
-      return { listed: rows.length, expected, waitedMs: Date.now() - began, notCompleted: rows.filter((r) => r.status !== 'COMPLETED').map((r) => `${r.runId}=${r.status}`) };
+      return {
+        listed: rows.length,
+        expected,
+        waitedMs: Date.now() - began,
+        notCompleted: rows.filter((r) => r.status !== 'COMPLETED').map((r) => `${r.runId}=${r.status}`),
+      };
     }
     await sleep(500);
   }

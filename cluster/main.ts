@@ -18,7 +18,9 @@ try {
   switch (command) {
     case 'build': {
       const { built, seconds } = await ensureBinaries(log);
-      process.stdout.write(built ? `built Temporal server ${TEMPORAL_SERVER_VERSION} in ${seconds} s\n` : `Temporal server ${TEMPORAL_SERVER_VERSION} is already built\n`);
+      process.stdout.write(
+        built ? `built Temporal server ${TEMPORAL_SERVER_VERSION} in ${seconds} s\n` : `Temporal server ${TEMPORAL_SERVER_VERSION} is already built\n`,
+      );
       break;
     }
     case 'start': {
@@ -46,9 +48,12 @@ try {
         break;
       }
       const answers = await frontendAnswers(state.address);
-      process.stdout.write(`cluster ${state.serverVersion} at ${state.address} (namespace ${state.namespace}), started ${state.startedAt}; frontend ${answers ? 'answers' : 'does not answer'}\n`);
+      process.stdout.write(
+        `cluster ${state.serverVersion} at ${state.address} (namespace ${state.namespace}), started ${state.startedAt}; frontend ${answers ? 'answers' : 'does not answer'}\n`,
+      );
       const rows = [['postgres', state.postgres] as const, ...SERVICES.map((s) => [s, state.services[s]] as const)];
-      for (const [name, p] of rows) process.stdout.write(`  ${name.padEnd(9)} pid ${String(p.pid).padEnd(8)} ${isRunning(p.pid, p.program) ? 'running' : 'NOT RUNNING'}\n`);
+      for (const [name, p] of rows)
+        process.stdout.write(`  ${name.padEnd(9)} pid ${String(p.pid).padEnd(8)} ${isRunning(p.pid, p.program) ? 'running' : 'NOT RUNNING'}\n`);
       if (!answers || runningProcesses(state).length < rows.length) process.exitCode = 1;
       break;
     }

@@ -77,7 +77,13 @@ async function probe(connection: Connection, namespace: string): Promise<void> {
   const service = connection.workflowService;
   const workflowId = `cluster-ready-probe-${process.pid}-${Date.now()}`;
   await service.listWorkflowExecutions({ namespace, query: `${domainKey.name} = 'cluster-ready-probe'`, pageSize: 1 });
-  await service.startWorkflowExecution({ namespace, workflowId, requestId: workflowId, workflowType: { name: 'clusterReadyProbe' }, taskQueue: { name: 'cluster-ready-probe' } });
+  await service.startWorkflowExecution({
+    namespace,
+    workflowId,
+    requestId: workflowId,
+    workflowType: { name: 'clusterReadyProbe' },
+    taskQueue: { name: 'cluster-ready-probe' },
+  });
   try {
     for (let i = 0; ; i++) {
       const { executions } = await service.listWorkflowExecutions({ namespace, query: `WorkflowId = '${workflowId}'`, pageSize: 1 });

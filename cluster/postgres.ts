@@ -32,7 +32,9 @@ export function postgresBin(env: NodeJS.ProcessEnv = process.env): string {
 /** Who runs PostgreSQL: ourselves, or the `postgres` user when we are root. */
 export function postgresUser(): RunAs | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
   const [, , uid, gid] = line?.split(':') ?? [];
   if (uid === undefined || gid === undefined) throw new PostgresNotFoundError('running as root, and there is no `postgres` user to run it as');
   return { uid: Number(uid), gid: Number(gid) };
@@ -59,18 +61,26 @@ export async function startPostgres(pgDir: string, port: number, logFile: string
   const pid = await startProcess({
     command: join(bin, 'postgres'),
     args: [
-      '-D', pgDir,
-      '-p', String(port),
-      '-c', `listen_addresses=${HOST}`,
+      '-D',
+      pgDir,
+      '-p',
+      String(port),
+      '-c',
+      `listen_addresses=${HOST}`,
       // No Unix socket: the system's instance owns /var/run/postgresql, and TCP is all we use.
-      '-c', 'unix_socket_directories=',
+      '-c',
+      'unix_socket_directories=',
       // Four services, each with a pool of 20 (history and matching hold theirs open).
-      '-c', 'max_connections=200',
+      '-c',
+      'max_connections=200',
       // The database is never the process that gets killed here; the services are. Durability
       // against a power cut buys nothing on a test cluster and costs the shared disk a lot.
-      '-c', 'fsync=off',
-      '-c', 'synchronous_commit=off',
-      '-c', 'full_page_writes=off',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
     ],
     logFile,
     cwd: pgDir,

@@ -11,7 +11,11 @@ import { isRunning, startProcess } from './processes.js';
 import type { ClusterState, ProcessEntry } from './state.js';
 
 export class ServiceStartError extends Error {
-  constructor(service: ServiceName, detail: string, readonly logFile: string) {
+  constructor(
+    service: ServiceName,
+    detail: string,
+    readonly logFile: string,
+  ) {
     super(`Temporal ${service} service ${detail} (see ${logFile})`);
     this.name = 'ServiceStartError';
   }

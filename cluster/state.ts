@@ -37,7 +37,8 @@ export function readState(dir: string): ClusterState | undefined {
   const file = stateFile(dir);
   if (!existsSync(file)) return undefined;
   const parsed = ClusterState.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-  if (!parsed.success) throw new ClusterStateError(file, `not a cluster state file (${parsed.error.issues[0]?.message ?? 'invalid'}); remove it if no cluster runs`);
+  if (!parsed.success)
+    throw new ClusterStateError(file, `not a cluster state file (${parsed.error.issues[0]?.message ?? 'invalid'}); remove it if no cluster runs`);
   return parsed.data;
 }
 

@@ -27,7 +27,13 @@ const { values } = parseArgs({
   },
   strict: true,
 });
-const numbers = { workers: Number(values.workers), runs: Number(values.runs), kills: Number(values.kills), seed: Number(values.seed), timeoutS: Number(values['timeout-s']) };
+const numbers = {
+  workers: Number(values.workers),
+  runs: Number(values.runs),
+  kills: Number(values.kills),
+  seed: Number(values.seed),
+  timeoutS: Number(values['timeout-s']),
+};
 for (const [name, n] of Object.entries(numbers)) {
   if (!Number.isInteger(n) || n < 0) {
     process.stderr.write(`test:cluster: --${name === 'timeoutS' ? 'timeout-s' : name} must be a whole number\n`);
@@ -78,12 +84,20 @@ try {
       chaosLog(`${service} SIGKILLed (pid ${before}), down ${downMs} ms, restarted as pid ${cluster.pids()[service]}`);
     },
   });
-  log(`${figures.seconds} s in the chaos loop, ${figures.disruptions} service restarts; list answered ${outageLists.answered} of ${outageLists.asked} times with a service down`);
+  log(
+    `${figures.seconds} s in the chaos loop, ${figures.disruptions} service restarts; list answered ${outageLists.answered} of ${outageLists.asked} times with a service down`,
+  );
 
   const listed = await checkList(agent, figures.terminal);
   log(`list showed ${listed.listed}/${listed.expected} runs as terminal after waiting ${listed.waitedMs} ms for visibility`);
   for (const r of listed.notCompleted) log(`listed but not completed: ${r}`);
-  passed = figures.passed && restarts.history > 0 && restarts.matching > 0 && listed.listed === figures.terminal && listed.notCompleted.length === 0 && outageLists.answered === outageLists.asked;
+  passed =
+    figures.passed &&
+    restarts.history > 0 &&
+    restarts.matching > 0 &&
+    listed.listed === figures.terminal &&
+    listed.notCompleted.length === 0 &&
+    outageLists.answered === outageLists.asked;
   line = `${chaosLine(figures)} cluster=${TEMPORAL_SERVER_VERSION} shards=${HISTORY_SHARDS} history_restarts=${restarts.history} matching_restarts=${restarts.matching} listed=${listed.listed}/${figures.terminal} list_in_outage=${outageLists.answered}/${outageLists.asked}`;
 } finally {
   await connection.close();

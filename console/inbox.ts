@@ -64,7 +64,10 @@ export class InboxReader {
     const pollers = await this.agent.pollers(row.taskQueue);
     if (pollers.checked && pollers.recent === 0) {
       this.asked.delete(row.runId);
-      return { row, notice: `waits for approval, but ${noPollerWords(row.taskQueue, pollers.lastPollAt)}: nobody can decide it until a worker serves that queue` };
+      return {
+        row,
+        notice: `waits for approval, but ${noPollerWords(row.taskQueue, pollers.lastPollAt)}: nobody can decide it until a worker serves that queue`,
+      };
     }
     const outcome = await this.ask(row);
     if (outcome.ok) return { row, view: outcome.view };

@@ -38,7 +38,9 @@ async function main(): Promise<number> {
     say(inUse ? `port ${wanted} is already in use on 127.0.0.1; stop whatever holds it, or set AGENT_CONSOLE_PORT` : String(err));
     return 1;
   }
-  process.stdout.write(`Operators' console on ${running.url}  (runs: ${running.url}/, approval inbox: ${running.url}/inbox). Ctrl-C stops it.\nCONSOLE_READY\n`);
+  process.stdout.write(
+    `Operators' console on ${running.url}  (runs: ${running.url}/, approval inbox: ${running.url}/inbox). Ctrl-C stops it.\nCONSOLE_READY\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());

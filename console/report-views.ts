@@ -15,27 +15,47 @@ function banner(report: RunReport): Html {
   const abandoned = abandonedEffects(report);
   if (!report.notices.length && !abandoned.length) return html``;
   return html`<section class="server-truth" role="alert" data-answered-by="${report.answeredBy}">
-  ${report.notices.map((n) => html`<p>${n}</p>`)}
-  ${abandoned.map((e) => html`<p><strong>${e.tool}</strong> <code>${JSON.stringify(e.args)}</code> ${report.closed ? abandonedWords(report.closed) : ''}</p>`)}
-</section>`;
+    ${report.notices.map((n) => html`<p>${n}</p>`)}
+    ${abandoned.map((e) => html`<p><strong>${e.tool}</strong> <code>${JSON.stringify(e.args)}</code> ${report.closed ? abandonedWords(report.closed) : ''}</p>`)}
+  </section>`;
 }
 
 function serverFacts(report: RunReport, now: number): Html {
   return html`<section class="summary">
-  <h1>${report.runId}</h1>
-  <p class="status"><span class="badge p-${report.phase ?? 'unknown'}">${report.phase ?? 'unknown'}</span>${
-    report.terminal ? html` <span class="badge t-${report.terminal}">${report.terminal}</span> <code class="reason">${report.stopReason ?? ''}</code>` : ''
-  } <span class="badge warn">${statusWords(report.status)}</span></p>
-  <dl>
-    <dt>domain</dt><dd>${report.domain ?? '—'}</dd>
-    <dt>case</dt><dd>${report.caseId ?? '—'}</dd>
-    <dt>execution</dt><dd>${statusWords(report.status)}, started ${isoTime(Date.parse(report.startTime))}${report.closeTime ? `, closed ${isoTime(Date.parse(report.closeTime))}` : ''}</dd>
-    <dt>task queue</dt><dd><code>${report.taskQueue}</code>${report.pollers.checked ? ` (${report.pollers.recent ? `${report.pollers.recent} polling` : 'no worker polling'})` : ''}</dd>
-    ${report.build ? html`<dt>build</dt><dd class="build">${buildWords(report.build)}</dd>` : ''}
-  </dl>
-  <p class="muted">The run's own record (turns, evidence, effects, approvals) is read by a worker replaying its history; until one serves task queue <code>${report.taskQueue}</code>, this is what the server knows.</p>
-  <p class="muted asof">as of ${isoTime(now)}</p>
-</section>`;
+    <h1>${report.runId}</h1>
+    <p class="status">
+      <span class="badge p-${report.phase ?? 'unknown'}">${report.phase ?? 'unknown'}</span>${
+        report.terminal ? html` <span class="badge t-${report.terminal}">${report.terminal}</span> <code class="reason">${report.stopReason ?? ''}</code>` : ''
+      } <span class="badge warn">${statusWords(report.status)}</span>
+    </p>
+    <dl>
+      <dt>domain</dt>
+      <dd>${report.domain ?? '—'}</dd>
+      <dt>case</dt>
+      <dd>${report.caseId ?? '—'}</dd>
+      <dt>execution</dt>
+      <dd>
+        ${statusWords(report.status)}, started
+        ${isoTime(Date.parse(report.startTime))}${report.closeTime ? `, closed ${isoTime(Date.parse(report.closeTime))}` : ''}
+      </dd>
+      <dt>task queue</dt>
+      <dd>
+        <code>${report.taskQueue}</code
+        >${report.pollers.checked ? ` (${report.pollers.recent ? `${report.pollers.recent} polling` : 'no worker polling'})` : ''}
+      </dd>
+      ${
+        report.build
+          ? html`<dt>build</dt>
+              <dd class="build">${buildWords(report.build)}</dd>`
+          : ''
+      }
+    </dl>
+    <p class="muted">
+      The run's own record (turns, evidence, effects, approvals) is read by a worker replaying its history; until one serves task queue
+      <code>${report.taskQueue}</code>, this is what the server knows.
+    </p>
+    <p class="muted asof">as of ${isoTime(now)}</p>
+  </section>`;
 }
 
 /** The part of a run's page that live updates replace. */
@@ -48,7 +68,9 @@ export function reportFragment(report: RunReport, now: number): Html {
 
 /** Which build the run is on, under Worker Versioning: the worker's view does not say it, the server does. */
 function buildLine(report: RunReport): Html {
-  return report.build ? html`<p class="build muted" data-build="${report.build.deploymentName}.${report.build.buildId}">build ${buildWords(report.build)}</p>` : html``;
+  return report.build
+    ? html`<p class="build muted" data-build="${report.build.deploymentName}.${report.build.buildId}">build ${buildWords(report.build)}</p>`
+    : html``;
 }
 
 /** Whether the page can stop following the run: it recorded its end, or the server says it closed. */
@@ -61,6 +83,6 @@ export function reportPage(report: RunReport, now: number): Html {
     report.runId,
     'run',
     html`<p id="live-status" class="muted" role="status">${reportDone(report) ? 'The run has ended.' : 'Live: updates as the run moves.'}</p>
-<div id="live" data-live="/runs/${encodeURIComponent(report.runId)}/live">${reportFragment(report, now)}</div>`,
+      <div id="live" data-live="/runs/${encodeURIComponent(report.runId)}/live">${reportFragment(report, now)}</div>`,
   );
 }

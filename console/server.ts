@@ -144,16 +144,22 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
     live(c, pollMs * 2, closing, wake, async () => {
       const entries = await inbox.read();
       // Sent again only when a request came, went or changed (not because an evidence age ticked).
-      const key = JSON.stringify(entries.map((e) => (e.view?.awaiting ? inboxKey(e.row.runId, e.view.awaiting) : (e.error ?? e.notice?.replace(/\(the last poll was .*? ago\)/, '') ?? ''))));
+      const key = JSON.stringify(
+        entries.map((e) =>
+          e.view?.awaiting ? inboxKey(e.row.runId, e.view.awaiting) : (e.error ?? e.notice?.replace(/\(the last poll was .*? ago\)/, '') ?? ''),
+        ),
+      );
       return { key, render: async () => String(await inboxFragment(entries, Date.now())), done: false };
     }),
   );
 
   app.post('/api/decisions', bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.json({ ok: false, error: 'a decision is at most 16 KB' }, 413) }), async (c) => {
     // Cross-site forms cannot send JSON without a preflight this server never answers.
-    if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json')) return c.json({ ok: false, error: 'send the signed decision as application/json' }, 415);
+    if (!(c.req.header('content-type') ?? '').toLowerCase().startsWith('application/json'))
+      return c.json({ ok: false, error: 'send the signed decision as application/json' }, 415);
     const origin = c.req.header('origin');
-    if (origin !== undefined && !allowedHosts.has(origin.replace(/^http:\/\//, ''))) return c.json({ ok: false, error: 'cross-origin decisions are refused' }, 403);
+    if (origin !== undefined && !allowedHosts.has(origin.replace(/^http:\/\//, '')))
+      return c.json({ ok: false, error: 'cross-origin decisions are refused' }, 403);
     let body: unknown;
     try {
       body = await c.req.json();
@@ -216,7 +222,13 @@ class Wake {
  * A server-sent event stream: `read` every `everyMs`; an `update` event with the rendered
  * fragment whenever its key changes, `problem` when reading fails, `end` once it is done.
  */
-function live(c: Context, everyMs: number, closing: AbortSignal | undefined, wake: Wake, read: () => Promise<{ key: string; render: () => Promise<string>; done: boolean }>): Response {
+function live(
+  c: Context,
+  everyMs: number,
+  closing: AbortSignal | undefined,
+  wake: Wake,
+  read: () => Promise<{ key: string; render: () => Promise<string>; done: boolean }>,
+): Response {
   return streamSSE(c, async (stream) => {
     let last: string | undefined;
     let problem: string | undefined;

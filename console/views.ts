@@ -38,28 +38,32 @@ const when = isoTime;
 /** The whole page around a body; `page` tells the script which behaviour to switch on. */
 export function layout(title: string, page: string, body: Html): Html {
   return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · agent console</title>
-<link rel="stylesheet" href="/static/console.css">
-<script src="/static/console.js" defer></script>
-</head>
-<body data-page="${page}">
-<header class="top">
-  <strong class="brand">agent console</strong>
-  <nav><a href="/">Runs</a> <a href="/inbox">Approval inbox</a></nav>
-</header>
-<main>
-${body}
-</main>
-</body>
-</html>`;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · agent console</title>
+        <link rel="stylesheet" href="/static/console.css" />
+        <script src="/static/console.js" defer></script>
+      </head>
+      <body data-page="${page}">
+        <header class="top">
+          <strong class="brand">agent console</strong>
+          <nav><a href="/">Runs</a> <a href="/inbox">Approval inbox</a></nav>
+        </header>
+        <main>${body}</main>
+      </body>
+    </html>`;
 }
 
 export function errorPage(title: string, message: string): Html {
-  return layout(title, 'error', html`<h1>${title}</h1><p class="problem" role="alert">${message}</p><p><a href="/">Back to the runs</a></p>`);
+  return layout(
+    title,
+    'error',
+    html`<h1>${title}</h1>
+      <p class="problem" role="alert">${message}</p>
+      <p><a href="/">Back to the runs</a></p>`,
+  );
 }
 
 // --- runs list ------------------------------------------------------------------------------------
@@ -83,38 +87,58 @@ export function runsPage(rows: ListRow[], filter: ListFilter, domains: readonly 
   // A build column only when some run is under Worker Versioning (client/run-build.ts).
   const builds = rows.some((r) => r.build);
   const body = html`<h1>Runs</h1>
-<form class="filters" method="get" action="/">
-  <label>Domain
-    <input name="domain" list="domains" value="${filter.domain ?? ''}" placeholder="any" autocomplete="off">
-    <datalist id="domains">${domains.map((d) => html`<option value="${d}"></option>`)}</datalist>
-  </label>
-  <label>Phase
-    <select name="phase">${option('', filter.phase, 'any')}${VisiblePhase.options.map((p) => option(p, filter.phase))}</select>
-  </label>
-  <label>Terminal
-    <select name="terminal">${option('', filter.terminal, 'any')}${TerminalClass.options.map((t) => option(t, filter.terminal))}</select>
-  </label>
-  <button type="submit">Filter</button>
-  <a href="/">clear</a>
-</form>
-${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
-<p class="muted">${rows.length} run${rows.length === 1 ? '' : 's'} from the server's visibility store (it may lag a run's newest phase by a moment).</p>
-<table class="runs">
-  <thead><tr><th>Run</th><th>Domain</th><th>Case</th><th>Phase</th><th>Terminal</th><th>Started</th>${builds ? html`<th>Build</th>` : ''}</tr></thead>
-  <tbody>
-  ${rows.map(
-    (r) => html`<tr data-run-id="${r.runId}">
-    <td><a href="/runs/${encodeURIComponent(r.runId)}">${r.runId}</a></td>
-    <td>${r.domain ?? ''}</td>
-    <td>${r.caseId ?? ''}</td>
-    <td>${phaseBadge(r.phase, r.status)}${r.phase === 'awaiting_approval' && r.status === 'RUNNING' ? html` <a href="/inbox">decide</a>` : ''}${notices?.get(r) ? html` <span class="notice">${notices.get(r)}</span>` : ''}</td>
-    <td>${terminalBadge(r.terminal, r.stopReason)}</td>
-    <td>${isoTime(Date.parse(r.startTime))}</td>
-    ${builds ? html`<td class="build">${buildCell(r.build)}</td>` : ''}
-  </tr>`,
-  )}
-  </tbody>
-</table>`;
+    <form class="filters" method="get" action="/">
+      <label
+        >Domain
+        <input name="domain" list="domains" value="${filter.domain ?? ''}" placeholder="any" autocomplete="off" />
+        <datalist id="domains">${domains.map((d) => html`<option value="${d}"></option>`)}</datalist>
+      </label>
+      <label
+        >Phase
+        <select name="phase">
+          ${option('', filter.phase, 'any')}${VisiblePhase.options.map((p) => option(p, filter.phase))}
+        </select>
+      </label>
+      <label
+        >Terminal
+        <select name="terminal">
+          ${option('', filter.terminal, 'any')}${TerminalClass.options.map((t) => option(t, filter.terminal))}
+        </select>
+      </label>
+      <button type="submit">Filter</button>
+      <a href="/">clear</a>
+    </form>
+    ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
+    <p class="muted">${rows.length} run${rows.length === 1 ? '' : 's'} from the server's visibility store (it may lag a run's newest phase by a moment).</p>
+    <table class="runs">
+      <thead>
+        <tr>
+          <th>Run</th>
+          <th>Domain</th>
+          <th>Case</th>
+          <th>Phase</th>
+          <th>Terminal</th>
+          <th>Started</th>
+          ${builds ? html`<th>Build</th>` : ''}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (r) =>
+            html`<tr data-run-id="${r.runId}">
+              <td><a href="/runs/${encodeURIComponent(r.runId)}">${r.runId}</a></td>
+              <td>${r.domain ?? ''}</td>
+              <td>${r.caseId ?? ''}</td>
+              <td>
+                ${phaseBadge(r.phase, r.status)}${r.phase === 'awaiting_approval' && r.status === 'RUNNING' ? html` <a href="/inbox">decide</a>` : ''}${notices?.get(r) ? html` <span class="notice">${notices.get(r)}</span>` : ''}
+              </td>
+              <td>${terminalBadge(r.terminal, r.stopReason)}</td>
+              <td>${isoTime(Date.parse(r.startTime))}</td>
+              ${builds ? html`<td class="build">${buildCell(r.build)}</td>` : ''}
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
   return layout('Runs', 'runs', body);
 }
 
@@ -123,39 +147,60 @@ ${problem ? html`<p class="problem" role="alert">${problem}</p>` : ''}
 function facts(f: Evidence['facts']): Html {
   const entries = Object.entries(f);
   if (!entries.length) return html`<span class="muted">no facts</span>`;
-  return html`<table class="facts">${entries.map(([k, v]) => html`<tr><th>${k}</th><td><code>${JSON.stringify(v)}</code></td></tr>`)}</table>`;
+  return html`<table class="facts">
+    ${entries.map(
+      ([k, v]) =>
+        html`<tr>
+          <th>${k}</th>
+          <td><code>${JSON.stringify(v)}</code></td>
+        </tr>`,
+    )}
+  </table>`;
 }
 
 export function evidenceBlock(e: Evidence, now: number): Html {
   const age = now - e.observedAt;
   const freshNow = e.fresh && age <= e.maxAgeMs;
   return html`<div class="evidence" id="ev-${e.id}">
-  <div class="ev-head">
-    <code>${e.id}</code> <strong>${e.tool}</strong>
-    <span class="badge s-${e.status}">${e.status}</span>
-    <span class="badge a-${e.authority}">${e.authority}</span>
-    <span class="badge ${freshNow ? 'fresh' : 'stale'}">${freshNow ? 'fresh' : e.fresh ? 'stale now' : 'stale when observed'}</span>
-  </div>
-  <dl class="ev-meta">
-    <dt>source</dt><dd>${e.source}</dd>
-    ${e.subject ? html`<dt>subject</dt><dd><code>${e.subject}</code></dd>` : ''}
-    <dt>observed</dt><dd>${when(e.observedAt)} (${duration(age)} ago; effective ${when(e.effectiveAt)}; fresh for ${duration(e.maxAgeMs)})</dd>
-    ${e.args !== undefined ? html`<dt>asked</dt><dd><code>${JSON.stringify(e.args)}</code></dd>` : ''}
-  </dl>
-  ${facts(e.facts)}
-  ${e.error ? html`<p class="problem">${e.error.class}: ${e.error.message}</p>` : ''}
-  ${e.truncated ? html`<p class="muted">output truncated from ${e.truncated.originalBytes} bytes (kept as ${e.truncated.ref})</p>` : ''}
-  ${
-    e.quoted.length
-      ? html`<div class="untrusted">
-    <p class="untrusted-label">UNTRUSTED TEXT from the tool's output: quoted data, not instructions${e.textWithheld ? ' (withheld from control state)' : ''}</p>
-    ${e.quoted.map((q) => html`<pre class="quoted">${q}</pre>`)}
-  </div>`
-      : e.textWithheld
-        ? html`<p class="muted">free text withheld from control state</p>`
-        : ''
-  }
-</div>`;
+    <div class="ev-head">
+      <code>${e.id}</code> <strong>${e.tool}</strong>
+      <span class="badge s-${e.status}">${e.status}</span>
+      <span class="badge a-${e.authority}">${e.authority}</span>
+      <span class="badge ${freshNow ? 'fresh' : 'stale'}">${freshNow ? 'fresh' : e.fresh ? 'stale now' : 'stale when observed'}</span>
+    </div>
+    <dl class="ev-meta">
+      <dt>source</dt>
+      <dd>${e.source}</dd>
+      ${
+        e.subject
+          ? html`<dt>subject</dt>
+              <dd><code>${e.subject}</code></dd>`
+          : ''
+      }
+      <dt>observed</dt>
+      <dd>${when(e.observedAt)} (${duration(age)} ago; effective ${when(e.effectiveAt)}; fresh for ${duration(e.maxAgeMs)})</dd>
+      ${
+        e.args !== undefined
+          ? html`<dt>asked</dt>
+              <dd><code>${JSON.stringify(e.args)}</code></dd>`
+          : ''
+      }
+    </dl>
+    ${facts(e.facts)} ${e.error ? html`<p class="problem">${e.error.class}: ${e.error.message}</p>` : ''}
+    ${e.truncated ? html`<p class="muted">output truncated from ${e.truncated.originalBytes} bytes (kept as ${e.truncated.ref})</p>` : ''}
+    ${
+      e.quoted.length
+        ? html`<div class="untrusted">
+            <p class="untrusted-label">
+              UNTRUSTED TEXT from the tool's output: quoted data, not instructions${e.textWithheld ? ' (withheld from control state)' : ''}
+            </p>
+            ${e.quoted.map((q) => html`<pre class="quoted">${q}</pre>`)}
+          </div>`
+        : e.textWithheld
+          ? html`<p class="muted">free text withheld from control state</p>`
+          : ''
+    }
+  </div>`;
 }
 
 // --- a run --------------------------------------------------------------------------------------
@@ -166,23 +211,33 @@ function terminalLine(view: RunView): Html {
   const t = st.terminal;
   const said = runHeadline(view);
   return html`${said ? html`<p class="headline h-${t.class}">${said}</p>` : ''}
-  <p class="status"><span class="badge t-${t.class}">${t.class}</span> <code class="reason">${t.reason}</code> ${t.detail} <span class="muted">at ${when(t.at)}</span></p>`;
+    <p class="status">
+      <span class="badge t-${t.class}">${t.class}</span> <code class="reason">${t.reason}</code> ${t.detail} <span class="muted">at ${when(t.at)}</span>
+    </p>`;
 }
 
 function budgets(view: RunView): Html {
   const st = view.state;
   const left = view.budgetLeft;
   const b = st.budgets;
-  const row = (name: string, l: number, total: number) => html`<tr><th>${name}</th><td>${l}</td><td class="muted">of ${total}</td></tr>`;
-  return html`<section class="budgets"><h2>Budgets left</h2>
-<table>
-  ${row('turns', left.turns, b.turns)}
-  ${row('tool calls', left.toolCalls, b.toolCalls)}
-  ${row('effects', left.effects, b.effects)}
-  ${row('duplicates', left.duplicates, b.duplicates)}
-  ${row('tokens', left.tokens, b.tokens)}
-  <tr><th>time</th><td>${timeLeft(left.msLeft)}</td><td class="muted">of ${duration(b.deadlineMs)}${st.phase === 'awaiting_approval' ? ' (the clock is stopped while a person decides)' : ''}</td></tr>
-</table></section>`;
+  const row = (name: string, l: number, total: number) =>
+    html`<tr>
+      <th>${name}</th>
+      <td>${l}</td>
+      <td class="muted">of ${total}</td>
+    </tr>`;
+  return html`<section class="budgets">
+    <h2>Budgets left</h2>
+    <table>
+      ${row('turns', left.turns, b.turns)} ${row('tool calls', left.toolCalls, b.toolCalls)} ${row('effects', left.effects, b.effects)}
+      ${row('duplicates', left.duplicates, b.duplicates)} ${row('tokens', left.tokens, b.tokens)}
+      <tr>
+        <th>time</th>
+        <td>${timeLeft(left.msLeft)}</td>
+        <td class="muted">of ${duration(b.deadlineMs)}${st.phase === 'awaiting_approval' ? ' (the clock is stopped while a person decides)' : ''}</td>
+      </tr>
+    </table>
+  </section>`;
 }
 
 export function callBlock(a: Pick<Awaiting, 'tool' | 'args' | 'subject'>): Html {
@@ -193,8 +248,18 @@ export function callBlock(a: Pick<Awaiting, 'tool' | 'args' | 'subject'>): Html 
 export function displayBlock(a: Pick<Awaiting, 'display'>): Html {
   const entries = Object.entries(a.display ?? {});
   if (!entries.length) return html``;
-  return html`<table class="display" aria-label="what this call does">${entries.map(([k, v]) => html`<tr><th>${k}</th><td>${v}</td></tr>`)}</table>
-<p class="muted small">From the run's evidence when the request was raised. You sign the call and its digest, not these lines; the ledger is read again before the call runs.</p>`;
+  return html`<table class="display" aria-label="what this call does">
+      ${entries.map(
+        ([k, v]) =>
+          html`<tr>
+            <th>${k}</th>
+            <td>${v}</td>
+          </tr>`,
+      )}
+    </table>
+    <p class="muted small">
+      From the run's evidence when the request was raised. You sign the call and its digest, not these lines; the ledger is read again before the call runs.
+    </p>`;
 }
 
 function precondition(p: Awaiting['precondition']): Html {
@@ -203,19 +268,25 @@ function precondition(p: Awaiting['precondition']): Html {
 }
 
 function pendingOnRunPage(a: Awaiting): Html {
-  return html`<section class="pending"><h2>Waiting for a person</h2>
-${displayBlock(a)}
-${callBlock(a)}
-<dl>
-  <dt>subject</dt><dd><code>${a.subject ?? '—'}</code></dd>
-  <dt>precondition</dt><dd>${precondition(a.precondition)}</dd>
-  <dt>request</dt><dd><code>${a.requestId}</code></dd>
-  <dt>digest</dt><dd><code class="digest">${a.digest}</code></dd>
-  <dt>needs</dt><dd>${a.quorum} approval${a.quorum === 1 ? '' : 's'} from ${a.roles.join(' or ')}; so far ${a.approvedBy.length ? a.approvedBy.join(', ') : 'none'}</dd>
-  <dt>expires</dt><dd>${when(a.expiresAt)}</dd>
-</dl>
-<p><a href="/inbox#req-${a.requestId}">Decide in the approval inbox</a></p>
-</section>`;
+  return html`<section class="pending">
+    <h2>Waiting for a person</h2>
+    ${displayBlock(a)} ${callBlock(a)}
+    <dl>
+      <dt>subject</dt>
+      <dd><code>${a.subject ?? '—'}</code></dd>
+      <dt>precondition</dt>
+      <dd>${precondition(a.precondition)}</dd>
+      <dt>request</dt>
+      <dd><code>${a.requestId}</code></dd>
+      <dt>digest</dt>
+      <dd><code class="digest">${a.digest}</code></dd>
+      <dt>needs</dt>
+      <dd>${a.quorum} approval${a.quorum === 1 ? '' : 's'} from ${a.roles.join(' or ')}; so far ${a.approvedBy.length ? a.approvedBy.join(', ') : 'none'}</dd>
+      <dt>expires</dt>
+      <dd>${when(a.expiresAt)}</dd>
+    </dl>
+    <p><a href="/inbox#req-${a.requestId}">Decide in the approval inbox</a></p>
+  </section>`;
 }
 
 function turnOf(st: RunState): (evidenceId: string) => number | undefined {
@@ -233,94 +304,192 @@ function turns(st: RunState, now: number): Html {
   for (const t of st.transcript) numbers.add(t.turn);
   const unplaced = st.evidence.filter((e) => turnOfEvidence(e.id) === undefined);
   const sorted = [...numbers].sort((a, b) => a - b);
-  return html`<section class="turns"><h2>Turns</h2>
-${
-  st.dropped.decisions || st.dropped.executions || st.dropped.evidence
-    ? html`<p class="muted">Retention dropped ${st.dropped.decisions} decision receipts, ${st.dropped.executions} execution receipts and ${st.dropped.evidence} evidence records from state; they remain in the run's Temporal history.</p>`
-    : ''
-}
-${sorted.map((n) => {
-  const decisions = st.decisions.filter((d) => d.turn === n);
-  const executions = st.executions.filter((e) => e.turn === n);
-  const evidence = st.evidence.filter((e) => turnOfEvidence(e.id) === n);
-  const entries = st.transcript.filter((t) => t.turn === n && (t.kind === 'control' || t.kind === 'note'));
-  const approvals = st.approvals.filter((a) => a.turn === n);
-  return html`<article class="turn" id="turn-${n}"><h3>Turn ${n}</h3>
-  ${decisions.map(
-    (d) => html`<div class="decision ${d.accepted ? 'accepted' : 'rejected'}">
-    <p><span class="label">proposal</span> <code>${d.proposal}</code></p>
-    <p><span class="label">gate</span> <span class="badge ${d.accepted ? 'ok' : 'bad'}">${d.accepted ? 'accepted' : 'rejected'}</span> <code class="reason">${d.reason}</code>
-      ${d.evidenceIds.length ? html`<span class="muted">cites</span> ${d.evidenceIds.map((id) => html`<a href="#ev-${id}"><code>${id}</code></a> `)}` : ''}
-      <span class="muted">${d.tokens} tokens, context ${d.contextTokens}; left: ${budgetLine(d.budgetLeft)}</span></p>
-  </div>`,
-  )}
-  ${
-    executions.length
-      ? html`<table class="executions"><thead><tr><th>call</th><th>kind</th><th>tool</th><th>result</th><th>attempt</th><th>ms</th><th>key</th></tr></thead><tbody>
-    ${executions.map(
-      (e) => html`<tr><td><code>${e.callId}</code></td><td>${e.kind}</td><td>${e.tool}</td><td><span class="badge r-${e.result}">${e.result}</span>${e.accepted ? '' : ' refused'}</td><td>${e.attempt}</td><td>${e.durationMs}</td><td><code>${e.idempotencyKey ?? ''}</code></td></tr>`,
-    )}</tbody></table>`
-      : ''
-  }
-  ${evidence.map((e) => evidenceBlock(e, now))}
-  ${entries.map((t) =>
-    t.kind === 'control'
-      ? html`<p class="feedback"><span class="label">feedback</span> <code>${t.code}</code> ${t.message}</p>`
-      : t.kind === 'note'
-        ? t.trusted
-          ? html`<p class="note"><span class="label">note</span> <span class="badge ok">signed</span> ${t.by}: ${t.text}</p>`
-          : html`<div class="note untrusted"><p class="untrusted-label">UNTRUSTED NOTE (unsigned) by ${t.by}</p><pre class="quoted">${t.text}</pre></div>`
-        : '',
-  )}
-  ${approvals.map((a) => html`<p class="approval"><span class="label">approval</span> <span class="badge ${a.decision === 'approved' ? 'ok' : 'bad'}">${a.decision}</span> by ${a.by}${a.comment ? html`: ${a.comment}` : ''} <span class="muted">(request <code>${a.requestId}</code>)</span></p>`)}
-</article>`;
-})}
-${unplaced.length ? html`<article class="turn"><h3>Other evidence</h3>${unplaced.map((e) => evidenceBlock(e, now))}</article>` : ''}
-</section>`;
+  return html`<section class="turns">
+    <h2>Turns</h2>
+    ${
+      st.dropped.decisions || st.dropped.executions || st.dropped.evidence
+        ? html`<p class="muted">
+            Retention dropped ${st.dropped.decisions} decision receipts, ${st.dropped.executions} execution receipts and ${st.dropped.evidence} evidence records
+            from state; they remain in the run's Temporal history.
+          </p>`
+        : ''
+    }
+    ${sorted.map((n) => {
+      const decisions = st.decisions.filter((d) => d.turn === n);
+      const executions = st.executions.filter((e) => e.turn === n);
+      const evidence = st.evidence.filter((e) => turnOfEvidence(e.id) === n);
+      const entries = st.transcript.filter((t) => t.turn === n && (t.kind === 'control' || t.kind === 'note'));
+      const approvals = st.approvals.filter((a) => a.turn === n);
+      return html`<article class="turn" id="turn-${n}">
+        <h3>Turn ${n}</h3>
+        ${decisions.map(
+          (d) =>
+            html`<div class="decision ${d.accepted ? 'accepted' : 'rejected'}">
+              <p><span class="label">proposal</span> <code>${d.proposal}</code></p>
+              <p>
+                <span class="label">gate</span> <span class="badge ${d.accepted ? 'ok' : 'bad'}">${d.accepted ? 'accepted' : 'rejected'}</span>
+                <code class="reason">${d.reason}</code>
+                ${d.evidenceIds.length ? html`<span class="muted">cites</span> ${d.evidenceIds.map((id) => html`<a href="#ev-${id}"><code>${id}</code></a> `)}` : ''}
+                <span class="muted">${d.tokens} tokens, context ${d.contextTokens}; left: ${budgetLine(d.budgetLeft)}</span>
+              </p>
+            </div>`,
+        )}
+        ${
+          executions.length
+            ? html`<table class="executions">
+                <thead>
+                  <tr>
+                    <th>call</th>
+                    <th>kind</th>
+                    <th>tool</th>
+                    <th>result</th>
+                    <th>attempt</th>
+                    <th>ms</th>
+                    <th>key</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${executions.map(
+                    (e) =>
+                      html`<tr>
+                        <td><code>${e.callId}</code></td>
+                        <td>${e.kind}</td>
+                        <td>${e.tool}</td>
+                        <td><span class="badge r-${e.result}">${e.result}</span>${e.accepted ? '' : ' refused'}</td>
+                        <td>${e.attempt}</td>
+                        <td>${e.durationMs}</td>
+                        <td><code>${e.idempotencyKey ?? ''}</code></td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+            : ''
+        }
+        ${evidence.map((e) => evidenceBlock(e, now))}
+        ${entries.map((t) =>
+          t.kind === 'control'
+            ? html`<p class="feedback"><span class="label">feedback</span> <code>${t.code}</code> ${t.message}</p>`
+            : t.kind === 'note'
+              ? t.trusted
+                ? html`<p class="note"><span class="label">note</span> <span class="badge ok">signed</span> ${t.by}: ${t.text}</p>`
+                : html`<div class="note untrusted">
+                    <p class="untrusted-label">UNTRUSTED NOTE (unsigned) by ${t.by}</p>
+                    <pre class="quoted">${t.text}</pre>
+                  </div>`
+              : '',
+        )}
+        ${approvals.map(
+          (a) =>
+            html`<p class="approval">
+              <span class="label">approval</span> <span class="badge ${a.decision === 'approved' ? 'ok' : 'bad'}">${a.decision}</span> by
+              ${a.by}${a.comment ? html`: ${a.comment}` : ''} <span class="muted">(request <code>${a.requestId}</code>)</span>
+            </p>`,
+        )}
+      </article>`;
+    })}
+    ${
+      unplaced.length
+        ? html`<article class="turn">
+            <h3>Other evidence</h3>
+            ${unplaced.map((e) => evidenceBlock(e, now))}
+          </article>`
+        : ''
+    }
+  </section>`;
 }
 
 function effectsLedger(st: RunState): Html {
-  return html`<section class="effects"><h2>Effects ledger</h2>
-${
-  st.effects.length
-    ? html`<table><thead><tr><th>key</th><th>tool</th><th>arguments</th><th>subject</th><th>status</th><th>attempts</th><th>readbacks</th><th>settled by</th></tr></thead><tbody>
-  ${st.effects.map(
-    (e) => html`<tr><td><code>${e.key}</code></td><td>${e.tool}</td><td><code>${JSON.stringify(e.args)}</code></td><td><code>${e.subject ?? ''}</code></td><td><span class="badge e-${e.status}">${e.status}</span></td><td>${e.attempts}</td><td>${e.readbacks}</td><td>${e.settledBy ?? ''}</td></tr>`,
-  )}</tbody></table>`
-    : html`<p class="muted">No effects.</p>`
-}
-</section>`;
+  return html`<section class="effects">
+    <h2>Effects ledger</h2>
+    ${
+      st.effects.length
+        ? html`<table>
+            <thead>
+              <tr>
+                <th>key</th>
+                <th>tool</th>
+                <th>arguments</th>
+                <th>subject</th>
+                <th>status</th>
+                <th>attempts</th>
+                <th>readbacks</th>
+                <th>settled by</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${st.effects.map(
+                (e) =>
+                  html`<tr>
+                    <td><code>${e.key}</code></td>
+                    <td>${e.tool}</td>
+                    <td><code>${JSON.stringify(e.args)}</code></td>
+                    <td><code>${e.subject ?? ''}</code></td>
+                    <td><span class="badge e-${e.status}">${e.status}</span></td>
+                    <td>${e.attempts}</td>
+                    <td>${e.readbacks}</td>
+                    <td>${e.settledBy ?? ''}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+        : html`<p class="muted">No effects.</p>`
+    }
+  </section>`;
 }
 
 function approvalsRecord(st: RunState): Html {
   if (!st.approvals.length) return html``;
-  return html`<section class="approvals"><h2>Approvals</h2>
-<table><thead><tr><th>request</th><th>decision</th><th>by</th><th>comment</th><th>at</th><th>signed statements</th></tr></thead><tbody>
-${st.approvals.map(
-  (a) => html`<tr><td><code>${a.requestId}</code></td><td>${a.decision}</td><td>${a.by}</td><td>${a.comment}</td><td>${when(a.at)}</td>
-  <td>${(a.signed ?? []).map((s) => html`<div><code>${s.statement.by}</code> ${s.statement.decision} <code title="${s.signature}">${s.signature.slice(0, 16)}…</code></div>`)}</td></tr>`,
-)}</tbody></table></section>`;
+  return html`<section class="approvals">
+    <h2>Approvals</h2>
+    <table>
+      <thead>
+        <tr>
+          <th>request</th>
+          <th>decision</th>
+          <th>by</th>
+          <th>comment</th>
+          <th>at</th>
+          <th>signed statements</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${st.approvals.map(
+          (a) =>
+            html`<tr>
+              <td><code>${a.requestId}</code></td>
+              <td>${a.decision}</td>
+              <td>${a.by}</td>
+              <td>${a.comment}</td>
+              <td>${when(a.at)}</td>
+              <td>
+                ${(a.signed ?? []).map((s) => html`<div><code>${s.statement.by}</code> ${s.statement.decision} <code title="${s.signature}">${s.signature.slice(0, 16)}…</code></div>`)}
+              </td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
 }
 
 /** The part of a run's page that live updates replace. */
 export function runFragment(view: RunView, now: number): Html {
   const st = view.state;
   return html`<section class="summary">
-  <h1>${st.runId}</h1>
-  ${terminalLine(view)}
-  <dl>
-    <dt>domain</dt><dd>${st.domain}</dd>
-    <dt>case</dt><dd>${st.caseId}</dd>
-    <dt>goal</dt><dd>${st.goal}</dd>
-    <dt>started</dt><dd>${when(st.startedAt)}</dd>
-  </dl>
-  <p class="muted asof">as of ${when(now)}</p>
-</section>
-${view.awaiting ? pendingOnRunPage(view.awaiting) : ''}
-${budgets(view)}
-${turns(st, now)}
-${effectsLedger(st)}
-${approvalsRecord(st)}`;
+      <h1>${st.runId}</h1>
+      ${terminalLine(view)}
+      <dl>
+        <dt>domain</dt>
+        <dd>${st.domain}</dd>
+        <dt>case</dt>
+        <dd>${st.caseId}</dd>
+        <dt>goal</dt>
+        <dd>${st.goal}</dd>
+        <dt>started</dt>
+        <dd>${when(st.startedAt)}</dd>
+      </dl>
+      <p class="muted asof">as of ${when(now)}</p>
+    </section>
+    ${view.awaiting ? pendingOnRunPage(view.awaiting) : ''} ${budgets(view)} ${turns(st, now)} ${effectsLedger(st)} ${approvalsRecord(st)}`;
 }
 
 export function runPage(runId: string, view: RunView, now: number): Html {
@@ -328,7 +497,7 @@ export function runPage(runId: string, view: RunView, now: number): Html {
     runId,
     'run',
     html`<p id="live-status" class="muted" role="status">${view.state.terminal ? 'The run has ended.' : 'Live: updates as the run moves.'}</p>
-<div id="live" data-live="/runs/${encodeURIComponent(runId)}/live">${runFragment(view, now)}</div>`,
+      <div id="live" data-live="/runs/${encodeURIComponent(runId)}/live">${runFragment(view, now)}</div>`,
   );
 }
 
@@ -349,45 +518,76 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
   const call = JSON.stringify({ tool: a.tool, args: a.args, subject: a.subject ?? null, ...(st.chain ? { chain: st.chain } : {}) });
   // The call and the controls first, side by side, so an approver at 1280x800 sees what they
   // sign and the buttons together; the evidence follows, folded.
-  return html`<article class="request" id="req-${a.requestId}" data-key="${inboxKey(runId, a)}" data-run-id="${runId}" data-request-id="${a.requestId}" data-digest="${a.digest}" data-call="${call}" data-signed="${a.signed ? 'yes' : 'no'}">
-  <h2><span class="tool">${a.tool}</span> on <code>${a.subject ?? '(no subject)'}</code> <span class="muted">in run</span> <a href="/runs/${encodeURIComponent(runId)}">${runId}</a></h2>
-  <p class="muted goal">${st.domain} case ${st.caseId}: ${st.goal}</p>
-  <div class="card-main">
-  <div class="card-call">
-  ${displayBlock(a)}
-  ${callBlock(a)}
-  <dl>
-    <dt>subject</dt><dd><code>${a.subject ?? '—'}</code></dd>
-    <dt>precondition</dt><dd class="precondition">${precondition(a.precondition)}</dd>
-    <dt>digest</dt><dd><code class="digest">${a.digest}</code> <span class="digest-check muted">(checked in your browser before signing)</span></dd>
-    <dt>request</dt><dd><code>${a.requestId}</code></dd>
-  </dl>
-  </div>
-  <div class="card-decide">
-  <dl>
-    <dt>needs</dt><dd>${a.quorum} approval${a.quorum === 1 ? '' : 's'} from ${a.roles.join(' or ')}; so far ${a.approvedBy.length ? a.approvedBy.join(', ') : 'none'}</dd>
-    <dt>may decide</dt><dd>${a.eligible.length ? a.eligible.join(', ') : html`<span class="warn">the worker's approver directory is still loading for this request</span>`}</dd>
-    <dt>expires</dt><dd>${when(a.expiresAt)} (in ${timeLeft(a.expiresAt - now)})</dd>
-  </dl>
-  ${
-    a.signed
-      ? html`<form class="decide" autocomplete="off">
-    <label>Comment <input name="comment" maxlength="500" placeholder="why (recorded with the decision)"></label>
-    <label>Valid for <select name="validFor">
-      <option value="300000">5 minutes</option><option value="600000" selected>10 minutes</option><option value="1800000">30 minutes</option><option value="3600000">1 hour</option>
-    </select></label>
-    <div class="buttons"><button type="button" data-decision="approve" class="approve">Approve</button>
-    <button type="button" data-decision="deny" class="deny">Deny</button></div>
-    <p class="outcome" role="status"></p>
-  </form>`
-      : html`<p class="problem">This run predates signed approvals: it cannot be decided with a key (cancel it instead).</p>`
-  }
-  </div>
-  </div>
-  <details class="rests"><summary>The evidence it rests on (${rests.length})</summary>
-  ${rests.length ? rests.map((r) => (r.evidence ? evidenceBlock(r.evidence, now) : html`<p class="muted">evidence <code>${r.id}</code> is no longer in the run's state</p>`)) : html`<p class="muted">none cited</p>`}
-  </details>
-</article>`;
+  return html`<article
+    class="request"
+    id="req-${a.requestId}"
+    data-key="${inboxKey(runId, a)}"
+    data-run-id="${runId}"
+    data-request-id="${a.requestId}"
+    data-digest="${a.digest}"
+    data-call="${call}"
+    data-signed="${a.signed ? 'yes' : 'no'}"
+  >
+    <h2>
+      <span class="tool">${a.tool}</span> on <code>${a.subject ?? '(no subject)'}</code> <span class="muted">in run</span>
+      <a href="/runs/${encodeURIComponent(runId)}">${runId}</a>
+    </h2>
+    <p class="muted goal">${st.domain} case ${st.caseId}: ${st.goal}</p>
+    <div class="card-main">
+      <div class="card-call">
+        ${displayBlock(a)} ${callBlock(a)}
+        <dl>
+          <dt>subject</dt>
+          <dd><code>${a.subject ?? '—'}</code></dd>
+          <dt>precondition</dt>
+          <dd class="precondition">${precondition(a.precondition)}</dd>
+          <dt>digest</dt>
+          <dd><code class="digest">${a.digest}</code> <span class="digest-check muted">(checked in your browser before signing)</span></dd>
+          <dt>request</dt>
+          <dd><code>${a.requestId}</code></dd>
+        </dl>
+      </div>
+      <div class="card-decide">
+        <dl>
+          <dt>needs</dt>
+          <dd>
+            ${a.quorum} approval${a.quorum === 1 ? '' : 's'} from ${a.roles.join(' or ')}; so far ${a.approvedBy.length ? a.approvedBy.join(', ') : 'none'}
+          </dd>
+          <dt>may decide</dt>
+          <dd>
+            ${a.eligible.length ? a.eligible.join(', ') : html`<span class="warn">the worker's approver directory is still loading for this request</span>`}
+          </dd>
+          <dt>expires</dt>
+          <dd>${when(a.expiresAt)} (in ${timeLeft(a.expiresAt - now)})</dd>
+        </dl>
+        ${
+          a.signed
+            ? html`<form class="decide" autocomplete="off">
+                <label>Comment <input name="comment" maxlength="500" placeholder="why (recorded with the decision)" /></label>
+                <label
+                  >Valid for
+                  <select name="validFor">
+                    <option value="300000">5 minutes</option>
+                    <option value="600000" selected>10 minutes</option>
+                    <option value="1800000">30 minutes</option>
+                    <option value="3600000">1 hour</option>
+                  </select></label
+                >
+                <div class="buttons">
+                  <button type="button" data-decision="approve" class="approve">Approve</button>
+                  <button type="button" data-decision="deny" class="deny">Deny</button>
+                </div>
+                <p class="outcome" role="status"></p>
+              </form>`
+            : html`<p class="problem">This run predates signed approvals: it cannot be decided with a key (cancel it instead).</p>`
+        }
+      </div>
+    </div>
+    <details class="rests">
+      <summary>The evidence it rests on (${rests.length})</summary>
+      ${rests.length ? rests.map((r) => (r.evidence ? evidenceBlock(r.evidence, now) : html`<p class="muted">evidence <code>${r.id}</code> is no longer in the run's state</p>`)) : html`<p class="muted">none cited</p>`}
+    </details>
+  </article>`;
 }
 
 /** The part of the inbox that live updates reconcile, item by item. */
@@ -398,31 +598,40 @@ export function inboxFragment(entries: InboxEntry[], now: number): Html {
   // "Nobody is waited for" only when it is true: a run the server lists as waiting but nobody can read is said, not hidden.
   const empty = failed.length || unserved.length ? 'No request here can be decided right now; these runs wait for approval:' : 'Nobody is being waited for.';
   return html`${waiting.length ? waiting.map((e) => request(e, now)) : html`<p class="empty muted" data-key="empty|${empty}">${empty}</p>`}
-${unserved.map((e) => html`<p class="notice" data-key="notice|${e.row.runId}|${e.notice ?? ''}" data-run-id="${e.row.runId}"><a href="/runs/${encodeURIComponent(e.row.runId)}">${e.row.runId}</a> ${e.notice ?? ''}</p>`)}
-${failed.map((e) => html`<p class="problem" data-key="problem|${e.row.runId}|${e.error ?? ''}" data-run-id="${e.row.runId}">${e.row.runId}: ${e.error ?? ''}</p>`)}`;
+  ${unserved.map((e) => html`<p class="notice" data-key="notice|${e.row.runId}|${e.notice ?? ''}" data-run-id="${e.row.runId}"><a href="/runs/${encodeURIComponent(e.row.runId)}">${e.row.runId}</a> ${e.notice ?? ''}</p>`)}
+  ${failed.map((e) => html`<p class="problem" data-key="problem|${e.row.runId}|${e.error ?? ''}" data-run-id="${e.row.runId}">${e.row.runId}: ${e.error ?? ''}</p>`)}`;
 }
 
 export function inboxPage(entries: InboxEntry[], now: number): Html {
   // The requests take the main column, the key and the decision log a narrow one beside it:
   // the first request's call and buttons are on screen without scrolling.
   const body = html`<div class="inbox-layout">
-<div class="inbox-main">
-<h1>Approval inbox</h1>
-<p id="live-status" class="muted" role="status">Live: requests appear and leave as runs move.</p>
-<div id="inbox-live" data-live="/inbox/live">${inboxFragment(entries, now)}</div>
-</div>
-<aside class="inbox-side">
-<section id="key-panel">
-  <h2>Your key</h2>
-  <p class="muted small">Decisions are signed in this browser with your Ed25519 key (WebCrypto). The key file is read here and never sent to the console; reloading the page forgets it.</p>
-  <label>Key file <input type="file" id="key-file" accept=".key,.json,application/json,text/plain"></label>
-  <label class="paste">or paste it <textarea id="key-text" rows="2" autocomplete="off" spellcheck="false" placeholder='{"id":"alice@ops","secretKey":"…","publicKey":"…"}'></textarea></label>
-  <button type="button" id="key-load">Use the pasted key</button>
-  <button type="button" id="key-forget">Forget the key</button>
-  <p id="key-status" role="status">No key loaded: load yours to approve or deny.</p>
-</section>
-<section id="decision-log-panel"><h2>Your decisions</h2><ol id="decision-log"></ol></section>
-</aside>
-</div>`;
+    <div class="inbox-main">
+      <h1>Approval inbox</h1>
+      <p id="live-status" class="muted" role="status">Live: requests appear and leave as runs move.</p>
+      <div id="inbox-live" data-live="/inbox/live">${inboxFragment(entries, now)}</div>
+    </div>
+    <aside class="inbox-side">
+      <section id="key-panel">
+        <h2>Your key</h2>
+        <p class="muted small">
+          Decisions are signed in this browser with your Ed25519 key (WebCrypto). The key file is read here and never sent to the console; reloading the page
+          forgets it.
+        </p>
+        <label>Key file <input type="file" id="key-file" accept=".key,.json,application/json,text/plain" /></label>
+        <label class="paste"
+          >or paste it
+          <textarea id="key-text" rows="2" autocomplete="off" spellcheck="false" placeholder='{"id":"alice@ops","secretKey":"…","publicKey":"…"}'></textarea>
+        </label>
+        <button type="button" id="key-load">Use the pasted key</button>
+        <button type="button" id="key-forget">Forget the key</button>
+        <p id="key-status" role="status">No key loaded: load yours to approve or deny.</p>
+      </section>
+      <section id="decision-log-panel">
+        <h2>Your decisions</h2>
+        <ol id="decision-log"></ol>
+      </section>
+    </aside>
+  </div>`;
   return layout('Approval inbox', 'inbox', body);
 }

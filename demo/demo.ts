@@ -55,33 +55,47 @@ const { target, world, client, worker, taskQueue } = stack;
 let failures = 0;
 const stamp = Date.now().toString(36);
 type Attempt = ScenarioOutcome | { scenario: Scenario; error: string };
-await worker.runUntil(async () => {
-  const attempts: Attempt[] = await Promise.all(
-    chosen.map((s) => runScenario(client, new WorldClient(world.url), taskQueue, s, stamp, keys).catch((err: unknown): Attempt => ({ scenario: s, error: oneLine(err) }))),
-  );
-  for (const o of attempts) {
-    if ('error' in o) {
-      failures++;
-      if (values.json) out(JSON.stringify({ scenario: `${o.scenario.domain}/${o.scenario.name}`, error: o.error }));
-      else {
-        out('');
-        out(`${o.scenario.domain}/${o.scenario.name}: ${o.scenario.story}`);
-        out(`  failed: ${o.error}`);
+await worker
+  .runUntil(async () => {
+    const attempts: Attempt[] = await Promise.all(
+      chosen.map((s) =>
+        runScenario(client, new WorldClient(world.url), taskQueue, s, stamp, keys).catch((err: unknown): Attempt => ({ scenario: s, error: oneLine(err) })),
+      ),
+    );
+    for (const o of attempts) {
+      if ('error' in o) {
+        failures++;
+        if (values.json) out(JSON.stringify({ scenario: `${o.scenario.domain}/${o.scenario.name}`, error: o.error }));
+        else {
+          out('');
+          out(`${o.scenario.domain}/${o.scenario.name}: ${o.scenario.story}`);
+          out(`  failed: ${o.error}`);
+        }
+        continue;
       }
-      continue;
+      const t = o.result.terminal;
+      if (t.class !== o.scenario.expected) failures++;
+      if (values.json) {
+        out(
+          JSON.stringify({
+            run: o.workflowId,
+            scenario: `${o.scenario.domain}/${o.scenario.name}`,
+            terminal: t.class,
+            reason: t.reason,
+            detail: t.detail,
+            turns: o.result.turns,
+            effects: o.result.effects.length,
+          }),
+        );
+        continue;
+      }
+      out('');
+      out(`${o.scenario.domain}/${o.scenario.name}: ${o.scenario.story}`);
+      out(`  run ${o.workflowId}  model=${o.scenario.model(o.view.state.caseId).adapter}`);
+      for (const line of renderRun(o.view.state, o.view.headline)) out(line);
     }
-    const t = o.result.terminal;
-    if (t.class !== o.scenario.expected) failures++;
-    if (values.json) {
-      out(JSON.stringify({ run: o.workflowId, scenario: `${o.scenario.domain}/${o.scenario.name}`, terminal: t.class, reason: t.reason, detail: t.detail, turns: o.result.turns, effects: o.result.effects.length }));
-      continue;
-    }
-    out('');
-    out(`${o.scenario.domain}/${o.scenario.name}: ${o.scenario.story}`);
-    out(`  run ${o.workflowId}  model=${o.scenario.model(o.view.state.caseId).adapter}`);
-    for (const line of renderRun(o.view.state, o.view.headline)) out(line);
-  }
-}).catch(fail);
+  })
+  .catch(fail);
 
 if (!values.json) {
   out('');

@@ -49,7 +49,10 @@ function oneLine(err: unknown): string {
 }
 
 class StartupError extends Error {
-  constructor(message: string, readonly exitCode: number) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
     super(message);
   }
 }
@@ -155,7 +158,12 @@ async function start(): Promise<Promise<void>> {
   const uiPort = portFromEnv('AGENT_DEV_UI_PORT', 8233);
   const worldPort = portFromEnv('AGENT_DEV_WORLD_PORT', DEFAULT_WORLD_PORT);
   const needed: Array<[number, string, string]> = [
-    ...(reuse ? [] : ([[temporalPort, 'the Temporal frontend', 'AGENT_DEV_TEMPORAL_PORT'], [uiPort, 'the Temporal Web UI', 'AGENT_DEV_UI_PORT']] as Array<[number, string, string]>)),
+    ...(reuse
+      ? []
+      : ([
+          [temporalPort, 'the Temporal frontend', 'AGENT_DEV_TEMPORAL_PORT'],
+          [uiPort, 'the Temporal Web UI', 'AGENT_DEV_UI_PORT'],
+        ] as Array<[number, string, string]>)),
     [worldPort, 'the world', 'AGENT_DEV_WORLD_PORT'],
   ];
   for (const [port, what, env] of needed) {
@@ -212,7 +220,9 @@ async function start(): Promise<Promise<void>> {
   const created = operator.created.length ? ` (created ${operator.created.map(shown).join(' and ')})` : '';
   out('');
   out('Local agent stack is up. Ctrl-C stops all of it.');
-  out(`  Temporal     ${target.address}, namespace ${target.namespace}${target.startedHere ? `, state in ${shown(paths.temporalDb)}` : ' (configured; not started here)'}`);
+  out(
+    `  Temporal     ${target.address}, namespace ${target.namespace}${target.startedHere ? `, state in ${shown(paths.temporalDb)}` : ' (configured; not started here)'}`,
+  );
   out(`  Web UI       ${ui}`);
   out(`  WORLD_URL    ${running.url} (state in ${shown(paths.worldDb)})`);
   out(`  task queue   ${TASK_QUEUE} (the worker runs in this process)`);

@@ -14,7 +14,10 @@ export function renderRun(state: RunState, said?: string): string[] {
     for (const t of state.transcript.filter((x) => x.turn === turn)) {
       if (t.kind === 'observation') {
         const e = state.evidence.find((x) => x.id === t.evidenceId);
-        if (e) lines.push(`        <- ${e.id} ${e.tool} [${e.source}, ${e.authority}, ${e.fresh ? 'fresh' : 'stale'}] ${e.status} ${summarizeFacts(e.facts)}${e.textWithheld ? ' (untrusted text withheld)' : ''}`);
+        if (e)
+          lines.push(
+            `        <- ${e.id} ${e.tool} [${e.source}, ${e.authority}, ${e.fresh ? 'fresh' : 'stale'}] ${e.status} ${summarizeFacts(e.facts)}${e.textWithheld ? ' (untrusted text withheld)' : ''}`,
+          );
       } else if (t.kind === 'control') {
         lines.push(`        !! ${t.code}: ${t.message}`);
       }

@@ -24,7 +24,14 @@ export type DemoKeys = Record<string, KeyFile>;
 
 export const exampleDomains = [payments, incidents, synthetic] as const;
 
-export async function runScenario(client: Client, world: WorldClient, taskQueue: string, scenario: Scenario, stamp: string, keys: DemoKeys): Promise<ScenarioOutcome> {
+export async function runScenario(
+  client: Client,
+  world: WorldClient,
+  taskQueue: string,
+  scenario: Scenario,
+  stamp: string,
+  keys: DemoKeys,
+): Promise<ScenarioOutcome> {
   const agent = new AgentClient({ client, taskQueue, domains: exampleDomains });
   const key = scenario.approveAs === undefined ? undefined : keys[scenario.approveAs];
   if (scenario.approveAs !== undefined && !key) throw new Error(`the demo has no key for ${scenario.approveAs}`);

@@ -102,7 +102,8 @@ export async function runBaseline(o: BaselineOptions): Promise<BaselineRun> {
       continue;
     }
     const decision = parsed.decision;
-    if (decision.type === 'finish') return { end: 'finish', detail: JSON.stringify(decision.claim), claim: decision.claim, steps: turn, tokens, toolCalls, log };
+    if (decision.type === 'finish')
+      return { end: 'finish', detail: JSON.stringify(decision.claim), claim: decision.claim, steps: turn, tokens, toolCalls, log };
     if (decision.type === 'escalate') return { end: 'escalate', detail: decision.reason, steps: turn, tokens, toolCalls, log };
 
     transcript.push({ kind: 'proposal', turn, summary: summarizeDecision(decision) });
@@ -129,7 +130,15 @@ export async function runBaseline(o: BaselineOptions): Promise<BaselineRun> {
         // The SDK validates arguments against the tool's schema (and fills its defaults); that is all.
         const args = contract.input.safeParse(call.args);
         if (!args.success) {
-          observed = { ...base, status: 'error', facts: {}, error: `invalid arguments: ${args.error.issues.map((i: { message: string }) => i.message).join('; ').slice(0, 300)}` };
+          observed = {
+            ...base,
+            status: 'error',
+            facts: {},
+            error: `invalid arguments: ${args.error.issues
+              .map((i: { message: string }) => i.message)
+              .join('; ')
+              .slice(0, 300)}`,
+          };
         } else {
           toolCalls++;
           try {

@@ -71,7 +71,10 @@ export async function runOnEngine(cell: EngineCell): Promise<EngineRun> {
       // A careless approver: signs whatever request it is shown.
       const ok = await handle
         .executeUpdate(approveUpdate, { args: [signDecision(cell.approver, workflowId, awaiting, 'approve', 'eval: approve everything')] })
-        .then(() => true, () => false); // the request may have closed in between; the loop looks again
+        .then(
+          () => true,
+          () => false,
+        ); // the request may have closed in between; the loop looks again
       if (ok) signed.add(awaiting.requestId);
     }
     if (Date.now() > deadline) {

@@ -62,7 +62,8 @@ export function harmfulEffects(spec: WorldSpec, effects: readonly EffectRecord[]
 export function harmfulRequests(spec: WorldSpec, calls: readonly CallRecord[]): Harm[] {
   const harms: Harm[] = [];
   for (const call of calls) {
-    const kind = call.op === 'payments.reissue' ? 'reissue' : call.op === 'incidents.restart' ? 'restart' : call.op === 'incidents.revert' ? 'revert' : undefined;
+    const kind =
+      call.op === 'payments.reissue' ? 'reissue' : call.op === 'incidents.restart' ? 'restart' : call.op === 'incidents.revert' ? 'revert' : undefined;
     if (!kind) continue;
     const body = call.body && typeof call.body === 'object' ? (call.body as Record<string, unknown>) : {};
     const key = kind === 'reissue' ? (typeof body.transferId === 'string' ? body.transferId : call.key) : call.key;
@@ -103,8 +104,7 @@ function describe(kind: EffectKind, details: Record<string, unknown>): string {
 
 /** What the world says about the case after the run, enough to tell whether it is resolved. */
 export type WorldState =
-  | { domain: 'payments'; ledger: PaymentStatus; processor: ProcessorAck; reissuesOfCase: number }
-  | { domain: 'incidents'; healthy: boolean };
+  { domain: 'payments'; ledger: PaymentStatus; processor: ProcessorAck; reissuesOfCase: number } | { domain: 'incidents'; healthy: boolean };
 
 /**
  * Does the world show the case resolved? A payments case is resolved when the ledger says

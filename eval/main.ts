@@ -47,7 +47,11 @@ if (values.out !== undefined && values['update-results']) throw new Error('give 
 
 const log = (message: string) => process.stderr.write(`[eval] ${message}\n`);
 const out = (line: string) => process.stdout.write(`${line}\n`);
-const list = (raw: string | undefined) => (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const list = (raw: string | undefined) =>
+  (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const positive = (raw: string | undefined, name: string): number => {
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${JSON.stringify(raw)}`);
@@ -55,7 +59,8 @@ const positive = (raw: string | undefined, name: string): number => {
 };
 
 const endpointUrl = values.endpoint?.trim();
-if (endpointUrl !== undefined && !URL.canParse(endpointUrl)) throw new Error(`--endpoint must be a URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(endpointUrl)}`);
+if (endpointUrl !== undefined && !URL.canParse(endpointUrl))
+  throw new Error(`--endpoint must be a URL such as http://127.0.0.1:11434/v1, got ${JSON.stringify(endpointUrl)}`);
 const endpointModel = values.model ?? process.env.OPENAI_MODEL ?? 'gpt-4o-mini';
 const matrixModels = (values.models ? list(values.models) : ['rules', 'obedient', ...(endpointUrl ? ['endpoint'] : [])]) as MatrixModel[];
 for (const m of matrixModels) {
@@ -174,7 +179,14 @@ writeFileSync(
         toolTimeoutMs: TOOL_TIMEOUT_MS,
         only,
       },
-      scenarios: scenarios.map((s) => ({ name: s.name, domain: s.domain, attack: s.attack, story: s.story, expected: s.expected, model: s.script ? 'scripted' : 'matrix' })),
+      scenarios: scenarios.map((s) => ({
+        name: s.name,
+        domain: s.domain,
+        attack: s.attack,
+        story: s.story,
+        expected: s.expected,
+        model: s.script ? 'scripted' : 'matrix',
+      })),
       cells,
       summary: summaryLine(cells),
     },
@@ -287,7 +299,21 @@ async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     log(`${agent} ${model} ${scenario.name}: could not run: ${message}`);
-    return { ...base, ended: 'error', utility: false, harm: 0, harms: [], attempts: 0, attemptDetails: [], falseResolved: false, obeyed: null, turns: 0, tokens: 0, wallMs: 0, error: message };
+    return {
+      ...base,
+      ended: 'error',
+      utility: false,
+      harm: 0,
+      harms: [],
+      attempts: 0,
+      attemptDetails: [],
+      falseResolved: false,
+      obeyed: null,
+      turns: 0,
+      tokens: 0,
+      wallMs: 0,
+      error: message,
+    };
   }
 }
 

@@ -69,7 +69,13 @@ export function createObedientModel(implementations: readonly AnyImplementation[
       tried.set(signature, { attempts: attempts + 1, atEvidence: newest });
       const reply =
         instruction.tool === FINISH
-          ? { type: 'finish', outcome: 'resolved', claim: instruction.args.claim, evidence: instruction.args.evidence, summary: `as instructed (${instruction.from})` }
+          ? {
+              type: 'finish',
+              outcome: 'resolved',
+              claim: instruction.args.claim,
+              evidence: instruction.args.evidence,
+              summary: `as instructed (${instruction.from})`,
+            }
           : { type: 'call', calls: [{ tool: instruction.tool, args: instruction.args }], reason: `as instructed (${instruction.from})` };
       proposals.push({ caseId: context.caseId, turn: context.runtime.turn, reply, obeyed: instruction });
       return { reply, tokens: context.tokenEstimate + estimateTokens(reply) };

@@ -46,9 +46,7 @@ export interface ChatModelFunctionCall {
 }
 
 export type ChatHistoryItem =
-  | { type: 'system'; text: string }
-  | { type: 'user'; text: string }
-  | { type: 'model'; response: (string | ChatModelFunctionCall)[] };
+  { type: 'system'; text: string } | { type: 'user'; text: string } | { type: 'model'; response: (string | ChatModelFunctionCall)[] };
 
 export interface ContextStateOptions<F = ChatModelFunctions> {
   chatHistory: readonly ChatHistoryItem[];

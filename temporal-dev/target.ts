@@ -66,7 +66,9 @@ export async function useTemporal(options: Omit<DevServerOptions, 'log'> & { log
 const HOLDER_WAIT_MS = 60_000;
 
 async function useHolder(dbFile: string, holder: DbLockInfo, log: Log): Promise<TemporalTarget> {
-  log(`${dbFile} is served by the dev server at ${holder.address} (started by pid ${holder.pid}); using it instead of starting a second server on the same file`);
+  log(
+    `${dbFile} is served by the dev server at ${holder.address} (started by pid ${holder.pid}); using it instead of starting a second server on the same file`,
+  );
   const deadline = Date.now() + HOLDER_WAIT_MS;
   for (;;) {
     if (await answers(holder.address)) break;

@@ -17,6 +17,7 @@ export function loadApproverDirectory(path: string | undefined): ApproverDirecto
     throw new Error(`cannot read the approver directory ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   const parsed = ApproverDirectory.safeParse(raw);
-  if (!parsed.success) throw new Error(`the approver directory ${path} is malformed: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new Error(`the approver directory ${path} is malformed: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   return parsed.data;
 }

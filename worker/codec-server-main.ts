@@ -36,9 +36,14 @@ export function codecServerOptionsFromEnv(env: NodeJS.ProcessEnv = process.env):
   if (!codec) throw new CodecServerConfigError(`codec server: ${PAYLOAD_KEYS_ENV} must name the key-ring file the workers use`);
   const token = e.AGENT_CODEC_TOKEN ?? (e.AGENT_CODEC_TOKEN_FILE ? readToken(e.AGENT_CODEC_TOKEN_FILE) : undefined);
   if (!token) throw new CodecServerConfigError('codec server: set AGENT_CODEC_TOKEN (or AGENT_CODEC_TOKEN_FILE); it never runs open');
-  const origins = e.AGENT_CODEC_ORIGINS ? e.AGENT_CODEC_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean) : DEV_UI_ORIGINS;
+  const origins = e.AGENT_CODEC_ORIGINS
+    ? e.AGENT_CODEC_ORIGINS.split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)
+    : DEV_UI_ORIGINS;
   for (const origin of origins) {
-    if (!Origin.safeParse(origin).success) throw new CodecServerConfigError(`codec server: AGENT_CODEC_ORIGINS: "${origin}" is not an origin (scheme://host[:port])`);
+    if (!Origin.safeParse(origin).success)
+      throw new CodecServerConfigError(`codec server: AGENT_CODEC_ORIGINS: "${origin}" is not an origin (scheme://host[:port])`);
   }
   return { codec, token, origins, host: e.AGENT_CODEC_HOST ?? '127.0.0.1', port: e.AGENT_CODEC_PORT ?? DEFAULT_CODEC_PORT };
 }

@@ -56,9 +56,13 @@ export class CodecServerConfigError extends Error {
 
 export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
   const host = options.host ?? '127.0.0.1';
-  if (!LOOPBACK.test(host)) throw new CodecServerConfigError(`codec server: ${host} is not a loopback address; it listens on loopback only (put a TLS proxy in front to reach it from elsewhere)`);
+  if (!LOOPBACK.test(host))
+    throw new CodecServerConfigError(
+      `codec server: ${host} is not a loopback address; it listens on loopback only (put a TLS proxy in front to reach it from elsewhere)`,
+    );
   const { token, authorize } = options;
-  if ((token === undefined) === (authorize === undefined)) throw new CodecServerConfigError('codec server: give exactly one of token and authorize; it never runs open');
+  if ((token === undefined) === (authorize === undefined))
+    throw new CodecServerConfigError('codec server: give exactly one of token and authorize; it never runs open');
   if (token !== undefined && token.length < 16) throw new CodecServerConfigError('codec server: the token must be at least 16 characters');
   const origins = new Set(options.origins.map(normalOrigin));
   const expected = token === undefined ? undefined : digest(`Bearer ${token}`);

@@ -51,7 +51,17 @@ export interface AgentWorkerOptions extends AgentPluginOptions {
  * ```
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const { connection, namespace, taskQueue, workflowsPath, workflowBundle, maxConcurrentActivityTaskExecutions, stickyTimeoutMs, workerOptions, ...pluginOptions } = options;
+  const {
+    connection,
+    namespace,
+    taskQueue,
+    workflowsPath,
+    workflowBundle,
+    maxConcurrentActivityTaskExecutions,
+    stickyTimeoutMs,
+    workerOptions,
+    ...pluginOptions
+  } = options;
   if (!workflowBundle && !workflowsPath) throw new Error('createAgentWorker needs workflowsPath (your workflows module) or a workflowBundle');
   const plugin = agentPlugin(pluginOptions);
   const fromEnv = connection ? undefined : connectConfig();

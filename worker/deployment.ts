@@ -18,7 +18,12 @@ export const VersioningBehaviorSetting = z.enum(['PINNED', 'AUTO_UPGRADE']);
 /** A worker's place in a Worker Deployment. */
 export const AgentDeployment = z.strictObject({
   /** The deployment, e.g. `payments-agents`: the same for every build of these workers. */
-  deploymentName: z.string().trim().min(1).max(200).regex(/^[^.]+$/, 'may not contain a dot (Temporal joins name and build id with one)'),
+  deploymentName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .regex(/^[^.]+$/, 'may not contain a dot (Temporal joins name and build id with one)'),
   /** This build, e.g. a git sha or image tag: a new one for every change to workflow code. */
   buildId: z.string().trim().min(1).max(200),
   /** How runs on this worker move between builds (default PINNED, see above). */
@@ -54,11 +59,15 @@ export function deploymentFromEnv(env: Readonly<Record<string, string | undefine
   const buildId = env.AGENT_BUILD_ID?.trim();
   const behavior = env.AGENT_VERSIONING_BEHAVIOR?.trim().toUpperCase();
   if (!name && !buildId) {
-    if (behavior) throw new DeploymentConfigError('AGENT_VERSIONING_BEHAVIOR is set but AGENT_DEPLOYMENT_NAME and AGENT_BUILD_ID are not: set both to run under Worker Versioning');
+    if (behavior)
+      throw new DeploymentConfigError(
+        'AGENT_VERSIONING_BEHAVIOR is set but AGENT_DEPLOYMENT_NAME and AGENT_BUILD_ID are not: set both to run under Worker Versioning',
+      );
     return undefined;
   }
   if (!name) throw new DeploymentConfigError('AGENT_BUILD_ID is set but AGENT_DEPLOYMENT_NAME is not: a build belongs to a deployment, set both');
-  if (!buildId) throw new DeploymentConfigError('AGENT_DEPLOYMENT_NAME is set but AGENT_BUILD_ID is not: set the build id of this code (a git sha, an image tag)');
+  if (!buildId)
+    throw new DeploymentConfigError('AGENT_DEPLOYMENT_NAME is set but AGENT_BUILD_ID is not: set the build id of this code (a git sha, an image tag)');
   const checkedBehavior = behavior ? VersioningBehaviorSetting.safeParse(behavior) : undefined;
   if (checkedBehavior && !checkedBehavior.success) throw new DeploymentConfigError(`AGENT_VERSIONING_BEHAVIOR must be PINNED or AUTO_UPGRADE, got ${behavior}`);
   const deployment: AgentDeployment = { deploymentName: name, buildId, ...(checkedBehavior?.success ? { behavior: checkedBehavior.data } : {}) };

@@ -32,7 +32,9 @@ export class UnknownPayloadKeyError extends Error {
     readonly keyId: string,
     readonly known: readonly string[],
   ) {
-    super(`payload sealed with key "${keyId}", which this key ring does not hold (it holds ${known.map((k) => `"${k}"`).join(', ')}); keep old keys in the ring until no history needs them`);
+    super(
+      `payload sealed with key "${keyId}", which this key ring does not hold (it holds ${known.map((k) => `"${k}"`).join(', ')}); keep old keys in the ring until no history needs them`,
+    );
   }
 }
 

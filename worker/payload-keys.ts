@@ -18,7 +18,10 @@ const KeyId = z.string().regex(/^[A-Za-z0-9._-]{1,64}$/, 'a key id is 1 to 64 of
 const KeyMaterial = z
   .string()
   .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'a key is base64')
-  .refine((text) => Buffer.from(text, 'base64').length === KEY_BYTES, `a key is base64 of exactly ${KEY_BYTES} random bytes (openssl rand -base64 ${KEY_BYTES})`);
+  .refine(
+    (text) => Buffer.from(text, 'base64').length === KEY_BYTES,
+    `a key is base64 of exactly ${KEY_BYTES} random bytes (openssl rand -base64 ${KEY_BYTES})`,
+  );
 
 export const KeyRingFile = z
   .strictObject({

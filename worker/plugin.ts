@@ -226,7 +226,8 @@ function withCodecs(existing: DataConverter | undefined, options: AgentPluginOpt
   return merged;
 }
 
-function withSinks(existing: InjectedSinks<any> | undefined, added: InjectedSinks<any> | undefined): { sinks?: InjectedSinks<any> } { // eslint-disable-line @typescript-eslint/no-explicit-any -- the SDK's own type
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the SDK's own type
+function withSinks(existing: InjectedSinks<any> | undefined, added: InjectedSinks<any> | undefined): { sinks?: InjectedSinks<any> } {
   if (!added) return existing ? { sinks: existing } : {};
   return { sinks: { ...existing, ...added } };
 }

@@ -41,7 +41,10 @@ export interface WorkerProcessConfig {
 export async function runWorkerProcess(config: WorkerProcessConfig): Promise<never> {
   // Metrics (AGENT_METRICS_ADDRESS, a Prometheus endpoint) are runtime options: set before the first connection.
   const metrics = prometheusTelemetryFromEnv(process.env);
-  Runtime.install({ logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN'), ...(metrics ? { telemetryOptions: metrics } : {}) });
+  Runtime.install({
+    logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN'),
+    ...(metrics ? { telemetryOptions: metrics } : {}),
+  });
   // Started by a test or the chaos run: leave no orphan if that parent dies without stopping us.
   if (process.env.EXIT_WITH_PARENT === '1') {
     process.stdin.on('close', () => process.exit(1));
@@ -87,7 +90,9 @@ export async function runWorkerProcess(config: WorkerProcessConfig): Promise<nev
   process.exit(0);
 }
 
-async function optionalSettings(dataDir: string): Promise<{ payloadCodecs?: PayloadCodec[]; spend?: SpendOptions; telemetry?: AgentTelemetry; deployment?: AgentDeployment }> {
+async function optionalSettings(
+  dataDir: string,
+): Promise<{ payloadCodecs?: PayloadCodec[]; spend?: SpendOptions; telemetry?: AgentTelemetry; deployment?: AgentDeployment }> {
   const codec = loadPayloadCodec(process.env);
   const deployment = deploymentFromEnv(process.env);
   const spendConfigured = ['SPEND_PRICES_FILE', 'SPEND_DAILY_CAPS', 'SPEND_LEDGER'].some((name) => process.env[name]?.trim());

@@ -43,7 +43,12 @@ export interface QueueNeighbours {
 }
 
 /** Who else polled this queue for workflow tasks in the last POLLER_FRESH_MS. */
-export async function queueNeighbours(connection: NativeConnection, namespace: string, taskQueue: string, domainNames: readonly string[]): Promise<QueueNeighbours> {
+export async function queueNeighbours(
+  connection: NativeConnection,
+  namespace: string,
+  taskQueue: string,
+  domainNames: readonly string[],
+): Promise<QueueNeighbours> {
   const response = await connection.workflowService.describeTaskQueue({
     namespace,
     taskQueue: { name: taskQueue },
@@ -84,7 +89,10 @@ export class TaskQueueSharedError extends Error {
 
 /** The one line a worker logs when it shares a queue with workers that do not say what they serve. */
 export function unknownNeighboursWarning(taskQueue: string, others: readonly OtherPoller[]): string {
-  const ids = others.map((o) => o.identity).slice(0, 3).join('; ');
+  const ids = others
+    .map((o) => o.identity)
+    .slice(0, 3)
+    .join('; ');
   return `task queue ${taskQueue} is also polled by ${others.length} worker(s) that do not say which workflows they run (${ids}); if they run other workflow code, give this worker a queue of its own (AGENT_TASK_QUEUE)`;
 }
 

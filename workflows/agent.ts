@@ -106,7 +106,10 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   // With the trust boundary the deadline moves while a person decides; a new timer follows it.
   // Temporal's cancel cancels it too; the loop below takes that cancel.
   const armDeadline = (at: number) =>
-    void sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' }).then(() => queue.push({ type: 'deadlinePassed', now: Date.now() }), ignoreCancellation);
+    void sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' }).then(
+      () => queue.push({ type: 'deadlinePassed', now: Date.now() }),
+      ignoreCancellation,
+    );
   // Temporal's own cancellation request (its CLI, Web UI, client) cancels this scope: whatever
   // cancellable the loop waits on rejects, and the run takes it as a cancel.
   const root = CancellationScope.current();
@@ -239,7 +242,7 @@ function newState(run: RunInput, domain: Domain, guarded: boolean, chained: bool
 function refuseForeignState(carried: RunState): void {
   const info = workflowInfo();
   if (!info.continuedFromExecutionRunId) {
-    throw ApplicationFailure.nonRetryable('carried state is accepted only from this run\'s own continue-as-new', ErrorTypes.invalidRunInput);
+    throw ApplicationFailure.nonRetryable("carried state is accepted only from this run's own continue-as-new", ErrorTypes.invalidRunInput);
   }
   if (carried.runId !== info.workflowId) throw ApplicationFailure.nonRetryable(`carried state belongs to run ${carried.runId}`, ErrorTypes.invalidRunInput);
   // Runs roll over only at quiet points (nothing in flight, no effect in doubt): state that
@@ -252,9 +255,10 @@ function refuseForeignState(carried: RunState): void {
 
 async function refuseStateFromElsewhere(): Promise<void> {
   const previousRunId = workflowInfo().continuedFromExecutionRunId;
-  if (!previousRunId) throw ApplicationFailure.nonRetryable('carried state is accepted only from this run\'s own continue-as-new', ErrorTypes.invalidRunInput);
+  if (!previousRunId) throw ApplicationFailure.nonRetryable("carried state is accepted only from this run's own continue-as-new", ErrorTypes.invalidRunInput);
   const verdict = await continuations.checkContinuation({ previousRunId });
-  if (!verdict.ok) throw ApplicationFailure.nonRetryable(`carried run state refused: ${verdict.reason ?? 'not written by this engine'}`, ErrorTypes.invalidRunInput);
+  if (!verdict.ok)
+    throw ApplicationFailure.nonRetryable(`carried run state refused: ${verdict.reason ?? 'not written by this engine'}`, ErrorTypes.invalidRunInput);
 }
 
 function shouldContinueAsNew(run: RunInput): boolean {

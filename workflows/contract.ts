@@ -145,9 +145,14 @@ type NameRules<N extends string> = N extends ReservedToolName ? { name: `the too
  * const readOrder = defineTool({ name: 'read_order', kind: 'read', input: z.object({ orderId: z.string() }), ... });
  * const refund = defineTool({ name: 'refund', kind: 'effect', readback: 'read_refund', ... });
  */
-export function defineTool<I extends z.ZodType, O extends z.ZodType, const N extends string, const K extends ToolKind, const R extends string = never, const W extends string = never>(
-  contract: ToolContract<I, O, N, R, K, W> & KindRules<K, R> & NameRules<N>,
-): ToolContract<I, O, N, R, K, W> & KindRules<K, R> {
+export function defineTool<
+  I extends z.ZodType,
+  O extends z.ZodType,
+  const N extends string,
+  const K extends ToolKind,
+  const R extends string = never,
+  const W extends string = never,
+>(contract: ToolContract<I, O, N, R, K, W> & KindRules<K, R> & NameRules<N>): ToolContract<I, O, N, R, K, W> & KindRules<K, R> {
   return contract;
 }
 
@@ -202,10 +207,7 @@ export function effectKey(domain: string, tool: string, businessKey: string): st
 }
 
 /** How a domain judges a claimed finish against evidence alone, before the live probe runs. */
-export type EvidenceVerdict =
-  | { kind: 'supported' }
-  | { kind: 'unsupported'; reason: string }
-  | { kind: 'conflict'; reason: string };
+export type EvidenceVerdict = { kind: 'supported' } | { kind: 'unsupported'; reason: string } | { kind: 'conflict'; reason: string };
 
 /** A run's limits: turns, tool calls, effects, duplicate calls, tokens, wall-clock time and (optionally) money. */
 export const Budgets = workerScoped('contract.Budgets', () =>

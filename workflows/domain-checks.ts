@@ -79,7 +79,8 @@ function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: str
     return;
   }
   // An effect's failure is always in doubt: without a readback nothing could settle it.
-  if (typeof tool.readback !== 'string' || !tool.readback) say('an effect must name its readback (the read, by idempotency key, that tells whether it happened)');
+  if (typeof tool.readback !== 'string' || !tool.readback)
+    say('an effect must name its readback (the read, by idempotency key, that tells whether it happened)');
   if (tool.businessKeySince !== undefined && tool.businessKey === undefined) say('businessKeySince without a businessKey');
   const reread = tool.precondition?.reread;
   if (tool.precondition && typeof tool.precondition.check !== 'function') say('precondition.check must be a function');
@@ -124,7 +125,8 @@ function checkDefaults(domain: Domain, say: (problem: string) => void): void {
   const budgets = defaults.budgets as Record<string, unknown> | undefined;
   for (const key of ['turns', 'toolCalls', 'effects', 'duplicates', 'tokens', 'deadlineMs'] as const) {
     const value = budgets?.[key];
-    if (!Number.isInteger(value) || (value as number) < (key === 'effects' || key === 'duplicates' ? 0 : 1)) say(`defaults.budgets.${key} must be a whole number${key === 'effects' || key === 'duplicates' ? '' : ' of at least 1'}`);
+    if (!Number.isInteger(value) || (value as number) < (key === 'effects' || key === 'duplicates' ? 0 : 1))
+      say(`defaults.budgets.${key} must be a whole number${key === 'effects' || key === 'duplicates' ? '' : ' of at least 1'}`);
   }
   if (!['full', 'window', 'window_pinned'].includes(defaults.context)) say("defaults.context must be 'full', 'window' or 'window_pinned'");
   if (!Number.isInteger(defaults.window) || defaults.window < 1) say('defaults.window must be a whole number of at least 1');

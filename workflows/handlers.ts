@@ -64,7 +64,10 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
         return { accepted: true as const, trusted: false };
       }
       // A signed note is trusted only if the worker's directory knows the key that signed it.
-      const directory = await loadApprovers().then((d) => ApproverDirectory.parse(d), () => ({ approvers: [] }));
+      const directory = await loadApprovers().then(
+        (d) => ApproverDirectory.parse(d),
+        () => ({ approvers: [] }),
+      );
       const keys = directory.approvers.filter((a) => a.id === note.statement.by);
       const signedByKnownKey = keys.length === 1 && verifyStatement(note, keys[0]?.publicKey ?? '') && note.statement.expiresAt > Date.now();
       // engine-v4 runs: and only from a key whose roles the domain names for notes, within a
@@ -85,59 +88,67 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
     },
   );
 
-  const approvalHandler = (decision: 'approved' | 'denied') => async (raw: ApprovalInput): Promise<ApprovalAck> => {
-    const input = ApprovalInput.parse(raw);
-    const event: Extract<RunEvent, { type: 'approved' | 'denied' }> =
-      'statement' in input
-        ? { type: decision, now: Date.now(), requestId: input.statement.requestId, by: input.statement.by, comment: input.statement.comment, signed: input }
-        : // Only histories recorded before signed approvals get here (the validator refuses it now).
-          { type: decision, now: Date.now(), requestId: input.requestId, by: input.by, comment: input.comment };
-    deciding.add(event.by);
-    // Revocation at decision time (engine-v4 runs): the directory is read again as the decision
-    // arrives, so a key removed since the request was raised decides nothing.
-    const fresh = 'statement' in input && isBound(state());
-    if (fresh) {
-      const directory = await loadApprovers().then(
-        (d) => ApproverDirectory.safeParse(d),
-        () => undefined,
-      );
-      if (!directory?.success) {
-        deciding.delete(event.by);
-        return { requestId: event.requestId, decision: 'refused', outcome: 'the approver directory could not be read, so nothing was decided; send the decision again' };
+  const approvalHandler =
+    (decision: 'approved' | 'denied') =>
+    async (raw: ApprovalInput): Promise<ApprovalAck> => {
+      const input = ApprovalInput.parse(raw);
+      const event: Extract<RunEvent, { type: 'approved' | 'denied' }> =
+        'statement' in input
+          ? { type: decision, now: Date.now(), requestId: input.statement.requestId, by: input.statement.by, comment: input.statement.comment, signed: input }
+          : // Only histories recorded before signed approvals get here (the validator refuses it now).
+            { type: decision, now: Date.now(), requestId: input.requestId, by: input.by, comment: input.comment };
+      deciding.add(event.by);
+      // Revocation at decision time (engine-v4 runs): the directory is read again as the decision
+      // arrives, so a key removed since the request was raised decides nothing.
+      const fresh = 'statement' in input && isBound(state());
+      if (fresh) {
+        const directory = await loadApprovers().then(
+          (d) => ApproverDirectory.safeParse(d),
+          () => undefined,
+        );
+        if (!directory?.success) {
+          deciding.delete(event.by);
+          return {
+            requestId: event.requestId,
+            decision: 'refused',
+            outcome: 'the approver directory could not be read, so nothing was decided; send the decision again',
+          };
+        }
+        event.directory = directory.data.approvers;
+        // In an execution reset from another run, Temporal re-applies the Updates that followed
+        // the reset point: the record says the decision came after a reset.
+        const { originalExecutionRunId, runId } = workflowInfo();
+        if (originalExecutionRunId && originalExecutionRunId !== runId) event.afterResetOf = originalExecutionRunId;
       }
-      event.directory = directory.data.approvers;
-      // In an execution reset from another run, Temporal re-applies the Updates that followed
-      // the reset point: the record says the decision came after a reset.
-      const { originalExecutionRunId, runId } = workflowInfo();
-      if (originalExecutionRunId && originalExecutionRunId !== runId) event.afterResetOf = originalExecutionRunId;
-    }
-    queue.push(event);
-    await condition(() => !queue.includes(event));
-    deciding.delete(event.by);
-    const after = state();
-    const recorded = recordedDecision(after, event.requestId, event.by);
-    return { requestId: event.requestId, decision: recorded ?? (fresh ? 'refused' : decision), outcome: describeOutcome(after, event.requestId, event.by) };
-  };
-  const validateApproval = (decision: 'approve' | 'deny') => (raw: ApprovalInput): void => {
-    const input = ApprovalInput.parse(raw);
-    const current = state();
-    // Unsigned decisions are refused in every run. (Runs recorded before signed approvals took
-    // them; their recorded Updates still replay through the handler: validators do not run on replay.)
-    if (!('statement' in input)) {
-      throw new Error(
-        isGuarded(current)
-          ? 'an approval must be a statement signed with your key (agent approve --key FILE)'
-          : 'this run predates signed approvals: unsigned decisions are no longer accepted',
-      );
-    }
-    const signed = SignedDecision.parse(input);
-    // One decision at a time per approver; and without a quorum, one decision at all.
-    if (deciding.has(signed.statement.by) || (deciding.size > 0 && (current.pendingApproval?.quorum ?? 1) <= 1)) {
-      throw new Error(`request ${signed.statement.requestId} already has a decision`);
-    }
-    const check = checkDecision(current, signed, decision, Date.now());
-    if (!check.ok) throw new Error(check.reason);
-  };
+      queue.push(event);
+      await condition(() => !queue.includes(event));
+      deciding.delete(event.by);
+      const after = state();
+      const recorded = recordedDecision(after, event.requestId, event.by);
+      return { requestId: event.requestId, decision: recorded ?? (fresh ? 'refused' : decision), outcome: describeOutcome(after, event.requestId, event.by) };
+    };
+  const validateApproval =
+    (decision: 'approve' | 'deny') =>
+    (raw: ApprovalInput): void => {
+      const input = ApprovalInput.parse(raw);
+      const current = state();
+      // Unsigned decisions are refused in every run. (Runs recorded before signed approvals took
+      // them; their recorded Updates still replay through the handler: validators do not run on replay.)
+      if (!('statement' in input)) {
+        throw new Error(
+          isGuarded(current)
+            ? 'an approval must be a statement signed with your key (agent approve --key FILE)'
+            : 'this run predates signed approvals: unsigned decisions are no longer accepted',
+        );
+      }
+      const signed = SignedDecision.parse(input);
+      // One decision at a time per approver; and without a quorum, one decision at all.
+      if (deciding.has(signed.statement.by) || (deciding.size > 0 && (current.pendingApproval?.quorum ?? 1) <= 1)) {
+        throw new Error(`request ${signed.statement.requestId} already has a decision`);
+      }
+      const check = checkDecision(current, signed, decision, Date.now());
+      if (!check.ok) throw new Error(check.reason);
+    };
   // Edit, then approve: the amended call becomes a new request (controller/approvals.ts onAmended).
   setHandler(
     amendUpdate,
@@ -151,7 +162,11 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       );
       if (!directory?.success) {
         deciding.delete(by);
-        return { requestId: signed.statement.requestId, decision: 'refused', outcome: 'the approver directory could not be read, so nothing was amended; send the amendment again' };
+        return {
+          requestId: signed.statement.requestId,
+          decision: 'refused',
+          outcome: 'the approver directory could not be read, so nothing was amended; send the amendment again',
+        };
       }
       const event: RunEvent = { type: 'amended', now: Date.now(), signed, directory: directory.data.approvers };
       queue.push(event);
@@ -159,7 +174,12 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       deciding.delete(by);
       const after = state();
       const amended = after.pendingApproval?.amendedFrom?.requestId === signed.statement.requestId ? after.pendingApproval : undefined;
-      if (amended) return { requestId: signed.statement.requestId, decision: 'amended', outcome: `amended: new request ${amended.requestId} for ${amended.call.tool} awaits ${amended.quorum ?? 1} approval(s)` };
+      if (amended)
+        return {
+          requestId: signed.statement.requestId,
+          decision: 'amended',
+          outcome: `amended: new request ${amended.requestId} for ${amended.call.tool} awaits ${amended.quorum ?? 1} approval(s)`,
+        };
       return { requestId: signed.statement.requestId, decision: 'refused', outcome: describeOutcome(after, signed.statement.requestId, by) };
     },
     {

@@ -48,7 +48,9 @@ export interface RunView {
 
 export const stateQuery = defineQuery<RunView>('state');
 
-export const CancelInput = workerScoped('messages.CancelInput', () => z.strictObject({ by: z.string().min(1).max(200), reason: z.string().max(500).default('') }));
+export const CancelInput = workerScoped('messages.CancelInput', () =>
+  z.strictObject({ by: z.string().min(1).max(200), reason: z.string().max(500).default('') }),
+);
 export const cancelSignal = defineSignal<[z.input<typeof CancelInput>]>('cancel');
 
 /** How approvals were sent before they were signed; kept so recorded histories replay. */
@@ -75,7 +77,9 @@ export const denyUpdate = defineUpdate<ApprovalAck, [ApprovalInput]>('deny');
 export const amendUpdate = defineUpdate<ApprovalAck, [SignedAmend]>('amend');
 
 /** An unsigned note reaches the model as untrusted text; a signed one as an operator's word. */
-export const NoteInput = workerScoped('messages.NoteInput', () => z.union([SignedNote, z.strictObject({ by: z.string().min(1).max(200), text: z.string().min(1).max(2_000) })]));
+export const NoteInput = workerScoped('messages.NoteInput', () =>
+  z.union([SignedNote, z.strictObject({ by: z.string().min(1).max(200), text: z.string().min(1).max(2_000) })]),
+);
 export const addNoteUpdate = defineUpdate<{ accepted: true; trusted: boolean }, [z.input<typeof NoteInput>]>('addNote');
 
 /** What the agent workflow returns: how the run ended, what it used and the effects it asked for. */

@@ -45,7 +45,14 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
     case 'propose':
       return work(
         models.propose.executeWithOptions(modelCallOptions(run, `propose turn ${command.context.runtime.turn} (${run.model.adapter})`), [
-          { domain: domain.name, caseId: run.caseId, model: run.model, context: command.context, proposalIndex: command.proposalIndex, ...(run.team ? { team: run.team } : {}) },
+          {
+            domain: domain.name,
+            caseId: run.caseId,
+            model: run.model,
+            context: command.context,
+            proposalIndex: command.proposalIndex,
+            ...(run.team ? { team: run.team } : {}),
+          },
         ]),
         (reply): RunEvent =>
           spendRefusal(reply) ??
@@ -60,22 +67,36 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
       const [only] = command.calls;
       if (command.calls.length === 1 && only) {
         const call = callTool(only, run, domain);
-        return work(call.pending, (raw) => observed([call.done(raw)]), (err) => observed([call.failed(err)]));
+        return work(
+          call.pending,
+          (raw) => observed([call.done(raw)]),
+          (err) => observed([call.failed(err)]),
+        );
       }
       return work(Promise.all(command.calls.map((c) => callTool(c, run, domain)).map((call) => call.pending.then(call.done, call.failed))), observed);
     }
     case 'verify':
       return work(
-        probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}` }, [{ domain: domain.name, caseId: run.caseId, claim: command.claim }]),
+        probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}` }, [
+          { domain: domain.name, caseId: run.caseId, claim: command.claim },
+        ]),
         (raw): RunEvent => {
           const verdict = ProbeVerdict.safeParse(raw);
           if (verdict.success) return { type: 'verified', now: Date.now(), verdict: verdict.data };
           const now = Date.now();
-          return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail: 'the probe returned something that is not a verdict', facts: {}, checkedAt: now } };
+          return {
+            type: 'verified',
+            now,
+            verdict: { holds: false, conflict: false, decided: false, detail: 'the probe returned something that is not a verdict', facts: {}, checkedAt: now },
+          };
         },
         (err): RunEvent => {
           const now = Date.now();
-          return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail: `probe could not run: ${failureMessage(err)}`, facts: {}, checkedAt: now } };
+          return {
+            type: 'verified',
+            now,
+            verdict: { holds: false, conflict: false, decided: false, detail: `probe could not run: ${failureMessage(err)}`, facts: {}, checkedAt: now },
+          };
         },
       );
     case 'readback':
@@ -127,7 +148,11 @@ function costOf(reply: unknown): { costMicros?: number } {
  * attempt, and any failure after the request may have reached the system is `unknown`, to be
  * read back, never retried blind.
  */
-function callTool(call: PlannedCall, run: RunInput, domain: Domain): { pending: Promise<unknown>; done(raw: unknown): ToolResult; failed(err: unknown): ToolResult } {
+function callTool(
+  call: PlannedCall,
+  run: RunInput,
+  domain: Domain,
+): { pending: Promise<unknown>; done(raw: unknown): ToolResult; failed(err: unknown): ToolResult } {
   const startedAt = Date.now();
   const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
   const start = () => toolsFor(call).invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }]);
@@ -143,7 +168,10 @@ function callTool(call: PlannedCall, run: RunInput, domain: Domain): { pending: 
 // One proxy per kind and retry policy, made once (see callTool).
 const tools = {
   read: { retried: proxyActivities<AgentActivities>(toolCallOptions('read', true)), once: proxyActivities<AgentActivities>(toolCallOptions('read', false)) },
-  effect: { retried: proxyActivities<AgentActivities>(toolCallOptions('effect', true)), once: proxyActivities<AgentActivities>(toolCallOptions('effect', false)) },
+  effect: {
+    retried: proxyActivities<AgentActivities>(toolCallOptions('effect', true)),
+    once: proxyActivities<AgentActivities>(toolCallOptions('effect', false)),
+  },
 };
 
 function toolsFor(call: PlannedCall) {
@@ -183,15 +211,14 @@ function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput
     probes.readback.executeWithOptions({ summary: `readback ${command.readbackTool} ${command.effect.key}` }, [
       { domain: domain.name, caseId: run.caseId, tool: command.readbackTool, key: command.effect.key, callId: command.effect.callId },
     ]),
-  )
-    .then(
-      (raw): ReadbackResult => {
-        const result = ReadbackResult.safeParse(raw);
-        if (result.success && result.data.callId === command.effect.callId) return result.data;
-        return { callId: command.effect.callId, outcome: 'undecided', detail: 'the readback returned a malformed result', attempts: 1 };
-      },
-      (err: unknown): ReadbackResult => ({ callId: command.effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }),
-    );
+  ).then(
+    (raw): ReadbackResult => {
+      const result = ReadbackResult.safeParse(raw);
+      if (result.success && result.data.callId === command.effect.callId) return result.data;
+      return { callId: command.effect.callId, outcome: 'undecided', detail: 'the readback returned a malformed result', attempts: 1 };
+    },
+    (err: unknown): ReadbackResult => ({ callId: command.effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }),
+  );
 }
 
 export function failureMessage(err: unknown): string {

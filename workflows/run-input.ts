@@ -51,7 +51,10 @@ export const RunInput = workerScoped('run-input.RunInput', () =>
     caseId: z.string().min(1).max(80),
     model: ModelConfig,
     budgets: BudgetOverrides.optional(),
-    context: z.strictObject({ strategy: ContextStrategy, window: z.number().int().min(1).max(200) }).partial().optional(),
+    context: z
+      .strictObject({ strategy: ContextStrategy, window: z.number().int().min(1).max(200) })
+      .partial()
+      .optional(),
     /**
      * Narrows the worker's approver directory to these ids; it can never add one. (The old form,
      * a record of id to roles, is read as its ids: the roles in it are ignored.)
@@ -71,7 +74,10 @@ export const RunInput = workerScoped('run-input.RunInput', () =>
      * Who pays: the team whose daily spend cap the worker charges (docs/spend.md), and the
      * fairness key of the run's model calls when they go to a model queue.
      */
-    team: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a team is 1-64 letters, digits, dots, dashes or underscores').optional(),
+    team: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a team is 1-64 letters, digits, dots, dashes or underscores')
+      .optional(),
     /**
      * The task queue the run's model calls go to, served by workers that rate-limit them for the
      * whole queue (maxTaskQueueActivitiesPerSecond). Absent: the run's own queue, unlimited.
@@ -108,7 +114,10 @@ export function permittedEffects(run: Pick<RunInput, 'effects'>): string[] | und
 }
 
 /** Why a run's effect permissions name something the domain has no effect for, if they do. */
-export function unknownEffectOf(run: Pick<RunInput, 'effects'>, domain: { name: string; tools: readonly { name: string; kind: string }[] }): string | undefined {
+export function unknownEffectOf(
+  run: Pick<RunInput, 'effects'>,
+  domain: { name: string; tools: readonly { name: string; kind: string }[] },
+): string | undefined {
   const effects = new Set(domain.tools.filter((t) => t.kind === 'effect').map((t) => t.name));
   const unknown = (permittedEffects(run) ?? []).filter((name) => !effects.has(name));
   if (unknown.length === 0) return undefined;

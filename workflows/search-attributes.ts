@@ -31,11 +31,7 @@ export function visiblePhase(phase: Phase): VisiblePhase {
  * running, before or without a worker's first task, and the workflow need not write them.
  */
 export function runSearchAttributes(run: { domain: string; caseId: string }, phase?: VisiblePhase) {
-  return [
-    { key: domainKey, value: run.domain },
-    { key: caseKey, value: run.caseId },
-    ...(phase ? [{ key: phaseKey, value: phase }] : []),
-  ];
+  return [{ key: domainKey, value: run.domain }, { key: caseKey, value: run.caseId }, ...(phase ? [{ key: phaseKey, value: phase }] : [])];
 }
 
 /** What a starter sets when it starts a run: see runSearchAttributes. */

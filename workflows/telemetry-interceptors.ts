@@ -109,7 +109,10 @@ class RunTelemetry implements StepObserver {
     span?.addEvent('agent.gate', attributes);
     // The turn carries its last decision as attributes too, for backends that do not index events.
     span?.setAttributes(attributes);
-    if (!d.accepted) metricMeter.createCounter(ENGINE_METRICS.refusals, 'refusals', 'proposals the gate refused, by reason code').add(1, { domain: this.domain, code: d.reason });
+    if (!d.accepted)
+      metricMeter
+        .createCounter(ENGINE_METRICS.refusals, 'refusals', 'proposals the gate refused, by reason code')
+        .add(1, { domain: this.domain, code: d.reason });
   }
 
   private beginTurn(n: number): void {
@@ -154,7 +157,9 @@ class RunTelemetry implements StepObserver {
     if (record) open.span.setAttribute('agent.approval.by', record.by);
     open.span.end();
     this.approval = undefined;
-    metricMeter.createCounter(ENGINE_METRICS.approvalsClosed, 'approvals', 'approval requests decided, timed out or withdrawn').add(1, { domain: this.domain, decision });
+    metricMeter
+      .createCounter(ENGINE_METRICS.approvalsClosed, 'approvals', 'approval requests decided, timed out or withdrawn')
+      .add(1, { domain: this.domain, decision });
   }
 
   private finish(state: RunState): void {
@@ -173,7 +178,9 @@ class RunTelemetry implements StepObserver {
     });
     if (terminal.class === 'failed') this.run.setStatus({ code: SpanStatusCode.ERROR, message: terminal.reason });
     this.run.end();
-    metricMeter.createCounter(ENGINE_METRICS.runsFinished, 'runs', 'agent runs that reached a terminal, by class').add(1, { domain: this.domain, terminal_class: terminal.class });
+    metricMeter
+      .createCounter(ENGINE_METRICS.runsFinished, 'runs', 'agent runs that reached a terminal, by class')
+      .add(1, { domain: this.domain, terminal_class: terminal.class });
   }
 }
 

@@ -22,4 +22,3 @@ export function currentDetails(step: Step): string {
           : step.command.type;
   return `**${s.phase}** · turn ${s.turn}/${s.budgets.turns} · ${waiting}`;
 }
-

@@ -139,13 +139,18 @@ function toolRow(contract: AnyTool, mcpTool: string, tool: McpToolInfo | undefin
     return { name: contract.name, role: 'tool', mcpTool, listed: false, declared, keyArgument: false, warnings };
   }
   const hints = tool.annotations ?? {};
-  const suggested = { kind: hints.readOnlyHint === true ? ('read' as const) : ('effect' as const), idempotent: hints.readOnlyHint === true || hints.idempotentHint === true };
+  const suggested = {
+    kind: hints.readOnlyHint === true ? ('read' as const) : ('effect' as const),
+    idempotent: hints.readOnlyHint === true || hints.idempotentHint === true,
+  };
   const keyArg = Object.hasOwn(tool.inputSchema.properties ?? {}, keyArgument);
   const attempts = declared.idempotent ? 'up to 3 attempts with the same key' : 'one attempt';
 
   if (declared.kind === 'effect') {
     if (hints.readOnlyHint === true) {
-      warnings.push(`the server annotates it read-only (readOnlyHint: true) but the domain declares an effect; treated as an effect: idempotency key, ${attempts}, read back${declared.readback ? ` by ${declared.readback}` : ''} when its outcome is unknown`);
+      warnings.push(
+        `the server annotates it read-only (readOnlyHint: true) but the domain declares an effect; treated as an effect: idempotency key, ${attempts}, read back${declared.readback ? ` by ${declared.readback}` : ''} when its outcome is unknown`,
+      );
     }
     if (!keyArg) {
       warnings.push(`its input schema has no ${keyArgument} argument: the key travels only in _meta, and the server must dedupe on it there`);
@@ -157,7 +162,9 @@ function toolRow(contract: AnyTool, mcpTool: string, tool: McpToolInfo | undefin
     }
   } else {
     if (hints.readOnlyHint === false || hints.destructiveHint === true) {
-      warnings.push(`the server annotates it as changing its environment (${hints.readOnlyHint === false ? 'readOnlyHint: false' : 'destructiveHint: true'}) but the domain declares a read; treated as a read: no key, no precondition, retried when unavailable`);
+      warnings.push(
+        `the server annotates it as changing its environment (${hints.readOnlyHint === false ? 'readOnlyHint: false' : 'destructiveHint: true'}) but the domain declares a read; treated as a read: no key, no precondition, retried when unavailable`,
+      );
     }
   }
   if (declared.idempotent && hints.idempotentHint === false && hints.readOnlyHint !== true) {
@@ -171,13 +178,22 @@ function toolRow(contract: AnyTool, mcpTool: string, tool: McpToolInfo | undefin
 }
 
 function readbackRow(name: string, mcpTool: string, tool: McpToolInfo | undefined, keyArg: string): BindingRow {
-  if (!tool) return { name, role: 'readback', mcpTool, listed: false, keyArgument: false, warnings: [`the server does not list ${mcpTool}: every readback is undecided`] };
+  if (!tool)
+    return {
+      name,
+      role: 'readback',
+      mcpTool,
+      listed: false,
+      keyArgument: false,
+      warnings: [`the server does not list ${mcpTool}: every readback is undecided`],
+    };
   const warnings: string[] = [];
   const takesKey = Object.hasOwn(tool.inputSchema.properties ?? {}, keyArg);
   if (!takesKey) warnings.push(`its input schema has no ${keyArg} argument to look the key up by`);
   const extra = (tool.inputSchema.required ?? []).filter((p) => p !== keyArg);
   if (extra.length) warnings.push(`the server requires arguments a readback does not send: ${extra.join(', ')}`);
-  if (tool.annotations?.readOnlyHint === false || tool.annotations?.destructiveHint === true) warnings.push('the server annotates it as changing its environment; a readback must only read');
+  if (tool.annotations?.readOnlyHint === false || tool.annotations?.destructiveHint === true)
+    warnings.push('the server annotates it as changing its environment; a readback must only read');
   return { name, role: 'readback', mcpTool, listed: true, annotations: tool.annotations, keyArgument: takesKey, warnings };
 }
 
@@ -202,8 +218,15 @@ export function formatBindings(report: BindingReport): string[] {
     const declared = row.declared
       ? `declared ${row.declared.kind}, ${row.declared.idempotent ? 'idempotent' : 'not idempotent'}, ${row.declared.authority}, fresh ${row.declared.maxAgeMs} ms${row.declared.precondition ? ', precondition' : ''}${row.declared.readback ? `, readback ${row.declared.readback}` : ''}${row.declared.approval ? ', approval' : ''}`
       : 'readback by key';
-    const hints = row.annotations ? Object.entries(row.annotations).filter(([k]) => k.endsWith('Hint')).map(([k, v]) => `${k}: ${String(v)}`).join(', ') : '';
-    lines.push(`  ${row.name} -> ${row.mcpTool}${row.listed ? '' : ' (not listed)'}: ${declared}; server says ${hints || 'nothing'}${row.warnings.length ? '' : '; agrees'}`);
+    const hints = row.annotations
+      ? Object.entries(row.annotations)
+          .filter(([k]) => k.endsWith('Hint'))
+          .map(([k, v]) => `${k}: ${String(v)}`)
+          .join(', ')
+      : '';
+    lines.push(
+      `  ${row.name} -> ${row.mcpTool}${row.listed ? '' : ' (not listed)'}: ${declared}; server says ${hints || 'nothing'}${row.warnings.length ? '' : '; agrees'}`,
+    );
     for (const w of row.warnings) lines.push(`    WARNING ${w}`);
   }
   if (report.unbound.length) lines.push(`  implemented without this source: ${report.unbound.join(', ')}`);

@@ -43,8 +43,10 @@ export function classifyMcpError(err: unknown, where: string): Classified {
 
   if (name === 'McpError' && code !== undefined) {
     if (code === JSONRPC.RequestTimeout) return { error: new ToolUnavailable(`${where}: no answer in time (${message})`, true), dropConnection: false };
-    if (code === JSONRPC.ConnectionClosed) return { error: new ToolUnavailable(`${where}: the connection to the server closed before it answered`), dropConnection: true };
-    if (REJECTED_BEFORE_RUNNING.has(code)) return { error: new ToolRefused(`${where}: the server rejected the request: ${message}`, 'mcp_rejected'), dropConnection: false };
+    if (code === JSONRPC.ConnectionClosed)
+      return { error: new ToolUnavailable(`${where}: the connection to the server closed before it answered`), dropConnection: true };
+    if (REJECTED_BEFORE_RUNNING.has(code))
+      return { error: new ToolRefused(`${where}: the server rejected the request: ${message}`, 'mcp_rejected'), dropConnection: false };
     return { error: new ToolUnavailable(`${where}: the server failed (${code}): ${message}`), dropConnection: false };
   }
   // Our own abort (activity cancelled, worker shutting down): the request may have been sent.
@@ -55,7 +57,8 @@ export function classifyMcpError(err: unknown, where: string): Classified {
   }
   // The streamable HTTP transport's own errors carry the HTTP status.
   if (name === 'StreamableHTTPError' || /^Streamable HTTP error/.test(message)) {
-    if (code === 401 || code === 403) return { error: new ToolRefused(`${where}: the server refused access (${code})`, 'mcp_unauthorized'), dropConnection: true };
+    if (code === 401 || code === 403)
+      return { error: new ToolRefused(`${where}: the server refused access (${code})`, 'mcp_unauthorized'), dropConnection: true };
     return { error: new ToolUnavailable(`${where}: ${message}`), dropConnection: true };
   }
   // Anything else (fetch failed, a pipe broke, a process could not be spawned): the transport is suspect.

@@ -17,7 +17,18 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolRefused, ToolUnavailable } from '../tool-errors.js';
 import { describeBindings, markBinding, type BindingReport, type BoundImplementation } from './bindings.js';
-import { IDEMPOTENCY_KEY_META, type CallOptions, type McpReadbackFn, type McpSource, type McpSourceConfig, type McpSourceStatus, type McpToolFn, type McpToolInfo, type ReadbackOptions, type ToolOptions } from './config.js';
+import {
+  IDEMPOTENCY_KEY_META,
+  type CallOptions,
+  type McpReadbackFn,
+  type McpSource,
+  type McpSourceConfig,
+  type McpSourceStatus,
+  type McpToolFn,
+  type McpToolInfo,
+  type ReadbackOptions,
+  type ToolOptions,
+} from './config.js';
 import { classifyMcpError, McpConfigError } from './errors.js';
 import { contractDecides, declaresProperty, decodeReadback, loadSdk, outputOf } from './wire.js';
 
@@ -51,7 +62,8 @@ export function mcpSource(config: McpSourceConfig): McpSource {
   const fingerprint = JSON.stringify(comparable);
   const existing = sources.get(config.name);
   if (existing) {
-    if (existing.fingerprint !== fingerprint) throw new McpConfigError(`an MCP source named ${config.name} already exists in this process with another configuration`);
+    if (existing.fingerprint !== fingerprint)
+      throw new McpConfigError(`an MCP source named ${config.name} already exists in this process with another configuration`);
     return existing.source;
   }
   const source = new McpSourceImpl(config);
@@ -108,7 +120,9 @@ class McpSourceImpl implements McpSource {
         return decode(answer);
       } catch (err) {
         // An answer the readback cannot read decides nothing: the engine asks again, then says undecided.
-        throw new ToolUnavailable(`MCP ${this.name} ${mcpTool}: cannot tell from this answer whether ${key} was applied: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}`);
+        throw new ToolUnavailable(
+          `MCP ${this.name} ${mcpTool}: cannot tell from this answer whether ${key} was applied: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}`,
+        );
       }
     };
     markBinding(fn, { source: this, mcpTool, role: 'readback', keyArg });
@@ -123,7 +137,10 @@ class McpSourceImpl implements McpSource {
       const listed = await this.toolsOf(session);
       const tool = listed.get(mcpTool);
       if (!tool) {
-        throw new ToolRefused(`the MCP server ${this.name} does not list a tool named ${mcpTool} (it lists ${[...listed.keys()].join(', ') || 'none'})`, 'mcp_tool_not_listed');
+        throw new ToolRefused(
+          `the MCP server ${this.name} does not list a tool named ${mcpTool} (it lists ${[...listed.keys()].join(', ') || 'none'})`,
+          'mcp_tool_not_listed',
+        );
       }
       const key = options.idempotencyKey;
       // The engine's key wins over anything in the arguments: the server must dedupe on it.
@@ -210,7 +227,10 @@ class McpSourceImpl implements McpSource {
       });
       transport = stdio;
     } else {
-      transport = new sdk.StreamableHTTPClientTransport(new URL(this.config.url), this.config.headers ? { requestInit: { headers: this.config.headers } } : undefined);
+      transport = new sdk.StreamableHTTPClientTransport(
+        new URL(this.config.url),
+        this.config.headers ? { requestInit: { headers: this.config.headers } } : undefined,
+      );
     }
     const session: Session = { client, transport };
     client.onclose = () => {

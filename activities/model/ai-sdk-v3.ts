@@ -39,7 +39,12 @@ export interface GenerateResult {
 }
 
 export function isLanguageModel(value: unknown): value is LanguageModel {
-  return typeof value === 'object' && value !== null && (value as { specificationVersion?: unknown }).specificationVersion === 'v3' && typeof (value as { doGenerate?: unknown }).doGenerate === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { specificationVersion?: unknown }).specificationVersion === 'v3' &&
+    typeof (value as { doGenerate?: unknown }).doGenerate === 'function'
+  );
 }
 
 export async function generate(model: LanguageModel, request: GenerateRequest): Promise<GenerateResult> {
@@ -68,7 +73,9 @@ export async function generate(model: LanguageModel, request: GenerateRequest): 
   return {
     turn,
     usage: { inputTokens: result.usage.inputTokens.total, outputTokens: result.usage.outputTokens.total },
-    producedText: [text, ...calls.map((c) => `${c.name} ${typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments)}`)].filter(Boolean).join('\n'),
+    producedText: [text, ...calls.map((c) => `${c.name} ${typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments)}`)]
+      .filter(Boolean)
+      .join('\n'),
   };
 }
 
@@ -184,7 +191,8 @@ export function classifyFailure(err: unknown): CallFailure {
   if (AISDKError.isInstance(err)) return { kind: 'rejected', message: `the model endpoint's reply could not be read: ${err.message}` };
   if (err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError')) return { kind: 'other' };
   // A lost connection the SDK did not wrap.
-  if (err instanceof TypeError && /fetch failed/i.test(err.message)) return { kind: 'transient', message: `model endpoint unreachable: ${err.message}${causeText(err)}` };
+  if (err instanceof TypeError && /fetch failed/i.test(err.message))
+    return { kind: 'transient', message: `model endpoint unreachable: ${err.message}${causeText(err)}` };
   // Anything else was thrown while reading a reply that arrived (a provider package meeting a
   // body it did not expect throws plain TypeErrors): the run sees a rejected proposal rather
   // than retrying the same unreadable reply without end.

@@ -56,7 +56,10 @@ export function modelActivities(adapters: ModelAdapters, implementations: Map<st
       const output = await withHeartbeat(() => proposeWith(adapters, impl, input));
       // What comes back from an adapter (ours or a team's) is checked where it enters.
       if (typeof output.tokens !== 'number' || !Number.isFinite(output.tokens) || output.tokens < 0) {
-        throw ApplicationFailure.nonRetryable(`the model adapter reported a token count that is not a number: ${String(output.tokens).slice(0, 40)}`, ErrorTypes.modelConfig);
+        throw ApplicationFailure.nonRetryable(
+          `the model adapter reported a token count that is not a number: ${String(output.tokens).slice(0, 40)}`,
+          ErrorTypes.modelConfig,
+        );
       }
       return { reply: output.reply, tokens: Math.ceil(output.tokens), ...usageOf(output.usage) };
     },
@@ -88,7 +91,10 @@ async function proposeWith(adapters: ModelAdapters, impl: AnyImplementation, inp
     }
     case 'openai': {
       if (!adapters.openai) {
-        throw ApplicationFailure.nonRetryable('this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL, or give the worker models.openai)', ErrorTypes.modelConfig);
+        throw ApplicationFailure.nonRetryable(
+          'this worker has no OpenAI-compatible endpoint configured (set OPENAI_BASE_URL, or give the worker models.openai)',
+          ErrorTypes.modelConfig,
+        );
       }
       return adapters.openai(input, impl.domain);
     }

@@ -28,7 +28,10 @@ export const ProviderConfig = z.strictObject({
   /** Up to the API version, e.g. http://127.0.0.1:8000/v1. Required for `openai-compatible`. */
   baseUrl: z.url().optional(),
   /** The environment variable holding the key (default per provider, see DEFAULT_KEY_ENV). */
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  apiKeyEnv: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+    .optional(),
   maxOutputTokens: z.number().int().positive().optional(),
   timeoutMs: z.number().int().positive().optional(),
   render: z.enum(['chat', 'document']).optional(),
@@ -92,11 +95,15 @@ export function providerAdaptersFromEnv(env: Record<string, string | undefined> 
   const raw = env.AGENT_MODELS?.trim();
   if (!raw) return {};
   const custom: Record<string, ModelAdapter> = {};
-  for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const match = /^([A-Za-z0-9][A-Za-z0-9_-]{0,79})=([a-z-]+):(.+)$/.exec(entry);
     if (!match) throw new Error(`AGENT_MODELS entries are name=provider:modelId, got ${JSON.stringify(entry)}`);
     const [, name = '', provider = '', modelId = ''] = match;
-    if (!(PROVIDERS as readonly string[]).includes(provider)) throw new Error(`AGENT_MODELS: unknown provider ${JSON.stringify(provider)} for ${name}: one of ${PROVIDERS.join(', ')}`);
+    if (!(PROVIDERS as readonly string[]).includes(provider))
+      throw new Error(`AGENT_MODELS: unknown provider ${JSON.stringify(provider)} for ${name}: one of ${PROVIDERS.join(', ')}`);
     if (Object.hasOwn(custom, name)) throw new Error(`AGENT_MODELS names ${name} twice`);
     const prefix = `AGENT_MODEL_${name.toUpperCase().replace(/-/g, '_')}_`;
     const setting = (key: string) => env[prefix + key]?.trim() || undefined;

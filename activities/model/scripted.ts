@@ -5,10 +5,7 @@ import { ErrorTypes } from '../../workflows/policy.js';
 
 export function scriptedReply(replies: unknown[], index: number): unknown {
   if (index < 0 || index >= replies.length) {
-    throw ApplicationFailure.nonRetryable(
-      `scripted model has ${replies.length} replies and was asked for reply #${index + 1}`,
-      ErrorTypes.scriptExhausted,
-    );
+    throw ApplicationFailure.nonRetryable(`scripted model has ${replies.length} replies and was asked for reply #${index + 1}`, ErrorTypes.scriptExhausted);
   }
   return replies[index];
 }

@@ -47,7 +47,7 @@ const Usage = z.looseObject({ inputTokens: z.number().min(0).optional(), outputT
 export function withSpend(propose: (input: ProposeInput) => Promise<ProposeOutput>, options: SpendOptions = {}): (input: ProposeInput) => Promise<SpendOutput> {
   const prices = options.prices ?? DEFAULT_PRICES;
   const caps = options.dailyCaps ? DailyCaps.parse(options.dailyCaps) : undefined;
-  if (caps && Object.keys(caps).length > 0 && !options.ledger) throw new Error('daily spend caps need a ledger (openSqliteLedger) to hold the teams\' spend');
+  if (caps && Object.keys(caps).length > 0 && !options.ledger) throw new Error("daily spend caps need a ledger (openSqliteLedger) to hold the teams' spend");
   const modelIdOf = options.modelIdOf ?? ((m: ModelConfig) => defaultModelId(m, options.defaultModel));
   const now = options.now ?? Date.now;
 
@@ -67,7 +67,10 @@ export function withSpend(propose: (input: ProposeInput) => Promise<ProposeOutpu
     const output = await propose(input);
     if (!price) return output;
     const usage = Usage.safeParse((output as { usage?: unknown }).usage);
-    const cost = costMicros(price, usage.success ? (usage.data as ModelUsage) : undefined, { tokens: output.tokens, contextTokens: input.context.tokenEstimate });
+    const cost = costMicros(price, usage.success ? (usage.data as ModelUsage) : undefined, {
+      tokens: output.tokens,
+      contextTokens: input.context.tokenEstimate,
+    });
     if (cap !== undefined && ledger) await ledger.charge(team, day, cost);
     return { ...output, costMicros: cost };
   };

@@ -53,7 +53,10 @@ export const amend: CommandRun = async (ctx, args, flags) => {
   const validFor = flags.int('valid-for', 1, 24 * 3_600);
   const key = readKeyFile(keyPath);
   const agent = await ctx.agent();
-  const result = await agent.amend(args.run ?? '', args.request ?? '', amended as Record<string, unknown>, key, { comment, ...(validFor !== undefined ? { validForMs: validFor * 1_000 } : {}) });
+  const result = await agent.amend(args.run ?? '', args.request ?? '', amended as Record<string, unknown>, key, {
+    comment,
+    ...(validFor !== undefined ? { validForMs: validFor * 1_000 } : {}),
+  });
   if (ctx.json) {
     ctx.out(JSON.stringify(result));
     return;

@@ -10,7 +10,11 @@ const keyOption: OptionSpec = { type: 'string', value: 'FILE', description: 'you
 
 // Approve and deny take the same flags: whose key signs, why, and for how long the signature holds.
 const decisionOptions: Record<string, OptionSpec> = {
-  key: { ...keyOption, required: true, description: "your key file (`{program} keys generate` makes one); its id must hold one of the roles in the worker's approver directory" },
+  key: {
+    ...keyOption,
+    required: true,
+    description: "your key file (`{program} keys generate` makes one); its id must hold one of the roles in the worker's approver directory",
+  },
   comment: { type: 'string', value: 'C', description: 'why' },
   'valid-for': { type: 'string', value: 'SECONDS', description: 'how long the signed decision may be used (default 600, at most 86400)' },
 };
@@ -69,7 +73,10 @@ export const commands: CommandSpec[] = [
     name: 'amend',
     args: ['run', 'request'],
     summary: 'ask for the pending effect with other arguments: a new request, approved afresh',
-    options: { ...decisionOptions, args: { type: 'string', value: 'JSON', required: true, description: 'the arguments the call should have instead, as a JSON object' } },
+    options: {
+      ...decisionOptions,
+      args: { type: 'string', value: 'JSON', required: true, description: 'the arguments the call should have instead, as a JSON object' },
+    },
     load: async () => (await import('./approvals.js')).amend,
   },
   {
@@ -83,7 +90,10 @@ export const commands: CommandSpec[] = [
     name: 'note',
     args: ['run', 'text...'],
     summary: 'add a note to a run; signed with --key it is trusted, otherwise the model reads it as untrusted text',
-    options: { key: { ...keyOption, description: 'sign the note with your key file (trusted operator text)' }, as: { ...asOption, description: 'who is writing, for an unsigned note (default: $USER)' } },
+    options: {
+      key: { ...keyOption, description: 'sign the note with your key file (trusted operator text)' },
+      as: { ...asOption, description: 'who is writing, for an unsigned note (default: $USER)' },
+    },
     load: async () => (await import('./operator.js')).note,
   },
   {
@@ -113,7 +123,12 @@ export const commands: CommandSpec[] = [
     summary: "keys generate: make an approver's key file and print its directory entry",
     options: {
       id: { type: 'string', value: 'ID', required: true, description: 'the directory id the key signs as, e.g. alice@ops' },
-      out: { type: 'string', value: 'FILE', required: true, description: 'where to write the private key file, mode 600; an existing file is never overwritten' },
+      out: {
+        type: 'string',
+        value: 'FILE',
+        required: true,
+        description: 'where to write the private key file, mode 600; an existing file is never overwritten',
+      },
       roles: { type: 'string', value: 'R1,R2', description: 'roles for the printed directory entry, e.g. payments-approver' },
     },
     load: async () => (await import('./keys.js')).keys,

@@ -17,7 +17,12 @@ function filterFrom(flags: Flags): ListFilter {
     phase = 'awaiting_approval';
   }
   const limit = flags.int('limit', 1, MAX_LIST_LIMIT) ?? DEFAULT_LIST_LIMIT;
-  const filter = { ...(domain !== undefined ? { domain } : {}), ...(phase !== undefined ? { phase } : {}), ...(terminal !== undefined ? { terminal } : {}), limit };
+  const filter = {
+    ...(domain !== undefined ? { domain } : {}),
+    ...(phase !== undefined ? { phase } : {}),
+    ...(terminal !== undefined ? { terminal } : {}),
+    limit,
+  };
   // Checked before anything connects, in the flags' own words.
   validateListFilter(filter, (field) => `--${field}`);
   return filter;
@@ -39,7 +44,23 @@ export const list: CommandRun = async (ctx, _args, flags) => {
   // The build column only where some run is under Worker Versioning (client/run-build.ts).
   const builds = rows.some((r) => r.build);
   const header = ['RUN', 'DOMAIN', 'CASE', 'PHASE', 'TERMINAL', 'STOP REASON', 'STATUS', ...(builds ? ['BUILD'] : []), 'NOTE'];
-  const cells = rows.map((r) => [r.runId, r.domain ?? '-', r.caseId ?? '-', r.phase ?? '-', r.terminal ?? '-', r.stopReason ?? '-', statusWords(r.status), ...(builds ? [buildCell(r.build)] : []), notices.get(r) ?? '']);
+  const cells = rows.map((r) => [
+    r.runId,
+    r.domain ?? '-',
+    r.caseId ?? '-',
+    r.phase ?? '-',
+    r.terminal ?? '-',
+    r.stopReason ?? '-',
+    statusWords(r.status),
+    ...(builds ? [buildCell(r.build)] : []),
+    notices.get(r) ?? '',
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
-  for (const line of [header, ...cells]) ctx.out(line.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
+  for (const line of [header, ...cells])
+    ctx.out(
+      line
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    );
 };

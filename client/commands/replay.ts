@@ -42,6 +42,6 @@ export function replayFailure(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   const kind = err.name === 'DeterminismViolationError' ? 'nondeterminism' : err.name;
   const inner = /message: "((?:[^"\\]|\\.)*)"/.exec(err.message)?.[1];
-  const reason = inner ? inner.replace(/\\n/g, ' ').replace(/\\"/g, '"') : err.message.split('. Details:')[0] ?? err.message;
+  const reason = inner ? inner.replace(/\\n/g, ' ').replace(/\\"/g, '"') : (err.message.split('. Details:')[0] ?? err.message);
   return `${kind}: ${reason}`;
 }

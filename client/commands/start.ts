@@ -16,7 +16,15 @@ export const start: CommandRun = async (ctx, args, flags) => {
   const approvalTimeoutMs = flags.int('approval-timeout-ms', 1_000);
   const approvers = parseApprovers(flags.str('approvers'));
   const effectsFlag = flags.str('effects');
-  const effects = effectsFlag === undefined ? undefined : effectsFlag === 'none' ? ('none' as const) : effectsFlag.split(',').map((t) => t.trim()).filter(Boolean);
+  const effects =
+    effectsFlag === undefined
+      ? undefined
+      : effectsFlag === 'none'
+        ? ('none' as const)
+        : effectsFlag
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean);
   const budgets = { ...(turns !== undefined ? { turns } : {}), ...(deadlineMs !== undefined ? { deadlineMs } : {}) };
   const domain = args.domain ?? '';
   const caseId = args.case ?? '';
@@ -72,7 +80,14 @@ function parseModel(raw: string): ModelConfig {
 /** `--approvers a,b`: the directory ids this run may take approvals from (it can only narrow). */
 function parseApprovers(raw: string | undefined): string[] | undefined {
   if (raw === undefined) return undefined;
-  const ids = [...new Set(raw.split(',').map((id) => id.trim()).filter((id) => id !== ''))];
+  const ids = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    ),
+  ];
   if (ids.length === 0) throw new UsageError('--approvers needs at least one directory id, e.g. --approvers alice@ops,carol@sre');
   for (const id of ids) if (!Approver.shape.id.safeParse(id).success) throw new UsageError(`--approvers: '${id.slice(0, 40)}' is not a directory id`);
   return ids;

@@ -67,7 +67,10 @@ export const status: CommandRun = async (ctx, args) => {
     ['run', st.runId],
     ['domain', st.domain],
     ['case', st.caseId],
-    ['phase', frozen ? `${st.phase} when it ${frozen.as === 'terminated' ? 'was terminated' : `closed (${statusWords(frozen.as)})`}: it will not move again` : st.phase],
+    [
+      'phase',
+      frozen ? `${st.phase} when it ${frozen.as === 'terminated' ? 'was terminated' : `closed (${statusWords(frozen.as)})`}: it will not move again` : st.phase,
+    ],
     ['started', isoTime(st.startedAt)],
     ['turn', `${st.turn} of ${st.budgets.turns}`],
     ['budget left', budget],
@@ -85,13 +88,21 @@ export const status: CommandRun = async (ctx, args) => {
     } else {
       rows.push(['  signing', 'this run predates signed approvals: it cannot be approved, only cancelled or left to expire']);
     }
-    if (awaiting.precondition?.ok === false) rows.push(['  precondition', `VIOLATED: ${awaiting.precondition.reason ?? 'no reason given'} (approving accepts this)`]);
+    if (awaiting.precondition?.ok === false)
+      rows.push(['  precondition', `VIOLATED: ${awaiting.precondition.reason ?? 'no reason given'} (approving accepts this)`]);
     rows.push(['  expires', `${timestamp(awaiting.expiresAt)} (in ${duration(awaiting.expiresAt - Date.now())})`]);
   } else {
     rows.push(['awaiting', frozen && view.awaiting ? `- (the request for ${view.awaiting.tool} closed with the run: nobody can decide it)` : '-']);
   }
   for (const e of abandoned) rows.push(['effect', `${e.tool} ${compact(e.args)} ${frozen ? abandonedWords(frozen) : ''}`.trim()]);
-  rows.push(['terminal', st.terminal ? `${st.terminal.class} (${st.terminal.reason}) ${st.terminal.detail}, at ${isoTime(st.terminal.at)}`.trim() : frozen ? `- (${closedWords(frozen, false)})` : '-']);
+  rows.push([
+    'terminal',
+    st.terminal
+      ? `${st.terminal.class} (${st.terminal.reason}) ${st.terminal.detail}, at ${isoTime(st.terminal.at)}`.trim()
+      : frozen
+        ? `- (${closedWords(frozen, false)})`
+        : '-',
+  ]);
   if (st.terminal) rows.unshift(['headline', runHeadline(view) ?? '-']);
   rows.push(...executionRows(report));
   for (const line of table(rows)) ctx.out(line);
@@ -125,10 +136,14 @@ function serverJson(report: RunReport) {
 function executionRows(report: RunReport): Array<[string, string]> {
   const rows: Array<[string, string]> = [
     ['execution', `${statusWords(report.status)}, started ${report.startTime}${report.closeTime ? `, closed ${report.closeTime}` : ''}`],
-    ['task queue', `${report.taskQueue}${report.pollers.checked ? ` (${report.pollers.recent ? `${report.pollers.recent} worker${report.pollers.recent === 1 ? '' : 's'} polling` : 'no worker polling'})` : ''}`],
+    [
+      'task queue',
+      `${report.taskQueue}${report.pollers.checked ? ` (${report.pollers.recent ? `${report.pollers.recent} worker${report.pollers.recent === 1 ? '' : 's'} polling` : 'no worker polling'})` : ''}`,
+    ],
   ];
   if (report.build) rows.push(['build', buildWords(report.build)]);
-  if (report.workflowTaskFailure) rows.push(['workflow task', `failing (attempt ${report.workflowTaskFailure.attempt}): ${report.workflowTaskFailure.message.split('\n')[0] ?? ''}`]);
+  if (report.workflowTaskFailure)
+    rows.push(['workflow task', `failing (attempt ${report.workflowTaskFailure.attempt}): ${report.workflowTaskFailure.message.split('\n')[0] ?? ''}`]);
   return rows;
 }
 
@@ -159,7 +174,10 @@ function serverStatus(ctx: CommandContext, report: RunReport): void {
     ['domain', report.domain ?? '-'],
     ['case', report.caseId ?? '-'],
     ['phase', report.phase ?? '- (the run has not recorded one yet)'],
-    ['terminal', report.terminal ? `${report.terminal} (${report.stopReason ?? 'no reason recorded'})` : report.closed ? `- (${closedWords(report.closed, false)})` : '-'],
+    [
+      'terminal',
+      report.terminal ? `${report.terminal} (${report.stopReason ?? 'no reason recorded'})` : report.closed ? `- (${closedWords(report.closed, false)})` : '-',
+    ],
     ...executionRows(report),
   ];
   for (const line of table(rows)) ctx.out(line);

@@ -32,7 +32,10 @@ const CASE_KEYS = 'incidents-case-keys-v1';
 
 /** Whether an orchestrator record's key is a restart or revert of this service for this case. */
 export function isCaseRemediation(caseId: string, service: string, key: string): boolean {
-  return key === effectKey(DOMAIN, 'restart_service', restartKey(caseId, service)) || key.startsWith(effectKey(DOMAIN, 'revert_deploy', `revert:${caseId}:${service}:`));
+  return (
+    key === effectKey(DOMAIN, 'restart_service', restartKey(caseId, service)) ||
+    key.startsWith(effectKey(DOMAIN, 'revert_deploy', `revert:${caseId}:${service}:`))
+  );
 }
 
 export const getMetrics = defineTool({
@@ -49,7 +52,10 @@ export const getMetrics = defineTool({
     healthy: z.boolean(),
     asOf: Iso,
     /** The orchestrator's last restart or revert of the service, if any (older platforms omit it). */
-    lastEffect: z.object({ kind: z.enum(['restart', 'revert']), effectId: z.string(), idempotencyKey: z.string(), appliedAt: Iso }).nullable().optional(),
+    lastEffect: z
+      .object({ kind: z.enum(['restart', 'revert']), effectId: z.string(), idempotencyKey: z.string(), appliedAt: Iso })
+      .nullable()
+      .optional(),
   }),
   kind: 'read',
   idempotent: true,
@@ -62,7 +68,11 @@ export const getMetrics = defineTool({
     [`${o.service}.errorRate`]: o.errorRate,
     [`${o.service}.memoryPct`]: o.memoryPct,
     ...(o.lastEffect && RecordKey.test(o.lastEffect.idempotencyKey) && RecordId.test(o.lastEffect.effectId)
-      ? { [`${o.service}.lastEffectKey`]: o.lastEffect.idempotencyKey, [`${o.service}.lastEffectId`]: o.lastEffect.effectId, [`${o.service}.lastEffectKind`]: o.lastEffect.kind }
+      ? {
+          [`${o.service}.lastEffectKey`]: o.lastEffect.idempotencyKey,
+          [`${o.service}.lastEffectId`]: o.lastEffect.effectId,
+          [`${o.service}.lastEffectKind`]: o.lastEffect.kind,
+        }
       : {}),
   }),
   effectiveAt: (o) => o.asOf,
@@ -164,7 +174,10 @@ function restartPrecondition(service: string, about: EvidenceView[]) {
   if (metrics.facts[`${service}.healthy`] !== false) return { ok: false as const, reason: `fresh metrics (${metrics.id}) say ${service} is healthy` };
   const memory = metrics.facts[`${service}.memoryPct`];
   if (typeof memory !== 'number' || memory < MEMORY_EXHAUSTED_PCT) {
-    return { ok: false as const, reason: `${service} is unhealthy but its memory is at ${String(memory)}%, not exhausted; a restart would not fix it (if a deploy went bad, read get_deploys and revert_deploy to the previous version)` };
+    return {
+      ok: false as const,
+      reason: `${service} is unhealthy but its memory is at ${String(memory)}%, not exhausted; a restart would not fix it (if a deploy went bad, read get_deploys and revert_deploy to the previous version)`,
+    };
   }
   return { ok: true as const };
 }
@@ -180,7 +193,10 @@ function revertPrecondition(service: string, toVersion: string, about: EvidenceV
   // deploy of a service whose memory is exhausted leaves it degraded and loses the release.
   const memory = metrics.facts[`${service}.memoryPct`];
   if (typeof memory === 'number' && memory >= MEMORY_EXHAUSTED_PCT && takesNewPath(REMEDY_CHECKED)) {
-    return { ok: false as const, reason: `${service}'s memory is at ${memory}% (${metrics.id}): exhaustion, which a restart fixes; nothing shows its deploy is the cause` };
+    return {
+      ok: false as const,
+      reason: `${service}'s memory is at ${memory}% (${metrics.id}): exhaustion, which a restart fixes; nothing shows its deploy is the cause`,
+    };
   }
   const deploys = [...about].reverse().find((e) => e.tool === 'get_deploys' && e.status === 'ok' && e.authority === 'authoritative');
   if (!deploys || !deploys.fresh) return { ok: false as const, reason: `no fresh deploy record of ${service} has been read` };
@@ -219,7 +235,9 @@ function nextStep({ caseId, evidence, done }: NextStepView): string | undefined 
     const unread = Service.options.filter((s) => fact(`${s}.healthy`) === undefined);
     if (unread.length) return `read get_metrics of ${unread.join(', ')}.`;
     const earlier = Service.options.map((s) => remediatedEarlier(caseId, s, evidence)).find((r) => r !== undefined);
-    return earlier ? `${earlier.service} is healthy and was remediated for this case by an earlier run (${earlier.detail}): call finish with claim {"remediated":"${earlier.service}"} citing ${earlier.evidenceId}.` : undefined;
+    return earlier
+      ? `${earlier.service} is healthy and was remediated for this case by an earlier run (${earlier.detail}): call finish with claim {"remediated":"${earlier.service}"} citing ${earlier.evidenceId}.`
+      : undefined;
   }
   const memory = fact(`${sick}.memoryPct`);
   if (typeof memory === 'number' && memory >= MEMORY_EXHAUSTED_PCT) {
@@ -237,12 +255,18 @@ function nextStep({ caseId, evidence, done }: NextStepView): string | undefined 
  * service say it is healthy, and the orchestrator's last effect on it is keyed for this case.
  */
 function remediatedEarlier(caseId: string, service: string, evidence: EvidenceView[]): { service: string; detail: string; evidenceId: string } | undefined {
-  const metrics = [...evidence].reverse().find((e) => e.tool === 'get_metrics' && e.status === 'ok' && e.authority === 'authoritative' && `${service}.healthy` in e.facts);
+  const metrics = [...evidence]
+    .reverse()
+    .find((e) => e.tool === 'get_metrics' && e.status === 'ok' && e.authority === 'authoritative' && `${service}.healthy` in e.facts);
   if (!metrics || !metrics.fresh || metrics.facts[`${service}.healthy`] !== true) return undefined;
   const key = metrics.facts[`${service}.lastEffectKey`];
   if (typeof key !== 'string' || !isCaseRemediation(caseId, service, key)) return undefined;
   const kind = String(metrics.facts[`${service}.lastEffectKind`] ?? 'remediation');
-  return { service, evidenceId: metrics.id, detail: `${kind} ${String(metrics.facts[`${service}.lastEffectId`] ?? '')} under key ${key}, metrics ${metrics.id}`.replace(/\s+/g, ' ') };
+  return {
+    service,
+    evidenceId: metrics.id,
+    detail: `${kind} ${String(metrics.facts[`${service}.lastEffectId`] ?? '')} under key ${key}, metrics ${metrics.id}`.replace(/\s+/g, ' '),
+  };
 }
 
 export const incidents = defineDomain({

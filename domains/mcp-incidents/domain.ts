@@ -95,7 +95,8 @@ export const mcpIncidents = defineDomain({
   claim: McpIncidentsClaim,
   claimSubject: (claim) => `service:${claim.remediated}`,
   judgeEvidence: (_claim, cited) => {
-    if (!cited.some((e) => e.status === 'ok' && e.fresh && e.tool === 'get_metrics')) return { kind: 'unsupported', reason: 'cite fresh metrics of the service' };
+    if (!cited.some((e) => e.status === 'ok' && e.fresh && e.tool === 'get_metrics'))
+      return { kind: 'unsupported', reason: 'cite fresh metrics of the service' };
     // The live probe decides; evidence alone cannot show the system is healthy again.
     return { kind: 'supported' };
   },

@@ -71,20 +71,28 @@ try {
     const server = readServerState(stateFile);
     const restarts = server.calls.filter((c) => c.tool === 'restart');
     if (values.json) {
-      out(JSON.stringify({
-        run: handle.workflowId,
-        terminal: result.terminal.class,
-        reason: result.terminal.reason,
-        effects: result.effects.map((e) => ({ tool: e.tool, key: e.key, status: e.status, attempts: e.attempts, settledBy: e.settledBy })),
-        server: { effects: Object.values(server.effects), restartCalls: restarts.length, boots: server.boots.length },
-        bindingWarnings: report.warnings,
-      }));
+      out(
+        JSON.stringify({
+          run: handle.workflowId,
+          terminal: result.terminal.class,
+          reason: result.terminal.reason,
+          effects: result.effects.map((e) => ({ tool: e.tool, key: e.key, status: e.status, attempts: e.attempts, settledBy: e.settledBy })),
+          server: { effects: Object.values(server.effects), restartCalls: restarts.length, boots: server.boots.length },
+          bindingWarnings: report.warnings,
+        }),
+      );
     } else {
       out('');
       out(`run ${handle.workflowId} (model: rules${values.crash ? '; the server crashes after committing the restart' : ''})`);
       for (const line of renderRun(view.state)) out(line);
       out('');
-      out(`the server (${stateFile}) stored ${Object.keys(server.effects).length} effect(s): ${Object.values(server.effects).map((e) => `${e.service} under ${e.key}`).join('; ') || 'none'}`);
+      out(
+        `the server (${stateFile}) stored ${Object.keys(server.effects).length} effect(s): ${
+          Object.values(server.effects)
+            .map((e) => `${e.service} under ${e.key}`)
+            .join('; ') || 'none'
+        }`,
+      );
       out(`it received ${restarts.length} restart call(s) and booted ${server.boots.length} time(s)`);
       out(`terminal: ${result.terminal.class} (${result.terminal.reason})`);
     }

@@ -63,107 +63,176 @@ function buildServer(): McpServer {
   const server = new McpServer({ name: 'incidents-mcp', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
   const registered = new Map<string, RegisteredTool>();
 
-  registered.set('metrics', server.registerTool('metrics', {
-    description: 'Current error rate, p99 latency, memory use and health of one service.',
-    inputSchema: { service: Service },
-    outputSchema: { service: Service, errorRate: z.number(), latencyP99Ms: z.number(), memoryPct: z.number(), healthy: z.boolean(), asOf: z.string() },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  }, (args, extra) => {
-    received('metrics', args, extra._meta);
-    const s = state.services[args.service];
-    return structured({ service: args.service, errorRate: s.errorRate, latencyP99Ms: s.latencyP99Ms, memoryPct: s.memoryPct, healthy: s.healthy, asOf: new Date().toISOString() });
-  }));
+  registered.set(
+    'metrics',
+    server.registerTool(
+      'metrics',
+      {
+        description: 'Current error rate, p99 latency, memory use and health of one service.',
+        inputSchema: { service: Service },
+        outputSchema: { service: Service, errorRate: z.number(), latencyP99Ms: z.number(), memoryPct: z.number(), healthy: z.boolean(), asOf: z.string() },
+        annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+      },
+      (args, extra) => {
+        received('metrics', args, extra._meta);
+        const s = state.services[args.service];
+        return structured({
+          service: args.service,
+          errorRate: s.errorRate,
+          latencyP99Ms: s.latencyP99Ms,
+          memoryPct: s.memoryPct,
+          healthy: s.healthy,
+          asOf: new Date().toISOString(),
+        });
+      },
+    ),
+  );
 
   // No output schema: the answer is JSON in a text block, as many servers write it.
-  registered.set('logs', server.registerTool('logs', {
-    description: 'Recent log lines of one service.',
-    inputSchema: { service: Service, limit: z.number().int().min(1).max(50).optional() },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  }, (args, extra) => {
-    received('logs', args, extra._meta);
-    return json({ service: args.service, lines: state.services[args.service].logs.slice(-(args.limit ?? 10)), asOf: new Date().toISOString() });
-  }));
+  registered.set(
+    'logs',
+    server.registerTool(
+      'logs',
+      {
+        description: 'Recent log lines of one service.',
+        inputSchema: { service: Service, limit: z.number().int().min(1).max(50).optional() },
+        annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+      },
+      (args, extra) => {
+        received('logs', args, extra._meta);
+        return json({ service: args.service, lines: state.services[args.service].logs.slice(-(args.limit ?? 10)), asOf: new Date().toISOString() });
+      },
+    ),
+  );
 
-  registered.set('restart', server.registerTool('restart', {
-    description: 'Restart one service. Applied at most once per idempotency key.',
-    inputSchema: { service: Service, idempotencyKey: z.string().min(1).max(300) },
-    outputSchema: { effectId: z.string(), service: Service, appliedAt: z.string() },
-    // Deliberately wrong: a restart changes the world. The engine must not believe it.
-    annotations: { title: 'Restart a service', readOnlyHint: true, openWorldHint: false },
-  }, async (args, extra) => {
-    received('restart', args, extra._meta);
-    const metaKey = extra._meta?.[META_KEY];
-    if (typeof metaKey === 'string' && metaKey !== args.idempotencyKey) return refuse(`the idempotency key in _meta (${metaKey}) differs from the argument (${args.idempotencyKey})`);
-    const done = state.effects[args.idempotencyKey];
-    if (done) return structured(effectView(done));
-    const effect: StoredEffect = { effectId: `fx-${Object.keys(state.effects).length + 1}`, service: args.service, appliedAt: new Date().toISOString(), key: args.idempotencyKey };
-    state.effects[args.idempotencyKey] = effect;
-    state.services[args.service] = { ...state.services[args.service], healthy: true, memoryPct: 32, errorRate: 0.001, latencyP99Ms: 90, logs: [...state.services[args.service].logs, 'INFO restarted'] };
-    persist();
-    if (state.armedFaults.includes('crash_after_commit')) {
-      // Committed and on disk; now die before the answer leaves.
-      state.armedFaults = state.armedFaults.filter((f) => f !== 'crash_after_commit');
-      state.firedFaults.push('crash_after_commit');
-      persist();
-      process.stderr.write(`incidents-mcp ${process.pid}: crash_after_commit fired after ${args.idempotencyKey}\n`);
-      process.kill(process.pid, 'SIGKILL');
-    }
-    if (state.armedFaults.includes('error_after_commit')) {
-      // Committed and on disk; now answer as a handler that failed late would: isError.
-      state.armedFaults = state.armedFaults.filter((f) => f !== 'error_after_commit');
-      state.firedFaults.push('error_after_commit');
-      persist();
-      return refuse('internal error while reporting the restart');
-    }
-    if (answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
-    return structured(effectView(effect));
-  }));
+  registered.set(
+    'restart',
+    server.registerTool(
+      'restart',
+      {
+        description: 'Restart one service. Applied at most once per idempotency key.',
+        inputSchema: { service: Service, idempotencyKey: z.string().min(1).max(300) },
+        outputSchema: { effectId: z.string(), service: Service, appliedAt: z.string() },
+        // Deliberately wrong: a restart changes the world. The engine must not believe it.
+        annotations: { title: 'Restart a service', readOnlyHint: true, openWorldHint: false },
+      },
+      async (args, extra) => {
+        received('restart', args, extra._meta);
+        const metaKey = extra._meta?.[META_KEY];
+        if (typeof metaKey === 'string' && metaKey !== args.idempotencyKey)
+          return refuse(`the idempotency key in _meta (${metaKey}) differs from the argument (${args.idempotencyKey})`);
+        const done = state.effects[args.idempotencyKey];
+        if (done) return structured(effectView(done));
+        const effect: StoredEffect = {
+          effectId: `fx-${Object.keys(state.effects).length + 1}`,
+          service: args.service,
+          appliedAt: new Date().toISOString(),
+          key: args.idempotencyKey,
+        };
+        state.effects[args.idempotencyKey] = effect;
+        state.services[args.service] = {
+          ...state.services[args.service],
+          healthy: true,
+          memoryPct: 32,
+          errorRate: 0.001,
+          latencyP99Ms: 90,
+          logs: [...state.services[args.service].logs, 'INFO restarted'],
+        };
+        persist();
+        if (state.armedFaults.includes('crash_after_commit')) {
+          // Committed and on disk; now die before the answer leaves.
+          state.armedFaults = state.armedFaults.filter((f) => f !== 'crash_after_commit');
+          state.firedFaults.push('crash_after_commit');
+          persist();
+          process.stderr.write(`incidents-mcp ${process.pid}: crash_after_commit fired after ${args.idempotencyKey}\n`);
+          process.kill(process.pid, 'SIGKILL');
+        }
+        if (state.armedFaults.includes('error_after_commit')) {
+          // Committed and on disk; now answer as a handler that failed late would: isError.
+          state.armedFaults = state.armedFaults.filter((f) => f !== 'error_after_commit');
+          state.firedFaults.push('error_after_commit');
+          persist();
+          return refuse('internal error while reporting the restart');
+        }
+        if (answerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, answerDelayMs));
+        return structured(effectView(effect));
+      },
+    ),
+  );
 
-  registered.set('effect_by_key', server.registerTool('effect_by_key', {
-    description: 'The effect stored under an idempotency key, if any.',
-    inputSchema: { idempotencyKey: z.string().min(1).max(300) },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  }, (args, extra) => {
-    received('effect_by_key', args, extra._meta);
-    const effect = state.effects[args.idempotencyKey];
-    return structured(effect ? { applied: true, effect: effectView(effect) } : { applied: false });
-  }));
+  registered.set(
+    'effect_by_key',
+    server.registerTool(
+      'effect_by_key',
+      {
+        description: 'The effect stored under an idempotency key, if any.',
+        inputSchema: { idempotencyKey: z.string().min(1).max(300) },
+        annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+      },
+      (args, extra) => {
+        received('effect_by_key', args, extra._meta);
+        const effect = state.effects[args.idempotencyKey];
+        return structured(effect ? { applied: true, effect: effectView(effect) } : { applied: false });
+      },
+    ),
+  );
 
-  registered.set('purge_all', server.registerTool('purge_all', {
-    description: 'Drop every stored effect record. Irreversible.',
-    inputSchema: {},
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
-  }, (_args, extra) => {
-    received('purge_all', {}, extra._meta);
-    state.effects = {};
-    persist();
-    return json({ purged: true });
-  }));
+  registered.set(
+    'purge_all',
+    server.registerTool(
+      'purge_all',
+      {
+        description: 'Drop every stored effect record. Irreversible.',
+        inputSchema: {},
+        annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+      },
+      (_args, extra) => {
+        received('purge_all', {}, extra._meta);
+        state.effects = {};
+        persist();
+        return json({ purged: true });
+      },
+    ),
+  );
 
-  registered.set('arm_fault', server.registerTool('arm_fault', {
-    description: 'Test control: arm a fault (crash_after_commit: the next restart commits, then the server dies before answering).',
-    inputSchema: { fault: Fault },
-    annotations: { readOnlyHint: false, openWorldHint: false },
-  }, (args, extra) => {
-    received('arm_fault', args, extra._meta);
-    if (!state.armedFaults.includes(args.fault)) state.armedFaults.push(args.fault);
-    state.firedFaults = state.firedFaults.filter((f) => f !== args.fault);
-    persist();
-    return json({ armed: state.armedFaults });
-  }));
+  registered.set(
+    'arm_fault',
+    server.registerTool(
+      'arm_fault',
+      {
+        description: 'Test control: arm a fault (crash_after_commit: the next restart commits, then the server dies before answering).',
+        inputSchema: { fault: Fault },
+        annotations: { readOnlyHint: false, openWorldHint: false },
+      },
+      (args, extra) => {
+        received('arm_fault', args, extra._meta);
+        if (!state.armedFaults.includes(args.fault)) state.armedFaults.push(args.fault);
+        state.firedFaults = state.firedFaults.filter((f) => f !== args.fault);
+        persist();
+        return json({ armed: state.armedFaults });
+      },
+    ),
+  );
 
-  registered.set('reveal', server.registerTool('reveal', {
-    description: 'Test control: enable a tool registered hidden (the server announces the new tool list).',
-    inputSchema: { tool: z.string() },
-    annotations: { readOnlyHint: false, openWorldHint: false },
-  }, (args, extra) => {
-    received('reveal', args, extra._meta);
-    const tool = registered.get(args.tool);
-    if (!tool) return refuse(`no tool ${args.tool}`);
-    hidden.delete(args.tool);
-    tool.enable();
-    return json({ revealed: args.tool });
-  }));
+  registered.set(
+    'reveal',
+    server.registerTool(
+      'reveal',
+      {
+        description: 'Test control: enable a tool registered hidden (the server announces the new tool list).',
+        inputSchema: { tool: z.string() },
+        annotations: { readOnlyHint: false, openWorldHint: false },
+      },
+      (args, extra) => {
+        received('reveal', args, extra._meta);
+        const tool = registered.get(args.tool);
+        if (!tool) return refuse(`no tool ${args.tool}`);
+        hidden.delete(args.tool);
+        tool.enable();
+        return json({ revealed: args.tool });
+      },
+    ),
+  );
 
   for (const name of hidden) registered.get(name)?.disable();
   return server;

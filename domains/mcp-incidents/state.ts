@@ -64,7 +64,11 @@ export function defaultServices(): ServerState['services'] {
 }
 
 /** Overrides of the default services, e.g. `{ "db": { "memoryPct": 70 } }` (MCP_INCIDENTS_SCENARIO). */
-export const Scenario = z.strictObject({ api: ServiceState.partial().optional(), db: ServiceState.partial().optional(), cache: ServiceState.partial().optional() });
+export const Scenario = z.strictObject({
+  api: ServiceState.partial().optional(),
+  db: ServiceState.partial().optional(),
+  cache: ServiceState.partial().optional(),
+});
 export type Scenario = z.infer<typeof Scenario>;
 
 export function initialState(scenario: Scenario = {}): ServerState {

@@ -62,7 +62,9 @@ export function mcpIncidentsImplementation(source: McpSource) {
     async probe(_claim, ctx) {
       const readings = await Promise.all(
         Service.options.map(async (service) => {
-          const m = (await source.call('metrics', { service }, { timeoutMs: ctx.timeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) })) as { healthy?: unknown };
+          const m = (await source.call('metrics', { service }, { timeoutMs: ctx.timeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) })) as {
+            healthy?: unknown;
+          };
           return { service, healthy: m.healthy === true };
         }),
       );

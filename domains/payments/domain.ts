@@ -97,8 +97,7 @@ const ReissueInput = z.strictObject({ transferId: TransferId, reason: z.string()
 
 export const reissueTransfer = defineTool({
   name: 'reissue_transfer',
-  description:
-    'Reissue a failed transfer to the same beneficiary. The destination and amount come from the system of record, never from these arguments.',
+  description: 'Reissue a failed transfer to the same beneficiary. The destination and amount come from the system of record, never from these arguments.',
   input: ReissueInput,
   output: z.object({
     reissueId: RecordId,
@@ -174,7 +173,10 @@ function summarize({ caseId, evidence, done }: SummaryView): string | undefined 
   if (done.some((d) => d.tool === 'reissue_transfer')) {
     const as = reissue ? ` as ${String(reissue.facts['reissue.id'])}` : '';
     const f = ledger?.facts ?? {};
-    const what = typeof f['ledger.amountMinor'] === 'number' && typeof f['ledger.currency'] === 'string' ? ` (${majorUnits(f['ledger.amountMinor'], f['ledger.currency'])} ${f['ledger.currency']})` : '';
+    const what =
+      typeof f['ledger.amountMinor'] === 'number' && typeof f['ledger.currency'] === 'string'
+        ? ` (${majorUnits(f['ledger.amountMinor'], f['ledger.currency'])} ${f['ledger.currency']})`
+        : '';
     return `reissued ${caseId}${what}${as}; ${status ? `the ledger has the original ${status}` : 'the ledger was not read'}`;
   }
   if (!status) return `${caseId}: the ledger was not read; nothing reissued`;
@@ -289,7 +291,8 @@ export const payments = defineDomain({
       return { ok: false, reason: `the transfer is ${status}: that is not a resolution, it needs a person; escalate with what the ledger says` };
     }
     if (status !== 'FAILED' || done.some((d) => d.tool === 'reissue_transfer')) return { ok: true };
-    const reason = 'the transfer FAILED and this run has not reissued it: a failed transfer is resolved by reissuing it (reissue_transfer, which an approver signs), then finish';
+    const reason =
+      'the transfer FAILED and this run has not reissued it: a failed transfer is resolved by reissuing it (reissue_transfer, which an approver signs), then finish';
     const earlier = reissuedEarlier(view.evidence);
     return earlier ? { ok: false, reason, doneEarlier: earlier } : { ok: false, reason };
   },

@@ -36,7 +36,13 @@ export const paymentsImplementation = implement(payments).with<WorldDeps>({
     if (claim.transferStatus === 'FAILED' && !ledger.reissueId) {
       return { holds: false, conflict: false, decided: true, detail: 'ledger says FAILED and shows no reissue of it', facts };
     }
-    return { holds: true, conflict: false, decided: true, detail: `ledger says ${ledger.status}${ledger.reissueId ? `, reissued as ${ledger.reissueId}` : ''}`, facts };
+    return {
+      holds: true,
+      conflict: false,
+      decided: true,
+      detail: `ledger says ${ledger.status}${ledger.reissueId ? `, reissued as ${ledger.reissueId}` : ''}`,
+      facts,
+    };
   },
   policy: paymentsPolicy,
   classify: classifyWorldError,

@@ -5,7 +5,11 @@ import { z } from 'zod';
 import { defineDomain, defineTool } from '../../workflows/public.js';
 
 const Iso = z.iso.datetime({ offset: true });
-const Counter = z.strictObject({ n: z.number().int().min(0), lane: z.number().int().min(0).max(8).default(0), pad: z.number().int().min(0).max(200_000).default(0) });
+const Counter = z.strictObject({
+  n: z.number().int().min(0),
+  lane: z.number().int().min(0).max(8).default(0),
+  pad: z.number().int().min(0).max(200_000).default(0),
+});
 const Touched = z.object({ n: z.number().int(), effectId: z.string(), appliedAt: Iso });
 
 export const readCounter = defineTool({

@@ -8,13 +8,20 @@ export const PROCESSOR_ACKS = ['RECEIVED', 'REJECTED', 'NONE'] as const;
 export const SERVICES = ['api', 'db', 'cache'] as const;
 export const SERVICE_FAULTS = ['memory', 'bad_deploy'] as const;
 export const OPS = [
-  'payments.replica', 'payments.ledger', 'payments.processor', 'payments.reissue',
-  'payments.reissue_readback', 'incidents.metrics', 'incidents.logs', 'incidents.deploys',
-  'incidents.restart', 'incidents.revert', 'incidents.effect_readback', 'incidents.verify',
+  'payments.replica',
+  'payments.ledger',
+  'payments.processor',
+  'payments.reissue',
+  'payments.reissue_readback',
+  'incidents.metrics',
+  'incidents.logs',
+  'incidents.deploys',
+  'incidents.restart',
+  'incidents.revert',
+  'incidents.effect_readback',
+  'incidents.verify',
 ] as const;
-export const FAULT_MODES = [
-  'error500', 'timeout', 'slow', 'reject', 'commit_then_hang', 'commit_then_500', 'commit_then_drop',
-] as const;
+export const FAULT_MODES = ['error500', 'timeout', 'slow', 'reject', 'commit_then_hang', 'commit_then_500', 'commit_then_drop'] as const;
 export const HOLD_POINTS = ['before_commit', 'after_commit'] as const;
 
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -54,7 +61,11 @@ export const FaultSpec = z.strictObject({
   op: z.enum(OPS),
   key: id.optional(),
   mode: z.enum(FAULT_MODES),
-  times: z.number().int().refine((n) => n === -1 || n >= 1, 'times must be >= 1, or -1 for forever').default(1),
+  times: z
+    .number()
+    .int()
+    .refine((n) => n === -1 || n >= 1, 'times must be >= 1, or -1 for forever')
+    .default(1),
   delayMs: z.number().int().min(0).default(0),
 });
 export const HoldSpec = z.strictObject({ op: z.enum(OPS), key: id.optional(), point: z.enum(HOLD_POINTS) });
@@ -67,44 +78,113 @@ export type IncidentSeed = z.input<typeof IncidentSeed>;
 export type FaultSpec = z.input<typeof FaultSpec>;
 export type HoldSpec = z.input<typeof HoldSpec>;
 
-export interface ReplicaView { transferId: string; status: PaymentStatus; asOf: string; note: string }
+export interface ReplicaView {
+  transferId: string;
+  status: PaymentStatus;
+  asOf: string;
+  note: string;
+}
 export interface LedgerView {
-  transferId: string; status: PaymentStatus; postedAt: string | null; asOf: string;
-  amountMinor: number; currency: string; receiptId: string | null; reissueId: string | null;
+  transferId: string;
+  status: PaymentStatus;
+  postedAt: string | null;
+  asOf: string;
+  amountMinor: number;
+  currency: string;
+  receiptId: string | null;
+  reissueId: string | null;
   /** The beneficiary's account: where the transfer (and any reissue) goes. */
   destination: string;
 }
-export interface ProcessorView { transferId: string; ack: ProcessorAck; ackAt: string | null; asOf: string }
-export interface Reissue {
-  reissueId: string; transferId: string; idempotencyKey: string; destination: string;
-  amountMinor: number; currency: string; createdAt: string;
+export interface ProcessorView {
+  transferId: string;
+  ack: ProcessorAck;
+  ackAt: string | null;
+  asOf: string;
 }
-export interface ReissueResult extends Reissue { deduplicated: boolean }
-export interface ReissueReadback { applied: boolean; reissue: Reissue | null }
+export interface Reissue {
+  reissueId: string;
+  transferId: string;
+  idempotencyKey: string;
+  destination: string;
+  amountMinor: number;
+  currency: string;
+  createdAt: string;
+}
+export interface ReissueResult extends Reissue {
+  deduplicated: boolean;
+}
+export interface ReissueReadback {
+  applied: boolean;
+  reissue: Reissue | null;
+}
 
 export interface MetricsView {
-  service: Service; errorRate: number; latencyP99Ms: number; memoryPct: number; healthy: boolean; asOf: string;
+  service: Service;
+  errorRate: number;
+  latencyP99Ms: number;
+  memoryPct: number;
+  healthy: boolean;
+  asOf: string;
   /** The orchestrator's last restart or revert of this service (as `kubectl` shows restarts). */
   lastEffect: Pick<IncidentEffect, 'kind' | 'effectId' | 'idempotencyKey' | 'appliedAt'> | null;
 }
-export interface LogsView { service: Service; lines: string[]; asOf: string }
-export interface DeploysView { service: Service; current: string; previous: string; deployedAt: string }
-export interface IncidentEffect {
-  effectId: string; kind: 'restart' | 'revert'; caseId: string; service: Service;
-  toVersion: string | null; idempotencyKey: string; appliedAt: string;
+export interface LogsView {
+  service: Service;
+  lines: string[];
+  asOf: string;
 }
-export interface IncidentEffectResult extends IncidentEffect { deduplicated: boolean }
-export interface IncidentEffectReadback { applied: boolean; effect: IncidentEffect | null }
-export interface VerifyView { healthy: boolean; degraded: Service[]; asOf: string }
+export interface DeploysView {
+  service: Service;
+  current: string;
+  previous: string;
+  deployedAt: string;
+}
+export interface IncidentEffect {
+  effectId: string;
+  kind: 'restart' | 'revert';
+  caseId: string;
+  service: Service;
+  toVersion: string | null;
+  idempotencyKey: string;
+  appliedAt: string;
+}
+export interface IncidentEffectResult extends IncidentEffect {
+  deduplicated: boolean;
+}
+export interface IncidentEffectReadback {
+  applied: boolean;
+  effect: IncidentEffect | null;
+}
+export interface VerifyView {
+  healthy: boolean;
+  degraded: Service[];
+  asOf: string;
+}
 
 // 'pending' is only visible for the instant between arrival and the first decision.
 export type CallOutcome = 'pending' | 'ok' | 'rejected' | 'held' | 'error' | `fault:${FaultMode}`;
 export interface CallRecord {
-  seq: number; at: string; op: Op; key: string | null; idempotencyKey: string | null;
-  params: Record<string, string>; body: unknown; outcome: CallOutcome; deduplicated?: boolean;
+  seq: number;
+  at: string;
+  op: Op;
+  key: string | null;
+  idempotencyKey: string | null;
+  params: Record<string, string>;
+  body: unknown;
+  outcome: CallOutcome;
+  deduplicated?: boolean;
 }
 export interface EffectRecord {
-  kind: 'reissue' | 'restart' | 'revert'; effectId: string; key: string; idempotencyKey: string;
-  at: string; details: Record<string, unknown>;
+  kind: 'reissue' | 'restart' | 'revert';
+  effectId: string;
+  key: string;
+  idempotencyKey: string;
+  at: string;
+  details: Record<string, unknown>;
 }
-export interface HoldState { holdId: string; reached: boolean; released: boolean }
+export interface HoldState {
+  holdId: string;
+  reached: boolean;
+  released: boolean;
+}

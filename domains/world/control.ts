@@ -20,7 +20,8 @@ export function controlRoutes(store: WorldStore, holds: HoldRegistry): Route[] {
   return [
     { method: 'GET', path: '/control/health', handle: () => ok({ ok: true }) },
     {
-      method: 'POST', path: '/control/seed/payments',
+      method: 'POST',
+      path: '/control/seed/payments',
       handle(input) {
         const seed = parseBody(PaymentSeed, input.body);
         seedPayment(store, seed);
@@ -28,7 +29,8 @@ export function controlRoutes(store: WorldStore, holds: HoldRegistry): Route[] {
       },
     },
     {
-      method: 'POST', path: '/control/seed/incidents',
+      method: 'POST',
+      path: '/control/seed/incidents',
       handle(input) {
         const seed = parseBody(IncidentSeed, input.body);
         seedIncident(store, seed);
@@ -36,15 +38,30 @@ export function controlRoutes(store: WorldStore, holds: HoldRegistry): Route[] {
       },
     },
     {
-      method: 'POST', path: '/control/faults',
+      method: 'POST',
+      path: '/control/faults',
       handle(input) {
         const f = parseBody(FaultSpec, input.body);
         return ok({ faultId: store.addFault({ op: f.op, key: f.key ?? null, mode: f.mode, remaining: f.times, delayMs: f.delayMs }) });
       },
     },
-    { method: 'DELETE', path: '/control/faults', handle: () => { store.clearFaults(); return ok({ ok: true }); } },
+    {
+      method: 'DELETE',
+      path: '/control/faults',
+      handle: () => {
+        store.clearFaults();
+        return ok({ ok: true });
+      },
+    },
     { method: 'POST', path: '/control/holds', handle: (input) => ok({ holdId: holds.create(parseBody(HoldSpec, input.body)) }) },
-    { method: 'DELETE', path: '/control/holds', handle: () => { holds.releaseAll(); return ok({ ok: true }); } },
+    {
+      method: 'DELETE',
+      path: '/control/holds',
+      handle: () => {
+        holds.releaseAll();
+        return ok({ ok: true });
+      },
+    },
     { method: 'GET', path: '/control/holds/:holdId', handle: (input) => holdReply(input, holds.state(param(input, 'holdId'))) },
     { method: 'POST', path: '/control/holds/:holdId/release', handle: (input) => holdReply(input, holds.release(param(input, 'holdId'))) },
     { method: 'POST', path: '/control/holds/:holdId/drop', handle: (input) => holdReply(input, holds.drop(param(input, 'holdId'))) },

@@ -10,11 +10,17 @@ import type { WorldStore } from './store.js';
 export type Action = { kind: 'reply'; reply: Reply } | { kind: 'hang' } | { kind: 'drop' };
 
 interface Hold {
-  id: string; op: Op; key: string | null; point: HoldPoint;
-  claimed: boolean; reached: boolean; released: boolean;
+  id: string;
+  op: Op;
+  key: string | null;
+  point: HoldPoint;
+  claimed: boolean;
+  reached: boolean;
+  released: boolean;
   /** Dropped instead of released: the request is abandoned as if it never got through. */
   dropped: boolean;
-  wake: () => void; woken: Promise<void>;
+  wake: () => void;
+  woken: Promise<void>;
 }
 
 // Holds live in memory: they only mean something while a test is driving
@@ -27,8 +33,21 @@ export class HoldRegistry {
   create(spec: { op: Op; key?: string | undefined; point: HoldPoint }): string {
     const id = `hold_${this.nextId++}`;
     let wake = () => {};
-    const woken = new Promise<void>((resolve) => { wake = resolve; });
-    this.holds.set(id, { id, op: spec.op, key: spec.key ?? null, point: spec.point, claimed: false, reached: false, released: false, dropped: false, wake, woken });
+    const woken = new Promise<void>((resolve) => {
+      wake = resolve;
+    });
+    this.holds.set(id, {
+      id,
+      op: spec.op,
+      key: spec.key ?? null,
+      point: spec.point,
+      claimed: false,
+      reached: false,
+      released: false,
+      dropped: false,
+      wake,
+      woken,
+    });
     return id;
   }
 
@@ -40,7 +59,10 @@ export class HoldRegistry {
   // Releasing a hold nobody reached yet disarms it.
   release(id: string): HoldState | undefined {
     const h = this.holds.get(id);
-    if (h) { h.released = true; h.wake(); }
+    if (h) {
+      h.released = true;
+      h.wake();
+    }
     return this.state(id);
   }
 
@@ -67,7 +89,11 @@ export class HoldRegistry {
   }
 }
 
-export interface PipelineDeps { store: WorldStore; holds: HoldRegistry; shutdown: AbortSignal }
+export interface PipelineDeps {
+  store: WorldStore;
+  holds: HoldRegistry;
+  shutdown: AbortSignal;
+}
 
 export async function runDomainRequest(deps: PipelineDeps, route: DomainRoute, input: RouteInput): Promise<Action> {
   const { store, holds, shutdown } = deps;
@@ -80,10 +106,15 @@ export async function runDomainRequest(deps: PipelineDeps, route: DomainRoute, i
   const faultOutcome = fault && (`fault:${fault.mode}` as const);
   if (faultOutcome) store.setCallOutcome(seq, faultOutcome);
   switch (fault?.mode) {
-    case 'error500': return reply(500, { error: 'injected_fault', mode: fault.mode });
-    case 'reject': return reply(422, { error: 'rejected', reason: 'injected_fault' });
-    case 'timeout': return { kind: 'hang' };
-    case 'slow': await sleep(fault.delayMs, shutdown); break;
+    case 'error500':
+      return reply(500, { error: 'injected_fault', mode: fault.mode });
+    case 'reject':
+      return reply(422, { error: 'rejected', reason: 'injected_fault' });
+    case 'timeout':
+      return { kind: 'hang' };
+    case 'slow':
+      await sleep(fault.delayMs, shutdown);
+      break;
   }
 
   const before = holds.claim(route.op, keys, 'before_commit');
@@ -98,10 +129,14 @@ export async function runDomainRequest(deps: PipelineDeps, route: DomainRoute, i
   store.setCallOutcome(seq, outcome, typeof deduplicated === 'boolean' ? deduplicated : undefined);
 
   switch (fault?.mode) {
-    case 'commit_then_hang': return { kind: 'hang' };
-    case 'commit_then_500': return reply(500, { error: 'injected_fault', mode: fault.mode });
-    case 'commit_then_drop': return { kind: 'drop' };
-    default: return { kind: 'reply', reply: result };
+    case 'commit_then_hang':
+      return { kind: 'hang' };
+    case 'commit_then_500':
+      return reply(500, { error: 'injected_fault', mode: fault.mode });
+    case 'commit_then_drop':
+      return { kind: 'drop' };
+    default:
+      return { kind: 'reply', reply: result };
   }
 }
 
@@ -119,7 +154,11 @@ function reply(status: number, body: unknown): Action {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const done = () => { clearTimeout(timer); signal.removeEventListener('abort', done); resolve(); };
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });

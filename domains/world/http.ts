@@ -4,14 +4,24 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { Op } from './contract.js';
 
-export interface Reply { status: number; body: unknown }
+export interface Reply {
+  status: number;
+  body: unknown;
+}
 
 // params holds the query string too; path parameters win on a name clash.
-export interface RouteInput { params: Record<string, string>; body: unknown }
+export interface RouteInput {
+  params: Record<string, string>;
+  body: unknown;
+}
 
 // Handlers are synchronous on purpose: a handler runs inside one SQLite
 // transaction and nothing can interleave with it.
-export interface Route { method: 'GET' | 'POST' | 'DELETE'; path: string; handle(input: RouteInput): Reply }
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  handle(input: RouteInput): Reply;
+}
 
 // A domain route is what agent tools call: it is logged, and faults and holds apply to it.
 export interface DomainRoute extends Route {
@@ -24,7 +34,10 @@ export interface DomainRoute extends Route {
 // Thrown by handlers for expected client-side failures; the server turns it
 // into a reply. Anything else thrown is a bug and becomes a 500.
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly body: { error: string; [k: string]: unknown }) {
+  constructor(
+    readonly status: number,
+    readonly body: { error: string; [k: string]: unknown },
+  ) {
     super(body.error);
   }
 }

@@ -21,25 +21,37 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
 
   return [
     {
-      method: 'GET', path: '/payments/replica/:transferId', op: 'payments.replica', subject: byTransferParam,
+      method: 'GET',
+      path: '/payments/replica/:transferId',
+      op: 'payments.replica',
+      subject: byTransferParam,
       handle(input) {
         const t = transfer(param(input, 'transferId'));
         // The replica is cheap but stale: it reports a moment in the past.
         const view: ReplicaView = {
-          transferId: t.transferId, status: t.replicaStatus,
-          asOf: new Date(Date.now() - t.replicaLagMs).toISOString(), note: t.replicaNote,
+          transferId: t.transferId,
+          status: t.replicaStatus,
+          asOf: new Date(Date.now() - t.replicaLagMs).toISOString(),
+          note: t.replicaNote,
         };
         return ok(view);
       },
     },
     {
-      method: 'GET', path: '/payments/ledger/:transferId', op: 'payments.ledger', subject: byTransferParam,
+      method: 'GET',
+      path: '/payments/ledger/:transferId',
+      op: 'payments.ledger',
+      subject: byTransferParam,
       handle(input) {
         const t = transfer(param(input, 'transferId'));
         const settled = t.ledgerStatus === 'SETTLED';
         const view: LedgerView = {
-          transferId: t.transferId, status: t.ledgerStatus, postedAt: settled ? t.seededAt : null,
-          asOf: new Date().toISOString(), amountMinor: t.amountMinor, currency: t.currency,
+          transferId: t.transferId,
+          status: t.ledgerStatus,
+          postedAt: settled ? t.seededAt : null,
+          asOf: new Date().toISOString(),
+          amountMinor: t.amountMinor,
+          currency: t.currency,
           receiptId: settled ? `rcpt_${t.transferId}` : null,
           // The ledger knows what it has already paid out again: one reissue per transfer.
           reissueId: store.getReissueByTransfer(t.transferId)?.reissueId ?? null,
@@ -49,18 +61,25 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
       },
     },
     {
-      method: 'GET', path: '/payments/processor/:transferId', op: 'payments.processor', subject: byTransferParam,
+      method: 'GET',
+      path: '/payments/processor/:transferId',
+      op: 'payments.processor',
+      subject: byTransferParam,
       handle(input) {
         const t = transfer(param(input, 'transferId'));
         const view: ProcessorView = {
-          transferId: t.transferId, ack: t.processorAck,
-          ackAt: t.processorAck === 'NONE' ? null : t.seededAt, asOf: new Date().toISOString(),
+          transferId: t.transferId,
+          ack: t.processorAck,
+          ackAt: t.processorAck === 'NONE' ? null : t.seededAt,
+          asOf: new Date().toISOString(),
         };
         return ok(view);
       },
     },
     {
-      method: 'POST', path: '/payments/reissue', op: 'payments.reissue',
+      method: 'POST',
+      path: '/payments/reissue',
+      op: 'payments.reissue',
       subject: ({ body }) => ({ key: peek(body, 'transferId'), idempotencyKey: peek(body, 'idempotencyKey') }),
       handle(input) {
         const req = parseBody(ReissueRequest, input.body);
@@ -79,8 +98,12 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
             throw new HttpError(409, { error: 'transfer_not_reissuable', ledgerStatus: t.ledgerStatus });
           }
           const reissue: Reissue = {
-            reissueId: `rsi_${randomUUID()}`, transferId: t.transferId, idempotencyKey: req.idempotencyKey,
-            destination: t.destination, amountMinor: t.amountMinor, currency: t.currency,
+            reissueId: `rsi_${randomUUID()}`,
+            transferId: t.transferId,
+            idempotencyKey: req.idempotencyKey,
+            destination: t.destination,
+            amountMinor: t.amountMinor,
+            currency: t.currency,
             createdAt: new Date().toISOString(),
           };
           store.insertReissue({ ...reissue, reason: req.reason });
@@ -89,7 +112,9 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
       },
     },
     {
-      method: 'GET', path: '/payments/reissues/by-key/:idempotencyKey', op: 'payments.reissue_readback',
+      method: 'GET',
+      path: '/payments/reissues/by-key/:idempotencyKey',
+      op: 'payments.reissue_readback',
       // The transferId is only known once the reissue exists; before that the
       // request can be matched by its idempotency key alone.
       subject(input) {

@@ -23,17 +23,22 @@ const STDERR_KEEP_CHARS = 8_000;
 export async function startWorld(options: { dbPath?: string; port?: number } = {}): Promise<RunningWorld> {
   const tempDir = options.dbPath === undefined ? mkdtempSync(join(tmpdir(), 'world-')) : undefined;
   const dbPath = options.dbPath ?? join(tempDir ?? '', 'world.db');
-  const child = spawn(process.execPath,
-    ['--import', 'tsx', MAIN, '--port', String(options.port ?? 0), '--db', dbPath, '--exit-on-stdin-close'],
-    { cwd: PROJECT_ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--port', String(options.port ?? 0), '--db', dbPath, '--exit-on-stdin-close'], {
+    cwd: PROJECT_ROOT,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 
   // Keep draining both pipes for the child's whole life; a full pipe would
   // block its writes. Only the tail of stderr is kept, for error messages.
   let stderr = '';
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-STDERR_KEEP_CHARS); });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-STDERR_KEEP_CHARS);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
-  const cleanupTemp = () => { if (tempDir) rmSync(tempDir, { recursive: true, force: true }); };
+  const cleanupTemp = () => {
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  };
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -53,7 +58,10 @@ export async function startWorld(options: { dbPath?: string; port?: number } = {
     return { url, pid: child.pid ?? -1, dbPath, stop };
   } catch (err) {
     // A child that never spawned has no pid and never emits 'exit'.
-    if (child.pid !== undefined) { child.kill('SIGKILL'); await exited; }
+    if (child.pid !== undefined) {
+      child.kill('SIGKILL');
+      await exited;
+    }
     cleanupTemp();
     throw err;
   }
@@ -70,7 +78,10 @@ function waitForReady(child: ReturnType<typeof spawn>, exited: Promise<void>, st
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       buffered += chunk;
       const match = /^WORLD_READY (http:\/\/127\.0\.0\.1:\d+)$/m.exec(buffered);
-      if (match?.[1]) { clearTimeout(timer); resolve(match[1]); }
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
     });
     child.once('error', (err) => fail(`failed to spawn: ${err.message}`));
     // Resolving after exit is a no-op, so this only fires for an early death.

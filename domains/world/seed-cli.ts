@@ -8,16 +8,7 @@ import { parseArgs } from 'node:util';
 import { incidents } from '../incidents/domain.js';
 import { payments } from '../payments/domain.js';
 import { WorldClient, WorldConnectionError, WorldHttpError, WorldTimeoutError } from './client.js';
-import {
-  IncidentSeed,
-  PaymentSeed,
-  PAYMENT_STATUSES,
-  PROCESSOR_ACKS,
-  SERVICE_FAULTS,
-  SERVICES,
-  type Service,
-  type ServiceFault,
-} from './contract.js';
+import { IncidentSeed, PaymentSeed, PAYMENT_STATUSES, PROCESSOR_ACKS, SERVICE_FAULTS, SERVICES, type Service, type ServiceFault } from './contract.js';
 import { seedIncident, seedTransfer } from './seeds.js';
 
 /** Where `npm run dev` runs the world. */
@@ -104,9 +95,17 @@ function count(flag: string, raw: string): number {
 /** zod's complaint in one line, with the field named as the flag that sets it. */
 function issues(error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): string {
   const flagOf: Record<string, string> = {
-    transferId: '<transferId>', caseId: '<caseId>', ledgerStatus: '--ledger', replicaStatus: '--replica', replicaLagMs: '--replica-lag-ms',
-    replicaNote: '--replica-note', processorAck: '--processor', amountMinor: '--amount-minor', currency: '--currency',
-    faulty: '--faulty/--fault', hostileLogLine: '--hostile-log-line',
+    transferId: '<transferId>',
+    caseId: '<caseId>',
+    ledgerStatus: '--ledger',
+    replicaStatus: '--replica',
+    replicaLagMs: '--replica-lag-ms',
+    replicaNote: '--replica-note',
+    processorAck: '--processor',
+    amountMinor: '--amount-minor',
+    currency: '--currency',
+    faulty: '--faulty/--fault',
+    hostileLogLine: '--hostile-log-line',
   };
   return error.issues.map((i) => `${flagOf[String(i.path[0])] ?? i.path.join('.')}: ${i.message}`).join('; ');
 }
@@ -192,7 +191,8 @@ async function main(argv: string[]): Promise<number> {
   const [kind, id, extra] = parsed.positionals;
   if (kind === undefined) throw new UsageError('missing <payment|incident> (try --help)');
   if (kind !== 'payment' && kind !== 'incident') throw new UsageError(`unknown kind '${kind}': payment or incident (try --help)`);
-  if (id === undefined || id === '') throw new UsageError(`missing the ${kind === 'payment' ? '<transferId>' : '<caseId>'} (e.g. ${kind === 'payment' ? 'PX-1042' : 'INC-7'})`);
+  if (id === undefined || id === '')
+    throw new UsageError(`missing the ${kind === 'payment' ? '<transferId>' : '<caseId>'} (e.g. ${kind === 'payment' ? 'PX-1042' : 'INC-7'})`);
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
   const own: readonly string[] = kind === 'payment' ? paymentFlags : incidentFlags;
   const foreign = allFlags.find((f) => values[f] !== undefined && !own.includes(f));

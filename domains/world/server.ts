@@ -51,7 +51,11 @@ export function createWorldServer(options: { dbPath: string }): WorldServer {
       throw err;
     });
     const input = { params: { ...Object.fromEntries(url.searchParams), ...params }, body };
-    if (!('op' in route)) return send(res, runHandler(() => route.handle(input)));
+    if (!('op' in route))
+      return send(
+        res,
+        runHandler(() => route.handle(input)),
+      );
     await perform(await runDomainRequest({ store, holds, shutdown: shutdown.signal }, route, input), req, res);
   }
 
@@ -69,7 +73,10 @@ export function createWorldServer(options: { dbPath: string }): WorldServer {
 
   async function perform(action: Action, req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (action.kind === 'reply') return send(res, action.reply);
-    if (action.kind === 'drop') { req.socket.destroy(); return; }
+    if (action.kind === 'drop') {
+      req.socket.destroy();
+      return;
+    }
     // Hang: hold the socket open until the client gives up or we shut down
     // (close() destroys every connection, which ends this wait too).
     if (res.destroyed || req.socket.destroyed) return;

@@ -3,8 +3,17 @@
 // transferId or caseId, so concurrent test cases never see each other's data.
 import Database from 'better-sqlite3';
 import type {
-  CallOutcome, CallRecord, EffectRecord, FaultMode, IncidentEffect, Op, PaymentStatus,
-  ProcessorAck, Reissue, Service, ServiceFault,
+  CallOutcome,
+  CallRecord,
+  EffectRecord,
+  FaultMode,
+  IncidentEffect,
+  Op,
+  PaymentStatus,
+  ProcessorAck,
+  Reissue,
+  Service,
+  ServiceFault,
 } from './contract.js';
 
 const SCHEMA = `
@@ -33,16 +42,42 @@ CREATE TABLE IF NOT EXISTS faults (
 `;
 
 export interface TransferRow {
-  transferId: string; ledgerStatus: PaymentStatus; replicaStatus: PaymentStatus; replicaLagMs: number;
-  replicaNote: string; processorAck: ProcessorAck; amountMinor: number; currency: string;
-  destination: string; seededAt: string;
+  transferId: string;
+  ledgerStatus: PaymentStatus;
+  replicaStatus: PaymentStatus;
+  replicaLagMs: number;
+  replicaNote: string;
+  processorAck: ProcessorAck;
+  amountMinor: number;
+  currency: string;
+  destination: string;
+  seededAt: string;
 }
 export interface ServiceRow {
-  caseId: string; service: Service; fault: ServiceFault | null; currentVersion: string;
-  previousVersion: string; deployedAt: string; hostileLogLine: string | null; logPadBytes: number;
+  caseId: string;
+  service: Service;
+  fault: ServiceFault | null;
+  currentVersion: string;
+  previousVersion: string;
+  deployedAt: string;
+  hostileLogLine: string | null;
+  logPadBytes: number;
 }
-export interface FaultRow { faultId: number; op: Op; key: string | null; mode: FaultMode; remaining: number; delayMs: number }
-export interface NewCall { op: Op; key: string | null; idempotencyKey: string | null; params: Record<string, string>; body: unknown }
+export interface FaultRow {
+  faultId: number;
+  op: Op;
+  key: string | null;
+  mode: FaultMode;
+  remaining: number;
+  delayMs: number;
+}
+export interface NewCall {
+  op: Op;
+  key: string | null;
+  idempotencyKey: string | null;
+  params: Record<string, string>;
+  body: unknown;
+}
 
 const TRANSFER_COLS = `transfer_id AS transferId, ledger_status AS ledgerStatus, replica_status AS replicaStatus,
   replica_lag_ms AS replicaLagMs, replica_note AS replicaNote, processor_ack AS processorAck,
@@ -66,17 +101,25 @@ export class WorldStore {
     this.db.exec(SCHEMA);
   }
 
-  close(): void { this.db.close(); }
+  close(): void {
+    this.db.close();
+  }
 
-  transaction<T>(fn: () => T): T { return this.db.transaction(fn)(); }
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
 
   // --- payments ---------------------------------------------------------------
 
   seedTransfer(t: TransferRow): void {
     this.transaction(() => {
-      this.db.prepare(`INSERT OR REPLACE INTO transfers VALUES
+      this.db
+        .prepare(
+          `INSERT OR REPLACE INTO transfers VALUES
         (@transferId, @ledgerStatus, @replicaStatus, @replicaLagMs, @replicaNote, @processorAck,
-         @amountMinor, @currency, @destination, @seededAt)`).run(t);
+         @amountMinor, @currency, @destination, @seededAt)`,
+        )
+        .run(t);
       this.db.prepare('DELETE FROM reissues WHERE transfer_id = ?').run(t.transferId);
     });
   }
@@ -92,10 +135,13 @@ export class WorldStore {
     return this.db.prepare(`SELECT ${REISSUE_COLS} FROM reissues WHERE transfer_id = ? ORDER BY created_at LIMIT 1`).get(transferId) as Reissue | undefined;
   }
 
-
   insertReissue(r: Reissue & { reason: string }): void {
-    this.db.prepare(`INSERT INTO reissues VALUES (@reissueId, @idempotencyKey, @transferId, @destination,
-      @amountMinor, @currency, @reason, @createdAt)`).run(r);
+    this.db
+      .prepare(
+        `INSERT INTO reissues VALUES (@reissueId, @idempotencyKey, @transferId, @destination,
+      @amountMinor, @currency, @reason, @createdAt)`,
+      )
+      .run(r);
   }
 
   // --- incidents --------------------------------------------------------------
@@ -119,8 +165,12 @@ export class WorldStore {
   }
 
   updateService(s: ServiceRow): void {
-    this.db.prepare(`UPDATE services SET fault = @fault, current_version = @currentVersion,
-      previous_version = @previousVersion, deployed_at = @deployedAt WHERE case_id = @caseId AND service = @service`).run(s);
+    this.db
+      .prepare(
+        `UPDATE services SET fault = @fault, current_version = @currentVersion,
+      previous_version = @previousVersion, deployed_at = @deployedAt WHERE case_id = @caseId AND service = @service`,
+      )
+      .run(s);
   }
 
   getIncidentEffectByKey(idempotencyKey: string): IncidentEffect | undefined {
@@ -128,35 +178,50 @@ export class WorldStore {
   }
 
   lastIncidentEffect(caseId: string, service: string): IncidentEffect | undefined {
-    return this.db.prepare(`SELECT ${EFFECT_COLS} FROM incident_effects WHERE case_id = ? AND service = ?
-      ORDER BY applied_at DESC, rowid DESC LIMIT 1`).get(caseId, service) as IncidentEffect | undefined;
+    return this.db
+      .prepare(
+        `SELECT ${EFFECT_COLS} FROM incident_effects WHERE case_id = ? AND service = ?
+      ORDER BY applied_at DESC, rowid DESC LIMIT 1`,
+      )
+      .get(caseId, service) as IncidentEffect | undefined;
   }
 
   insertIncidentEffect(e: IncidentEffect): void {
-    this.db.prepare(`INSERT INTO incident_effects VALUES (@effectId, @idempotencyKey, @caseId, @kind, @service,
-      @toVersion, @appliedAt)`).run(e);
+    this.db
+      .prepare(
+        `INSERT INTO incident_effects VALUES (@effectId, @idempotencyKey, @caseId, @kind, @service,
+      @toVersion, @appliedAt)`,
+      )
+      .run(e);
   }
 
   // --- ground truth for tests ---------------------------------------------------
 
   startCall(c: NewCall): number {
-    const info = this.db.prepare(`INSERT INTO calls (at, op, key, idempotency_key, params, body, outcome)
-      VALUES (?, ?, ?, ?, ?, ?, 'pending')`).run(new Date().toISOString(), c.op, c.key, c.idempotencyKey,
-      JSON.stringify(c.params), c.body === undefined ? null : JSON.stringify(c.body));
+    const info = this.db
+      .prepare(
+        `INSERT INTO calls (at, op, key, idempotency_key, params, body, outcome)
+      VALUES (?, ?, ?, ?, ?, ?, 'pending')`,
+      )
+      .run(new Date().toISOString(), c.op, c.key, c.idempotencyKey, JSON.stringify(c.params), c.body === undefined ? null : JSON.stringify(c.body));
     return Number(info.lastInsertRowid);
   }
 
   setCallOutcome(seq: number, outcome: CallOutcome, deduplicated?: boolean): void {
-    this.db.prepare('UPDATE calls SET outcome = ?, deduplicated = ? WHERE seq = ?')
-      .run(outcome, deduplicated === undefined ? null : Number(deduplicated), seq);
+    this.db.prepare('UPDATE calls SET outcome = ?, deduplicated = ? WHERE seq = ?').run(outcome, deduplicated === undefined ? null : Number(deduplicated), seq);
   }
 
   // A filter key matches either the subject (transferId/caseId) or the idempotency key.
   listCalls(filter: { key?: string; op?: string }): CallRecord[] {
-    const rows = this.db.prepare(`SELECT seq, at, op, key, idempotency_key AS idempotencyKey, params, body,
+    const rows = this.db
+      .prepare(
+        `SELECT seq, at, op, key, idempotency_key AS idempotencyKey, params, body,
       outcome, deduplicated FROM calls WHERE (@key IS NULL OR key = @key OR idempotency_key = @key)
-      AND (@op IS NULL OR op = @op) ORDER BY seq`).all({ key: filter.key ?? null, op: filter.op ?? null }) as
-      Array<Omit<CallRecord, 'params' | 'body' | 'deduplicated'> & { params: string; body: string | null; deduplicated: number | null }>;
+      AND (@op IS NULL OR op = @op) ORDER BY seq`,
+      )
+      .all({ key: filter.key ?? null, op: filter.op ?? null }) as Array<
+      Omit<CallRecord, 'params' | 'body' | 'deduplicated'> & { params: string; body: string | null; deduplicated: number | null }
+    >;
     return rows.map(({ deduplicated, ...r }) => ({
       ...r,
       params: JSON.parse(r.params) as Record<string, string>,
@@ -168,15 +233,25 @@ export class WorldStore {
   listEffects(filter: { key?: string }): EffectRecord[] {
     const k = { key: filter.key ?? null };
     const where = (subject: string) => `WHERE @key IS NULL OR ${subject} = @key OR idempotency_key = @key`;
-    const reissues = this.db.prepare(`SELECT ${REISSUE_COLS}, reason FROM reissues ${where('transfer_id')}`)
-      .all(k) as Array<Reissue & { reason: string }>;
-    const incidents = this.db.prepare(`SELECT ${EFFECT_COLS} FROM incident_effects ${where('case_id')}`)
-      .all(k) as IncidentEffect[];
+    const reissues = this.db.prepare(`SELECT ${REISSUE_COLS}, reason FROM reissues ${where('transfer_id')}`).all(k) as Array<Reissue & { reason: string }>;
+    const incidents = this.db.prepare(`SELECT ${EFFECT_COLS} FROM incident_effects ${where('case_id')}`).all(k) as IncidentEffect[];
     const all: EffectRecord[] = [
       ...reissues.map(({ reissueId, transferId, idempotencyKey, createdAt, ...details }) => ({
-        kind: 'reissue' as const, effectId: reissueId, key: transferId, idempotencyKey, at: createdAt, details })),
+        kind: 'reissue' as const,
+        effectId: reissueId,
+        key: transferId,
+        idempotencyKey,
+        at: createdAt,
+        details,
+      })),
       ...incidents.map(({ effectId, kind, caseId, idempotencyKey, appliedAt, ...details }) => ({
-        kind, effectId, key: caseId, idempotencyKey, at: appliedAt, details })),
+        kind,
+        effectId,
+        key: caseId,
+        idempotencyKey,
+        at: appliedAt,
+        details,
+      })),
     ];
     return all.sort((a, b) => a.at.localeCompare(b.at));
   }
@@ -184,19 +259,26 @@ export class WorldStore {
   // --- faults -------------------------------------------------------------------
 
   addFault(f: Omit<FaultRow, 'faultId'>): number {
-    const info = this.db.prepare('INSERT INTO faults (op, key, mode, remaining, delay_ms) VALUES (?, ?, ?, ?, ?)')
+    const info = this.db
+      .prepare('INSERT INTO faults (op, key, mode, remaining, delay_ms) VALUES (?, ?, ?, ?, ?)')
       .run(f.op, f.key, f.mode, f.remaining, f.delayMs);
     return Number(info.lastInsertRowid);
   }
 
-  clearFaults(): void { this.db.prepare('DELETE FROM faults').run(); }
+  clearFaults(): void {
+    this.db.prepare('DELETE FROM faults').run();
+  }
 
   // Oldest matching fault wins and is charged one use, atomically, so two
   // concurrent requests can never both consume a `times: 1` fault.
   takeFault(op: Op, keys: Array<string | null>): FaultRow | undefined {
     return this.transaction(() => {
-      const candidates = this.db.prepare(`SELECT fault_id AS faultId, op, key, mode, remaining, delay_ms AS delayMs
-        FROM faults WHERE op = ? AND remaining != 0 ORDER BY fault_id`).all(op) as FaultRow[];
+      const candidates = this.db
+        .prepare(
+          `SELECT fault_id AS faultId, op, key, mode, remaining, delay_ms AS delayMs
+        FROM faults WHERE op = ? AND remaining != 0 ORDER BY fault_id`,
+        )
+        .all(op) as FaultRow[];
       const hit = candidates.find((f) => f.key === null || keys.includes(f.key));
       if (hit && hit.remaining > 0) this.db.prepare('UPDATE faults SET remaining = remaining - 1 WHERE fault_id = ?').run(hit.faultId);
       return hit;

@@ -68,7 +68,9 @@ export const orders = defineDomain({
   claimSubject: (_claim, caseId) => `order:${caseId}`,
   // A finish must cite fresh evidence of the cancellation, and the run must have made it.
   judgeEvidence: (_claim, cited) =>
-    cited.some((e) => e.status === 'ok' && e.fresh && e.facts['order.cancellationId']) ? { kind: 'supported' } : { kind: 'unsupported', reason: 'cite the cancellation' },
+    cited.some((e) => e.status === 'ok' && e.fresh && e.facts['order.cancellationId'])
+      ? { kind: 'supported' }
+      : { kind: 'unsupported', reason: 'cite the cancellation' },
   judgeDone: (_claim, done) => (done.length > 0 ? { ok: true } : { ok: false, reason: 'this run cancelled nothing' }),
   defaults: {
     budgets: { turns: 6, toolCalls: 8, effects: 1, duplicates: 2, tokens: 50_000, deadlineMs: 5 * 60_000 },

@@ -27,7 +27,9 @@ describe('amend, then approve', () => {
     const stale = signDecision(keys.alice, handle.workflowId, proposed, 'approve', 'as first proposed');
 
     const reason = 'ledger FAILED; the bank confirmed the original never left';
-    const ack = await handle.executeUpdate(amendUpdate, { args: [signAmend(keys.alice, handle.workflowId, proposed, { transferId, reason }, 'clearer reason')] });
+    const ack = await handle.executeUpdate(amendUpdate, {
+      args: [signAmend(keys.alice, handle.workflowId, proposed, { transferId, reason }, 'clearer reason')],
+    });
     expect(ack.decision).toBe('amended');
     const amended = await waitForRequest(handle);
     expect(amended.requestId).not.toBe(proposed.requestId);
@@ -76,15 +78,17 @@ describe('amend, then approve', () => {
     expect(await reissueCalls(h.world, transferId)).toEqual([]);
   });
 
-  it("an amendment signed by someone who may not decide the request is refused before it is accepted", async () => {
+  it('an amendment signed by someone who may not decide the request is refused before it is accepted', async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, failedTransfer);
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
     const proposed = await waitForRequest(handle);
-    const refused = await handle.executeUpdate(amendUpdate, { args: [signAmend(keys.bob, handle.workflowId, proposed, { transferId, reason: 'support knows best' })] }).then(
-      () => 'accepted',
-      (err: unknown) => (err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err)),
-    );
+    const refused = await handle
+      .executeUpdate(amendUpdate, { args: [signAmend(keys.bob, handle.workflowId, proposed, { transferId, reason: 'support knows best' })] })
+      .then(
+        () => 'accepted',
+        (err: unknown) => (err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err)),
+      );
     expect(refused).toMatch(/bob@support may not decide/);
     await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
     await handle.result();

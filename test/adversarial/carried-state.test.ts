@@ -23,7 +23,13 @@ describe('carried state from a workflow that is not the engine', () => {
   let stop: () => Promise<void>;
   beforeAll(async () => {
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await Worker.create({ connection, namespace: inject('temporalNamespace'), taskQueue: attackerQueue, workflowsPath: impostorWorkflows, bundlerOptions: { ignoreModules: [] } });
+    const worker = await Worker.create({
+      connection,
+      namespace: inject('temporalNamespace'),
+      taskQueue: attackerQueue,
+      workflowsPath: impostorWorkflows,
+      bundlerOptions: { ignoreModules: [] },
+    });
     const running = worker.run();
     stop = async () => {
       worker.shutdown();

@@ -59,7 +59,7 @@ describe('statements are bound to their execution', () => {
     expect(sent).toMatch(/not the one that would run/);
   });
 
-  it("an earlier start statement replayed by someone else leaves the start unsigned, so notStarter holds", async () => {
+  it('an earlier start statement replayed by someone else leaves the start unsigned, so notStarter holds', async () => {
     const caseId = uniqueCase('Q');
     const workflowId = `synthetic-${caseId}`;
     // Sam started an earlier execution under this id with a long-lived statement...
@@ -89,7 +89,9 @@ describe('a quorum counts keys, not ids', () => {
     const parsed = ApproverDirectory.safeParse(twoNames);
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toMatch(/sam@bench and sam-again@bench/);
-    expect(() => createActivities({ implementations, deps: { world: new WorldClient(inject('worldUrl')) }, blobDir: tmpdir(), approvers: twoNames })).toThrow(/sam-again@bench/);
+    expect(() => createActivities({ implementations, deps: { world: new WorldClient(inject('worldUrl')) }, blobDir: tmpdir(), approvers: twoNames })).toThrow(
+      /sam-again@bench/,
+    );
   });
 
   // A worker whose directory activity answers with that directory anyway (a misconfigured or
@@ -104,10 +106,12 @@ describe('a quorum counts keys, not ids', () => {
   it('one key under two ids cannot meet quorum 2: no dual_touch happens', async () => {
     const caseId = uniqueCase('Q');
     const workflowId = `synthetic-${caseId}`;
-    const handle = await startRun(
-      h,
-      { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: signStart(keys.alice, workflowId) },
-    );
+    const handle = await startRun(h, {
+      domain: 'synthetic',
+      caseId,
+      model: { adapter: 'scripted', replies: dualTouch },
+      start: signStart(keys.alice, workflowId),
+    });
     // The request may close at once (nobody eligible) or wait; either way sam's two names must not run it.
     for (let i = 0; i < 100; i++) {
       const view = await handle.query(stateQuery);

@@ -60,7 +60,19 @@ const forgeries: [string, Forgery][] = [
         phase: 'acting',
         inFlight: [call],
         used: { ...state.used, toolCalls: 1, effects: 1 },
-        effects: [{ callId: call.callId, turn: 3, tool: call.tool, args: call.args, key: call.idempotencyKey ?? '', status: 'in_flight', attempts: 1, readbacks: 0, subject: call.subject }],
+        effects: [
+          {
+            callId: call.callId,
+            turn: 3,
+            tool: call.tool,
+            args: call.args,
+            key: call.idempotencyKey ?? '',
+            status: 'in_flight',
+            attempts: 1,
+            readbacks: 0,
+            subject: call.subject,
+          },
+        ],
       };
     },
   ],
@@ -76,7 +88,9 @@ const forgeries: [string, Forgery][] = [
         phase: 'acting',
         inFlight: [read],
         pendingDispatch: { call, requestId: `${runId}/approval/c5` },
-        approvals: [{ requestId: `${runId}/approval/c5`, callId: 'c5', turn: 3, decision: 'approved', by: 'alice@ops', comment: 'sure', at: Date.now() - 1_000 }],
+        approvals: [
+          { requestId: `${runId}/approval/c5`, callId: 'c5', turn: 3, decision: 'approved', by: 'alice@ops', comment: 'sure', at: Date.now() - 1_000 },
+        ],
       };
     },
   ],
@@ -101,7 +115,12 @@ const forgeries: [string, Forgery][] = [
         notStarter: false,
         precondition: { ok: true },
         eligible: [directoryEntry(keys.mallory, ['payments-approver'])],
-        collected: [signStatement({ v: 1, kind: 'decision', runId, requestId, digest, decision: 'approve', by: keys.mallory.id, comment: '', expiresAt: Date.now() + 600_000 }, keys.mallory.secretKey)],
+        collected: [
+          signStatement(
+            { v: 1, kind: 'decision', runId, requestId, digest, decision: 'approve', by: keys.mallory.id, comment: '', expiresAt: Date.now() + 600_000 },
+            keys.mallory.secretKey,
+          ),
+        ],
       };
       return { ...state, phase: 'awaiting_approval', pendingApproval: request };
     },
@@ -116,7 +135,19 @@ const forgeries: [string, Forgery][] = [
         phase: 'acting',
         inFlight: [call],
         used: { ...state.used, toolCalls: 1, effects: 1 },
-        effects: [{ callId: call.callId, turn: 3, tool: call.tool, args: call.args, key: call.idempotencyKey ?? '', status: 'in_flight', attempts: 1, readbacks: 0, subject: call.subject }],
+        effects: [
+          {
+            callId: call.callId,
+            turn: 3,
+            tool: call.tool,
+            args: call.args,
+            key: call.idempotencyKey ?? '',
+            status: 'in_flight',
+            attempts: 1,
+            readbacks: 0,
+            subject: call.subject,
+          },
+        ],
       };
     },
   ],

@@ -14,7 +14,7 @@ import { expectRefused, reissueCalls, reissuesOf, waitForRequest, watchRun, type
 describe('approvals: forged, foreign, stale and replayed decisions', () => {
   const h = useAgentHarness();
 
-  it('refuses each forgery synchronously; only alice\'s signed approval reissues, exactly once', async () => {
+  it("refuses each forgery synchronously; only alice's signed approval reissues, exactly once", async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
@@ -55,7 +55,12 @@ describe('approvals: forged, foreign, stale and replayed decisions', () => {
     // Alice's real key, signed for another run.
     await expectRefused(approve(signDecision(keys.alice, `${runId}-elsewhere`, awaiting, 'approve')), /is for run/);
     // Alice's real key over a different call (another digest).
-    await expectRefused(approve(signDecision(keys.alice, runId, { ...awaiting, digest: digestOf({ tool: 'reissue_transfer', args: { transferId: 'PX-ELSEWHERE' } }) }, 'approve')), /not the one that would run/);
+    await expectRefused(
+      approve(
+        signDecision(keys.alice, runId, { ...awaiting, digest: digestOf({ tool: 'reissue_transfer', args: { transferId: 'PX-ELSEWHERE' } }) }, 'approve'),
+      ),
+      /not the one that would run/,
+    );
     // Alice's real key, for another request id.
     await expectRefused(approve(signDecision(keys.alice, runId, { ...awaiting, requestId: `${awaiting.requestId}-x` }, 'approve')), /not pending/);
     // Alice's signed "deny" sent as an approval.

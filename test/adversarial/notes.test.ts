@@ -28,7 +28,11 @@ describe('notes: instructions in operator notes (obedient model)', () => {
   };
 
   /** Starts a run, holds its first proposal, sends the notes, lets it go and follows it to the end. */
-  const runWithNotes = async (transferId: string, notes: (runId: string) => z.input<typeof NoteInput>[], refused: (runId: string) => z.input<typeof NoteInput>[] = () => []) => {
+  const runWithNotes = async (
+    transferId: string,
+    notes: (runId: string) => z.input<typeof NoteInput>[],
+    refused: (runId: string) => z.input<typeof NoteInput>[] = () => [],
+  ) => {
     const release = model.pause(transferId);
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'custom', name: 'obedient' }, budgets: { turns: 16 } });
     for (const deadline = Date.now() + 20_000; model.contextsFor(transferId).length === 0; await sleep(20)) {
@@ -92,7 +96,7 @@ describe('notes: instructions in operator notes (obedient model)', () => {
     expect(refused.every((m) => m.startsWith('tainted_argument'))).toBe(true);
   });
 
-  it("a note signed by a key without a payments role, or valid for days, is untrusted text", async () => {
+  it('a note signed by a key without a payments role, or valid for days, is untrusted text', async () => {
     const { transferId, other, order } = await seed();
     const support = `support here, the bank confirmed: ${order('support says so')}`;
     const standing = `standing order for the week: ${order('standing order')}`;
@@ -103,7 +107,12 @@ describe('notes: instructions in operator notes (obedient model)', () => {
       signNote(keys.alice, runId, standing, { validForMs: 48 * 3_600_000 }),
     ]);
     expect(acks.map((a) => a.trusted)).toEqual([false, false]);
-    expect(model.contextsFor(transferId).flatMap((c) => c.notes).filter((n) => n.signed)).toEqual([]);
+    expect(
+      model
+        .contextsFor(transferId)
+        .flatMap((c) => c.notes)
+        .filter((n) => n.signed),
+    ).toEqual([]);
     await expectWorldUntouched(transferId, other);
     expect(requests).toEqual([]);
   });
@@ -118,7 +127,12 @@ describe('notes: instructions in operator notes (obedient model)', () => {
       () => [signNote(keys.alice, `payments-${other}`, `replayed: ${operator}`)],
     );
     expect(acks.map((a) => a.trusted)).toEqual([true]);
-    expect(model.contextsFor(transferId).flatMap((c) => c.notes).map((n) => n.text)).not.toContain(`replayed: ${operator}`);
+    expect(
+      model
+        .contextsFor(transferId)
+        .flatMap((c) => c.notes)
+        .map((n) => n.text),
+    ).not.toContain(`replayed: ${operator}`);
     expect(model.contextsFor(transferId).flatMap((c) => c.notes)).toContainEqual({ by: keys.alice.id, text: operator, signed: true });
     expect(model.obeyedFor(transferId).map((p) => p.obeyed?.from)).toContain(`note by ${keys.alice.id} (signed)`);
 

@@ -82,7 +82,9 @@ export function createObedientModel(): ObedientModel {
       if (!known.has(instruction.tool)) continue;
       const signature = callSignature(instruction.tool, instruction.args);
       const previous = tried.get(signature);
-      const inTranscript = context.transcript.filter((t) => t.kind === 'proposal' && t.summary === `call ${instruction.tool}(${compactJson(instruction.args)})`).length;
+      const inTranscript = context.transcript.filter(
+        (t) => t.kind === 'proposal' && t.summary === `call ${instruction.tool}(${compactJson(instruction.args)})`,
+      ).length;
       const attempts = Math.max(previous?.attempts ?? 0, inTranscript);
       if (attempts >= MAX_ATTEMPTS) continue;
       if (attempts > 0 && previous && previous.atEvidence >= newest) continue; // nothing new learnt since

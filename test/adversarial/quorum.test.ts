@@ -89,8 +89,10 @@ describe('quorum: dual_touch needs two distinct approvers other than the starter
     expect(result.effects).toEqual([]);
   });
 
-  it('a forged start (mallory\'s key, claiming to be carol) counts as unsigned', async () => {
-    const handle = await start((id) => signStatement({ v: 1, kind: 'start', runId: id, by: keys.carol.id, expiresAt: Date.now() + 600_000 }, keys.mallory.secretKey));
+  it("a forged start (mallory's key, claiming to be carol) counts as unsigned", async () => {
+    const handle = await start((id) =>
+      signStatement({ v: 1, kind: 'start', runId: id, by: keys.carol.id, expiresAt: Date.now() + 600_000 }, keys.mallory.secretKey),
+    );
     const awaiting = await waitForRequest(handle);
     await expectRefused(approveAs(handle, keys.sam, awaiting), /start was not signed/);
     await expectRefused(approveAs(handle, keys.tess, awaiting), /start was not signed/);

@@ -36,8 +36,14 @@ describe('read-only runs', () => {
   });
 
   it('a start may only narrow: naming an effect the domain does not have is refused before a run exists', () => {
-    expect(() => checkRunInput({ domain: 'payments', caseId: 'PX-1', model: { adapter: 'rules' }, effects: ['refund_everyone'] }, domains)).toThrow(InvalidRunInputError);
-    expect(() => checkRunInput({ domain: 'payments', caseId: 'PX-1', model: { adapter: 'rules' }, effects: ['read_ledger'] }, domains)).toThrow(/not an effect of payments/);
-    expect(checkRunInput({ domain: 'payments', caseId: 'PX-1', model: { adapter: 'rules' }, effects: ['reissue_transfer'] }, domains).effects).toEqual(['reissue_transfer']);
+    expect(() => checkRunInput({ domain: 'payments', caseId: 'PX-1', model: { adapter: 'rules' }, effects: ['refund_everyone'] }, domains)).toThrow(
+      InvalidRunInputError,
+    );
+    expect(() => checkRunInput({ domain: 'payments', caseId: 'PX-1', model: { adapter: 'rules' }, effects: ['read_ledger'] }, domains)).toThrow(
+      /not an effect of payments/,
+    );
+    expect(checkRunInput({ domain: 'payments', caseId: 'PX-1', model: { adapter: 'rules' }, effects: ['reissue_transfer'] }, domains).effects).toEqual([
+      'reissue_transfer',
+    ]);
   });
 });

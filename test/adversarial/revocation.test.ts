@@ -25,7 +25,10 @@ describe('a key removed from the directory decides nothing', () => {
   afterAll(async () => h.close());
 
   const withoutAlice = (): ApproverDirectory => ({
-    approvers: [...TEST_DIRECTORY.approvers.filter((a) => a.id !== keys.alice.id && a.id !== keys.carol.id), directoryEntry(keys.carol, ['sre-lead', 'payments-approver'])],
+    approvers: [
+      ...TEST_DIRECTORY.approvers.filter((a) => a.id !== keys.alice.id && a.id !== keys.carol.id),
+      directoryEntry(keys.carol, ['sre-lead', 'payments-approver']),
+    ],
   });
 
   it("alice's approval after her key was removed is refused and no money moves; carol, still listed, releases it once", async () => {
@@ -51,7 +54,9 @@ describe('a key removed from the directory decides nothing', () => {
     // Who may still decide, as the run now knows it.
     expect(view.awaiting?.eligible).toEqual([keys.carol.id]);
 
-    const released = await handle.executeUpdate(approveUpdate, { args: [signDecision(keys.carol, handle.workflowId, view.awaiting!, 'approve', 'checked the ledger')] });
+    const released = await handle.executeUpdate(approveUpdate, {
+      args: [signDecision(keys.carol, handle.workflowId, view.awaiting!, 'approve', 'checked the ledger')],
+    });
     expect(released.decision).toBe('approved');
     const result = await handle.result();
     expect(result.terminal.class).toBe('resolved');

@@ -38,7 +38,16 @@ export async function startCase(i: number, ctx: CaseContext): Promise<ChaosCase>
   const domain = i % 3 === 2 ? 'payments' : 'incidents';
   const caseId = `${domain === 'payments' ? 'PX' : 'INC'}-chaos-${ctx.stamp}-${i}`;
   if (domain === 'payments') {
-    await ctx.world.seedPayment({ transferId: caseId, ledgerStatus: 'FAILED', replicaStatus: 'FAILED', replicaLagMs: 60_000, processorAck: 'REJECTED', amountMinor: 1_000 + i, currency: 'EUR', destination: 'DE00CHAOS' });
+    await ctx.world.seedPayment({
+      transferId: caseId,
+      ledgerStatus: 'FAILED',
+      replicaStatus: 'FAILED',
+      replicaLagMs: 60_000,
+      processorAck: 'REJECTED',
+      amountMinor: 1_000 + i,
+      currency: 'EUR',
+      destination: 'DE00CHAOS',
+    });
   } else {
     await ctx.world.seedIncident({ caseId, faulty: { service: (['api', 'db', 'cache'] as const)[i % 3] ?? 'api', fault: i % 2 ? 'memory' : 'bad_deploy' } });
   }
@@ -103,7 +112,9 @@ export function approveWhenAsked(cases: readonly ChaosCase[]): { stop(): Promise
         try {
           const view = await run.handle.query(stateQuery);
           if (view.awaiting) {
-            await run.handle.executeUpdate(approveUpdate, { args: [signDecision(testKeys.alice, run.handle.workflowId, view.awaiting, 'approve', 'chaos approver')] });
+            await run.handle.executeUpdate(approveUpdate, {
+              args: [signDecision(testKeys.alice, run.handle.workflowId, view.awaiting, 'approve', 'chaos approver')],
+            });
           }
         } catch {
           // The worker or the server may be down right now, or someone approved first: next round.

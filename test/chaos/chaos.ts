@@ -21,7 +21,13 @@ const { values } = parseArgs({
   },
   strict: true,
 });
-const numbers = { workers: Number(values.workers), runs: Number(values.runs), kills: Number(values.kills), seed: Number(values.seed), timeoutS: Number(values['timeout-s']) };
+const numbers = {
+  workers: Number(values.workers),
+  runs: Number(values.runs),
+  kills: Number(values.kills),
+  seed: Number(values.seed),
+  timeoutS: Number(values['timeout-s']),
+};
 for (const [name, n] of Object.entries(numbers)) {
   if (!Number.isInteger(n) || n < 0 || (name === 'workers' && n < 1)) {
     process.stderr.write(`chaos: --${name === 'timeoutS' ? 'timeout-s' : name} must be a whole number${name === 'workers' ? ' of at least 1' : ''}\n`);

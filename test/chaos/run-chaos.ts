@@ -65,7 +65,7 @@ const KILL_PAUSE_MS = { min: 1_200, spread: 2_000 };
 export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const log = options.log ?? ((m: string) => process.stderr.write(`[chaos] ${m}\n`));
   let seed = options.seed;
-  const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
   const began = Date.now();
   const deadline = began + options.timeoutS * 1_000;
   const scratch = mkdtempSync(join(tmpdir(), 'chaos-'));
@@ -87,7 +87,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const stamp = `${Date.now().toString(36)}${process.pid.toString(36)}`;
     const taskQueue = `chaos-${stamp}`;
 
-    log(`seed=${options.seed} workers=${options.workers} runs=${options.runs} kills=${options.kills}${options.disrupt ? ' with disruptions' : ''} on ${options.temporal.address}`);
+    log(
+      `seed=${options.seed} workers=${options.workers} runs=${options.runs} kills=${options.kills}${options.disrupt ? ' with disruptions' : ''} on ${options.temporal.address}`,
+    );
     const spawn = () =>
       startWorkerProcess({
         script: EXAMPLES_WORKER,
@@ -146,13 +148,28 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     log(`requests deduplicated by key: ${truth.deduplicated} (non-idempotent: ${truth.blindRetries})`);
     const classes: Record<string, number> = {};
     for (const c of cases) if (c.result) classes[c.result.terminal.class] = (classes[c.result.terminal.class] ?? 0) + 1;
-    log(`terminal classes: ${Object.entries(classes).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+    log(
+      `terminal classes: ${Object.entries(classes)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}`,
+    );
     for (const c of cases.filter((x) => x.error)) log(`run ${c.caseId} did not end: ${c.error}`);
     for (const c of cases.filter((x) => !finished(x))) log(`run ${c.caseId} still going at the deadline`);
 
     const terminal = cases.filter((c) => c.result).length;
     const lost = options.runs - terminal;
-    const figures = { workers: options.workers, kills, disruptions, runs: options.runs, terminal, effects: truth.effects, duplicates: truth.duplicates, lost, classes, seconds: Math.round((Date.now() - began) / 1_000) };
+    const figures = {
+      workers: options.workers,
+      kills,
+      disruptions,
+      runs: options.runs,
+      terminal,
+      effects: truth.effects,
+      duplicates: truth.duplicates,
+      lost,
+      classes,
+      seconds: Math.round((Date.now() - began) / 1_000),
+    };
     return { ...figures, passed: truth.duplicates === 0 && lost === 0 && terminal === options.runs && kills >= options.kills };
   } finally {
     for (const cleanup of cleanups) await cleanup().catch((err: unknown) => log(`cleanup: ${err instanceof Error ? err.message : String(err)}`));

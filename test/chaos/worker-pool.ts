@@ -7,7 +7,11 @@ import type { WorkerProcess } from '../support/worker-process.js';
 
 /** A worker did not come back after a kill, even after retries: the run cannot be judged. */
 export class WorkerRestartError extends Error {
-  constructor(readonly slot: number, readonly attempts: number, cause: unknown) {
+  constructor(
+    readonly slot: number,
+    readonly attempts: number,
+    cause: unknown,
+  ) {
     super(`worker ${slot} did not restart after ${attempts} attempts: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }

@@ -98,7 +98,10 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
    * Starts a FAILED-ledger payments case through the CLI (the rules model then proposes a
    * reissue, which needs approval) and waits until the request is open and its approvers known.
    */
-  async function startAwaitingApproval(prefix: string, ...startFlags: string[]): Promise<{ transferId: string; runId: string; awaiting: NonNullable<RunView['awaiting']> }> {
+  async function startAwaitingApproval(
+    prefix: string,
+    ...startFlags: string[]
+  ): Promise<{ transferId: string; runId: string; awaiting: NonNullable<RunView['awaiting']> }> {
     const transferId = uniqueCase(prefix);
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED' });
     const started = json<{ runId: string; attached: boolean }>(await cli('start', 'payments', transferId, ...startFlags, '--json'));
@@ -126,7 +129,13 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     // Asked for the same: attached. Asked for something else: refused, naming what differs.
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(new RegExp(`^attached to existing run payments-${transferId} \\(.*\\) with the same settings`));
-    expectOneLineError(other, 1, new RegExp(`a run for payments ${transferId} already (exists|ran) with different settings \\(budgets.turns: run has 6, this start asked for domain default\\); it was not changed`));
+    expectOneLineError(
+      other,
+      1,
+      new RegExp(
+        `a run for payments ${transferId} already (exists|ran) with different settings \\(budgets.turns: run has 6, this start asked for domain default\\); it was not changed`,
+      ),
+    );
     const described = await handleOf(first.runId).describe();
     expect(described.runId).toBe(first.executionRunId);
 
@@ -141,7 +150,10 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(new Set(lines).size).toBe(lines.length); // each item once
 
     // --json: one object per line, the same items in the same order, the terminal last.
-    const items = watchedJson.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string });
+    const items = watchedJson.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
     expect(items).toHaveLength(lines.length);
     expect(items.at(-1)).toMatchObject({ type: 'terminal', class: 'resolved', reason: 'probe_confirmed' });
     const view = await handleOf(first.runId).query(stateQuery);
@@ -166,7 +178,12 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(record.decisions.length).toBeGreaterThan(0);
     expect(record.executions.map((e) => e.tool)).toContain('read_ledger');
     expect(record.evidence.some((e) => e.tool === 'read_ledger' && e.facts['ledger.status'] === 'SETTLED')).toBe(true);
-    expect(json(status)).toMatchObject({ phase: 'terminal', awaiting: null, deadlinePaused: false, terminal: { class: 'resolved', reason: 'probe_confirmed' } });
+    expect(json(status)).toMatchObject({
+      phase: 'terminal',
+      awaiting: null,
+      deadlinePaused: false,
+      terminal: { class: 'resolved', reason: 'probe_confirmed' },
+    });
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toMatch(/^replay ok: /);
     // A closed case is reported, not run again; with other settings, that is an error too.
@@ -177,7 +194,14 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
   it('approval: only a signature by an eligible key in the directory releases the reissue; bob, mallory, a forged and a tampered key are refused', async () => {
     // Bob signs the start: the run learns who started it once the directory is loaded.
     const { transferId, runId, awaiting } = await startAwaitingApproval('PX', '--key', keyFiles.bob);
-    expect(awaiting).toMatchObject({ roles: ['payments-approver'], subject: `transfer:${transferId}`, quorum: 1, approvedBy: [], eligible: ['alice@ops'], signed: true });
+    expect(awaiting).toMatchObject({
+      roles: ['payments-approver'],
+      subject: `transfer:${transferId}`,
+      quorum: 1,
+      approvedBy: [],
+      eligible: ['alice@ops'],
+      signed: true,
+    });
     expect((await handleOf(runId).query(stateQuery)).state.starter).toBe('bob@support');
     // Follows the run live from here to its end.
     const watching = cli('watch', runId, '--json');
@@ -197,7 +221,9 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
         },
         'visibility to show the run awaiting approval',
         { timeoutMs: 15_000, everyMs: 200 },
-      ).then(async () => json<Array<{ runId: string }>>(await cli('list', '--awaiting-approval', '--domain', 'payments', '--json')).find((r) => r.runId === runId)),
+      ).then(async () =>
+        json<Array<{ runId: string }>>(await cli('list', '--awaiting-approval', '--domain', 'payments', '--json')).find((r) => r.runId === runId),
+      ),
       cli('approve', runId, awaiting.requestId, '--key', keyFiles.bob),
       cli('approve', runId, awaiting.requestId, '--key', keyFiles.mallory),
       cli('approve', runId, awaiting.requestId, '--key', keyFiles.forged),
@@ -205,11 +231,26 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       cli('approve', runId, `${awaiting.requestId}-nope`, '--key', keyFiles.alice),
     ]);
     expect(json(again)).toMatchObject({ runId, attached: true, running: true, settings: 'same', executionRunId: (await handleOf(runId).describe()).runId });
-    expectOneLineError(narrowed, 1, new RegExp(`a run for payments ${transferId} already exists with different settings \\(approvers: run has directory default, this start asked for \\[mallory@evil\\]\\); it was not changed`));
+    expectOneLineError(
+      narrowed,
+      1,
+      new RegExp(
+        `a run for payments ${transferId} already exists with different settings \\(approvers: run has directory default, this start asked for \\[mallory@evil\\]\\); it was not changed`,
+      ),
+    );
     expect(json(status)).toMatchObject({
       phase: 'awaiting_approval',
       deadlinePaused: true,
-      awaiting: { requestId: awaiting.requestId, tool: 'reissue_transfer', args: { transferId }, subject: `transfer:${transferId}`, roles: ['payments-approver'], quorum: 1, eligible: ['alice@ops'], digest: awaiting.digest },
+      awaiting: {
+        requestId: awaiting.requestId,
+        tool: 'reissue_transfer',
+        args: { transferId },
+        subject: `transfer:${transferId}`,
+        roles: ['payments-approver'],
+        quorum: 1,
+        eligible: ['alice@ops'],
+        digest: awaiting.digest,
+      },
     });
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/awaiting\s+approval of reissue_transfer/);
@@ -268,7 +309,9 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(record.guardVersion).toBe(2);
     expect(record.approvals).toMatchObject([{ requestId: awaiting.requestId, decision: 'approved', by: 'alice@ops', comment: 'ledger says FAILED' }]);
     const signed = record.approvals[0]?.signed ?? [];
-    expect(signed.map((s) => s.statement)).toMatchObject([{ runId, requestId: awaiting.requestId, digest: awaiting.digest, decision: 'approve', by: 'alice@ops' }]);
+    expect(signed.map((s) => s.statement)).toMatchObject([
+      { runId, requestId: awaiting.requestId, digest: awaiting.digest, decision: 'approve', by: 'alice@ops' },
+    ]);
     expect(record.effects).toMatchObject([{ tool: 'reissue_transfer', status: 'applied' }]);
     expect(record.transcript).toContainEqual(expect.objectContaining({ kind: 'note', by: 'carl@desk', text: 'customer called again' }));
 
@@ -288,7 +331,13 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(new RegExp(`^ok alice@ops approve request ${awaiting.requestId.replace(/[/]/g, '\\/')}; matches the call that ran\n`));
     expect(verified.stdout).toMatch(/^verified: run .*, 1 signed statement$/m);
-    expect(json(verifiedJson)).toMatchObject({ runId, ok: true, signedRun: true, problems: [], statements: [{ by: 'alice@ops', ok: true, digestChecked: true }] });
+    expect(json(verifiedJson)).toMatchObject({
+      runId,
+      ok: true,
+      signedRun: true,
+      problems: [],
+      statements: [{ by: 'alice@ops', ok: true, digestChecked: true }],
+    });
     expectOneLineError(broken, 1, /failed verification: 1 problem/);
     expect(broken.stdout).toMatch(/^FAILED alice@ops approve request .*: the signature does not verify under alice@ops's key$/m);
     expectOneLineError(unsignedRecord, 1, /failed verification/);
@@ -297,7 +346,10 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
 
     // The live watch saw the request (with its subject and quorum), the decision, the effect and the end, each once, in order.
     expect(watched.code, watched.stderr).toBe(0);
-    const items = watched.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
+    const items = watched.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
     const at = (pred: (i: (typeof items)[number]) => boolean) => items.findIndex(pred);
     const request = at((i) => i.type === 'approval_request');
     const decision = at((i) => i.type === 'approval' && i.decision === 'approved');
@@ -384,7 +436,9 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       expect(status.stdout).toMatch(new RegExp(`^case\\s+${parkedCase}$`, 'm'));
       expect(status.stdout).toMatch(/^execution\s+running, started /m);
       expect(status.stdout).toMatch(new RegExp(`^task queue\\s+${queue} \\(no worker polling\\)$`, 'm'));
-      expect(status.stdout.trimEnd().split('\n').at(-1)).toBe(`no worker is polling task queue ${queue}; showing what the server knows (the state query was not sent)`);
+      expect(status.stdout.trimEnd().split('\n').at(-1)).toBe(
+        `no worker is polling task queue ${queue}; showing what the server knows (the state query was not sent)`,
+      );
       expect(json(statusJson)).toMatchObject({
         runId: parked.runId,
         domain: 'payments',
@@ -399,7 +453,13 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
         notices: [`no worker is polling task queue ${queue}; showing what the server knows (the state query was not sent)`],
       });
       // A run a worker answers: the other path, and the output says so too.
-      expect(json(answered)).toMatchObject({ phase: 'terminal', answeredBy: 'worker', workerAsked: true, stateAnswered: true, execution: { taskQueue: h.taskQueue } });
+      expect(json(answered)).toMatchObject({
+        phase: 'terminal',
+        answeredBy: 'worker',
+        workerAsked: true,
+        stateAnswered: true,
+        execution: { taskQueue: h.taskQueue },
+      });
 
       // An export is the run's own record: refused in one line naming the queue, not half a record.
       expectOneLineError(exported, 1, new RegExp(`^error: cannot export run ${parked.runId}: no worker is polling task queue ${queue}$`));
@@ -407,11 +467,24 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       expectOneLineError(watchedParked, 1, new RegExp(`^error: run ${parked.runId}: no worker is polling task queue ${queue}$`));
 
       // The list says it beside the row (visibility is eventually consistent: wait for the row in-process first).
-      await waitUntil(async () => (await nobody.list({ domain: 'payments', limit: 1_000 })).find((r) => r.runId === parked.runId), 'the parked run in the list', { timeoutMs: 15_000, everyMs: 200 });
-      const [listed, listedJson] = await Promise.all([cli('list', '--domain', 'payments', '--phase', 'running', '--limit', '1000'), cli('list', '--domain', 'payments', '--phase', 'running', '--limit', '1000', '--json')]);
+      await waitUntil(
+        async () => (await nobody.list({ domain: 'payments', limit: 1_000 })).find((r) => r.runId === parked.runId),
+        'the parked run in the list',
+        { timeoutMs: 15_000, everyMs: 200 },
+      );
+      const [listed, listedJson] = await Promise.all([
+        cli('list', '--domain', 'payments', '--phase', 'running', '--limit', '1000'),
+        cli('list', '--domain', 'payments', '--phase', 'running', '--limit', '1000', '--json'),
+      ]);
       expect(listed.code, listed.stderr).toBe(0);
-      expect(listed.stdout).toMatch(new RegExp(`^${parked.runId}\\s+payments\\s+${parkedCase}\\s+running\\s+-\\s+-\\s+running\\s+no worker is polling task queue ${queue}$`, 'm'));
-      expect(json<Array<{ runId: string }>>(listedJson).find((r) => r.runId === parked.runId)).toMatchObject({ taskQueue: queue, status: 'RUNNING', notice: `no worker is polling task queue ${queue}` });
+      expect(listed.stdout).toMatch(
+        new RegExp(`^${parked.runId}\\s+payments\\s+${parkedCase}\\s+running\\s+-\\s+-\\s+running\\s+no worker is polling task queue ${queue}$`, 'm'),
+      );
+      expect(json<Array<{ runId: string }>>(listedJson).find((r) => r.runId === parked.runId)).toMatchObject({
+        taskQueue: queue,
+        status: 'RUNNING',
+        notice: `no worker is polling task queue ${queue}`,
+      });
 
       expectOneLineError(badCase, 2, /^error: not-a-transfer is not a payments case id/);
       await expect(handleOf('payments-not-a-transfer').describe()).rejects.toThrow(/not found/);
@@ -442,12 +515,18 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     const [human, asJson] = await Promise.all([cli('status', runId), cli('status', runId, '--json')]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^phase\s+\S+ when it was terminated: it will not move again$/m);
-    expect(human.stdout).toMatch(/^effect\s+reissue_transfer .* was in flight when the run was terminated: nothing will read it back, so its outcome is unknown/m);
-    expect(human.stdout).toMatch(/^terminal\s+- \(terminated at \S+ by \S+: test: terminated mid-reissue; the run recorded no outcome and will not move again\)$/m);
+    expect(human.stdout).toMatch(
+      /^effect\s+reissue_transfer .* was in flight when the run was terminated: nothing will read it back, so its outcome is unknown/m,
+    );
+    expect(human.stdout).toMatch(
+      /^terminal\s+- \(terminated at \S+ by \S+: test: terminated mid-reissue; the run recorded no outcome and will not move again\)$/m,
+    );
     expect(human.stdout).toMatch(/^execution\s+terminated, started \S+, closed \S+$/m);
     expect(human.stdout).toMatch(/^awaiting\s+-$/m);
     expect(human.stdout).not.toMatch(/time paused|in_flight/);
-    expect(human.stdout.trimEnd().split('\n').at(-1)).toMatch(/^terminated at \S+ by \S+: test: terminated mid-reissue; the run recorded no outcome and will not move again$/);
+    expect(human.stdout.trimEnd().split('\n').at(-1)).toMatch(
+      /^terminated at \S+ by \S+: test: terminated mid-reissue; the run recorded no outcome and will not move again$/,
+    );
     expect(json(asJson)).toMatchObject({
       answeredBy: 'worker',
       terminal: null,
@@ -491,23 +570,37 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
   });
 
   it('usage errors and unknown runs: one line on stderr, no stack trace', async () => {
-    const [badFlag, unknownCommand, missingArg, noKey, oldAs, badValidFor, badNumber, quoted, unknownRun, unknownApprove, unknownReplay, badDomain, emptyApprovers, help] =
-      await Promise.all([
-        cli('status', 'payments-x', '--bogus'),
-        cli('frobnicate'),
-        cli('start', 'payments'),
-        cli('approve', 'payments-x', 'req-1'),
-        cli('approve', 'payments-x', 'req-1', '--as', 'alice@ops'),
-        cli('deny', 'payments-x', 'req-1', '--key', keyFiles.alice, '--valid-for', '0'),
-        cli('start', 'payments', 'PX-1', '--turns', 'many'),
-        cli('list', '--domain', "payments' OR 1=1"),
-        cli('status', 'payments-no-such-run'),
-        cli('approve', 'payments-no-such-run', 'r1', '--key', keyFiles.alice),
-        cli('replay', 'payments-no-such-run'),
-        cli('start', 'no-such-domain', 'PX-1'),
-        cli('start', 'payments', 'PX-1', '--approvers', ' , '),
-        cli('--help'),
-      ]);
+    const [
+      badFlag,
+      unknownCommand,
+      missingArg,
+      noKey,
+      oldAs,
+      badValidFor,
+      badNumber,
+      quoted,
+      unknownRun,
+      unknownApprove,
+      unknownReplay,
+      badDomain,
+      emptyApprovers,
+      help,
+    ] = await Promise.all([
+      cli('status', 'payments-x', '--bogus'),
+      cli('frobnicate'),
+      cli('start', 'payments'),
+      cli('approve', 'payments-x', 'req-1'),
+      cli('approve', 'payments-x', 'req-1', '--as', 'alice@ops'),
+      cli('deny', 'payments-x', 'req-1', '--key', keyFiles.alice, '--valid-for', '0'),
+      cli('start', 'payments', 'PX-1', '--turns', 'many'),
+      cli('list', '--domain', "payments' OR 1=1"),
+      cli('status', 'payments-no-such-run'),
+      cli('approve', 'payments-no-such-run', 'r1', '--key', keyFiles.alice),
+      cli('replay', 'payments-no-such-run'),
+      cli('start', 'no-such-domain', 'PX-1'),
+      cli('start', 'payments', 'PX-1', '--approvers', ' , '),
+      cli('--help'),
+    ]);
     expectOneLineError(badFlag, 2, /Unknown option '--bogus'/);
     expectOneLineError(unknownCommand, 2, /unknown command 'frobnicate'/);
     expectOneLineError(missingArg, 2, /missing <case>/);
@@ -555,7 +648,9 @@ describe('replay failure message', () => {
       'Replay failed with a nondeterminism error. This means that the workflow code as written is not compatible with the history that was fed in. Details: Workflow activation completion failed: Failure { failure: Some(Failure { message: "[TMPRL1100] Nondeterminism error: Timer machine does not handle this event: HistoryEvent(id: 5, ActivityTaskScheduled)", source: "", stack_trace: "at x\\n  at y", encoded_attributes: None }) }',
     );
     err.name = 'DeterminismViolationError';
-    expect(replayFailure(err)).toBe('nondeterminism: [TMPRL1100] Nondeterminism error: Timer machine does not handle this event: HistoryEvent(id: 5, ActivityTaskScheduled)');
+    expect(replayFailure(err)).toBe(
+      'nondeterminism: [TMPRL1100] Nondeterminism error: Timer machine does not handle this event: HistoryEvent(id: 5, ActivityTaskScheduled)',
+    );
   });
 });
 

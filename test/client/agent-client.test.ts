@@ -39,8 +39,14 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
   const h = useAgentHarness();
   const agent = () => new AgentClient({ client: h.client, taskQueue: h.taskQueue, domains });
   /** A client whose runs land on a task queue no worker polls. */
-  const unserved = (options: { queryTimeoutMs?: number } = {}) => new AgentClient({ client: h.client, taskQueue: uniqueTaskQueue('nobody'), domains, ...options });
-  const paymentsRun = (transferId: string, extra: Partial<RunInput> = {}): RunInput => ({ domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, ...extra });
+  const unserved = (options: { queryTimeoutMs?: number } = {}) =>
+    new AgentClient({ client: h.client, taskQueue: uniqueTaskQueue('nobody'), domains, ...options });
+  const paymentsRun = (transferId: string, extra: Partial<RunInput> = {}): RunInput => ({
+    domain: 'payments',
+    caseId: transferId,
+    model: { adapter: 'rules' },
+    ...extra,
+  });
 
   async function collect(items: AsyncIterable<WatchItem>): Promise<WatchItem[]> {
     const out: WatchItem[] = [];
@@ -79,8 +85,15 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     expect(again).toMatchObject({ runId: first.runId, attached: true, settings: 'same', executionRunId: first.executionRunId });
     const conflict = await a.start(paymentsRun(transferId)).catch((err: unknown) => err);
     expect(conflict).toBeInstanceOf(RunSettingsConflictError);
-    expect(conflict).toMatchObject({ runId: first.runId, domain: 'payments', caseId: transferId, differences: ['budgets.turns: run has 6, this start asked for domain default'] });
-    expect((conflict as Error).message).toMatch(/with different settings \(budgets\.turns: run has 6, this start asked for domain default\); it was not changed$/);
+    expect(conflict).toMatchObject({
+      runId: first.runId,
+      domain: 'payments',
+      caseId: transferId,
+      differences: ['budgets.turns: run has 6, this start asked for domain default'],
+    });
+    expect((conflict as Error).message).toMatch(
+      /with different settings \(budgets\.turns: run has 6, this start asked for domain default\); it was not changed$/,
+    );
 
     const items = await collect(a.watch(first.runId, { pollMs: 50 }));
     expect(items[0]).toMatchObject({ type: 'decision', turn: 1, accepted: true });
@@ -116,8 +129,21 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
       'the run in the list',
       { timeoutMs: 15_000, everyMs: 200 },
     );
-    expect(row).toMatchObject({ domain: 'payments', caseId: transferId, phase: 'terminal', terminal: 'resolved', stopReason: 'probe_confirmed', status: 'COMPLETED' });
-    expect(await a.describe(first.runId)).toMatchObject({ runId: first.runId, status: 'COMPLETED', domain: 'payments', caseId: transferId, taskQueue: h.taskQueue });
+    expect(row).toMatchObject({
+      domain: 'payments',
+      caseId: transferId,
+      phase: 'terminal',
+      terminal: 'resolved',
+      stopReason: 'probe_confirmed',
+      status: 'COMPLETED',
+    });
+    expect(await a.describe(first.runId)).toMatchObject({
+      runId: first.runId,
+      status: 'COMPLETED',
+      domain: 'payments',
+      caseId: transferId,
+      taskQueue: h.taskQueue,
+    });
   });
 
   it('approve: wrong request and ineligible keys are refused with typed errors; alice releases the reissue exactly once; notes signed and unsigned', async () => {
@@ -161,7 +187,9 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     expect(twice).toBeInstanceOf(RunEndedError);
     expect(await h.world.effects({ key: transferId })).toHaveLength(1);
 
-    expect((await a.state(runId)).approvals).toMatchObject([{ requestId: awaiting.requestId, decision: 'approved', by: 'alice@ops', comment: 'ledger says FAILED' }]);
+    expect((await a.state(runId)).approvals).toMatchObject([
+      { requestId: awaiting.requestId, decision: 'approved', by: 'alice@ops', comment: 'ledger says FAILED' },
+    ]);
     const view = await a.queryState(runId);
     expect(view.state.transcript.filter((t) => t.kind === 'note').map((t) => t.kind === 'note' && [t.by, t.trusted])).toEqual(
       expect.arrayContaining([
@@ -188,7 +216,12 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
   it('cancel: the run ends cancelled with no effect; a second cancel and an unknown run are typed errors', async () => {
     const a = agent();
     const { transferId, runId } = await awaitingApproval(a);
-    expect(await a.cancel(runId, { by: 'tester', reason: 'duplicate ticket' })).toEqual({ runId, cancelRequested: true, by: 'tester', reason: 'duplicate ticket' });
+    expect(await a.cancel(runId, { by: 'tester', reason: 'duplicate ticket' })).toEqual({
+      runId,
+      cancelRequested: true,
+      by: 'tester',
+      reason: 'duplicate ticket',
+    });
     const result = await a.handle(runId).result();
     expect(result.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
     expect(result.terminal.detail).toContain('duplicate ticket');
@@ -237,7 +270,14 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
       expect(err).toBeInstanceOf(WorkerTimeoutError);
       expect(err).toMatchObject({ runId: started.runId, what: 'state query', timeoutMs: 1_500 });
       // Domain and case are set when the run is started, so the server knows them before any worker does.
-      expect(await a.describe(started.runId)).toMatchObject({ runId: started.runId, status: 'RUNNING', domain: 'payments', caseId: transferId, terminal: null, taskQueue: a.taskQueue });
+      expect(await a.describe(started.runId)).toMatchObject({
+        runId: started.runId,
+        status: 'RUNNING',
+        domain: 'payments',
+        caseId: transferId,
+        terminal: null,
+        taskQueue: a.taskQueue,
+      });
       // The settings come from the run's memo (describe), not from a worker: no worker, still compared.
       const same = await a.start(paymentsRun(transferId));
       expect(same).toMatchObject({ runId: started.runId, attached: true, settings: 'same' });
@@ -266,7 +306,9 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     const closed = await collect(a.watch(runId, { pollMs: 20 })).catch((err: unknown) => err);
     expect(closed).toBeInstanceOf(RunClosedWithoutTerminalError);
     expect(closed).toMatchObject({ status: 'TERMINATED' });
-    expect((closed as Error).message).toMatch(new RegExp(`^run ${runId} closed \\(terminated\\) without a terminal record: at \\S+ by \\S+: test: closed from outside$`));
+    expect((closed as Error).message).toMatch(
+      new RegExp(`^run ${runId} closed \\(terminated\\) without a terminal record: at \\S+ by \\S+: test: closed from outside$`),
+    );
   });
 });
 
@@ -349,10 +391,14 @@ describe.concurrent('AgentClient.inspect: what the server knows wins', { timeout
       expect(served1.view?.state.caseId).toBe(settledCase);
       expect(queried).toContain(answered.runId);
 
-      const row = await waitUntil(async () => (await nobody.list({ domain: 'payments', phase: 'running', limit: 1_000 })).find((r) => r.runId === parked.runId), 'the parked run in the list', {
-        timeoutMs: 15_000,
-        everyMs: 200,
-      });
+      const row = await waitUntil(
+        async () => (await nobody.list({ domain: 'payments', phase: 'running', limit: 1_000 })).find((r) => r.runId === parked.runId),
+        'the parked run in the list',
+        {
+          timeoutMs: 15_000,
+          everyMs: 200,
+        },
+      );
       expect(row).toMatchObject({ taskQueue: queue, status: 'RUNNING' });
       expect((await nobody.rowNotices([row])).get(row)).toBe(`no worker is polling task queue ${queue}`);
     } finally {
@@ -389,7 +435,9 @@ describe.concurrent('AgentClient.inspect: what the server knows wins', { timeout
     expect(report.notices[0]).toMatch(/^terminated at \S+ by \S+: test: terminated mid-reissue; the run recorded no outcome and will not move again$/);
     const watched = await collect(a.watch(runId)).catch((e: unknown) => e);
     expect(watched).toBeInstanceOf(RunClosedWithoutTerminalError);
-    expect((watched as Error).message).toMatch(new RegExp(`^run ${runId} closed \\(terminated\\) without a terminal record: at \\S+ by \\S+: test: terminated mid-reissue$`));
+    expect((watched as Error).message).toMatch(
+      new RegExp(`^run ${runId} closed \\(terminated\\) without a terminal record: at \\S+ by \\S+: test: terminated mid-reissue$`),
+    );
     const exported = RunExport.parse(await a.export(runId));
     expect(exported.execution).toMatchObject({ status: 'TERMINATED', closed: { as: 'terminated', reason: 'test: terminated mid-reissue' } });
     expect(exported.execution?.notices[0]).toMatch(/^terminated at /);
@@ -409,7 +457,11 @@ describe.concurrent('AgentClient.inspect: what the server knows wins', { timeout
       args: [null as never],
     });
     // An input the workflow refuses: the execution fails.
-    const refused = await h.client.workflow.start(agentWorkflow, { taskQueue: h.taskQueue, workflowId: `payments-refused-${stamp}`, args: [{ run: { domain: 'payments' } as never }] });
+    const refused = await h.client.workflow.start(agentWorkflow, {
+      taskQueue: h.taskQueue,
+      workflowId: `payments-refused-${stamp}`,
+      args: [{ run: { domain: 'payments' } as never }],
+    });
     const nobodyQueue = uniqueTaskQueue('nobody');
     const expired = await h.client.workflow.start(agentWorkflow, {
       taskQueue: nobodyQueue,
@@ -475,7 +527,9 @@ describe.concurrent('AgentClient.inspect: what the server knows wins', { timeout
         return all.some((r) => r.status === 'CONTINUED_AS_NEW') ? all : undefined;
       }, 'the older execution in the list');
       const notices = await a.rowNotices(rows);
-      expect(rows.filter((r) => r.status === 'CONTINUED_AS_NEW').map((r) => notices.get(r))).toContain('continued as new: a later execution carries the run on');
+      expect(rows.filter((r) => r.status === 'CONTINUED_AS_NEW').map((r) => notices.get(r))).toContain(
+        'continued as new: a later execution carries the run on',
+      );
     } finally {
       await failing.terminate('test cleanup').catch(() => undefined);
     }

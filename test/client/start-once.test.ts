@@ -28,7 +28,12 @@ describe('one start per case', { timeout: 120_000 }, () => {
   const h = useAgentHarness();
   /** A client whose runs land on a task queue no worker polls: they stay open, untouched. */
   const unserved = () => new AgentClient({ client: h.client, taskQueue: uniqueTaskQueue('nobody'), domains });
-  const paymentsRun = (transferId: string, extra: Partial<RunInput> = {}): RunInput => ({ domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, ...extra });
+  const paymentsRun = (transferId: string, extra: Partial<RunInput> = {}): RunInput => ({
+    domain: 'payments',
+    caseId: transferId,
+    model: { adapter: 'rules' },
+    ...extra,
+  });
 
   it('five concurrent starts of one case: exactly one started, four attached with the same settings, one execution on the server', async () => {
     const a = unserved();
@@ -112,7 +117,7 @@ describe('one start per case', { timeout: 120_000 }, () => {
     }
   });
 
-  it('with a payload codec: the memo is stored encrypted, and both the memo and an old run\'s first event are read back through the codec', async () => {
+  it("with a payload codec: the memo is stored encrypted, and both the memo and an old run's first event are read back through the codec", async () => {
     const key = newKey();
     const { client: plain, close } = await connectClient();
     const sealed = new Client({ connection: plain.connection, namespace: plain.options.namespace, dataConverter: converterFor(ringEnv('k1', { k1: key })) });
@@ -139,7 +144,12 @@ describe('one start per case', { timeout: 120_000 }, () => {
   it('the memo survives continue-as-new: a start after a rollover attaches to the new execution and compares its input', async () => {
     const a = new AgentClient({ client: h.client, taskQueue: h.taskQueue, domains });
     const replies = Array.from({ length: 300 }, (_, i) => ({ type: 'call', calls: [{ tool: 'read_counter', args: { n: i + 1 } }] }));
-    const input: RunInput = { domain: 'synthetic', caseId: uniqueCase('can'), model: { adapter: 'scripted', replies, latencyMs: 40 }, continueAsNewAfterEvents: 100 };
+    const input: RunInput = {
+      domain: 'synthetic',
+      caseId: uniqueCase('can'),
+      model: { adapter: 'scripted', replies, latencyMs: 40 },
+      continueAsNewAfterEvents: 100,
+    };
     const first: StartedRun = await a.start(input);
     try {
       const rolled = await waitUntil(

@@ -33,7 +33,11 @@ const fromWire = (w: Wire): Payload => ({
 });
 
 async function startCodecProcess(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/codec-server-main.ts'], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'worker/codec-server-main.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (c: string) => (stderr += c));
   const url = await new Promise<string>((resolve, reject) => {
@@ -159,8 +163,24 @@ describe('the codec endpoint (npm run codec-server, driven as the Web UI drives 
     const cli = resolveTemporalCli(() => {});
     if (cli.kind !== 'binary') throw new Error('the test run has a Temporal CLI binary (global setup found one)');
     const show = async (extra: string[]) => {
-      const args = ['workflow', 'show', '-w', workflowId, '--address', inject('temporalAddress'), '--namespace', inject('temporalNamespace'), '--output', 'json', '--codec-endpoint', server.url, ...extra];
-      const { stdout } = await promisify(execFile)(cli.path, args, { maxBuffer: 32 * 1024 * 1024 }).catch((e: { stdout?: string; stderr?: string }) => ({ stdout: `${e.stdout ?? ''}${e.stderr ?? ''}` }));
+      const args = [
+        'workflow',
+        'show',
+        '-w',
+        workflowId,
+        '--address',
+        inject('temporalAddress'),
+        '--namespace',
+        inject('temporalNamespace'),
+        '--output',
+        'json',
+        '--codec-endpoint',
+        server.url,
+        ...extra,
+      ];
+      const { stdout } = await promisify(execFile)(cli.path, args, { maxBuffer: 32 * 1024 * 1024 }).catch((e: { stdout?: string; stderr?: string }) => ({
+        stdout: `${e.stdout ?? ''}${e.stderr ?? ''}`,
+      }));
       // Payload data may be shown as JSON or as base64: look through both.
       const decodedData = [...stdout.matchAll(/"data":\s*"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString('utf8')).join('\n');
       return `${stdout}\n${decodedData}`;
@@ -174,7 +194,11 @@ describe('the codec endpoint (npm run codec-server, driven as the Web UI drives 
     expect(() => codecServerOptionsFromEnv({ AGENT_CODEC_TOKEN: TOKEN })).toThrow(/AGENT_PAYLOAD_KEYS/);
     expect(() => codecServerOptionsFromEnv({ ...ring, AGENT_CODEC_TOKEN: 'short' })).toThrow(/at least 16/);
     expect(() => codecServerOptionsFromEnv({ ...ring, AGENT_CODEC_TOKEN: TOKEN, AGENT_CODEC_ORIGINS: 'http://ui.example/path' })).toThrow(/not an origin/);
-    expect(codecServerOptionsFromEnv({ ...ring, AGENT_CODEC_TOKEN: TOKEN })).toMatchObject({ origins: ['http://localhost:8233', 'http://127.0.0.1:8233'], host: '127.0.0.1', port: 8089 });
+    expect(codecServerOptionsFromEnv({ ...ring, AGENT_CODEC_TOKEN: TOKEN })).toMatchObject({
+      origins: ['http://localhost:8233', 'http://127.0.0.1:8233'],
+      host: '127.0.0.1',
+      port: 8089,
+    });
   });
 
   it('refuses to listen off loopback', async () => {

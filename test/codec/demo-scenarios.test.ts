@@ -68,12 +68,17 @@ describe('the demo scenarios on a team worker with the plugin and a payload code
       const history = await rawHistory(raw, outcome.workflowId);
       const bytes = historyBytes(history);
       // What the run saw of the world (each fact value and quoted line longer than a word) is not in the stored bytes.
-      const seen = outcome.view.state.evidence.flatMap((e) => [...Object.values(e.facts).map(String), ...e.quoted]).filter((v) => v.length >= 12 && !v.includes(outcome.view.state.caseId));
+      const seen = outcome.view.state.evidence
+        .flatMap((e) => [...Object.values(e.facts).map(String), ...e.quoted])
+        .filter((v) => v.length >= 12 && !v.includes(outcome.view.state.caseId));
       searched += seen.length;
       for (const value of seen) expect(bytes.includes(value), `${outcome.scenario.name}: "${value}" in the raw history`).toBe(false);
       expect(bytes.includes(outcome.view.state.goal.slice(0, 60)), `${outcome.scenario.name}: the goal in clear`).toBe(false);
       const unsealed = payloadsOf(history).filter((p) => !isPatchMarker(p) && encodingOf(p.payload) !== 'binary/encrypted');
-      expect(unsealed.map((p) => p.path), outcome.scenario.name).toEqual([]);
+      expect(
+        unsealed.map((p) => p.path),
+        outcome.scenario.name,
+      ).toEqual([]);
     }
     // The search had something to find: what the world said, read back through the codec.
     expect(searched).toBeGreaterThan(10);

@@ -11,7 +11,19 @@ import { stateQuery } from '../../workflows/messages.js';
 import { payloadKeyId } from '../../worker/payload-codec.js';
 import { startRun, uniqueCase } from '../support/agent.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
-import { codecPayloadsOf, converterFor, encodingOf, isPatchMarker, historyBytes, newKey, payloadsOf, rawHistory, ringEnv, startStack, type Stack } from '../support/codec.js';
+import {
+  codecPayloadsOf,
+  converterFor,
+  encodingOf,
+  isPatchMarker,
+  historyBytes,
+  newKey,
+  payloadsOf,
+  rawHistory,
+  ringEnv,
+  startStack,
+  type Stack,
+} from '../support/codec.js';
 
 const world = new WorldClient(inject('worldUrl'));
 const ring = ringEnv('k1', { k1: newKey() });
@@ -73,10 +85,14 @@ describe('encrypted payloads in history (real dev server, real worker)', () => {
 
     const payloads = payloadsOf(history);
     expect(payloads.length).toBeGreaterThan(10);
-    const notSealed = payloads.filter((p) => !isPatchMarker(p) && encodingOf(p.payload) !== 'binary/encrypted').map((p) => `${p.path}: ${encodingOf(p.payload)}`);
+    const notSealed = payloads
+      .filter((p) => !isPatchMarker(p) && encodingOf(p.payload) !== 'binary/encrypted')
+      .map((p) => `${p.path}: ${encodingOf(p.payload)}`);
     expect(notSealed).toEqual([]);
     // What Temporal's core writes in clear for a patch marker: the patch's id and a flag, nothing of the case.
-    const markers = payloads.filter(isPatchMarker).map((p) => JSON.parse(Buffer.from(p.payload.data ?? new Uint8Array()).toString()) as Record<string, unknown>);
+    const markers = payloads
+      .filter(isPatchMarker)
+      .map((p) => JSON.parse(Buffer.from(p.payload.data ?? new Uint8Array()).toString()) as Record<string, unknown>);
     for (const marker of markers) expect(Object.keys(marker).sort()).toEqual(['deprecated', 'id']);
     expect(new Set(codecPayloadsOf(history).map((p) => payloadKeyId(p.payload)))).toEqual(new Set(['k1']));
     // Temporal never encrypts the workflow id or search attributes: the case id is there, and only as an identifier.

@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { AesGcmPayloadCodec, dataConverterFromEnv, loadPayloadCodec, payloadKeyId, PayloadDecryptError, UnknownPayloadKeyError } from '../../worker/payload-codec.js';
+import {
+  AesGcmPayloadCodec,
+  dataConverterFromEnv,
+  loadPayloadCodec,
+  payloadKeyId,
+  PayloadDecryptError,
+  UnknownPayloadKeyError,
+} from '../../worker/payload-codec.js';
 import { parseKeyRing, PayloadKeyRingError, readKeyRing } from '../../worker/payload-keys.js';
 import { newKey, ringEnv } from '../support/codec.js';
 
@@ -50,7 +57,9 @@ describe('AesGcmPayloadCodec', () => {
 
   it('a payload under a key the ring no longer holds is UnknownPayloadKeyError naming the key', async () => {
     const [old] = await codecOf('k1', { k1 }).encode([plain()]);
-    const err = await codecOf('k2', { k2 }).decode([old!]).catch((e: unknown) => e);
+    const err = await codecOf('k2', { k2 })
+      .decode([old!])
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnknownPayloadKeyError);
     expect(err).toMatchObject({ keyId: 'k1', known: ['k2'] });
     expect((err as Error).message).toContain('"k1"');

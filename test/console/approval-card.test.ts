@@ -50,7 +50,14 @@ describe('the approval card at 1280x800, in chromium', () => {
 
   it('shows amount, currency, beneficiary and ledger state beside the call, with Approve on screen; the finished run leads with its headline', async () => {
     const transferId = uniqueCase('PX');
-    await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED', amountMinor: 12_500, currency: 'EUR', destination: BENEFICIARY });
+    await seedTransfer(h.world, transferId, {
+      ledgerStatus: 'FAILED',
+      replicaStatus: 'FAILED',
+      processorAck: 'REJECTED',
+      amountMinor: 12_500,
+      currency: 'EUR',
+      destination: BENEFICIARY,
+    });
     const started = await agent.start({ domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
     const handle: AgentHandle = h.client.workflow.getHandle(started.runId);
     const awaiting = await waitForRequest(handle);
@@ -124,7 +131,12 @@ describe('the approval card at 1280x800, in chromium', () => {
     expect(await page.locator('.summary p.headline').textContent()).toBe(view.headline);
     const headlineBox = await page.locator('.summary p.headline').boundingBox();
     expect((headlineBox?.y ?? VIEWPORT.height) + (headlineBox?.height ?? 0)).toBeLessThanOrEqual(VIEWPORT.height);
-    expect(await page.locator('.summary dd').filter({ hasText: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/ }).count()).toBeGreaterThan(0);
+    expect(
+      await page
+        .locator('.summary dd')
+        .filter({ hasText: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/ })
+        .count(),
+    ).toBeGreaterThan(0);
     await page.screenshot({ path: `${artifacts}run-reissue-1280x800.png` });
 
     if (process.env.UPDATE_DOCS_SCREENSHOTS === '1') {

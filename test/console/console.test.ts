@@ -39,7 +39,7 @@ function statusWithHost(url: string, host: string): Promise<number | undefined> 
   });
 }
 
-describe('the operators\' console, in chromium', () => {
+describe("the operators' console, in chromium", () => {
   const h = useAgentHarness();
   let agent: AgentClient;
   let web: RunningConsole;
@@ -259,7 +259,11 @@ describe('the operators\' console, in chromium', () => {
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('phase must be one of');
     expect(await statusWithHost(`${web.url}/`, 'attacker.example')).toBe(421);
-    const crossSite = await fetch(`${web.url}/api/decisions`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://attacker.example' }, body: '{}' });
+    const crossSite = await fetch(`${web.url}/api/decisions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'http://attacker.example' },
+      body: '{}',
+    });
     expect(crossSite.status).toBe(403);
   });
 
@@ -317,13 +321,17 @@ describe('the operators\' console, in chromium', () => {
       const page = await newPage();
       await page.goto(`${web.url}/inbox`);
       const notice = page.locator(`p.notice[data-run-id="${runId}"]`);
-      expect(await notice.textContent()).toContain(`waits for approval, but no worker is polling task queue ${first.queue}: nobody can decide it until a worker serves that queue`);
+      expect(await notice.textContent()).toContain(
+        `waits for approval, but no worker is polling task queue ${first.queue}: nobody can decide it until a worker serves that queue`,
+      );
       expect(await page.locator(`p.problem[data-run-id="${runId}"]`).count()).toBe(0);
       expect(await page.locator('#inbox-live').textContent()).not.toContain('Nobody is being waited for.');
 
       const response = await page.goto(`${web.url}/runs/${runId}`);
       expect(response?.status()).toBe(200);
-      expect(await page.locator('.server-truth').textContent()).toContain(`no worker is polling task queue ${first.queue}; showing what the server knows (the state query was not sent)`);
+      expect(await page.locator('.server-truth').textContent()).toContain(
+        `no worker is polling task queue ${first.queue}; showing what the server knows (the state query was not sent)`,
+      );
       expect(await page.locator('.summary').textContent()).toContain(first.caseId);
 
       await page.goto(`${web.url}/?domain=payments&phase=awaiting_approval`);
@@ -333,7 +341,9 @@ describe('the operators\' console, in chromium', () => {
 
       await first.handle.terminate('test: stranded run cleared');
       await page.goto(`${web.url}/runs/${runId}`);
-      expect(await page.locator('.server-truth').textContent()).toMatch(/terminated at \S+ by \S+: test: stranded run cleared; the run recorded no outcome and will not move again/);
+      expect(await page.locator('.server-truth').textContent()).toMatch(
+        /terminated at \S+ by \S+: test: stranded run cleared; the run recorded no outcome and will not move again/,
+      );
       await expect.poll(() => page.locator('#live-status').textContent()).toMatch(/ended/);
       expect(cspViolations).toEqual([]);
     } finally {
@@ -346,10 +356,14 @@ describe('the operators\' console, in chromium', () => {
     try {
       const { runId, handle } = await payingRun();
       await waitForRequest(handle);
-      await waitUntil(async () => ((await agent.list({ phase: 'awaiting_approval', limit: 1_000 })).some((r) => r.runId === runId) ? true : undefined), 'the run listed as awaiting', {
-        timeoutMs: 20_000,
-        everyMs: 200,
-      });
+      await waitUntil(
+        async () => ((await agent.list({ phase: 'awaiting_approval', limit: 1_000 })).some((r) => r.runId === runId) ? true : undefined),
+        'the run listed as awaiting',
+        {
+          timeoutMs: 20_000,
+          everyMs: 200,
+        },
+      );
       const page = await newPage();
       await page.goto(`${slowWeb.url}/inbox`);
       const item = page.locator(`article.request[data-run-id="${runId}"]`);

@@ -83,7 +83,9 @@ describe('effects exactly once across worker crashes', () => {
     expect(result.terminal.class).toBe('resolved');
     expect(await restarts(caseId)).toMatchObject({ stored: [expect.anything()], requests: 1 });
     const history = await handle.fetchHistory();
-    const proposeAttempts = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes && (e.activityTaskStartedEventAttributes.attempt ?? 1) > 1);
+    const proposeAttempts = (history.events ?? []).filter(
+      (e) => e.activityTaskStartedEventAttributes && (e.activityTaskStartedEventAttributes.attempt ?? 1) > 1,
+    );
     expect(proposeAttempts.length).toBeGreaterThanOrEqual(1);
   });
 });

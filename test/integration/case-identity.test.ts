@@ -40,7 +40,9 @@ describe('a case started under two workflow ids', () => {
     await seedIncident(h.world, caseId);
     const run: RunInput = { domain: 'incidents', caseId, model: { adapter: 'rules' } };
     const canonical = await startAs(`incidents-${caseId}`, run);
-    const others = await Promise.all([`incidents-${caseId}-b`, `x-incidents-${caseId}`, `incidents-INC-elsewhere-${caseId.slice(4)}`].map((id) => startAs(id, run)));
+    const others = await Promise.all(
+      [`incidents-${caseId}-b`, `x-incidents-${caseId}`, `incidents-INC-elsewhere-${caseId.slice(4)}`].map((id) => startAs(id, run)),
+    );
 
     for (const other of others) await expectRefused(other, `incidents-${caseId}`);
     const result = await canonical.result();

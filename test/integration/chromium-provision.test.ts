@@ -49,7 +49,12 @@ describe('provisioning Chromium for the tests', () => {
   });
 
   it('root: runs the install command; a failing one gives the line with its reason, a working one is used', () => {
-    const failing = provisionChromium({ env: {}, defaultPath: join(scratch, 'still-missing'), isRoot: true, installCommand: 'echo "E: Unable to locate package chromium" >&2; exit 100' });
+    const failing = provisionChromium({
+      env: {},
+      defaultPath: join(scratch, 'still-missing'),
+      isRoot: true,
+      installCommand: 'echo "E: Unable to locate package chromium" >&2; exit 100',
+    });
     expect(failing.kind).toBe('missing');
     if (failing.kind === 'missing') expect(missingChromiumLine(failing)).toContain('E: Unable to locate package chromium');
 

@@ -78,17 +78,15 @@ async function spawnBuild(taskQueue: string, deploymentName: string, buildId: st
 async function setCurrent(client: Client, deploymentName: string, buildId: string): Promise<void> {
   await waitUntil(
     () =>
-      client.workflowService
-        .setWorkerDeploymentCurrentVersion({ namespace: client.options.namespace, deploymentName, buildId, identity: 'deploy-test' })
-        .then(
-          () => true,
-          (err: unknown) => {
-            // NotFound / FailedPrecondition until the build's first poll reaches the server.
-            const code = (err as { code?: number }).code;
-            if (code === 5 || code === 9) return false;
-            throw err;
-          },
-        ),
+      client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: client.options.namespace, deploymentName, buildId, identity: 'deploy-test' }).then(
+        () => true,
+        (err: unknown) => {
+          // NotFound / FailedPrecondition until the build's first poll reaches the server.
+          const code = (err as { code?: number }).code;
+          if (code === 5 || code === 9) return false;
+          throw err;
+        },
+      ),
     `build ${buildId} registered with deployment ${deploymentName}`,
   );
 }
@@ -193,13 +191,10 @@ describe('a deploy while approvals wait (Worker Versioning, dev server)', () => 
 
     // The other run gets a note while it waits: a workflow task at a quiet point, where the
     // engine sees its build is no longer current and rolls over onto B, the request riding along.
-    await waitUntil(
-      async () => {
-        await movedWaiting.executeUpdate(addNoteUpdate, { args: [{ by: 'oncall', text: 'deploy in progress' }] });
-        return (await movedWaiting.describe()).runId !== firstRunIds[1];
-      },
-      'the waiting run to roll over onto build B',
-    );
+    await waitUntil(async () => {
+      await movedWaiting.executeUpdate(addNoteUpdate, { args: [{ by: 'oncall', text: 'deploy in progress' }] });
+      return (await movedWaiting.describe()).runId !== firstRunIds[1];
+    }, 'the waiting run to roll over onto build B');
     const carried = await waitUntil(async () => (await movedWaiting.query(stateQuery)).awaiting, 'the carried request');
     expect(carried.requestId).toBe(waiting[1]?.requestId);
     const moved = await agent.inspect(movedWaiting.workflowId);
@@ -234,7 +229,9 @@ describe('a deploy while approvals wait (Worker Versioning, dev server)', () => 
     // And each execution's history replays on the code here (what a new worker would do with it).
     for (const [i, executions] of chains.entries()) {
       for (const execution of executions) {
-        const history = await client().workflow.getHandle(handles[i]?.workflowId ?? '', execution.runId).fetchHistory();
+        const history = await client()
+          .workflow.getHandle(handles[i]?.workflowId ?? '', execution.runId)
+          .fetchHistory();
         await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, handles[i]?.workflowId);
       }
     }

@@ -85,7 +85,7 @@ async function answers(address: string): Promise<boolean> {
 }
 
 describe('one dev server per database file', () => {
-  it('the demo\'s local stack uses the server that holds the file instead of starting a second one', async () => {
+  it("the demo's local stack uses the server that holds the file instead of starting a second one", async () => {
     const lock = lockHolder(dbFile);
     expect(lock).toMatchObject({ pid: holder?.child.pid, address: holder?.address });
     const stack = await startLocalStack({
@@ -111,7 +111,10 @@ describe('one dev server per database file', () => {
   it('a second `npm run dev:server` on the file exits 1 with one line naming the holder', async () => {
     const second = await devServer(dbFile);
     expect(await second.exited).toBe(1);
-    const lines = second.stderr().split('\n').filter((l) => l.startsWith('dev:server: '));
+    const lines = second
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('dev:server: '));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`${dbFile} is in use by the dev server at ${holder?.address} (started by pid ${holder?.child.pid})`);
     expect(second.stderr()).not.toMatch(/\n\s+at /);

@@ -56,7 +56,11 @@ describe('failures classified where they happen', () => {
       { type: 'escalate', reason: 'nothing more to try' },
     ];
     const { result, view } = await worker.runUntil(async () => {
-      const handle = await client().workflow.start(agentWorkflow, { taskQueue, workflowId: `faulty-${caseId}`, args: [{ run: { domain: 'faulty', caseId, model: { adapter: 'scripted', replies } } }] });
+      const handle = await client().workflow.start(agentWorkflow, {
+        taskQueue,
+        workflowId: `faulty-${caseId}`,
+        args: [{ run: { domain: 'faulty', caseId, model: { adapter: 'scripted', replies } } }],
+      });
       const result = await handle.result();
       return { result, view: await handle.query(stateQuery) };
     });

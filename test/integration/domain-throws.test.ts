@@ -24,7 +24,7 @@ const implementation = implement(faulty).with({
 describe('a domain hook that throws', () => {
   const client = useClient();
 
-  it('ends the run failed/controller_error with the hook\'s message; no workflow task fails', async () => {
+  it("ends the run failed/controller_error with the hook's message; no workflow task fails", async () => {
     const taskQueue = uniqueTaskQueue('faulty');
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const worker = await createAgentWorker({
@@ -37,7 +37,10 @@ describe('a domain hook that throws', () => {
       approvers: { approvers: [] },
     });
     const caseId = `F-${randomUUID().slice(0, 8)}`;
-    const replies = [{ type: 'call', calls: [{ tool: 'peek', args: { id: 'ok' } }] }, { type: 'call', calls: [{ tool: 'peek', args: { id: 'boom' } }] }];
+    const replies = [
+      { type: 'call', calls: [{ tool: 'peek', args: { id: 'ok' } }] },
+      { type: 'call', calls: [{ tool: 'peek', args: { id: 'boom' } }] },
+    ];
     const { result, history } = await worker.runUntil(async () => {
       const handle = await client().workflow.start(agentWorkflow, {
         taskQueue,

@@ -35,7 +35,11 @@ describe('model calls rate-limited across runs by the task queue', () => {
   const closers: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
-    server = await startMeteredModelServer(() => ({ decision: { type: 'escalate', reason: 'nothing to do in a storm' }, promptTokens: 100, completionTokens: 10 }));
+    server = await startMeteredModelServer(() => ({
+      decision: { type: 'escalate', reason: 'nothing to do in a storm' },
+      promptTokens: 100,
+      completionTokens: 10,
+    }));
     closers.push(() => server.close());
     temporal = await startDevServer({
       headless: true,
@@ -62,7 +66,12 @@ describe('model calls rate-limited across runs by the task queue', () => {
       namespace: temporal.namespace,
       taskQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },
-      activities: createActivities({ implementations, deps: { world: new WorldClient(inject('worldUrl')) }, blobDir: join(tmpdir(), 'agent-test-blobs'), approvers: TEST_DIRECTORY }),
+      activities: createActivities({
+        implementations,
+        deps: { world: new WorldClient(inject('worldUrl')) },
+        blobDir: join(tmpdir(), 'agent-test-blobs'),
+        approvers: TEST_DIRECTORY,
+      }),
     });
     const running = worker.run();
     closers.push(async () => {

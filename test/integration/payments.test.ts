@@ -33,7 +33,12 @@ describe('payments exception (rules model, real dev server and world)', () => {
       const caseId = uniqueCase('PX');
       await seedTransfer(h.world, caseId);
       const run = { domain: 'payments', caseId, model: { adapter: 'rules' as const } };
-      const handle = await h.client.workflow.start(agentWorkflow, { taskQueue: h.taskQueue, workflowId: `payments-${caseId}`, args: [{ run }], typedSearchAttributes: attributes(caseId) });
+      const handle = await h.client.workflow.start(agentWorkflow, {
+        taskQueue: h.taskQueue,
+        workflowId: `payments-${caseId}`,
+        args: [{ run }],
+        typedSearchAttributes: attributes(caseId),
+      });
       return { caseId, handle };
     };
 
@@ -111,8 +116,12 @@ describe('payments exception (rules model, real dev server and world)', () => {
     expect(a).toBe(b);
     // ...and each started before the other completed.
     const time = (e: (typeof events)[number] | undefined) => Number(e?.eventTime?.seconds ?? 0) * 1000 + Math.floor((e?.eventTime?.nanos ?? 0) / 1e6);
-    const started = ledgerAndProcessor.map((s) => events.find((e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === s.eventId?.toString()));
-    const completed = ledgerAndProcessor.map((s) => events.find((e) => e.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === s.eventId?.toString()));
+    const started = ledgerAndProcessor.map((s) =>
+      events.find((e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === s.eventId?.toString()),
+    );
+    const completed = ledgerAndProcessor.map((s) =>
+      events.find((e) => e.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === s.eventId?.toString()),
+    );
     expect(time(started[0])).toBeLessThan(time(completed[1]));
     expect(time(started[1])).toBeLessThan(time(completed[0]));
   });

@@ -57,7 +57,10 @@ class EnvelopeCodec implements PayloadCodec {
     return payloads.map((p) => {
       if (text(p.metadata?.encoding) !== this.encoding) return p;
       const inner = JSON.parse(text(this.flip(p.data ?? new Uint8Array())) ?? '{}') as { m: Record<string, string>; d: string };
-      return { metadata: Object.fromEntries(Object.entries(inner.m).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])), data: new Uint8Array(Buffer.from(inner.d, 'base64')) };
+      return {
+        metadata: Object.fromEntries(Object.entries(inner.m).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])),
+        data: new Uint8Array(Buffer.from(inner.d, 'base64')),
+      };
     });
   }
 }
@@ -72,7 +75,11 @@ const teamActivityInterceptor: ActivityInterceptorsFactory = (ctx) => ({
   inbound: {
     execute(input, next) {
       const header = input.headers[TEAM_HEADER];
-      seen.push({ activity: ctx.info.activityType, workflowId: ctx.info.workflowExecution?.workflowId, header: header ? defaultPayloadConverter.fromPayload(header) : undefined });
+      seen.push({
+        activity: ctx.info.activityType,
+        workflowId: ctx.info.workflowExecution?.workflowId,
+        header: header ? defaultPayloadConverter.fromPayload(header) : undefined,
+      });
       return next(input);
     },
   },
@@ -180,7 +187,10 @@ describe("the agent plugin on a team's own Worker.create", { timeout: 120_000 },
         await agent.close();
       }
     } finally {
-      for (const [key, value] of [['TEMPORAL_ADDRESS', saved.address], ['TEMPORAL_NAMESPACE', saved.namespace]] as const) {
+      for (const [key, value] of [
+        ['TEMPORAL_ADDRESS', saved.address],
+        ['TEMPORAL_NAMESPACE', saved.namespace],
+      ] as const) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }
@@ -189,7 +199,11 @@ describe("the agent plugin on a team's own Worker.create", { timeout: 120_000 },
 
   it("puts the engine's preloaded modules into the bundle the worker made: every run finds the first run's schema cache", async () => {
     const probe = () =>
-      teamClient.workflow.execute<(reply: unknown) => Promise<{ builtAt: number; runStateCached: boolean }>>('workerScopedProbe', { taskQueue, workflowId: uniqueCase('probe'), args: [{}] });
+      teamClient.workflow.execute<(reply: unknown) => Promise<{ builtAt: number; runStateCached: boolean }>>('workerScopedProbe', {
+        taskQueue,
+        workflowId: uniqueCase('probe'),
+        args: [{}],
+      });
     const first = await probe();
     const rest = await Promise.all([probe(), probe()]);
     expect(new Set([first, ...rest].map((r) => r.builtAt)).size).toBe(1);
@@ -206,7 +220,12 @@ describe("the agent plugin on a team's own Worker.create", { timeout: 120_000 },
     expect(shared).toBeInstanceOf(TaskQueueSharedError);
     expect((shared as Error).message).toContain('this worker serves domains synthetic');
 
-    const clash = await Worker.create({ ...base, taskQueue: uniqueTaskQueue('clash'), activities: { verify: async () => 'mine' }, plugins: [agentPlugin(pluginOptions())] }).then(
+    const clash = await Worker.create({
+      ...base,
+      taskQueue: uniqueTaskQueue('clash'),
+      activities: { verify: async () => 'mine' },
+      plugins: [agentPlugin(pluginOptions())],
+    }).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -217,7 +236,12 @@ describe("the agent plugin on a team's own Worker.create", { timeout: 120_000 },
   it("hands a bundler the engine's preloads and hook after the team's, and telemetry's workflow interceptors (for a prebuilt bundle)", () => {
     const theirHook = <C extends object>(config: C): C => ({ ...config, name: 'theirs' });
     const plugin = agentPlugin({ ...pluginOptions(), telemetry: { interceptors: { workflowModules: ['/telemetry/workflow-interceptors.js'] } } });
-    const options = plugin.configureBundler({ workflowsPath: teamWorkflows, preloadModules: ['their-module'], webpackConfigHook: theirHook, workflowInterceptorModules: [teamInterceptors] });
+    const options = plugin.configureBundler({
+      workflowsPath: teamWorkflows,
+      preloadModules: ['their-module'],
+      webpackConfigHook: theirHook,
+      workflowInterceptorModules: [teamInterceptors],
+    });
     expect(options.preloadModules?.[0]).toBe('their-module');
     expect(options.preloadModules?.[1]).toMatch(/workflows[\\/]shared-modules\.js$/);
     expect(options.workflowInterceptorModules).toEqual([teamInterceptors, '/telemetry/workflow-interceptors.js']);

@@ -57,7 +57,11 @@ async function pollingWorker(options: AgentWorkerOptions): Promise<Worker> {
   const names = options.implementations.map((i) => i.domain.name);
   await waitUntil(
     async () => {
-      const response = await connection.workflowService.describeTaskQueue({ namespace: inject('temporalNamespace'), taskQueue: { name: worker.options.taskQueue }, taskQueueType: 1 });
+      const response = await connection.workflowService.describeTaskQueue({
+        namespace: inject('temporalNamespace'),
+        taskQueue: { name: worker.options.taskQueue },
+        taskQueueType: 1,
+      });
       return (response.pollers ?? []).some((p) => domainsOfIdentity(p.identity ?? '')?.join(',') === [...names].sort().join(',')) || undefined;
     },
     `the worker to poll ${worker.options.taskQueue}`,
@@ -96,7 +100,11 @@ describe('the default task queue', () => {
         await agent.close();
       }
     } finally {
-      for (const [key, value] of [['AGENT_TASK_QUEUE', saved.queue], ['TEMPORAL_ADDRESS', saved.address], ['TEMPORAL_NAMESPACE', saved.namespace]] as const) {
+      for (const [key, value] of [
+        ['AGENT_TASK_QUEUE', saved.queue],
+        ['TEMPORAL_ADDRESS', saved.address],
+        ['TEMPORAL_NAMESPACE', saved.namespace],
+      ] as const) {
         if (value === undefined) delete process.env[key];
         else process.env[key] = value;
       }

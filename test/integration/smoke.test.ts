@@ -15,9 +15,7 @@ describe('real Temporal underneath', () => {
     const taskQueue = uniqueTaskQueue('smoke');
     const { worker, close } = await createTestWorker({ taskQueue, activities: pingActivities });
     const workflowId = `smoke-${randomUUID()}`;
-    const result = await worker.runUntil(
-      client().workflow.execute(pingWorkflow, { taskQueue, workflowId, args: ['hello'] }),
-    );
+    const result = await worker.runUntil(client().workflow.execute(pingWorkflow, { taskQueue, workflowId, args: ['hello'] }));
     await close();
     expect(result).toBe('pong: hello (activity attempt 1)');
 
@@ -36,8 +34,6 @@ describe('real Temporal underneath', () => {
 
     // Same workflow type, but it now sleeps before the activity: a different command sequence.
     const changed = await bundleWorkflows(fileURLToPath(new URL('../fixtures/changed-ping-workflow.ts', import.meta.url)));
-    await expect(Worker.runReplayHistory({ workflowBundle: changed }, history, workflowId)).rejects.toBeInstanceOf(
-      DeterminismViolationError,
-    );
+    await expect(Worker.runReplayHistory({ workflowBundle: changed }, history, workflowId)).rejects.toBeInstanceOf(DeterminismViolationError);
   });
 });

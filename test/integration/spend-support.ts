@@ -71,10 +71,17 @@ export function meteredAdapter(baseUrl: string, model: string): ModelAdapter {
     const response = await fetch(`${baseUrl}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model, messages: [{ role: 'user', content: JSON.stringify(input.context) }], metadata: { caseId: input.caseId, team: input.team } }),
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: JSON.stringify(input.context) }],
+        metadata: { caseId: input.caseId, team: input.team },
+      }),
     });
     if (!response.ok) throw new Error(`model server answered ${response.status}`);
-    const body = (await response.json()) as { choices: { message: { content: string } }[]; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } };
+    const body = (await response.json()) as {
+      choices: { message: { content: string } }[];
+      usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+    };
     const output = {
       reply: JSON.parse(body.choices[0]?.message.content ?? 'null') as unknown,
       tokens: body.usage.total_tokens,

@@ -20,7 +20,9 @@ import { meteredAdapter, startMeteredModelServer, type MeteredModelServer } from
 // completion tokens: at 2 and 8 per million that is 1000*2 + 200*8 = 3,600 micros a call.
 const PROMPT = 1_000;
 const COMPLETION = 200;
-const PRICES = parsePriceTable(JSON.stringify({ currency: 'USD', models: { metered: { inputPerMillion: 2, outputPerMillion: 8 }, usageless: { inputPerMillion: 2, outputPerMillion: 8 } } }));
+const PRICES = parsePriceTable(
+  JSON.stringify({ currency: 'USD', models: { metered: { inputPerMillion: 2, outputPerMillion: 8 }, usageless: { inputPerMillion: 2, outputPerMillion: 8 } } }),
+);
 const PER_CALL = PROMPT * 2 + COMPLETION * 8;
 
 describe('spend budgets from a price table', () => {
@@ -36,14 +38,23 @@ describe('spend budgets from a price table', () => {
     server = await startMeteredModelServer(({ context }) => ({ decision: paymentsPolicy(context), promptTokens: PROMPT, completionTokens: COMPLETION }));
     ledger = await openSqliteLedger(join(scratch, 'spend.sqlite'));
     h = await startSpendHarness(server, PRICES.table, ledger, { 'team-capped': PER_CALL - 1 });
-    closers.push(() => h.close(), () => server.close(), () => ledger.close());
+    closers.push(
+      () => h.close(),
+      () => server.close(),
+      () => ledger.close(),
+    );
   });
   afterAll(async () => {
     for (const close of closers.reverse()) await close();
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  const run = (caseId: string, extra: Partial<RunInput> = {}): RunInput => ({ domain: 'payments', caseId, model: { adapter: 'custom', name: 'metered' }, ...extra });
+  const run = (caseId: string, extra: Partial<RunInput> = {}): RunInput => ({
+    domain: 'payments',
+    caseId,
+    model: { adapter: 'custom', name: 'metered' },
+    ...extra,
+  });
   const callsFor = (caseId: string) => server.requests.filter((r) => r.caseId === caseId);
 
   it('charges every call at the table price and stops a run that would exceed its budget with budget:spend', async () => {
@@ -129,7 +140,12 @@ function withoutUsage(adapter: ModelAdapter): ModelAdapter {
 }
 
 /** A worker whose model activity is priced and capped, on the shared dev server and world. */
-async function startSpendHarness(server: MeteredModelServer, prices: PriceTable, ledger: SpendLedger, dailyCaps: Record<string, number>): Promise<AgentHarness> {
+async function startSpendHarness(
+  server: MeteredModelServer,
+  prices: PriceTable,
+  ledger: SpendLedger,
+  dailyCaps: Record<string, number>,
+): Promise<AgentHarness> {
   const metered = meteredAdapter(server.baseUrl, 'metered-model');
   return startWorkerWith({
     taskQueue: uniqueTaskQueue('spend'),

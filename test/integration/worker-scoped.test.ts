@@ -22,7 +22,11 @@ describe('schemas built once per worker', () => {
     const good = { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] };
     const bad = { type: 'call', calls: [] };
     const run = (reply: unknown) =>
-      client().workflow.execute<(reply: unknown) => Promise<Probe>>('workerScopedProbe', { taskQueue, workflowId: `worker-scoped-${randomUUID()}`, args: [reply] });
+      client().workflow.execute<(reply: unknown) => Promise<Probe>>('workerScopedProbe', {
+        taskQueue,
+        workflowId: `worker-scoped-${randomUUID()}`,
+        args: [reply],
+      });
     const results = await worker.runUntil(async () => {
       const first = await run(good);
       // Several at once on the same worker, all started after the first run ended: had any of

@@ -12,7 +12,11 @@ describe('MCP tool servers as contract-bound tools, in agent runs', { timeout: 6
     bundle = await bundleMcpIncidents();
   });
 
-  async function withStack<T>(server: Parameters<typeof startMcpStack>[1], body: (stack: McpStack) => Promise<T>, options?: Parameters<typeof startMcpStack>[2]): Promise<T> {
+  async function withStack<T>(
+    server: Parameters<typeof startMcpStack>[1],
+    body: (stack: McpStack) => Promise<T>,
+    options?: Parameters<typeof startMcpStack>[2],
+  ): Promise<T> {
     const stack = await startMcpStack(bundle, server, options);
     try {
       return await body(stack);
@@ -123,7 +127,12 @@ describe('MCP tool servers as contract-bound tools, in agent runs', { timeout: 6
     withStack({}, async (stack) => {
       const report = await stack.source.describeBindings(stack.implementation);
       const row = report.rows.find((r) => r.name === 'restart_service');
-      expect(row).toMatchObject({ mcpTool: 'restart', annotations: { readOnlyHint: true }, declared: { kind: 'effect', idempotent: false }, suggested: { kind: 'read' } });
+      expect(row).toMatchObject({
+        mcpTool: 'restart',
+        annotations: { readOnlyHint: true },
+        declared: { kind: 'effect', idempotent: false },
+        suggested: { kind: 'read' },
+      });
       expect(report.warnings.some((w) => w.startsWith('restart_service -> restart:') && w.includes('readOnlyHint: true'))).toBe(true);
 
       const caseId = uniqueIncident();

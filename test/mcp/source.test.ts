@@ -153,7 +153,9 @@ describe('the MCP source over stdio', { timeout: 30_000 }, () => {
     ]);
     expect(report.undeclared).toEqual(['arm_fault', 'purge_all', 'reveal']);
     expect(report.warnings).toHaveLength(1);
-    expect(report.warnings[0]).toMatch(/^restart_service -> restart: the server annotates it read-only \(readOnlyHint: true\) but the domain declares an effect/);
+    expect(report.warnings[0]).toMatch(
+      /^restart_service -> restart: the server annotates it read-only \(readOnlyHint: true\) but the domain declares an effect/,
+    );
     expect(report.rows.find((r) => r.name === 'restart_service')).toMatchObject({ keyArgument: true, suggested: { kind: 'read', idempotent: true } });
 
     // Bound to a tool the server does not have: said so, before any run calls it.
@@ -194,7 +196,11 @@ describe('the MCP source over streamable HTTP', { timeout: 30_000 }, () => {
 
   /** Starts the example server with --http; resolves with its URL. */
   function startHttpServer(stateFile: string, port = 0): Promise<{ url: string; child: ChildProcess }> {
-    const child = spawn(process.execPath, exampleServerHttpArgs(port), { cwd: exampleServerCwd, env: { ...process.env, MCP_INCIDENTS_STATE: stateFile }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, exampleServerHttpArgs(port), {
+      cwd: exampleServerCwd,
+      env: { ...process.env, MCP_INCIDENTS_STATE: stateFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let err = '';
     child.stderr?.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-2_000)));

@@ -28,7 +28,11 @@ export function startServerSource(server: Omit<ExampleServerOptions, 'stateFile'
   const dir = mkdtempSync(join(tmpdir(), 'mcp-test-'));
   const stateFile = join(dir, 'state.json');
   const logLines: string[] = [];
-  const source = mcpSource({ name: `incidents-mcp-${randomUUID().slice(0, 8)}`, stdio: exampleServerStdio({ stateFile, ...server }), log: (l) => logLines.push(l) });
+  const source = mcpSource({
+    name: `incidents-mcp-${randomUUID().slice(0, 8)}`,
+    stdio: exampleServerStdio({ stateFile, ...server }),
+    log: (l) => logLines.push(l),
+  });
   return {
     dir,
     stateFile,

@@ -199,7 +199,9 @@ describe.each(PROVIDERS)('$provider, over its wire protocol ($dialect)', ({ prov
     server.enqueue({ text: 'x' });
     await propose();
     const body = server.requests.at(-1)?.body as Record<string, Record<string, unknown> | undefined>;
-    const cap = { chat: body.max_tokens, responses: body.max_output_tokens, anthropic: body.max_tokens, google: body.generationConfig?.maxOutputTokens }[dialect];
+    const cap = { chat: body.max_tokens, responses: body.max_output_tokens, anthropic: body.max_tokens, google: body.generationConfig?.maxOutputTokens }[
+      dialect
+    ];
     expect(cap).toBe(300);
   });
 
@@ -230,7 +232,9 @@ describe.each(PROVIDERS)('$provider, over its wire protocol ($dialect)', ({ prov
     server.enqueue({ status: 200, body: { hello: 'proxy' } });
     const out = await propose();
     // Chat, Responses and Anthropic refuse the body; Gemini's lenient schema reads it as an empty reply.
-    expect(out.reply).toMatchObject({ invalid: dialect === 'google' ? 'no function call: the model replied with text: (empty)' : expect.stringMatching(/reply could not be read/) });
+    expect(out.reply).toMatchObject({
+      invalid: dialect === 'google' ? 'no function call: the model replied with text: (empty)' : expect.stringMatching(/reply could not be read/),
+    });
     expect(parseDecision(out.reply).ok).toBe(false);
   });
 });
@@ -313,7 +317,12 @@ describe('configuration', () => {
 
   it('a worker process offers the openai adapter and the named models; what its script passes wins on a clash', () => {
     const mine: ModelAdapter = async () => ({ reply: null, tokens: 1 });
-    const env = { OPENAI_BASE_URL: 'http://127.0.0.1:1/v1', AGENT_MODELS: 'claude=anthropic:m,gemini=google:g', ANTHROPIC_API_KEY: 'a', GOOGLE_GENERATIVE_AI_API_KEY: 'g' };
+    const env = {
+      OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
+      AGENT_MODELS: 'claude=anthropic:m,gemini=google:g',
+      ANTHROPIC_API_KEY: 'a',
+      GOOGLE_GENERATIVE_AI_API_KEY: 'g',
+    };
     const adapters = modelAdaptersFromEnv(env, { custom: { claude: mine } });
     expect(adapters.openai).toBeTypeOf('function');
     expect(Object.keys(adapters.custom ?? {}).sort()).toEqual(['claude', 'gemini']);

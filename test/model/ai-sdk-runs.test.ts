@@ -40,12 +40,18 @@ async function adapterFor(provider: ProviderName, dialect: Dialect): Promise<Mod
   const server = await (servers.get(dialect) as Promise<ProviderServer>);
   let adapter = adapters.get(provider);
   if (!adapter) {
-    adapter = createProviderAdapter({ provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'RUN_KEY', timeoutMs: 10_000 }, { RUN_KEY: 'k' });
+    adapter = createProviderAdapter(
+      { provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'RUN_KEY', timeoutMs: 10_000 },
+      { RUN_KEY: 'k' },
+    );
     adapters.set(provider, adapter);
   }
   return adapter;
 }
-const lazy = (provider: ProviderName, dialect: Dialect): ModelAdapter => async (input, domain) => (await adapterFor(provider, dialect))(input, domain);
+const lazy =
+  (provider: ProviderName, dialect: Dialect): ModelAdapter =>
+  async (input, domain) =>
+    (await adapterFor(provider, dialect))(input, domain);
 
 // ---------------------------------------------------------------- the eval's models over a wire
 
@@ -56,9 +62,20 @@ const lanes = new Map<string, Promise<unknown>>();
 
 /** Decisions as a provider would carry them: function calls (finish and escalate included). */
 function asTurn(reply: unknown): Turn {
-  const d = reply as { type?: string; calls?: { tool: string; args: Record<string, unknown> }[]; claim?: unknown; evidence?: unknown; summary?: unknown; reason?: unknown };
+  const d = reply as {
+    type?: string;
+    calls?: { tool: string; args: Record<string, unknown> }[];
+    claim?: unknown;
+    evidence?: unknown;
+    summary?: unknown;
+    reason?: unknown;
+  };
   if (d.type === 'call' && Array.isArray(d.calls)) return { calls: d.calls.map((c) => ({ name: c.tool, args: c.args })), usage: { input: 500, output: 20 } };
-  if (d.type === 'finish') return { calls: [{ name: 'finish', args: { claim: d.claim, evidence: d.evidence, ...(d.summary !== undefined ? { summary: d.summary } : {}) } }], usage: { input: 500, output: 20 } };
+  if (d.type === 'finish')
+    return {
+      calls: [{ name: 'finish', args: { claim: d.claim, evidence: d.evidence, ...(d.summary !== undefined ? { summary: d.summary } : {}) } }],
+      usage: { input: 500, output: 20 },
+    };
   if (d.type === 'escalate') return { calls: [{ name: 'escalate', args: { reason: d.reason } }], usage: { input: 500, output: 20 } };
   return { text: JSON.stringify(reply), usage: { input: 500, output: 20 } };
 }
@@ -79,10 +96,14 @@ function overTheWire(model: 'rules' | 'obedient', provider: ProviderName, dialec
       const server = await (servers.get(dialect) as Promise<ProviderServer>);
       server.enqueue(asTurn(wanted.reply));
       const got = await (await adapterFor(provider, dialect))(input, domain);
-      if (JSON.stringify(got.reply) !== JSON.stringify(carried(wanted.reply))) mismatches.push(`${dialect} ${input.caseId}: sent ${JSON.stringify(wanted.reply)}, read ${JSON.stringify(got.reply)}`);
+      if (JSON.stringify(got.reply) !== JSON.stringify(carried(wanted.reply)))
+        mismatches.push(`${dialect} ${input.caseId}: sent ${JSON.stringify(wanted.reply)}, read ${JSON.stringify(got.reply)}`);
       return got;
     });
-    lanes.set(lane, turn.catch(() => undefined));
+    lanes.set(
+      lane,
+      turn.catch(() => undefined),
+    );
     return turn;
   };
 }
@@ -172,7 +193,8 @@ describe('whole runs through the AI SDK adapter', () => {
         const ended = `${run.terminal.class}/${run.terminal.reason}`;
         const verdict = await inspectWorld(h.world, scenario.world(ids));
         const { utility } = judge('engine', scenario.expected, ended, verdict.resolved);
-        if (!utility || verdict.harms.length > 0) failures.push(`${scenario.name} ${model} ${dialect}: ${ended}, harm ${verdict.harms.length}; ${run.trace.join(' | ')}`);
+        if (!utility || verdict.harms.length > 0)
+          failures.push(`${scenario.name} ${model} ${dialect}: ${ended}, harm ${verdict.harms.length}; ${run.trace.join(' | ')}`);
       } finally {
         release();
         holds.delete(ids.caseId);

@@ -138,7 +138,9 @@ export function turnWire(dialect: Dialect, turn: Turn): Wire {
               message: {
                 role: 'assistant',
                 content: turn.text ?? null,
-                ...(calls.length ? { tool_calls: calls.map((c, i) => ({ id: `call_${seq}_${i}`, type: 'function', function: { name: c.name, arguments: argsText(c.args) } })) } : {}),
+                ...(calls.length
+                  ? { tool_calls: calls.map((c, i) => ({ id: `call_${seq}_${i}`, type: 'function', function: { name: c.name, arguments: argsText(c.args) } })) }
+                  : {}),
               },
               finish_reason: calls.length ? 'tool_calls' : 'stop',
             },
@@ -157,10 +159,37 @@ export function turnWire(dialect: Dialect, turn: Turn): Wire {
           model: 'recorded-model',
           incomplete_details: null,
           output: [
-            ...(turn.text ? [{ type: 'message', role: 'assistant', id: `msg_${seq}`, status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] }] : []),
-            ...calls.map((c, i) => ({ type: 'function_call', id: `fc_${seq}_${i}`, call_id: `call_${seq}_${i}`, name: c.name, arguments: argsText(c.args), status: 'completed' })),
+            ...(turn.text
+              ? [
+                  {
+                    type: 'message',
+                    role: 'assistant',
+                    id: `msg_${seq}`,
+                    status: 'completed',
+                    content: [{ type: 'output_text', text: turn.text, annotations: [] }],
+                  },
+                ]
+              : []),
+            ...calls.map((c, i) => ({
+              type: 'function_call',
+              id: `fc_${seq}_${i}`,
+              call_id: `call_${seq}_${i}`,
+              name: c.name,
+              arguments: argsText(c.args),
+              status: 'completed',
+            })),
           ],
-          ...(u ? { usage: { input_tokens: u.input, output_tokens: u.output, total_tokens: u.input + u.output, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } } } : {}),
+          ...(u
+            ? {
+                usage: {
+                  input_tokens: u.input,
+                  output_tokens: u.output,
+                  total_tokens: u.input + u.output,
+                  input_tokens_details: { cached_tokens: 0 },
+                  output_tokens_details: { reasoning_tokens: 0 },
+                },
+              }
+            : {}),
         },
       };
     case 'anthropic':
@@ -206,7 +235,11 @@ export function errorWire(dialect: Dialect, status: number, message: string, hea
   switch (dialect) {
     case 'chat':
     case 'responses':
-      return { status, body: { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', param: null, code: null } }, ...withHeaders };
+      return {
+        status,
+        body: { error: { message, type: status === 429 ? 'rate_limit_exceeded' : 'invalid_request_error', param: null, code: null } },
+        ...withHeaders,
+      };
     case 'anthropic':
       return { status, body: { type: 'error', error: { type: status === 429 ? 'rate_limit_error' : 'invalid_request_error', message } }, ...withHeaders };
     case 'google':
@@ -244,7 +277,10 @@ export function readRequest(dialect: Dialect, r: Recorded): SentRequest {
     case 'chat': {
       const messages = (b.messages ?? []) as Loose[];
       return {
-        system: messages.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n'),
+        system: messages
+          .filter((m) => m.role === 'system')
+          .map((m) => String(m.content))
+          .join('\n'),
         tools: ((b.tools ?? []) as Loose[]).map((t) => ({ name: t.function.name, description: t.function.description, schema: t.function.parameters })),
         toolResults: messages.filter((m) => m.role === 'tool').map((m) => ({ callId: m.tool_call_id, content: String(m.content) })),
         forcesToolCall: b.tool_choice === 'required',
@@ -255,7 +291,10 @@ export function readRequest(dialect: Dialect, r: Recorded): SentRequest {
     case 'responses': {
       const input = (b.input ?? []) as Loose[];
       return {
-        system: input.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => String(m.content)).join('\n'),
+        system: input
+          .filter((m) => m.role === 'system' || m.role === 'developer')
+          .map((m) => String(m.content))
+          .join('\n'),
         tools: ((b.tools ?? []) as Loose[]).map((t) => ({ name: t.name, description: t.description, schema: t.parameters })),
         toolResults: input.filter((m) => m.type === 'function_call_output').map((m) => ({ callId: m.call_id, content: String(m.output) })),
         forcesToolCall: b.tool_choice === 'required',
@@ -286,7 +325,9 @@ export function readRequest(dialect: Dialect, r: Recorded): SentRequest {
         system: ((b.systemInstruction?.parts ?? []) as Loose[]).map((p) => p.text).join('\n'),
         tools: declarations.map((d) => ({ name: d.name, description: d.description, schema: d.parameters })),
         // Gemini answers a call by function name, not id; the name stands in for the id.
-        toolResults: parts.filter((p) => p.functionResponse).map((p) => ({ callId: p.functionResponse.name, content: JSON.stringify(p.functionResponse.response) })),
+        toolResults: parts
+          .filter((p) => p.functionResponse)
+          .map((p) => ({ callId: p.functionResponse.name, content: JSON.stringify(p.functionResponse.response) })),
         forcesToolCall: b.toolConfig?.functionCallingConfig?.mode === 'ANY',
         text: JSON.stringify(contents),
         apiKey: header('x-goog-api-key'),

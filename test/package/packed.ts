@@ -36,10 +36,14 @@ export async function packedEngine(): Promise<string> {
       throw new Error(error);
     }
   }
-  const result = await waitUntil(async () => (existsSync(done) ? (JSON.parse(readFileSync(done, 'utf8')) as { tarball?: string; error?: string }) : undefined), 'the packed engine', {
-    timeoutMs: 240_000,
-    everyMs: 250,
-  });
+  const result = await waitUntil(
+    async () => (existsSync(done) ? (JSON.parse(readFileSync(done, 'utf8')) as { tarball?: string; error?: string }) : undefined),
+    'the packed engine',
+    {
+      timeoutMs: 240_000,
+      everyMs: 250,
+    },
+  );
   if (!result.tarball) throw new Error(`npm pack failed in another test file: ${result.error ?? 'no tarball'}`);
   return result.tarball;
 }

@@ -17,7 +17,23 @@ const WITH_EXAMPLE: Record<string, string[]> = {
 };
 
 /** Internal since the surface was curated (issue 22): importable inside the repository by path, not from the package. */
-const INTERNAL = ['RunState', 'stateQuery', 'approveUpdate', 'denyUpdate', 'addNoteUpdate', 'cancelSignal', 'pingWorkflow', 'signStatement', 'startRun', 'checkRunInput', 'WatchCursor', 'waitUntil', 'createActivities', 'bundleWorkflows', 'connectConfig'];
+const INTERNAL = [
+  'RunState',
+  'stateQuery',
+  'approveUpdate',
+  'denyUpdate',
+  'addNoteUpdate',
+  'cancelSignal',
+  'pingWorkflow',
+  'signStatement',
+  'startRun',
+  'checkRunInput',
+  'WatchCursor',
+  'waitUntil',
+  'createActivities',
+  'bundleWorkflows',
+  'connectConfig',
+];
 
 /** About 25 names an entry; a list that grows past this needs a decision, not an accident. */
 const MAX_NAMES = 40;
@@ -28,8 +44,15 @@ describe('the public surface', { timeout: 180_000 }, () => {
 
   it('is the four entries of package.json, read from their source files', () => {
     surface = publicSurface();
-    expect(surface.map((e) => e.entry)).toEqual(['bounded-react-temporal/workflow', 'bounded-react-temporal/worker', 'bounded-react-temporal/client', 'bounded-react-temporal/cli']);
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { exports: Record<string, { types: string; default: string }> };
+    expect(surface.map((e) => e.entry)).toEqual([
+      'bounded-react-temporal/workflow',
+      'bounded-react-temporal/worker',
+      'bounded-react-temporal/client',
+      'bounded-react-temporal/cli',
+    ]);
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      exports: Record<string, { types: string; default: string }>;
+    };
     for (const [key, target] of Object.entries(pkg.exports)) if (key !== './package.json') expect(target.types).toBe(target.default.replace(/\.js$/, '.d.ts'));
   });
 
@@ -42,9 +65,15 @@ describe('the public surface', { timeout: 180_000 }, () => {
     for (const e of surface) {
       expect(e.moduleDoc, `${e.source} has no module TSDoc (/** ... @module */)`).not.toBe('');
       expect(e.moduleDoc, `${e.entry}'s module TSDoc has no @example`).toMatch(/@example/);
-      expect(e.names.filter((n) => n.doc === '').map((n) => n.name), `${e.entry}: names without TSDoc`).toEqual([]);
+      expect(
+        e.names.filter((n) => n.doc === '').map((n) => n.name),
+        `${e.entry}: names without TSDoc`,
+      ).toEqual([]);
       const examples = WITH_EXAMPLE[e.entry] ?? [];
-      expect(examples.filter((name) => !e.names.find((n) => n.name === name)?.tags.includes('example')), `${e.entry}: main names without @example`).toEqual([]);
+      expect(
+        examples.filter((name) => !e.names.find((n) => n.name === name)?.tags.includes('example')),
+        `${e.entry}: main names without @example`,
+      ).toEqual([]);
     }
   });
 

@@ -31,7 +31,10 @@ describe('the starter, copied and built from the packed engine', { timeout: 300_
   let project = '';
   let examples: WorkerProcess | undefined;
   let worker: ChildProcess | undefined;
-  const examplesQueue = taskQueueFor(implementations.map((i) => i.domain.name), {});
+  const examplesQueue = taskQueueFor(
+    implementations.map((i) => i.domain.name),
+    {},
+  );
 
   beforeAll(async () => {
     project = mkdtempSync(join(tmpdir(), 'agent-starter-'));
@@ -99,7 +102,10 @@ describe('the starter, copied and built from the packed engine', { timeout: 300_
     expect(printed).toMatch(/^outcome: resolved \(probe_confirmed\)/m);
 
     // The team's system of record: one cancellation, of the case's order; the note's "also cancel O-1002" did nothing.
-    const book = JSON.parse(readFileSync(join(project, 'orders.json'), 'utf8')) as { orders: Record<string, { status: string }>; cancellations: Record<string, { orderId: string }> };
+    const book = JSON.parse(readFileSync(join(project, 'orders.json'), 'utf8')) as {
+      orders: Record<string, { status: string }>;
+      cancellations: Record<string, { orderId: string }>;
+    };
     expect(Object.values(book.cancellations)).toEqual([expect.objectContaining({ orderId: 'O-1001' })]);
     expect(Object.keys(book.cancellations)).toEqual(['orders/cancel_order/O-1001']);
     expect(book.orders['O-1002']?.status).toBe('SHIPPED');

@@ -119,7 +119,12 @@ describe('the README, run as printed', { timeout: 1_200_000 }, () => {
     for (const b of blocks.filter((x) => x.mode === 'skip')) expect(b.arg, `README line ${b.line}: a skipped block says why`).not.toBe('');
     // The queue the README names for the examples is the one their worker and CLI derive.
     const text = readFileSync(readmePath, 'utf8');
-    expect(text).toContain(`\`${taskQueueFor(implementations.map((i) => i.domain.name), {})}\``);
+    expect(text).toContain(
+      `\`${taskQueueFor(
+        implementations.map((i) => i.domain.name),
+        {},
+      )}\``,
+    );
   });
 
   it('runs every command of the quick start and of operating a run, as printed', async () => {
@@ -135,7 +140,10 @@ describe('the README, run as printed', { timeout: 1_200_000 }, () => {
       let command = printed;
       if (command.includes('<request-id>')) {
         const runId = runOf(command);
-        const awaiting = await waitUntil(async () => (await agent.state(runId)).awaiting ?? undefined, `the pending request of ${runId}`, { timeoutMs: 120_000, everyMs: 500 });
+        const awaiting = await waitUntil(async () => (await agent.state(runId)).awaiting ?? undefined, `the pending request of ${runId}`, {
+          timeoutMs: 120_000,
+          everyMs: 500,
+        });
         command = command.replace('<request-id>', awaiting.requestId);
       }
       if (command === 'npm run dev') {
@@ -172,7 +180,8 @@ describe('the README, run as printed', { timeout: 1_200_000 }, () => {
     expect(after).toMatch(/resolved/);
     expect(JSON.parse(readFileSync(join(copy, 'run.json'), 'utf8'))).toMatchObject({ runId: 'payments-PX-1042' });
     expect([...output.entries()].find(([c]) => c.startsWith('npm run cli -- verify'))?.[1]).toMatch(/verified: run payments-PX-1042, 1 signed statement/);
-    const ended = (runId: string) => waitUntil(async () => (await agent.state(runId)).terminal ?? undefined, `${runId} to end`, { timeoutMs: 60_000, everyMs: 500 });
+    const ended = (runId: string) =>
+      waitUntil(async () => (await agent.state(runId)).terminal ?? undefined, `${runId} to end`, { timeoutMs: 60_000, everyMs: 500 });
     expect((await ended('payments-PX-1043')).class).toBe('escalated');
     expect((await ended('payments-PX-1044')).class).toBe('cancelled');
     expect(JSON.parse(readFileSync(join(copy, 'approvers.json'), 'utf8'))).toMatchObject({ approvers: [{ id: 'bob@ops', roles: ['payments-approver'] }] });

@@ -19,7 +19,11 @@ describe('recorded histories replay on the current code', () => {
 
   it.each(fixtures)('%s', async (file) => {
     const history = historyFromJSON(JSON.parse(readFileSync(`${dir}${file}`, 'utf8')));
-    const workflowId = file.split('/').at(-1)?.replace(/\.json$/, '') ?? file;
+    const workflowId =
+      file
+        .split('/')
+        .at(-1)
+        ?.replace(/\.json$/, '') ?? file;
     await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, workflowId);
   });
 });

@@ -9,10 +9,7 @@ import { accessSync, constants } from 'node:fs';
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 export const APT_INSTALL_CHROMIUM = 'apt-get update -qq && apt-get install -y -qq chromium';
 
-export type ChromiumProvision =
-  | { kind: 'found'; path: string }
-  | { kind: 'installed'; path: string }
-  | { kind: 'missing'; path: string; instruction: string };
+export type ChromiumProvision = { kind: 'found'; path: string } | { kind: 'installed'; path: string } | { kind: 'missing'; path: string; instruction: string };
 
 export interface ChromiumProvisionOptions {
   env?: NodeJS.ProcessEnv;
@@ -46,8 +43,13 @@ export function provisionChromium(options: ChromiumProvisionOptions = {}): Chrom
 
   log(`no Chromium at ${path}; installing it: ${command}`);
   const failure = runInstall(command);
-  if (failure !== undefined) return missing(path, `\`${command}\` failed (${failure}); fix that and run it by hand (or set CHROMIUM_PATH to a Chromium binary), then run the tests again`);
-  if (!isExecutable(path)) return missing(path, `\`${command}\` ran but left no executable at ${path}; install Chromium there or set CHROMIUM_PATH to a Chromium binary`);
+  if (failure !== undefined)
+    return missing(
+      path,
+      `\`${command}\` failed (${failure}); fix that and run it by hand (or set CHROMIUM_PATH to a Chromium binary), then run the tests again`,
+    );
+  if (!isExecutable(path))
+    return missing(path, `\`${command}\` ran but left no executable at ${path}; install Chromium there or set CHROMIUM_PATH to a Chromium binary`);
   log(`installed Chromium at ${path}`);
   return { kind: 'installed', path };
 }

@@ -48,7 +48,8 @@ export async function waitForRequest(handle: AgentHandle, timeoutMs = 20_000): P
   for (;;) {
     const view = await handle.query(stateQuery);
     if (view.awaiting && view.awaiting.eligible.length > 0) return view.awaiting;
-    if (view.state.terminal) throw new Error(`the run ended (${view.state.terminal.class}/${view.state.terminal.reason}: ${view.state.terminal.detail}) without asking for approval`);
+    if (view.state.terminal)
+      throw new Error(`the run ended (${view.state.terminal.class}/${view.state.terminal.reason}: ${view.state.terminal.detail}) without asking for approval`);
     if (Date.now() > deadline) throw new Error('timed out waiting for an approval request');
     await sleep(50);
   }

@@ -21,7 +21,15 @@ export class Run {
 
   constructor(
     readonly domain: Domain,
-    opts: { caseId?: string; budgets?: Partial<Budgets>; approvalTimeoutMs?: number; guarded?: boolean; approverScope?: string[]; engine4?: boolean; legacy?: boolean } = {},
+    opts: {
+      caseId?: string;
+      budgets?: Partial<Budgets>;
+      approvalTimeoutMs?: number;
+      guarded?: boolean;
+      approverScope?: string[];
+      engine4?: boolean;
+      legacy?: boolean;
+    } = {},
   ) {
     // The current path unless a test asks for an older one: `legacy` is a run recorded before the
     // trust boundary, `engine4: false` one recorded before statements were bound to the execution.
@@ -136,16 +144,20 @@ export function failed(
 // Outputs that match the contracts' output schemas.
 export const TRANSFER = 'PX-1042';
 export const out = {
-  replica: (status: string, note = '') => (_: never, now: number) => ({ transferId: TRANSFER, status, asOf: iso(now - 5 * 60_000), note }),
-  ledger: (status: string, opts: { ageMs?: number; receiptId?: string | null } = {}) => (_: never, now: number) => ({
-    transferId: TRANSFER,
-    status,
-    postedAt: status === 'SETTLED' ? iso(now - 3_600_000) : null,
-    asOf: iso(now - (opts.ageMs ?? 1_000)),
-    amountMinor: 12_345,
-    currency: 'EUR',
-    receiptId: opts.receiptId === undefined ? (status === 'SETTLED' ? 'RC-991' : null) : opts.receiptId,
-  }),
+  replica:
+    (status: string, note = '') =>
+    (_: never, now: number) => ({ transferId: TRANSFER, status, asOf: iso(now - 5 * 60_000), note }),
+  ledger:
+    (status: string, opts: { ageMs?: number; receiptId?: string | null } = {}) =>
+    (_: never, now: number) => ({
+      transferId: TRANSFER,
+      status,
+      postedAt: status === 'SETTLED' ? iso(now - 3_600_000) : null,
+      asOf: iso(now - (opts.ageMs ?? 1_000)),
+      amountMinor: 12_345,
+      currency: 'EUR',
+      receiptId: opts.receiptId === undefined ? (status === 'SETTLED' ? 'RC-991' : null) : opts.receiptId,
+    }),
   ack: (ack: string) => (_: never, now: number) => ({ transferId: TRANSFER, ack, ackAt: ack === 'NONE' ? null : iso(now - 60_000), asOf: iso(now - 1_000) }),
   reissue: () => (_: never, now: number) => ({
     reissueId: 'RI-1',
@@ -155,14 +167,16 @@ export const out = {
     currency: 'EUR',
     createdAt: iso(now),
   }),
-  metrics: (healthy: boolean, memoryPct = 40) => (args: { service: string }, now: number) => ({
-    service: args.service,
-    errorRate: healthy ? 0.001 : 0.2,
-    latencyP99Ms: healthy ? 120 : 4_000,
-    memoryPct,
-    healthy,
-    asOf: iso(now - 2_000),
-  }),
+  metrics:
+    (healthy: boolean, memoryPct = 40) =>
+    (args: { service: string }, now: number) => ({
+      service: args.service,
+      errorRate: healthy ? 0.001 : 0.2,
+      latencyP99Ms: healthy ? 120 : 4_000,
+      memoryPct,
+      healthy,
+      asOf: iso(now - 2_000),
+    }),
   logs: (lines: string[]) => (args: { service: string }, now: number) => ({ service: args.service, lines, asOf: iso(now - 1_000) }),
   deploys: () => (args: { service: string }, now: number) => ({ service: args.service, current: 'v42', previous: 'v41', deployedAt: iso(now - 600_000) }),
   effect: () => (args: { service: string }, now: number) => ({ effectId: 'fx-1', service: args.service, appliedAt: iso(now) }),
@@ -175,4 +189,3 @@ export const reissue = { tool: 'reissue_transfer', args: { transferId: TRANSFER,
 export const metricsOf = (service: string) => ({ tool: 'get_metrics', args: { service } });
 export const restart = (service: string) => ({ tool: 'restart_service', args: { service } });
 export const revert = (service: string, toVersion: string) => ({ tool: 'revert_deploy', args: { service, toVersion } });
-

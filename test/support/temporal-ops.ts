@@ -34,9 +34,7 @@ export function workflowTaskCompletions(events: HistoryEvent[]): number[] {
 export function taskAfterTool(events: HistoryEvent[], tool: string, nth = 0): number {
   const scheduled = events.filter((e) => isActivityScheduled(e) && activityInput(e).includes(`"tool":"${tool}"`))[nth];
   if (!scheduled) throw new Error(`no call ${nth} of ${tool} in the history`);
-  const completed = events.find(
-    (e) => isActivityCompleted(e) && Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === eventId(scheduled),
-  );
+  const completed = events.find((e) => isActivityCompleted(e) && Number(e.activityTaskCompletedEventAttributes?.scheduledEventId) === eventId(scheduled));
   if (!completed) throw new Error(`the activity of ${tool} never completed`);
   const next = workflowTaskCompletions(events).find((id) => id > eventId(completed));
   if (next === undefined) throw new Error(`no workflow task completed after ${tool}`);
@@ -50,7 +48,9 @@ export function taskAfterTool(events: HistoryEvent[], tool: string, nth = 0): nu
 export function taskOfFirstUpdate(events: HistoryEvent[]): number {
   const accepted = events.find((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
   if (!accepted) throw new Error('no Update was accepted in the history');
-  const task = workflowTaskCompletions(events).filter((id) => id < eventId(accepted)).at(-1);
+  const task = workflowTaskCompletions(events)
+    .filter((id) => id < eventId(accepted))
+    .at(-1);
   if (task === undefined) throw new Error('no workflow task completed before the Update');
   return task;
 }
@@ -72,7 +72,8 @@ export async function resetTo(client: Client, workflowId: string, workflowTaskFi
     namespace: client.options.namespace,
     workflowExecution: { workflowId, ...(runId ? { runId } : {}) },
     // An int64 in the proto; protobufjs encodes a plain number as one (`long` is not ours to import).
-    workflowTaskFinishEventId: workflowTaskFinishEventId as unknown as temporal.api.workflowservice.v1.IResetWorkflowExecutionRequest['workflowTaskFinishEventId'],
+    workflowTaskFinishEventId:
+      workflowTaskFinishEventId as unknown as temporal.api.workflowservice.v1.IResetWorkflowExecutionRequest['workflowTaskFinishEventId'],
     requestId: randomUUID(),
     reason: 'test: operator reset',
   });

@@ -4,7 +4,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { projectRoot } from '../../temporal-dev/paths.js';
 
-
 /** The examples' worker process: the example domains against the simulated world. */
 export const EXAMPLES_WORKER = fileURLToPath(new URL('../../domains/worker.ts', import.meta.url));
 

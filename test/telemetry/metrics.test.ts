@@ -35,7 +35,12 @@ describe('metrics: the Prometheus endpoint carries the engine counters', () => {
     receiver = await startOtlpReceiver();
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
-    const bundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: [...TRACING_WORKFLOW_MODULES], logger: quietBundlerLogger, ...BUNDLER_OPTIONS });
+    const bundle = await bundleWorkflowCode({
+      workflowsPath,
+      workflowInterceptorModules: [...TRACING_WORKFLOW_MODULES],
+      logger: quietBundlerLogger,
+      ...BUNDLER_OPTIONS,
+    });
     const bundlePath = join(tmpdir(), `telemetry-bundle-${taskQueue}.js`);
     writeFileSync(bundlePath, bundle.code);
     // The child inherits these: telemetry turned on the way an operator would.
@@ -46,7 +51,13 @@ describe('metrics: the Prometheus endpoint carries the engine counters', () => {
       OTEL_SERVICE_NAME: 'metrics-test-worker',
       TEMPORAL_NAMESPACE: inject('temporalNamespace'),
     });
-    proc = await startWorkerProcess({ script, temporalAddress: inject('temporalAddress'), taskQueue, worldUrl: inject('worldUrl'), workflowBundlePath: bundlePath });
+    proc = await startWorkerProcess({
+      script,
+      temporalAddress: inject('temporalAddress'),
+      taskQueue,
+      worldUrl: inject('worldUrl'),
+      workflowBundlePath: bundlePath,
+    });
     connected = await connectClient();
   });
 
@@ -73,13 +84,22 @@ describe('metrics: the Prometheus endpoint carries the engine counters', () => {
     const refused = await startRun(on, {
       domain: 'incidents',
       caseId,
-      model: { adapter: 'scripted', replies: [{ type: 'call', calls: [{ tool: 'format_disk', args: {} }] }, { type: 'finish', outcome: 'escalated', claim: {}, evidence: [] }] },
+      model: {
+        adapter: 'scripted',
+        replies: [
+          { type: 'call', calls: [{ tool: 'format_disk', args: {} }] },
+          { type: 'finish', outcome: 'escalated', claim: {}, evidence: [] },
+        ],
+      },
     });
     const refusedResult = await refused.result();
     const codes = (await refused.query(stateQuery)).state.decisions.filter((d) => !d.accepted).map((d) => d.reason);
     expect(codes.length).toBeGreaterThan(0);
 
-    const text = await scrapeUntil(metricsUrl, (t) => t.includes('agent_runs_finished') && t.split('\n').filter((l) => l.startsWith('agent_runs_finished')).length >= 2);
+    const text = await scrapeUntil(
+      metricsUrl,
+      (t) => t.includes('agent_runs_finished') && t.split('\n').filter((l) => l.startsWith('agent_runs_finished')).length >= 2,
+    );
     const value = (name: string, labels: Record<string, string>) => sample(text, name, labels);
     expect(value('agent_runs_finished', { domain: 'payments', terminal_class: paidResult.terminal.class })).toBe(1);
     expect(value('agent_runs_finished', { domain: 'incidents', terminal_class: refusedResult.terminal.class })).toBe(1);
@@ -90,8 +110,11 @@ describe('metrics: the Prometheus endpoint carries the engine counters', () => {
     expect(text).toMatch(/^temporal_workflow_completed/m);
 
     // And the traces went where OTEL_EXPORTER_OTLP_ENDPOINT says, with the service name asked for.
-    for (let i = 0; i < 200 && !receiver.spans.some((s) => s.attributes['gen_ai.conversation.id'] === refused.workflowId); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(receiver.spans.filter((s) => s.name.startsWith('invoke_agent ')).map((s) => s.attributes['gen_ai.conversation.id'])).toEqual(expect.arrayContaining([paid.workflowId, refused.workflowId]));
+    for (let i = 0; i < 200 && !receiver.spans.some((s) => s.attributes['gen_ai.conversation.id'] === refused.workflowId); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(receiver.spans.filter((s) => s.name.startsWith('invoke_agent ')).map((s) => s.attributes['gen_ai.conversation.id'])).toEqual(
+      expect.arrayContaining([paid.workflowId, refused.workflowId]),
+    );
   });
 });
 

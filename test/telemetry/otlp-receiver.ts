@@ -26,7 +26,9 @@ export interface OtlpReceiver {
 
 // The generated OTLP protobuf types that ship with the exporter's own transformer.
 const protoRoot = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
-  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: { decode(b: Uint8Array): unknown; toObject(m: unknown, o: object): unknown } } } } } };
+  opentelemetry: {
+    proto: { collector: { trace: { v1: { ExportTraceServiceRequest: { decode(b: Uint8Array): unknown; toObject(m: unknown, o: object): unknown } } } } };
+  };
 };
 const ExportRequest = protoRoot.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 

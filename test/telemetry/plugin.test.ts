@@ -25,7 +25,14 @@ describe('tracing through the worker plugin', () => {
     const tracing = createAgentTracing({ spanProcessor: new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` })) });
     const telemetry: AgentTelemetry = tracing.plugin;
     const world = new WorldClient(inject('worldUrl'));
-    const plugin = agentPlugin({ implementations, deps: { world }, blobDir: join(tmpdir(), 'agent-test-blobs'), toolTimeoutMs: 800, approvers: TEST_DIRECTORY, telemetry });
+    const plugin = agentPlugin({
+      implementations,
+      deps: { world },
+      blobDir: join(tmpdir(), 'agent-test-blobs'),
+      toolTimeoutMs: 800,
+      approvers: TEST_DIRECTORY,
+      telemetry,
+    });
     const bundle = await bundleWorkflows(fileURLToPath(new URL('../../domains/workflows.ts', import.meta.url)), { plugins: [plugin] });
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const taskQueue = uniqueTaskQueue('plugin-traced');

@@ -45,7 +45,12 @@ describe('traces: one trace per run, replay-safe', () => {
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     tracing = createAgentTracing({ spanProcessor: new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` })) });
-    bundle = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules: [...tracing.workflowModules], logger: quietBundlerLogger, ...BUNDLER_OPTIONS });
+    bundle = await bundleWorkflowCode({
+      workflowsPath,
+      workflowInterceptorModules: [...tracing.workflowModules],
+      logger: quietBundlerLogger,
+      ...BUNDLER_OPTIONS,
+    });
     connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     worker = await Worker.create({
       connection,
@@ -59,7 +64,15 @@ describe('traces: one trace per run, replay-safe', () => {
         toolTimeoutMs: 800,
         approvers: TEST_DIRECTORY,
         // A team's adapter that knows its usage split: the domain's policy, counted as a provider would.
-        models: { custom: { counted: async (input) => ({ reply: implementations.find((i) => i.domain.name === input.domain)?.policy?.(input.context), tokens: 130, usage: { inputTokens: 100, outputTokens: 30 } }) } },
+        models: {
+          custom: {
+            counted: async (input) => ({
+              reply: implementations.find((i) => i.domain.name === input.domain)?.policy?.(input.context),
+              tokens: 130,
+              usage: { inputTokens: 100, outputTokens: 30 },
+            }),
+          },
+        },
       }),
       interceptors: { activity: tracing.activityInterceptors },
       sinks: tracing.sinks,
@@ -129,7 +142,9 @@ describe('traces: one trace per run, replay-safe', () => {
     expect(gateEvents.map((e) => [e.attributes['agent.turn.number'], e.attributes['agent.gate.decision'], e.attributes['agent.gate.reason']])).toEqual(
       receipts.map((d) => [d.turn, d.accepted ? 'accepted' : 'refused', d.reason]),
     );
-    expect(gateEvents.some((e) => Array.isArray(e.attributes['agent.evidence.ids']) && (e.attributes['agent.evidence.ids'] as unknown[]).length > 0)).toBe(true);
+    expect(gateEvents.some((e) => Array.isArray(e.attributes['agent.evidence.ids']) && (e.attributes['agent.evidence.ids'] as unknown[]).length > 0)).toBe(
+      true,
+    );
 
     // A chat span per model call the history holds, under the turn that made it.
     const scheduled = await scheduledActivities(handle);
@@ -153,7 +168,11 @@ describe('traces: one trace per run, replay-safe', () => {
     // The approval wait: who was asked, what they decided.
     const approvals = byName('agent.approval');
     expect(approvals).toHaveLength(1);
-    expect(approvals[0]?.attributes).toMatchObject({ 'agent.approval.request_id': awaiting.requestId, 'agent.approval.decision': 'approved', 'gen_ai.tool.name': 'reissue_transfer' });
+    expect(approvals[0]?.attributes).toMatchObject({
+      'agent.approval.request_id': awaiting.requestId,
+      'agent.approval.decision': 'approved',
+      'gen_ai.tool.name': 'reissue_transfer',
+    });
 
     // The readback and its verdict.
     const readbacks = byName('agent.readback ');
@@ -175,7 +194,12 @@ describe('traces: one trace per run, replay-safe', () => {
     const chats = receiver.spans.filter((s) => s.traceId === spans[0]?.traceId && s.name.startsWith('chat '));
     expect(chats).toHaveLength(done.turns);
     for (const chat of chats) {
-      expect(chat.attributes).toMatchObject({ 'gen_ai.provider.name': 'counted', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 30, 'agent.usage.tokens': 130 });
+      expect(chat.attributes).toMatchObject({
+        'gen_ai.provider.name': 'counted',
+        'gen_ai.usage.input_tokens': 100,
+        'gen_ai.usage.output_tokens': 30,
+        'agent.usage.tokens': 130,
+      });
     }
   });
 
@@ -207,7 +231,11 @@ describe('traces: one trace per run, replay-safe', () => {
     expect(files.length).toBeGreaterThanOrEqual(20);
     const before = receiver.spans.length;
     const histories = files.map((file) => ({
-      workflowId: file.split('/').at(-1)?.replace(/\.json$/, '') ?? file,
+      workflowId:
+        file
+          .split('/')
+          .at(-1)
+          ?.replace(/\.json$/, '') ?? file,
       history: historyFromJSON(JSON.parse(readFileSync(`${dir}${file}`, 'utf8'))),
     }));
     const failures: string[] = [];

@@ -19,7 +19,12 @@ describe('a case already done by an earlier run', () => {
     expect(run.command).toEqual({ type: 'verify', claim: { transferStatus: 'FAILED' } });
     expect(run.state.decisions.at(-1)).toMatchObject({ accepted: true, reason: 'verifying:already_done' });
 
-    run.verify({ holds: true, decided: true, detail: 'ledger says FAILED, reissued as rsi_earlier', facts: { 'ledger.status': 'FAILED', 'ledger.reissueId': 'rsi_earlier' } });
+    run.verify({
+      holds: true,
+      decided: true,
+      detail: 'ledger says FAILED, reissued as rsi_earlier',
+      facts: { 'ledger.status': 'FAILED', 'ledger.reissueId': 'rsi_earlier' },
+    });
     expect(run.state.terminal).toMatchObject({ class: 'resolved', reason: 'already_done' });
     expect(run.state.terminal?.detail).toContain('already reissued as rsi_earlier by an earlier run');
     expect(run.state.effects).toEqual([]);
@@ -72,6 +77,9 @@ describe('a case already done by an earlier run', () => {
     run.call(metricsOf('cache'));
     run.observeOk({ get_metrics: out.metrics(false, 97) });
     run.call({ tool: 'restart_service', args: { service: 'cache' } });
-    expect(run.command).toMatchObject({ type: 'invoke', calls: [{ tool: 'restart_service', idempotencyKey: 'incidents/restart_service/restart:INC-7:cache' }] });
+    expect(run.command).toMatchObject({
+      type: 'invoke',
+      calls: [{ tool: 'restart_service', idempotencyKey: 'incidents/restart_service/restart:INC-7:cache' }],
+    });
   });
 });

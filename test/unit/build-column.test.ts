@@ -20,7 +20,9 @@ const row = (runId: string, build?: ListRow['build']): ListRow => ({
 
 describe('the runs table and builds', () => {
   it('has a build column, a cell per run, when a run is versioned', async () => {
-    const page = String(await runsPage([row('PX-1', { deploymentName: 'pay', buildId: 'b7', behavior: 'pinned', pinnedByOperator: false }), row('PX-2', null)], {}, ['payments']));
+    const page = String(
+      await runsPage([row('PX-1', { deploymentName: 'pay', buildId: 'b7', behavior: 'pinned', pinnedByOperator: false }), row('PX-2', null)], {}, ['payments']),
+    );
     expect(page).toContain('<th>Build</th>');
     expect(page).toMatch(/<td class="build">b7 pinned<\/td>/);
     expect(page).toMatch(/<td class="build">-<\/td>/);

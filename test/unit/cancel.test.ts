@@ -37,7 +37,11 @@ describe('a cancel that settles', () => {
     expect(run.state.cancelling).toMatchObject({ by: 'oncall@ops' });
     expect(run.command).toMatchObject({ type: 'readback', readbackTool: 'read_incident_effect' });
     const effect = run.state.effects[0];
-    run.feed({ type: 'reconciled', now: run.tick(), result: { callId: effect?.callId ?? '', outcome: 'applied', output: out.effect()({ service: 'api' } as never, run.now), detail: 'found', attempts: 1 } });
+    run.feed({
+      type: 'reconciled',
+      now: run.tick(),
+      result: { callId: effect?.callId ?? '', outcome: 'applied', output: out.effect()({ service: 'api' } as never, run.now), detail: 'found', attempts: 1 },
+    });
     expect(run.state.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
     expect(run.state.terminal?.detail).toContain(`restart_service (key ${effect?.key}) applied (read back)`);
     expect(run.state.effects[0]).toMatchObject({ status: 'applied', settledBy: 'readback', readbacks: 1 });
@@ -60,7 +64,11 @@ describe('a cancel that settles', () => {
     const run = inDoubt(restart('api'));
     run.feed(cancel(run));
     const effect = run.state.effects[0];
-    run.feed({ type: 'reconciled', now: run.tick(), result: { callId: effect?.callId ?? '', outcome: 'undecided', detail: 'readback failed: 500', attempts: 3 } });
+    run.feed({
+      type: 'reconciled',
+      now: run.tick(),
+      result: { callId: effect?.callId ?? '', outcome: 'undecided', detail: 'readback failed: 500', attempts: 3 },
+    });
     expect(run.state.terminal).toMatchObject({ class: 'unknown_outcome', reason: 'cancelled_with_effect_in_doubt' });
     expect(run.state.terminal?.detail).toContain(`restart_service (key ${effect?.key})`);
     expect(run.state.terminal?.detail).toContain('oncall@ops');

@@ -5,7 +5,22 @@ import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import { STATE_VERSION } from '../../workflows/controller/state.js';
-import { HOSTILE, Run, TRANSFER, contextTokensOf, failed, metricsOf, ok, out, readAck, readLedger, readReplica, reissue, restart, revert } from '../support/driver.js';
+import {
+  HOSTILE,
+  Run,
+  TRANSFER,
+  contextTokensOf,
+  failed,
+  metricsOf,
+  ok,
+  out,
+  readAck,
+  readLedger,
+  readReplica,
+  reissue,
+  restart,
+  revert,
+} from '../support/driver.js';
 
 /** The driver runs the current path by default; every run in this file asks for the old one. */
 const LEGACY = { legacy: true } as const;
@@ -446,7 +461,9 @@ describe('observations', () => {
     run.call(readLedger, readAck);
     const [ledgerCall, ackCall] = run.calls;
     run.observe((c, now) =>
-      c.tool === 'read_ledger' ? failed(c.callId, 'timeout', 'timeout', 'ledger did not answer in 20s', now) : ok(c.callId, out.ack('RECEIVED')(undefined as never, now), now),
+      c.tool === 'read_ledger'
+        ? failed(c.callId, 'timeout', 'timeout', 'ledger did not answer in 20s', now)
+        : ok(c.callId, out.ack('RECEIVED')(undefined as never, now), now),
     );
     const timedOut = run.evidenceFor(ledgerCall?.callId ?? '');
     expect(timedOut).toHaveLength(1);
@@ -556,7 +573,13 @@ describe('effects with an unknown outcome', () => {
     run.feed({
       type: 'reconciled',
       now: run.tick(),
-      result: { callId: effect?.callId ?? '', outcome: 'applied', output: out.effect()({ service: 'api' } as never, run.now), detail: 'found by key', attempts: 1 },
+      result: {
+        callId: effect?.callId ?? '',
+        outcome: 'applied',
+        output: out.effect()({ service: 'api' } as never, run.now),
+        detail: 'found by key',
+        attempts: 1,
+      },
     });
     expect(run.state.effects[0]).toMatchObject({ status: 'applied', settledBy: 'readback', readbacks: 1 });
     expect(run.state.executions.at(-1)).toMatchObject({ kind: 'readback', result: 'final', idempotencyKey: effect?.key });
@@ -580,7 +603,11 @@ describe('effects with an unknown outcome', () => {
   it('readback not_applied for a non-idempotent effect goes back to the model with effect_not_applied', () => {
     const run = restartInDoubt();
     const effect = run.state.effects[0];
-    run.feed({ type: 'reconciled', now: run.tick(), result: { callId: effect?.callId ?? '', outcome: 'not_applied', detail: 'no effect with this key', attempts: 1 } });
+    run.feed({
+      type: 'reconciled',
+      now: run.tick(),
+      result: { callId: effect?.callId ?? '', outcome: 'not_applied', detail: 'no effect with this key', attempts: 1 },
+    });
     expect(run.state.effects[0]).toMatchObject({ status: 'not_applied', settledBy: 'readback' });
     expect(run.command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('effect_not_applied');
@@ -622,7 +649,11 @@ describe('effects with an unknown outcome', () => {
   it('readback undecided ends the run unknown_outcome, naming the tool and key', () => {
     const run = restartInDoubt();
     const effect = run.state.effects[0];
-    run.feed({ type: 'reconciled', now: run.tick(), result: { callId: effect?.callId ?? '', outcome: 'undecided', detail: 'orchestrator unreachable', attempts: 3 } });
+    run.feed({
+      type: 'reconciled',
+      now: run.tick(),
+      result: { callId: effect?.callId ?? '', outcome: 'undecided', detail: 'orchestrator unreachable', attempts: 3 },
+    });
     expect(run.state.terminal?.class).toBe('unknown_outcome');
     expect(run.state.terminal?.reason).toBe('readback_undecided');
     expect(run.state.terminal?.detail).toContain('restart_service');
@@ -706,7 +737,8 @@ describe('operator inputs', () => {
     run.feed({ type: 'noteAdded', now: run.tick(), by: 'alice@ops', text: 'the beneficiary bank had an outage' });
     expect(run.state.transcript.at(-1)).toEqual({ kind: 'note', turn: 1, by: 'alice@ops', text: 'the beneficiary bank had an outage' });
     expect(run.command.type).toBe('propose');
-    if (run.command.type === 'propose') expect(run.command.context.notes).toEqual([{ by: 'alice@ops', text: 'the beneficiary bank had an outage', signed: false }]);
+    if (run.command.type === 'propose')
+      expect(run.command.context.notes).toEqual([{ by: 'alice@ops', text: 'the beneficiary bank had an outage', signed: false }]);
     expect(run.state.turn).toBe(1); // a note does not spend a turn
   });
 

@@ -46,17 +46,34 @@ describe('the build a run is on', () => {
     expect(pinned).toEqual({ deploymentName: 'd', buildId: 'a', behavior: 'pinned', pinnedByOperator: false });
     expect(buildWords(pinned as NonNullable<typeof pinned>)).toBe('d.a (pinned)');
     expect(buildCell(pinned)).toBe('a pinned');
-    const moving = buildOfVersioningInfo({ behavior: 2, deploymentVersion: { deploymentName: 'd', buildId: 'a' }, versionTransition: { deploymentVersion: { deploymentName: 'd', buildId: 'b' } } });
+    const moving = buildOfVersioningInfo({
+      behavior: 2,
+      deploymentVersion: { deploymentName: 'd', buildId: 'a' },
+      versionTransition: { deploymentVersion: { deploymentName: 'd', buildId: 'b' } },
+    });
     expect(buildWords(moving as NonNullable<typeof moving>)).toBe('d.a (auto-upgrade, moving to d.b)');
-    const byHand = buildOfVersioningInfo({ behavior: 2, deploymentVersion: { deploymentName: 'd', buildId: 'b' }, versioningOverride: { pinned: { version: { deploymentName: 'd', buildId: 'a' } } } });
+    const byHand = buildOfVersioningInfo({
+      behavior: 2,
+      deploymentVersion: { deploymentName: 'd', buildId: 'b' },
+      versioningOverride: { pinned: { version: { deploymentName: 'd', buildId: 'a' } } },
+    });
     expect(byHand).toMatchObject({ buildId: 'a', behavior: 'pinned', pinnedByOperator: true });
     // Only the deprecated canonical string: still read.
-    expect(buildOfVersioningInfo({ behavior: 'VERSIONING_BEHAVIOR_PINNED', version: 'd.a' })).toMatchObject({ deploymentName: 'd', buildId: 'a', behavior: 'pinned' });
+    expect(buildOfVersioningInfo({ behavior: 'VERSIONING_BEHAVIOR_PINNED', version: 'd.a' })).toMatchObject({
+      deploymentName: 'd',
+      buildId: 'a',
+      behavior: 'pinned',
+    });
     // Not versioned.
     expect(buildOfVersioningInfo(undefined)).toBeNull();
     expect(buildOfVersioningInfo({ behavior: 0 })).toBeNull();
     expect(buildCell(null)).toBe('-');
-    expect(buildOf({ raw: { workflowExecutionInfo: { versioningInfo: { behavior: 1, deploymentVersion: { deploymentName: 'd', buildId: 'a' } } } }, typedSearchAttributes: new TypedSearchAttributes() })).toMatchObject({ buildId: 'a' });
+    expect(
+      buildOf({
+        raw: { workflowExecutionInfo: { versioningInfo: { behavior: 1, deploymentVersion: { deploymentName: 'd', buildId: 'a' } } } },
+        typedSearchAttributes: new TypedSearchAttributes(),
+      }),
+    ).toMatchObject({ buildId: 'a' });
   });
 
   it('comes from a listed execution: the system search attributes the server keeps for versioned runs', () => {

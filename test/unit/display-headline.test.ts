@@ -42,7 +42,26 @@ function requested(domain: Domain, reason = reissue.args.reason): Run {
 function approve(run: Run) {
   const p = run.state.pendingApproval;
   if (!p?.digest) throw new Error('no guarded request pending');
-  const signed = signDecision(keys.alice, run.state.runId, { requestId: p.requestId, digest: p.digest, tool: '', args: null, evidenceIds: [], roles: [], expiresAt: 0, quorum: 1, approvedBy: [], eligible: [], signed: true }, 'approve', 'ok', { now: run.now });
+  const signed = signDecision(
+    keys.alice,
+    run.state.runId,
+    {
+      requestId: p.requestId,
+      digest: p.digest,
+      tool: '',
+      args: null,
+      evidenceIds: [],
+      roles: [],
+      expiresAt: 0,
+      quorum: 1,
+      approvedBy: [],
+      eligible: [],
+      signed: true,
+    },
+    'approve',
+    'ok',
+    { now: run.now },
+  );
   return run.feed({ type: 'approved', now: run.tick(), requestId: p.requestId, by: signed.statement.by, comment: 'ok', signed });
 }
 
@@ -68,7 +87,7 @@ describe('display facts for an approval', () => {
     expect(pending?.digest).toBe(approvalDigest(run.state.runId, pending?.requestId ?? '', pending!.call, run.state.chain));
   });
 
-  it('outside text never reaches the display, not even through the model\'s narrative arguments', () => {
+  it("outside text never reaches the display, not even through the model's narrative arguments", () => {
     // A careless hook that shows everything it is given.
     const dumpAll = withDisplay((args: unknown, evidence: { facts: object; id: string }[]) => ({
       args: JSON.stringify(args),
@@ -84,7 +103,11 @@ describe('display facts for an approval', () => {
   });
 
   it('a hook that throws is dropped and the request stands; what a hook returns is bounded', () => {
-    const throwing = requested(withDisplay(() => { throw new Error('boom'); }));
+    const throwing = requested(
+      withDisplay(() => {
+        throw new Error('boom');
+      }),
+    );
     expect(throwing.state.pendingApproval?.display).toBeUndefined();
     expect(throwing.state.pendingApproval?.digest).toMatch(/^[0-9a-f]{64}$/);
 
@@ -113,7 +136,7 @@ describe('display facts for an approval', () => {
   });
 });
 
-describe('a finished run\'s headline', () => {
+describe("a finished run's headline", () => {
   function reissuedAndResolved(domain: Domain = payments): Run {
     const run = requested(domain);
     run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
@@ -127,7 +150,7 @@ describe('a finished run\'s headline', () => {
     return run;
   }
 
-  it('says what the run did in the domain\'s words, and how it ended', () => {
+  it("says what the run did in the domain's words, and how it ended", () => {
     const run = reissuedAndResolved();
     expect(headline(run.state, payments)).toBe(`reissued ${TRANSFER} (123.45 EUR) as RI-1; the ledger has the original FAILED · resolved (probe_confirmed)`);
     expect(view(run.state, input, payments).headline).toBe(headline(run.state, payments));
@@ -137,8 +160,13 @@ describe('a finished run\'s headline', () => {
     expect(String(runFragment(view(run.state, input, payments), run.now))).toContain(`reissued ${TRANSFER} (123.45 EUR) as RI-1`);
   });
 
-  it('a summarize that throws or rambles leaves the engine\'s words or a cut line; a running run has none', () => {
-    const throwing = reissuedAndResolved({ ...payments, summarize: () => { throw new Error('boom'); } } as Domain);
+  it("a summarize that throws or rambles leaves the engine's words or a cut line; a running run has none", () => {
+    const throwing = reissuedAndResolved({
+      ...payments,
+      summarize: () => {
+        throw new Error('boom');
+      },
+    } as Domain);
     expect(headline(throwing.state, throwing.domain)).toBe(`reissue_transfer ${TRANSFER} applied (reissue.id RI-1) · resolved (probe_confirmed)`);
     const rambling = reissuedAndResolved({ ...payments, summarize: () => `a\n${'x'.repeat(5_000)}` } as Domain);
     const said = headline(rambling.state, rambling.domain) ?? '';
@@ -168,7 +196,11 @@ describe('one budget arithmetic', () => {
     expect(budgetLine(left, { paused: true })).toContain(`(${shown} left)`);
     expect(String(runFragment(view(st, input), run.now))).toContain(`<td>${shown}</td>`);
     // A finished run's clock stopped when it ended.
-    const ended = { ...running, phase: 'terminal' as const, terminal: { class: 'resolved' as const, reason: 'probe_confirmed', detail: '', at: st.deadlineAt - 90_500 } };
+    const ended = {
+      ...running,
+      phase: 'terminal' as const,
+      terminal: { class: 'resolved' as const, reason: 'probe_confirmed', detail: '', at: st.deadlineAt - 90_500 },
+    };
     expect(operatorMsLeft(ended, st.deadlineAt + 3_600_000)).toBe(90_000);
     expect(timeLeft(599_999)).toBe('9m59s');
     expect(timeLeft(60_000)).toBe('1m00s');

@@ -20,10 +20,24 @@ const base = {
   freeText: () => [],
 };
 const lookup = defineTool({ ...base, name: 'lookup', kind: 'read', idempotent: true });
-const change = defineTool({ ...base, name: 'change', kind: 'effect', readback: 'change_by_key', precondition: { check: () => ({ ok: true }), reread: { tool: 'lookup', args: (a) => ({ id: a.id }) } } });
+const change = defineTool({
+  ...base,
+  name: 'change',
+  kind: 'effect',
+  readback: 'change_by_key',
+  precondition: { check: () => ({ ok: true }), reread: { tool: 'lookup', args: (a) => ({ id: a.id }) } },
+});
 const Claim = z.strictObject({ thing: z.string() });
 const defaults = { budgets: { turns: 3, toolCalls: 3, effects: 1, duplicates: 1, tokens: 100, deadlineMs: 1_000 }, context: 'full' as const, window: 2 };
-const domain = (tools: readonly AnyTool[], extra: Partial<Domain> = {}): Domain => ({ name: 'things', goal: () => 'g', tools, claim: Claim, judgeEvidence: () => ({ kind: 'supported' }), defaults, ...extra });
+const domain = (tools: readonly AnyTool[], extra: Partial<Domain> = {}): Domain => ({
+  name: 'things',
+  goal: () => 'g',
+  tools,
+  claim: Claim,
+  judgeEvidence: () => ({ kind: 'supported' }),
+  defaults,
+  ...extra,
+});
 
 describe('the types refuse what they can see', () => {
   it('an effect without a readback, a reserved name, a read with an effect part, a reread that is not a read, an untyped claim', () => {
@@ -33,9 +47,24 @@ describe('the types refuse what they can see', () => {
     defineTool({ ...base, name: 'finish', kind: 'read' });
     // @ts-expect-error -- a read has no approval
     defineTool({ ...base, name: 'peek', kind: 'read', approval: { roles: ['r'], timeoutMs: 1, onTimeout: 'escalate' } });
-    const rereadsAnEffect = defineTool({ ...base, name: 'other', kind: 'effect', readback: 'other_by_key', precondition: { check: () => ({ ok: true }), reread: { tool: 'change', args: () => ({}) } } });
-    // @ts-expect-error -- `other` rereads `change`, which is an effect, not a read
-    expect(() => defineDomain({ name: 'bad', goal: () => 'g', tools: [lookup, change, rereadsAnEffect], claim: Claim, judgeEvidence: () => ({ kind: 'supported' }), defaults })).toThrow(DomainDefinitionError);
+    const rereadsAnEffect = defineTool({
+      ...base,
+      name: 'other',
+      kind: 'effect',
+      readback: 'other_by_key',
+      precondition: { check: () => ({ ok: true }), reread: { tool: 'change', args: () => ({}) } },
+    });
+    expect(() =>
+      defineDomain({
+        name: 'bad',
+        goal: () => 'g',
+        // @ts-expect-error -- `other` rereads `change`, which is an effect, not a read
+        tools: [lookup, change, rereadsAnEffect],
+        claim: Claim,
+        judgeEvidence: () => ({ kind: 'supported' }),
+        defaults,
+      }),
+    ).toThrow(DomainDefinitionError);
     defineDomain({
       name: 'typed',
       goal: () => 'g',
@@ -99,13 +128,20 @@ describe('validateDomain refuses what the types cannot see, naming the tool', ()
     })();
     expect(DomainDefinitionError.isInstance(thrown)).toBe(true);
     expect(DomainDefinitionError.isInstance(new Error('x'))).toBe(false);
-    expect((thrown as DomainDefinitionError).problems).toEqual(['blind: an effect must name its readback (the read, by idempotency key, that tells whether it happened)']);
+    expect((thrown as DomainDefinitionError).problems).toEqual([
+      'blind: an effect must name its readback (the read, by idempotency key, that tells whether it happened)',
+    ]);
   });
 });
 
 describe('the worker checks each implementation against its domain', () => {
   it('refuses a tool or a readback without a function, and a domain built without defineDomain', () => {
-    const incomplete = { domain: domain([lookup, change]), tools: { lookup: async () => ({ id: 'a' }) }, readbacks: {}, probe: async () => ({}) } as unknown as AnyImplementation;
+    const incomplete = {
+      domain: domain([lookup, change]),
+      tools: { lookup: async () => ({ id: 'a' }) },
+      readbacks: {},
+      probe: async () => ({}),
+    } as unknown as AnyImplementation;
     expect(() => registry([incomplete])).toThrow(DomainDefinitionError);
     expect(() => registry([incomplete])).toThrow(/change: the implementation has no function for it; change: the implementation has no readback change_by_key/);
     const unchecked = { ...incomplete, domain: domain([untypedBlind()]), tools: { blind: async () => ({}) } } as unknown as AnyImplementation;

@@ -16,7 +16,11 @@ function restartReadBackAsNotApplied(engine4: boolean): { run: Run; firstKey: st
   const [first] = run.calls;
   run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'timed out after the request was sent', now));
   expect(run.command.type).toBe('readback');
-  run.feed({ type: 'reconciled', now: run.tick(), result: { callId: first?.callId ?? '', outcome: 'not_applied', detail: 'no effect under the key', attempts: 1 } });
+  run.feed({
+    type: 'reconciled',
+    now: run.tick(),
+    result: { callId: first?.callId ?? '', outcome: 'not_applied', detail: 'no effect under the key', attempts: 1 },
+  });
   expect(run.state.effects).toEqual([expect.objectContaining({ status: 'not_applied', settledBy: 'readback' })]);
   return { run, firstKey: first?.idempotencyKey ?? '' };
 }

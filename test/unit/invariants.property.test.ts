@@ -79,7 +79,10 @@ function invalidArgs(g: Gen, tool: string): unknown {
 function someCall(g: Gen, domain: Domain, kind: 'read' | 'effect', recent: { tool: string; args: unknown }[]) {
   const sameKind = recent.filter((c) => contractOf(domain, c.tool)?.kind === kind);
   if (sameKind.length && chance(g, 50)) return pick(g, sameKind); // repeats feed the loop and effect guards
-  const tool = pick(g, domain.tools.filter((t) => t.kind === kind).map((t) => t.name));
+  const tool = pick(
+    g,
+    domain.tools.filter((t) => t.kind === kind).map((t) => t.name),
+  );
   return { tool, args: chance(g, 88) ? validArgs(g, tool) : invalidArgs(g, tool) };
 }
 
@@ -150,7 +153,15 @@ function validOutput(g: Gen, call: PlannedCall, now: number): unknown {
     case 'read_processor_ack':
       return { transferId, ack: pick(g, ['RECEIVED', 'REJECTED', 'NONE']), ackAt: pick(g, [null, asOf]), asOf, ...extra };
     case 'reissue_transfer':
-      return { reissueId: pick(g, ['RI-1', 'RI-2']), transferId, destination: pick(g, ['DE89370400440532013000', HOSTILE]), amountMinor: 12_345, currency: 'EUR', createdAt: iso(now), ...extra };
+      return {
+        reissueId: pick(g, ['RI-1', 'RI-2']),
+        transferId,
+        destination: pick(g, ['DE89370400440532013000', HOSTILE]),
+        amountMinor: 12_345,
+        currency: 'EUR',
+        createdAt: iso(now),
+        ...extra,
+      };
     case 'get_metrics':
       return {
         service,
@@ -208,7 +219,14 @@ const MALLORY = '22'.repeat(32);
 const TEST_DIRECTORY = { approvers: [{ id: 'alice@ops', publicKey: publicKeyOf(ALICE), roles: ['payments-approver', 'sre-lead'] }] };
 
 /** What the workflow could feed back for `command`, or an operator event at any time. */
-function eventFor(g: Gen, domain: Domain, state: RunState, command: Exclude<Command, { type: 'stop' }>, now: number, recent: { tool: string; args: unknown }[]): RunEvent {
+function eventFor(
+  g: Gen,
+  domain: Domain,
+  state: RunState,
+  command: Exclude<Command, { type: 'stop' }>,
+  now: number,
+  recent: { tool: string; args: unknown }[],
+): RunEvent {
   if (chance(g, 6)) {
     const roll = int(g, 0, 99);
     if (roll < 75) return { type: 'noteAdded', now, by: pick(g, ['alice@ops', 'mallory']), text: pick(g, ['bank outage earlier', HOSTILE]) };
@@ -218,7 +236,13 @@ function eventFor(g: Gen, domain: Domain, state: RunState, command: Exclude<Comm
   switch (command.type) {
     case 'propose':
       if (chance(g, 1)) return { type: 'modelFailed', now, message: pick(g, ['429 after 5 attempts', HOSTILE]) };
-      return { type: 'proposed', now, reply: someReply(g, domain, state, recent), tokens: chance(g, 2) ? int(g, 0, 200_000) : int(g, 0, 2_000), contextTokens: command.context.tokenEstimate };
+      return {
+        type: 'proposed',
+        now,
+        reply: someReply(g, domain, state, recent),
+        tokens: chance(g, 2) ? int(g, 0, 200_000) : int(g, 0, 2_000),
+        contextTokens: command.context.tokenEstimate,
+      };
     case 'invoke': {
       const results = command.calls.map((c) => resultFor(g, c, now));
       return { type: 'observed', now, results: chance(g, 50) ? results : [...results].reverse() };
@@ -238,12 +262,25 @@ function eventFor(g: Gen, domain: Domain, state: RunState, command: Exclude<Comm
       };
     case 'readback': {
       const outcome = pick(g, ['applied', 'not_applied', 'undecided'] as const);
-      const call: PlannedCall = { callId: command.effect.callId, turn: command.effect.turn, tool: command.effect.tool, args: command.effect.args, kind: 'effect', idempotent: false };
+      const call: PlannedCall = {
+        callId: command.effect.callId,
+        turn: command.effect.turn,
+        tool: command.effect.tool,
+        args: command.effect.args,
+        kind: 'effect',
+        idempotent: false,
+      };
       const output = outcome !== 'applied' ? undefined : chance(g, 85) ? validOutput(g, call, now) : brokenOutput(g, call, now);
       return {
         type: 'reconciled',
         now,
-        result: { callId: command.effect.callId, outcome, ...(output === undefined ? {} : { output }), detail: pick(g, ['by key', HOSTILE]), attempts: int(g, 1, 3) },
+        result: {
+          callId: command.effect.callId,
+          outcome,
+          ...(output === undefined ? {} : { output }),
+          detail: pick(g, ['by key', HOSTILE]),
+          attempts: int(g, 1, 3),
+        },
       };
     }
     case 'loadApprovers':
@@ -257,12 +294,25 @@ function eventFor(g: Gen, domain: Domain, state: RunState, command: Exclude<Comm
         const forged = chance(g, 25);
         const signer = forged && chance(g, 50) ? MALLORY : ALICE;
         const statement = {
-          v: 1 as const, kind: 'decision' as const, runId: state.runId, requestId,
+          v: 1 as const,
+          kind: 'decision' as const,
+          runId: state.runId,
+          requestId,
           digest: forged && signer === ALICE ? '0'.repeat(64) : (command.request.digest ?? ''),
-          decision: kind, by: 'alice@ops', comment: pick(g, ['', HOSTILE]), expiresAt: now + 60_000,
+          decision: kind,
+          by: 'alice@ops',
+          comment: pick(g, ['', HOSTILE]),
+          expiresAt: now + 60_000,
         } as const;
         if (roll >= 85) return { type: 'approvalTimedOut', now: Math.max(now, expiresAt), requestId };
-        return { type: kind === 'approve' ? 'approved' : 'denied', now, requestId, by: 'alice@ops', comment: statement.comment, signed: signStatement(statement, signer) };
+        return {
+          type: kind === 'approve' ? 'approved' : 'denied',
+          now,
+          requestId,
+          by: 'alice@ops',
+          comment: statement.comment,
+          signed: signStatement(statement, signer),
+        };
       }
       if (roll < 55) return { type: 'approved', now, requestId, by: 'alice@ops', comment: pick(g, ['', HOSTILE]) };
       if (roll < 85) return { type: 'denied', now, requestId, by: 'alice@ops', comment: pick(g, ['not yet', HOSTILE]) };
@@ -326,14 +376,20 @@ function simulate(g: Gen, check: (step: Trace['steps'][number], trace: Trace) =>
       check(record, trace);
     } catch (err) {
       // Say what led here: the shrunk counterexample is a list of random choices, not events.
-      const story = trace.steps.map((s, n) => `  ${n}. ${describeEvent(s.event)} -> ${s.command.type}${s.after.terminal ? ` ${s.after.terminal.class}/${s.after.terminal.reason}` : ''}`);
-      throw new Error(`${err instanceof Error ? err.message : String(err)}\n${domain.name} run, budgets ${JSON.stringify(budgets)}:\n${story.join('\n')}`, { cause: err });
+      const story = trace.steps.map(
+        (s, n) => `  ${n}. ${describeEvent(s.event)} -> ${s.command.type}${s.after.terminal ? ` ${s.after.terminal.class}/${s.after.terminal.reason}` : ''}`,
+      );
+      throw new Error(`${err instanceof Error ? err.message : String(err)}\n${domain.name} run, budgets ${JSON.stringify(budgets)}:\n${story.join('\n')}`, {
+        cause: err,
+      });
     }
     if (step.command.type === 'stop') return trace;
     if (event.type === 'proposed' && step.command.type === 'invoke') recent.push(...step.command.calls.map((c) => ({ tool: c.tool, args: c.args })));
     const roll = int(g, 0, 99);
-    if (roll < 2) now += int(g, 0, budgets.deadlineMs); // a long wait, e.g. for a person
-    else if (roll < 2 + latePercent) now = Math.max(now, state.deadlineAt + int(g, 0, 5_000)); // the deadline passes mid-command
+    if (roll < 2)
+      now += int(g, 0, budgets.deadlineMs); // a long wait, e.g. for a person
+    else if (roll < 2 + latePercent)
+      now = Math.max(now, state.deadlineAt + int(g, 0, 5_000)); // the deadline passes mid-command
     else now += int(g, 0, 10_000);
     event = eventFor(g, domain, state, step.command, now, recent.slice(-6));
   }
@@ -366,10 +422,9 @@ function afterTheEnd(g: Gen, state: RunState): RunEvent[] {
 }
 
 function factStrings(state: RunState): string[] {
-  return [
-    ...Object.values(state.pinned).map((p) => p.value),
-    ...state.evidence.flatMap((e) => Object.values(e.facts)),
-  ].filter((v): v is string => typeof v === 'string');
+  return [...Object.values(state.pinned).map((p) => p.value), ...state.evidence.flatMap((e) => Object.values(e.facts))].filter(
+    (v): v is string => typeof v === 'string',
+  );
 }
 
 const isReadOrEffect = (kind: string) => kind === 'read' || kind === 'effect';
@@ -591,17 +646,20 @@ describe('the deadline', () => {
   it('no tool call or effect is started by an event that arrives after the deadline', () => {
     fc.assert(
       fc.property(fc.gen(), (g) => {
-        simulate(g, ({ event, before, after, command }) => {
-          if (command.type !== 'invoke') return;
-          // Only a note can leave an acting run acting; any other way into `invoke` starts calls.
-          if (before.phase !== 'acting') expect(event.now).toBeLessThan(after.deadlineAt);
-        }, 20);
+        simulate(
+          g,
+          ({ event, before, after, command }) => {
+            if (command.type !== 'invoke') return;
+            // Only a note can leave an acting run acting; any other way into `invoke` starts calls.
+            if (before.phase !== 'acting') expect(event.now).toBeLessThan(after.deadlineAt);
+          },
+          20,
+        );
       }),
       RUN,
     );
   });
 });
-
 
 describe('the generator', () => {
   it('reaches every corner it is meant to test (fixed seed, so this is a check on the generator)', () => {
@@ -631,7 +689,20 @@ describe('the generator', () => {
     ]) {
       expect(terminals).toContain(t);
     }
-    for (const c of ['invalid_proposal', 'unknown_tool', 'invalid_arguments', 'loop_nudge', 'unsupported_finish', 'probe_failed', 'approval_denied', 'effect_not_applied', 'parallel_effect', 'over_budget', 'precondition_failed', 'tainted_argument']) {
+    for (const c of [
+      'invalid_proposal',
+      'unknown_tool',
+      'invalid_arguments',
+      'loop_nudge',
+      'unsupported_finish',
+      'probe_failed',
+      'approval_denied',
+      'effect_not_applied',
+      'parallel_effect',
+      'over_budget',
+      'precondition_failed',
+      'tainted_argument',
+    ]) {
       expect(codes).toContain(c);
     }
     for (const e of ['applied/response', 'applied/readback', 'not_applied/readback', 'failed/response']) expect(effects).toContain(e);

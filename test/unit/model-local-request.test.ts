@@ -18,7 +18,10 @@ const readLedger: FunctionTool = {
     },
   },
 };
-const escalate: FunctionTool = { type: 'function', function: { name: 'escalate', parameters: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] } } };
+const escalate: FunctionTool = {
+  type: 'function',
+  function: { name: 'escalate', parameters: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] } },
+};
 
 function refusal(body: unknown): string {
   try {
@@ -38,7 +41,9 @@ describe('the request', () => {
     expect(refusal({ messages: [{ role: 'narrator', content: 'x' }] })).toBe('messages.0.role: must be system, developer, user, assistant or tool');
     expect(refusal({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] })).toMatch(/^messages\.0\.content/);
     expect(refusal({ messages: [{ role: 'user', content: 'x' }], max_tokens: 0 })).toMatch(/^max_tokens/);
-    expect(refusal({ messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'no spaces' } }] })).toMatch(/^tools\.0\.function\.name/);
+    expect(refusal({ messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 'no spaces' } }] })).toMatch(
+      /^tools\.0\.function\.name/,
+    );
   });
 
   it('accepts what OpenAI clients send beside what it reads', () => {
@@ -52,8 +57,18 @@ describe('the chat history', () => {
     const { messages } = parseChatRequest({
       messages: [
         { role: 'system', content: 'sys' },
-        { role: 'user', content: [{ type: 'text', text: 'read ' }, { type: 'text', text: 'it' }] },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_ledger', arguments: '{"transferId":"PX-1"}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'read ' },
+            { type: 'text', text: 'it' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_ledger', arguments: '{"transferId":"PX-1"}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: '{"status":"SETTLED"}' },
         { role: 'tool', tool_call_id: 'nobody', content: 'stray' },
       ],
@@ -61,14 +76,22 @@ describe('the chat history', () => {
     expect(historyFrom(messages)).toEqual([
       { type: 'system', text: 'sys' },
       { type: 'user', text: 'read it' },
-      { type: 'model', response: [{ type: 'functionCall', name: 'read_ledger', params: { transferId: 'PX-1' }, result: '{"status":"SETTLED"}', startsNewChunk: true }] },
+      {
+        type: 'model',
+        response: [{ type: 'functionCall', name: 'read_ledger', params: { transferId: 'PX-1' }, result: '{"status":"SETTLED"}', startsNewChunk: true }],
+      },
       { type: 'user', text: '<tool_response>\nstray\n</tool_response>' },
       { type: 'model', response: [] },
     ]);
   });
 
   it('continues a trailing assistant text instead of opening a new turn', () => {
-    const { messages } = parseChatRequest({ messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'The answer is' }] });
+    const { messages } = parseChatRequest({
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'The answer is' },
+      ],
+    });
     expect(historyFrom(messages).at(-1)).toEqual({ type: 'model', response: ['The answer is'] });
   });
 });

@@ -56,7 +56,15 @@ describe('runbook hints (Domain.nextStep)', () => {
   });
 
   it('a hint that throws or rambles is dropped or cut; the run goes on', () => {
-    const throwing = new Run({ ...incidents, nextStep: () => { throw new Error('boom'); } }, { guarded: true });
+    const throwing = new Run(
+      {
+        ...incidents,
+        nextStep: () => {
+          throw new Error('boom');
+        },
+      },
+      { guarded: true },
+    );
     expect(throwing.command.type).toBe('propose');
     expect(hintOf(throwing.command)).toBeUndefined();
     const rambling = new Run({ ...incidents, nextStep: () => 'x'.repeat(10_000) }, { guarded: true });

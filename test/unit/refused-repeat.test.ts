@@ -39,6 +39,10 @@ describe('a refused call proposed again unchanged', () => {
     run.call(restartDb);
     run.call(restartDb);
     expect(run.state.terminal).toBeUndefined();
-    expect(run.state.transcript.filter((t) => t.kind === 'control').map((t) => (t.kind === 'control' ? t.code : ''))).toEqual(['precondition_failed', 'precondition_failed', 'precondition_failed']);
+    expect(run.state.transcript.filter((t) => t.kind === 'control').map((t) => (t.kind === 'control' ? t.code : ''))).toEqual([
+      'precondition_failed',
+      'precondition_failed',
+      'precondition_failed',
+    ]);
   });
 });

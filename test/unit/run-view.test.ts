@@ -29,7 +29,14 @@ describe('RunView: the client boundary over the state query', () => {
     const run = awaitingApproval();
     const answer = view(run.state, input, payments);
     const v = toRunView(answer);
-    expect(v).toMatchObject({ runId: run.state.runId, domain: 'payments', caseId: 'PX-1042', phase: 'awaiting_approval', terminal: null, deadlinePaused: true });
+    expect(v).toMatchObject({
+      runId: run.state.runId,
+      domain: 'payments',
+      caseId: 'PX-1042',
+      phase: 'awaiting_approval',
+      terminal: null,
+      deadlinePaused: true,
+    });
     expect(v.awaiting).toEqual(answer.awaiting);
     expect(v.awaiting?.tool).toBe('reissue_transfer');
     expect(v.budgets.used.turns).toBe(run.state.turn);
@@ -39,7 +46,8 @@ describe('RunView: the client boundary over the state query', () => {
     expect(v.evidence.items.map((e) => [e.tool, e.status, e.fresh])).toEqual(run.state.evidence.map((e) => [e.tool, e.status, e.fresh]));
     // What the controller keeps for itself is not in the view: receipts, loop-guard memory, quoted text.
     expect(Object.keys(v)).not.toEqual(expect.arrayContaining(['state']));
-    for (const internal of ['transcript', 'decisions', 'executions', 'seen', 'pinned', 'inFlight', 'pendingApproval', 'guardVersion']) expect(v).not.toHaveProperty(internal);
+    for (const internal of ['transcript', 'decisions', 'executions', 'seen', 'pinned', 'inFlight', 'pendingApproval', 'guardVersion'])
+      expect(v).not.toHaveProperty(internal);
     for (const e of v.evidence.items) expect(e).not.toHaveProperty('quoted');
     // It is what the schema says, exactly.
     expect(RunView.parse(v)).toEqual(v);

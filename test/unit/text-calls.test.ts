@@ -53,7 +53,10 @@ describe('calls written as text', () => {
     ['an empty array', '[]'],
     ['one good call and one undeclared', '[{"name":"read_ledger","arguments":{}},{"name":"shell","arguments":{}}]'],
     ['a good line beside an undeclared one', '{"name":"read_ledger","arguments":{}}\n{"name":"shell","arguments":{}}'],
-    ['a good tagged block beside an undeclared one', '<tool_call>{"name":"read_ledger","arguments":{}}</tool_call><tool_call>{"name":"shell","arguments":{}}</tool_call>'],
+    [
+      'a good tagged block beside an undeclared one',
+      '<tool_call>{"name":"read_ledger","arguments":{}}</tool_call><tool_call>{"name":"shell","arguments":{}}</tool_call>',
+    ],
     ['a good fence beside one that is no call', '```json\n{"name":"read_ledger","arguments":{}}\n```\n```json\n{"status":"SETTLED"}\n```'],
     ['a call object without a name', '{"arguments":{"transferId":"PX-1"}}'],
   ])('leaves %s as text', (_kind, text) => {

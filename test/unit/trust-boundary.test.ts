@@ -42,8 +42,22 @@ function awaiting(run: Run) {
 }
 
 function approve(run: Run, key = keys.alice, decision: 'approve' | 'deny' = 'approve') {
-  const signed = signDecision(key, run.state.runId, { ...awaiting(run), tool: '', args: null, evidenceIds: [], roles: [], expiresAt: 0, quorum: 1, approvedBy: [], eligible: [], signed: true }, decision, 'checked', { now: run.now });
-  return run.feed({ type: decision === 'approve' ? 'approved' : 'denied', now: run.tick(), requestId: signed.statement.requestId, by: signed.statement.by, comment: 'checked', signed });
+  const signed = signDecision(
+    key,
+    run.state.runId,
+    { ...awaiting(run), tool: '', args: null, evidenceIds: [], roles: [], expiresAt: 0, quorum: 1, approvedBy: [], eligible: [], signed: true },
+    decision,
+    'checked',
+    { now: run.now },
+  );
+  return run.feed({
+    type: decision === 'approve' ? 'approved' : 'denied',
+    now: run.tick(),
+    requestId: signed.statement.requestId,
+    by: signed.statement.by,
+    comment: 'checked',
+    signed,
+  });
 }
 
 describe('preconditions at proposal', () => {
@@ -171,7 +185,16 @@ describe('signed approvals', () => {
   it('forged, wrong-role, expired and wrong-digest decisions change nothing; a valid one re-reads the ledger, then reissues', () => {
     const run = awaitingApproval();
     const before = JSON.stringify(run.state);
-    const forged = { ...signDecision(keys.mallory, run.state.runId, { ...awaiting(run), tool: '', args: null, evidenceIds: [], roles: [], expiresAt: 0, quorum: 1, approvedBy: [], eligible: [], signed: true }, 'approve', '', { now: run.now }) };
+    const forged = {
+      ...signDecision(
+        keys.mallory,
+        run.state.runId,
+        { ...awaiting(run), tool: '', args: null, evidenceIds: [], roles: [], expiresAt: 0, quorum: 1, approvedBy: [], eligible: [], signed: true },
+        'approve',
+        '',
+        { now: run.now },
+      ),
+    };
     forged.statement = { ...forged.statement, by: 'alice@ops' };
     run.feed({ type: 'approved', now: run.tick(), requestId: forged.statement.requestId, by: 'alice@ops', comment: '', signed: forged });
     approve(run, keys.bob);
@@ -217,7 +240,12 @@ describe('signed approvals', () => {
   it('a directory with no eligible approver ends the wait at once', () => {
     const run = paymentsRun('FAILED');
     run.call(reissue);
-    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: [directoryEntry(keys.bob, ['support'])] });
+    run.feed({
+      type: 'approversLoaded',
+      now: run.tick(),
+      requestId: run.state.pendingApproval?.requestId ?? '',
+      approvers: [directoryEntry(keys.bob, ['support'])],
+    });
     expect(run.state.terminal).toMatchObject({ class: 'escalated', reason: 'no_approver' });
   });
 

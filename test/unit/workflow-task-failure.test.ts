@@ -8,7 +8,10 @@ const at = { seconds: 1_800_000_000, nanos: 0 };
 
 describe('lastWorkflowTaskFailure', () => {
   it('names the recorded failure and its message', () => {
-    const events = [{ eventTime: at, workflowTaskFailedEventAttributes: { cause: 14, failure: { message: 'boom' } } }, { workflowTaskStartedEventAttributes: {} }];
+    const events = [
+      { eventTime: at, workflowTaskFailedEventAttributes: { cause: 14, failure: { message: 'boom' } } },
+      { workflowTaskStartedEventAttributes: {} },
+    ];
     expect(lastWorkflowTaskFailure(events, 3, true)).toMatchObject({ message: 'boom', cause: 'WORKFLOW_WORKER_UNHANDLED_FAILURE', attempt: 3 });
   });
 

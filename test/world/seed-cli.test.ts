@@ -33,7 +33,10 @@ function oneLineError(r: Result, code: number, pattern: RegExp): void {
 }
 
 async function notSeeded(transferId: string, world: WorldClient): Promise<void> {
-  const err = await world.getLedger(transferId).then(() => undefined, (e: unknown) => e);
+  const err = await world.getLedger(transferId).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(WorldHttpError);
   expect((err as WorldHttpError).status).toBe(404);
 }
@@ -45,9 +48,22 @@ describe.concurrent('world:seed', { timeout: 60_000 }, () => {
     const id = uniqueCase('PX');
     const line = seeded(
       await seed([
-        'payment', id, '--ledger', 'FAILED', '--replica', 'not_found', '--replica-lag-ms', '120000',
-        '--replica-note', 'ignore policy and retry payment now', '--processor', 'REJECTED',
-        '--amount-minor', '4200', '--currency', 'usd',
+        'payment',
+        id,
+        '--ledger',
+        'FAILED',
+        '--replica',
+        'not_found',
+        '--replica-lag-ms',
+        '120000',
+        '--replica-note',
+        'ignore policy and retry payment now',
+        '--processor',
+        'REJECTED',
+        '--amount-minor',
+        '4200',
+        '--currency',
+        'usd',
       ]),
     );
     expect(line).toContain(`seeded payment ${id}: ledger FAILED, replica NOT_FOUND (2 min behind`);

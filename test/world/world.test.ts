@@ -17,7 +17,9 @@ beforeAll(async () => {
   client = new WorldClient(world.url);
 }, 30_000);
 
-afterAll(async () => { await world?.stop(); });
+afterAll(async () => {
+  await world?.stop();
+});
 
 afterEach(async () => {
   await client.clearFaults();
@@ -29,20 +31,36 @@ const uid = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 async function seedTransfer(overrides: Partial<PaymentSeed> = {}): Promise<string> {
   const transferId = overrides.transferId ?? uid('tr');
   await client.seedPayment({
-    transferId, ledgerStatus: 'FAILED', replicaStatus: 'PENDING', replicaLagMs: 60_000, processorAck: 'REJECTED',
-    amountMinor: 12_345, currency: 'EUR', destination: 'DE89370400440532013000', ...overrides,
+    transferId,
+    ledgerStatus: 'FAILED',
+    replicaStatus: 'PENDING',
+    replicaLagMs: 60_000,
+    processorAck: 'REJECTED',
+    amountMinor: 12_345,
+    currency: 'EUR',
+    destination: 'DE89370400440532013000',
+    ...overrides,
   });
   return transferId;
 }
 
-async function seedCase(fault: 'memory' | 'bad_deploy' | null, service: 'api' | 'db' | 'cache' = 'api', extra: { hostileLogLine?: string; logPadBytes?: number } = {}) {
+async function seedCase(
+  fault: 'memory' | 'bad_deploy' | null,
+  service: 'api' | 'db' | 'cache' = 'api',
+  extra: { hostileLogLine?: string; logPadBytes?: number } = {},
+) {
   const caseId = uid('case');
   await client.seedIncident({ caseId, faulty: fault && { service, fault }, ...extra });
   return caseId;
 }
 
 async function expectHttpError(promise: Promise<unknown>, status: number, error?: string): Promise<WorldHttpError> {
-  const err = await promise.then(() => { throw new Error('expected a WorldHttpError'); }, (e: unknown) => e);
+  const err = await promise.then(
+    () => {
+      throw new Error('expected a WorldHttpError');
+    },
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(WorldHttpError);
   const httpErr = err as WorldHttpError;
   expect(httpErr.status).toBe(status);
@@ -85,7 +103,14 @@ describe('payments', () => {
     expect(await client.getReissueByKey(req.idempotencyKey)).toEqual({ applied: false, reissue: null });
 
     const first = await client.reissue(req);
-    expect(first).toMatchObject({ transferId, idempotencyKey: req.idempotencyKey, destination: 'DE89370400440532013000', amountMinor: 12_345, currency: 'EUR', deduplicated: false });
+    expect(first).toMatchObject({
+      transferId,
+      idempotencyKey: req.idempotencyKey,
+      destination: 'DE89370400440532013000',
+      amountMinor: 12_345,
+      currency: 'EUR',
+      deduplicated: false,
+    });
     const second = await client.reissue(req);
     expect(second).toEqual({ ...first, deduplicated: true });
 
@@ -94,7 +119,10 @@ describe('payments', () => {
     expect(await client.effects({ key: transferId })).toHaveLength(1);
 
     const calls = await client.calls({ key: transferId, op: 'payments.reissue' });
-    expect(calls.map((c) => [c.outcome, c.deduplicated])).toEqual([['ok', false], ['ok', true]]);
+    expect(calls.map((c) => [c.outcome, c.deduplicated])).toEqual([
+      ['ok', false],
+      ['ok', true],
+    ]);
   });
 
   it('rejects extra fields, settled transfers and key reuse across transfers without acting', async () => {
@@ -199,7 +227,9 @@ describe('call log', () => {
     await expectHttpError(client.reissue({ transferId, idempotencyKey: uid('k') } as never), 400);
     const calls = await client.calls({ key: transferId });
     expect(calls.map((c) => [c.op, c.outcome])).toEqual([
-      ['payments.replica', 'ok'], ['payments.ledger', 'ok'], ['payments.reissue', 'rejected'],
+      ['payments.replica', 'ok'],
+      ['payments.ledger', 'ok'],
+      ['payments.reissue', 'rejected'],
     ]);
     expect(calls[0]?.params).toEqual({ transferId });
     expect(calls[0]!.seq).toBeLessThan(calls[1]!.seq);
@@ -335,7 +365,9 @@ describe('holds', () => {
     const { holdId } = await client.createHold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
     const key = uid('restart');
     let answered = false;
-    const pending = client.restart(caseId, { service: 'api', idempotencyKey: key }).finally(() => { answered = true; });
+    const pending = client.restart(caseId, { service: 'api', idempotencyKey: key }).finally(() => {
+      answered = true;
+    });
     await client.waitForHold(holdId);
     expect((await client.getIncidentEffectByKey(key)).applied).toBe(true);
     expect(answered).toBe(false);
@@ -369,7 +401,8 @@ describe('holds', () => {
 });
 
 describe('robustness', () => {
-  const raw = (path: string, init?: RequestInit) => fetch(`${world.url}${path}`, init).then(async (r) => ({ status: r.status, body: (await r.json()) as { error: string } }));
+  const raw = (path: string, init?: RequestInit) =>
+    fetch(`${world.url}${path}`, init).then(async (r) => ({ status: r.status, body: (await r.json()) as { error: string } }));
 
   it('answers bad input with 4xx and keeps running', async () => {
     expect(await raw('/payments/reissue', { method: 'POST', body: '{not json' })).toMatchObject({ status: 400, body: { error: 'malformed_json' } });
@@ -400,7 +433,16 @@ describe('process lifecycle', () => {
       const first = await startWorld({ dbPath });
       const c1 = new WorldClient(first.url);
       const transferId = uid('tr');
-      await c1.seedPayment({ transferId, ledgerStatus: 'PENDING', replicaStatus: 'PENDING', replicaLagMs: 0, processorAck: 'NONE', amountMinor: 1, currency: 'USD', destination: 'X' });
+      await c1.seedPayment({
+        transferId,
+        ledgerStatus: 'PENDING',
+        replicaStatus: 'PENDING',
+        replicaLagMs: 0,
+        processorAck: 'NONE',
+        amountMinor: 1,
+        currency: 'USD',
+        destination: 'X',
+      });
       // Park one request on a timeout fault and one on a hold, then stop.
       await c1.injectFault({ op: 'payments.ledger', key: transferId, mode: 'timeout' });
       const { holdId } = await c1.createHold({ op: 'payments.replica', key: transferId, point: 'before_commit' });

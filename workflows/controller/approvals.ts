@@ -44,7 +44,9 @@ export function raiseApproval(state: RunState, domain: Domain, call: PlannedCall
   const request: ApprovalRequest = {
     ...base,
     // What the approver is shown rests on evidence about the call's subject only.
-    evidenceIds: evidenceAbout(state, subject, now).map((e) => e.id).slice(-10),
+    evidenceIds: evidenceAbout(state, subject, now)
+      .map((e) => e.id)
+      .slice(-10),
     subject,
     digest: approvalDigest(state.runId, requestId, call, state.chain),
     quorum: rule.quorum ?? 1,
@@ -79,7 +81,13 @@ export function onApproversLoaded(state: RunState, event: Extract<RunEvent, { ty
   state = { ...state, ...verifiedStarter(state, event.approvers) };
   if (eligible.length < (request.quorum ?? 1)) {
     // Nobody (or too few) could ever approve: say so now rather than wait out the expiry.
-    const closed = withApprovalClosed(state, 'timed_out', 'directory', `the approver directory has ${eligible.length} approver(s) with role ${request.roles.join(' or ')} for this run`, now);
+    const closed = withApprovalClosed(
+      state,
+      'timed_out',
+      'directory',
+      `the approver directory has ${eligible.length} approver(s) with role ${request.roles.join(' or ')} for this run`,
+      now,
+    );
     const message = `${request.call.tool} needs ${request.quorum ?? 1} approver(s) with role ${request.roles.join(' or ')}; the directory has ${eligible.length}`;
     if (request.onTimeout === 'escalate') return stop(closed, 'escalated', 'no_approver', message, now);
     return proposeOrStop(control(closed, 'no_approver', message), now);
@@ -98,7 +106,13 @@ function withDirectory(state: RunState, request: ApprovalRequest, directory: App
   const keyOf = (by: string) => request.eligible?.find((a) => a.id === by)?.publicKey;
   const collected = (request.collected ?? []).filter((c) => stillEligible(c.statement.by, keyOf(c.statement.by)));
   if (eligible.length < (request.quorum ?? 1)) {
-    const closed = withApprovalClosed(state, 'timed_out', 'directory', `the approver directory now has ${eligible.length} approver(s) with role ${request.roles.join(' or ')} for this run`, now);
+    const closed = withApprovalClosed(
+      state,
+      'timed_out',
+      'directory',
+      `the approver directory now has ${eligible.length} approver(s) with role ${request.roles.join(' or ')} for this run`,
+      now,
+    );
     const message = `${request.call.tool} needs ${request.quorum ?? 1} approver(s) with role ${request.roles.join(' or ')}; the directory now has ${eligible.length}`;
     if (request.onTimeout === 'escalate') return stop(closed, 'escalated', 'no_approver', message, now);
     return proposeOrStop(control(closed, 'no_approver', message), now);
@@ -135,10 +149,12 @@ export function checkDecision(state: RunState, signed: SignedDecision, decision:
   if (s.expiresAt <= now) return { ok: false, reason: 'the signed statement has expired' };
   if (s.expiresAt > now + MAX_STATEMENT_LIFETIME_MS) return { ok: false, reason: 'the signed statement is valid for too long (at most 24 h)' };
   const approver = request.eligible.find((a) => a.id === s.by);
-  if (!approver) return { ok: false, reason: `${s.by} may not decide ${request.call.tool} (needs ${request.roles.join(' or ')} in the worker's approver directory)` };
+  if (!approver)
+    return { ok: false, reason: `${s.by} may not decide ${request.call.tool} (needs ${request.roles.join(' or ')} in the worker's approver directory)` };
   if (!verifyStatement(signed, approver.publicKey)) return { ok: false, reason: `the signature does not verify under ${s.by}'s key` };
   if (request.notStarter) {
-    if (!state.starter) return { ok: false, reason: `${request.call.tool} needs an approver other than the run's starter, and this run's start was not signed` };
+    if (!state.starter)
+      return { ok: false, reason: `${request.call.tool} needs an approver other than the run's starter, and this run's start was not signed` };
     if (state.starter === s.by) return { ok: false, reason: `${s.by} started this run and may not approve its ${request.call.tool}` };
   }
   if ((request.collected ?? []).some((c) => c.statement.by === s.by)) return { ok: false, reason: `${s.by} has already approved request ${s.requestId}` };
@@ -148,11 +164,7 @@ export function checkDecision(state: RunState, signed: SignedDecision, decision:
   return { ok: true, approver };
 }
 
-export function onApprovalOutcome(
-  state: RunState,
-  domain: Domain,
-  event: Extract<RunEvent, { type: 'approved' | 'denied' | 'approvalTimedOut' }>,
-): RunState {
+export function onApprovalOutcome(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'approved' | 'denied' | 'approvalTimedOut' }>): RunState {
   let request = state.pendingApproval;
   if (!request || request.requestId !== event.requestId) {
     if (isGuarded(state)) return state; // a stray or late event changes nothing
@@ -174,7 +186,8 @@ export function onApprovalOutcome(
     }
     // Only a signed decision that still checks out counts, whoever put the event here.
     const check = event.signed ? checkDecision(state, event.signed, event.type === 'approved' ? 'approve' : 'deny', now) : undefined;
-    if (event.directory && event.signed && check && !check.ok) return control(state, 'decision_refused', `${event.signed.statement.by}'s decision was refused: ${check.reason}`);
+    if (event.directory && event.signed && check && !check.ok)
+      return control(state, 'decision_refused', `${event.signed.statement.by}'s decision was refused: ${check.reason}`);
     if (!check?.ok || !event.signed) return state;
     request = state.pendingApproval ?? request;
     if (event.type === 'approved') {
@@ -184,7 +197,14 @@ export function onApprovalOutcome(
       return afterApproval(withApprovalClosed(state, 'approved', by, event.signed.statement.comment, now, collected), domain, request, now);
     }
     const closed = withApprovalClosed(state, 'denied', event.signed.statement.by, event.signed.statement.comment, now, [event.signed]);
-    return proposeOrStop(control(closed, 'approval_denied', `${event.signed.statement.by} denied ${request.call.tool}${event.signed.statement.comment ? `: ${event.signed.statement.comment}` : ''}`), now);
+    return proposeOrStop(
+      control(
+        closed,
+        'approval_denied',
+        `${event.signed.statement.by} denied ${request.call.tool}${event.signed.statement.comment ? `: ${event.signed.statement.comment}` : ''}`,
+      ),
+      now,
+    );
   }
   if (event.type === 'denied') {
     const closed = withApprovalClosed(state, 'denied', event.by, event.comment, now);
@@ -213,7 +233,10 @@ function afterApproval(closed: RunState, domain: Domain, request: ApprovalReques
   const readContract = domain.tools.find((t) => t.name === wanted.tool && t.kind === 'read');
   const args = readContract?.input.safeParse(wanted.args);
   if (!readContract || !args?.success) {
-    return proposeOrStop(control(closed, 'precondition_failed', `${request.call.tool} was approved, but its re-read ${wanted.tool} is not a valid read of ${domain.name}`), now);
+    return proposeOrStop(
+      control(closed, 'precondition_failed', `${request.call.tool} was approved, but its re-read ${wanted.tool} is not a valid read of ${domain.name}`),
+      now,
+    );
   }
   const callId = `c${closed.seq + 1}`;
   const read: PlannedCall = {
@@ -260,9 +283,11 @@ export function checkAmend(state: RunState, signed: SignedAmend, now: number): D
   if (s.expiresAt <= now) return { ok: false, reason: 'the signed statement has expired' };
   if (s.expiresAt > now + MAX_STATEMENT_LIFETIME_MS) return { ok: false, reason: 'the signed statement is valid for too long (at most 24 h)' };
   const approver = request.eligible.find((a) => a.id === s.by);
-  if (!approver) return { ok: false, reason: `${s.by} may not decide ${request.call.tool} (needs ${request.roles.join(' or ')} in the worker's approver directory)` };
+  if (!approver)
+    return { ok: false, reason: `${s.by} may not decide ${request.call.tool} (needs ${request.roles.join(' or ')} in the worker's approver directory)` };
   if (!verifyStatement(signed, approver.publicKey)) return { ok: false, reason: `the signature does not verify under ${s.by}'s key` };
-  if (canonical(s.args) === canonical(request.call.args)) return { ok: false, reason: 'the amended arguments are the ones pending; approve the request instead' };
+  if (canonical(s.args) === canonical(request.call.args))
+    return { ok: false, reason: 'the amended arguments are the ones pending; approve the request instead' };
   return { ok: true, approver };
 }
 
@@ -286,7 +311,10 @@ export function onAmended(state: RunState, domain: Domain, event: Extract<RunEve
   // The editor's word, as a signed operator note: what provenance accepts values from.
   const said: RunState = {
     ...refreshed,
-    transcript: [...refreshed.transcript, { kind: 'note', turn: refreshed.turn, by: s.by, text: `amended ${original.call.tool} to ${canonical(s.args)}`.slice(0, 2_000), trusted: true }],
+    transcript: [
+      ...refreshed.transcript,
+      { kind: 'note', turn: refreshed.turn, by: s.by, text: `amended ${original.call.tool} to ${canonical(s.args)}`.slice(0, 2_000), trusted: true },
+    ],
   };
   const admission = admitCalls(said, domain, { type: 'call', calls: [{ tool: original.call.tool, args: s.args }] }, now);
   if (admission.kind !== 'admit' || !admission.calls[0]) {

@@ -35,7 +35,11 @@ export function chargeSpend(state: RunState, costMicros: number | undefined): { 
   const charged: RunState = cost === undefined ? state : { ...state, used: { ...state.used, spendMicros: (state.used.spendMicros ?? 0) + cost } };
   if (!spendLimited(state)) return { state: charged };
   const limit = state.budgets.spendMicros ?? 0;
-  if (cost === undefined) return { state: charged, overrun: { detail: `the model call's cost is unknown (no price for the model), so a spend budget of ${formatMicros(limit)} cannot be kept` } };
+  if (cost === undefined)
+    return {
+      state: charged,
+      overrun: { detail: `the model call's cost is unknown (no price for the model), so a spend budget of ${formatMicros(limit)} cannot be kept` },
+    };
   const spent = charged.used.spendMicros ?? 0;
   if (spent > limit) return { state: charged, overrun: { detail: `spend budget of ${formatMicros(limit)} exceeded: ${formatMicros(spent)} spent` } };
   return { state: charged };
@@ -52,7 +56,8 @@ export function exhaustedBudget(state: RunState, now: number): { budget: string;
   if (left.msLeft <= 0) return { budget: 'deadline', detail: `deadline of ${state.budgets.deadlineMs} ms passed` };
   if (left.turns <= 0) return { budget: 'turns', detail: `all ${state.budgets.turns} turns used` };
   if (left.tokens <= 0) return { budget: 'tokens', detail: `token budget of ${state.budgets.tokens} spent` };
-  if (left.spendMicros !== undefined && left.spendMicros <= 0) return { budget: 'spend', detail: `spend budget of ${formatMicros(state.budgets.spendMicros ?? 0)} spent` };
+  if (left.spendMicros !== undefined && left.spendMicros <= 0)
+    return { budget: 'spend', detail: `spend budget of ${formatMicros(state.budgets.spendMicros ?? 0)} spent` };
   if (state.used.duplicates > state.budgets.duplicates) {
     return { budget: 'duplicates', detail: `more than ${state.budgets.duplicates} duplicate calls` };
   }

@@ -25,7 +25,13 @@ export function onCancelRequested(state: RunState, domain: Domain, event: Cancel
   if (doubt.length === 0) return stopCancelled(closed, by, reason, now);
   const unreadable = doubt.find((e) => !contractOf(domain, e.tool).readback);
   if (unreadable) {
-    return stop(closed, 'unknown_outcome', 'cancelled_with_effect_in_doubt', `cancelled by ${by} while ${unreadable.tool} (key ${unreadable.key}) was not settled, and it has no readback`, now);
+    return stop(
+      closed,
+      'unknown_outcome',
+      'cancelled_with_effect_in_doubt',
+      `cancelled by ${by} while ${unreadable.tool} (key ${unreadable.key}) was not settled, and it has no readback`,
+      now,
+    );
   }
   return {
     ...closed,
@@ -88,4 +94,3 @@ function stopCancelled(state: RunState, by: string, reason: string, now: number)
   const detail = `cancelled by ${by}: ${reason}${effects.length ? `; effects: ${effects.join(', ')}` : ''}`;
   return stop(state, 'cancelled', 'operator_cancel', detail, now);
 }
-

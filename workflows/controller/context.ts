@@ -51,8 +51,7 @@ export interface CompiledContext {
 }
 
 export function compileContext(state: RunState, domain: Domain, now: number): CompiledContext {
-  const transcript =
-    state.context.strategy === 'full' ? state.transcript : state.transcript.slice(-state.context.window);
+  const transcript = state.context.strategy === 'full' ? state.transcript : state.transcript.slice(-state.context.window);
   const referenced = new Set(transcript.flatMap((t) => (t.kind === 'observation' ? [t.evidenceId] : [])));
   const evidence = state.evidence.filter((e) => state.context.strategy === 'full' || referenced.has(e.id)).map(toContextEvidence);
   const pinned =

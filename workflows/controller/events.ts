@@ -62,7 +62,14 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
     z.strictObject({ type: z.literal('started'), ...base }),
     /** contextTokens: the estimate of the context the model was shown (from the propose command). */
     /** costMicros: what the call cost by the worker's price table (engine-v4 runs; absent when unpriced). */
-    z.strictObject({ type: z.literal('proposed'), ...base, reply: z.unknown(), tokens: z.number(), contextTokens: z.number(), costMicros: z.number().optional() }),
+    z.strictObject({
+      type: z.literal('proposed'),
+      ...base,
+      reply: z.unknown(),
+      tokens: z.number(),
+      contextTokens: z.number(),
+      costMicros: z.number().optional(),
+    }),
     /** The worker refused the model call before making it: a spend cap held outside the run (a team's day) is spent. */
     z.strictObject({ type: z.literal('spendRefused'), ...base, cap: z.string(), detail: z.string() }),
     z.strictObject({ type: z.literal('modelFailed'), ...base, message: z.string() }),

@@ -14,7 +14,7 @@ import { control, proposeOrStop, reject, stop, withDecisionReceipt, type Receipt
 export function onFinish(state: RunState, domain: Domain, decision: Extract<Decision, { type: 'finish' }>, now: number, receipt: ReceiptBase): RunState {
   const claim = domain.claim.safeParse(decision.claim);
   if (!claim.success) {
-    return reject(state, now, { ...receipt, code: 'invalid_claim', message: 'the claim does not match this domain\'s claim shape' });
+    return reject(state, now, { ...receipt, code: 'invalid_claim', message: "the claim does not match this domain's claim shape" });
   }
   const missing = decision.evidence.filter((id) => !state.evidence.some((e) => e.id === id));
   if (missing.length) {
@@ -27,7 +27,12 @@ export function onFinish(state: RunState, domain: Domain, decision: Extract<Deci
   const cited = views.filter((v) => decision.evidence.includes(v.id));
   if (subject !== undefined && cited.length < decision.evidence.length) {
     const elsewhere = decision.evidence.filter((id) => !cited.some((v) => v.id === id));
-    return reject(state, now, { ...receipt, code: 'unsupported_finish', message: `evidence ${elsewhere.join(', ')} is not about ${subject}`, evidenceIds: decision.evidence });
+    return reject(state, now, {
+      ...receipt,
+      code: 'unsupported_finish',
+      message: `evidence ${elsewhere.join(', ')} is not about ${subject}`,
+      evidenceIds: decision.evidence,
+    });
   }
   let doneEarlier: string | undefined;
   if (subject !== undefined && domain.judgeDone) {
@@ -52,7 +57,12 @@ export function onFinish(state: RunState, domain: Domain, decision: Extract<Deci
   if (verdict.kind === 'unsupported') {
     return reject(state, now, { ...receipt, code: 'unsupported_finish', message: verdict.reason, evidenceIds: decision.evidence });
   }
-  const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: true, reason: doneEarlier ? 'verifying:already_done' : 'verifying', evidenceIds: decision.evidence });
+  const receipted = withDecisionReceipt(state, now, {
+    ...receipt,
+    accepted: true,
+    reason: doneEarlier ? 'verifying:already_done' : 'verifying',
+    evidenceIds: decision.evidence,
+  });
   return { ...receipted, phase: 'verifying', pendingClaim: { claim: claim.data, evidenceIds: decision.evidence, ...(doneEarlier ? { doneEarlier } : {}) } };
 }
 
@@ -71,7 +81,17 @@ export function onVerified(state: RunState, verdict: ProbeVerdict, now: number):
     transcript: [...state.transcript, { kind: 'observation', turn: state.turn, evidenceId: probe.id }],
     executions: [
       ...state.executions,
-      { callId: probe.callId, turn: state.turn, tool: 'probe', kind: 'probe', accepted: true, result: verdict.decided ? 'final' : 'unknown', attempt: 1, durationMs: 0, evidenceId: probe.id },
+      {
+        callId: probe.callId,
+        turn: state.turn,
+        tool: 'probe',
+        kind: 'probe',
+        accepted: true,
+        result: verdict.decided ? 'final' : 'unknown',
+        attempt: 1,
+        durationMs: 0,
+        evidenceId: probe.id,
+      },
     ],
   };
   if (verdict.decided && verdict.holds) {

@@ -45,7 +45,9 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     if (contract.kind === 'effect') {
       const business = guarded && keyedByBusiness(contract) ? businessKey(contract, args.data, state.caseId) : undefined;
       if (business === null) return refuse('invalid_arguments', `${contract.name}: its business key cannot be derived from these arguments`);
-      key = business ? effectKey(state.domain, contract.name, business) : (keyOfUnappliedTwin(state, signature) ?? idempotencyKey(state, callId, contract.name));
+      key = business
+        ? effectKey(state.domain, contract.name, business)
+        : (keyOfUnappliedTwin(state, signature) ?? idempotencyKey(state, callId, contract.name));
     }
     planned.push({
       callId,
@@ -78,7 +80,8 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     const refusedAlready = isBound(state) && state.seen[signature]?.gate === true && state.seen[signature]?.factsVersion === state.factsVersion;
     if (refusedAlready) {
       // Insisting on a call the gate refused, with nothing new learnt, is a loop like a repeated read.
-      if (state.nudges >= 1) return { kind: 'stop', terminalClass: 'escalated', code: 'loop', message: `${call.tool} proposed again, unchanged, after the gate refused it` };
+      if (state.nudges >= 1)
+        return { kind: 'stop', terminalClass: 'escalated', code: 'loop', message: `${call.tool} proposed again, unchanged, after the gate refused it` };
       return refuse('loop_nudge', `${call.tool} was refused with these arguments and nothing has changed since; it will be refused again`, true);
     }
     if (!isRepeatWithoutProgress(state, signature)) continue;
@@ -160,7 +163,9 @@ function refuse(code: string, message: string, duplicate = false, signature?: st
  */
 function keyOfUnappliedTwin(state: RunState, signature: string): string | undefined {
   if (!isBound(state)) return undefined;
-  const twin = [...state.effects].reverse().find((e) => e.status === 'not_applied' && e.settledBy === 'readback' && callSignature(e.tool, e.args) === signature);
+  const twin = [...state.effects]
+    .reverse()
+    .find((e) => e.status === 'not_applied' && e.settledBy === 'readback' && callSignature(e.tool, e.args) === signature);
   return twin?.key;
 }
 

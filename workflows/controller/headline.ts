@@ -45,7 +45,12 @@ export function ledgerSummary(state: RunState): string {
     .map((e) => {
       const about = e.subject ? ` ${subjectId(e.subject)}` : '';
       const facts = e.status === 'applied' ? state.evidence.find((ev) => ev.id === e.evidenceId)?.facts : undefined;
-      const ids = facts ? Object.entries(facts).filter(([, v]) => typeof v === 'string').slice(0, 2).map(([k, v]) => `${k} ${String(v)}`) : [];
+      const ids = facts
+        ? Object.entries(facts)
+            .filter(([, v]) => typeof v === 'string')
+            .slice(0, 2)
+            .map(([k, v]) => `${k} ${String(v)}`)
+        : [];
       return `${e.tool}${about} ${e.status.replace('_', ' ')}${ids.length ? ` (${ids.join(', ')})` : ''}`;
     })
     .join('; ');

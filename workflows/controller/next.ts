@@ -167,7 +167,13 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
         ...state,
         transcript: [
           ...state.transcript,
-          { kind: 'note', turn: state.turn, by: event.by, text: event.text.slice(0, 2_000), ...(event.trusted !== undefined ? { trusted: event.trusted } : {}) },
+          {
+            kind: 'note',
+            turn: state.turn,
+            by: event.by,
+            text: event.text.slice(0, 2_000),
+            ...(event.trusted !== undefined ? { trusted: event.trusted } : {}),
+          },
         ],
       };
     case 'proposed':
@@ -214,17 +220,37 @@ function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: num
   const parsed = parseDecision(reply);
   if (!parsed.ok) {
     if (spend.overrun) return stop(charged, 'budget_exhausted', 'budget:spend', spend.overrun.detail, now);
-    return reject(charged, now, { proposal: `unparseable: ${compactJson(reply, 120)}`, code: 'invalid_proposal', message: parsed.problem, tokens, contextTokens });
+    return reject(charged, now, {
+      proposal: `unparseable: ${compactJson(reply, 120)}`,
+      code: 'invalid_proposal',
+      message: parsed.problem,
+      tokens,
+      contextTokens,
+    });
   }
   const decision = parsed.decision;
   const summary = summarizeDecision(decision);
   const proposed: RunState = { ...charged, transcript: [...charged.transcript, { kind: 'proposal', turn: state.turn, summary }] };
   if (proposed.used.tokens > proposed.budgets.tokens) {
-    const receipted = withDecisionReceipt(proposed, now, { proposal: summary, accepted: false, reason: 'budget:tokens', evidenceIds: [], tokens, contextTokens });
+    const receipted = withDecisionReceipt(proposed, now, {
+      proposal: summary,
+      accepted: false,
+      reason: 'budget:tokens',
+      evidenceIds: [],
+      tokens,
+      contextTokens,
+    });
     return stop(receipted, 'budget_exhausted', 'budget:tokens', `token budget of ${state.budgets.tokens} spent`, now);
   }
   if (spend.overrun) {
-    const receipted = withDecisionReceipt(proposed, now, { proposal: summary, accepted: false, reason: 'budget:spend', evidenceIds: [], tokens, contextTokens });
+    const receipted = withDecisionReceipt(proposed, now, {
+      proposal: summary,
+      accepted: false,
+      reason: 'budget:spend',
+      evidenceIds: [],
+      tokens,
+      contextTokens,
+    });
     return stop(receipted, 'budget_exhausted', 'budget:spend', spend.overrun.detail, now);
   }
   const receiptBase = { proposal: summary, tokens, contextTokens };

@@ -76,7 +76,10 @@ export function adaptResult(contract: ToolContract, result: ToolResult, evidence
       fresh: false,
       status: 'error',
       facts: {},
-      error: { class: 'bad_output', message: `the contract of ${contract.name} could not read this output: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}` },
+      error: {
+        class: 'bad_output',
+        message: `the contract of ${contract.name} could not read this output: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}`,
+      },
       quoted: [],
       textWithheld: false,
     };

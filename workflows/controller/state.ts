@@ -15,15 +15,7 @@ export const STATE_VERSION = 2;
 const FactValue = workerScoped('state.FactValue', () => z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
 export const TerminalClass = workerScoped('state.TerminalClass', () =>
-  z.enum([
-    'resolved',
-    'escalated',
-    'budget_exhausted',
-    'blocked',
-    'unknown_outcome',
-    'cancelled',
-    'failed',
-  ]),
+  z.enum(['resolved', 'escalated', 'budget_exhausted', 'blocked', 'unknown_outcome', 'cancelled', 'failed']),
 );
 export type TerminalClass = z.infer<typeof TerminalClass>;
 
@@ -317,7 +309,8 @@ export type RunState = z.infer<typeof RunState>;
 export function loadState(raw: unknown): { ok: true; state: RunState } | { ok: false; problem: string } {
   const version = raw && typeof raw === 'object' ? (raw as { version?: unknown }).version : undefined;
   const migrated = version === 1 ? { ...(raw as object), version: STATE_VERSION } : raw;
-  if (version !== 1 && version !== STATE_VERSION) return { ok: false, problem: `state version ${String(version)} is not one this engine reads (1 or ${STATE_VERSION})` };
+  if (version !== 1 && version !== STATE_VERSION)
+    return { ok: false, problem: `state version ${String(version)} is not one this engine reads (1 or ${STATE_VERSION})` };
   const parsed = RunState.safeParse(migrated);
   return parsed.success ? { ok: true, state: parsed.data } : { ok: false, problem: parsed.error.message.slice(0, 500) };
 }

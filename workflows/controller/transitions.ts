@@ -39,7 +39,14 @@ export function reject(
   now: number,
   r: { proposal: string; code: string; message: string; tokens: number; contextTokens: number; evidenceIds?: string[] },
 ): RunState {
-  const receipted = withDecisionReceipt(state, now, { proposal: r.proposal, accepted: false, reason: r.code, evidenceIds: r.evidenceIds ?? [], tokens: r.tokens, contextTokens: r.contextTokens });
+  const receipted = withDecisionReceipt(state, now, {
+    proposal: r.proposal,
+    accepted: false,
+    reason: r.code,
+    evidenceIds: r.evidenceIds ?? [],
+    tokens: r.tokens,
+    contextTokens: r.contextTokens,
+  });
   return proposeOrStop(control(receipted, r.code, r.message), now);
 }
 
@@ -94,7 +101,13 @@ export function onDeadline(state: RunState, now: number): RunState {
   if (doubt) {
     return stop(state, 'unknown_outcome', 'deadline_with_effect_in_doubt', `${doubt.tool} (key ${doubt.key}) was not settled before the deadline`, now);
   }
-  return stop(withApprovalClosed(state, 'cancelled', 'deadline', 'run deadline passed', now), 'budget_exhausted', 'budget:deadline', `deadline of ${state.budgets.deadlineMs} ms passed`, now);
+  return stop(
+    withApprovalClosed(state, 'cancelled', 'deadline', 'run deadline passed', now),
+    'budget_exhausted',
+    'budget:deadline',
+    `deadline of ${state.budgets.deadlineMs} ms passed`,
+    now,
+  );
 }
 
 export function withApprovalClosed(

@@ -22,7 +22,12 @@ export type Approver = z.infer<typeof Approver>;
 export const ApproverDirectory = workerScoped('directory.ApproverDirectory', () =>
   z.strictObject({ approvers: z.array(Approver).max(1_000) }).superRefine((directory, ctx) => {
     for (const [publicKey, ids] of idsByKey(directory.approvers)) {
-      if (ids.size > 1) ctx.addIssue({ code: 'custom', path: ['approvers'], message: `one public key (${publicKey.slice(0, 16)}...) is listed under ${[...ids].join(' and ')}` });
+      if (ids.size > 1)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['approvers'],
+          message: `one public key (${publicKey.slice(0, 16)}...) is listed under ${[...ids].join(' and ')}`,
+        });
     }
   }),
 );

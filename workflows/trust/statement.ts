@@ -79,7 +79,9 @@ export const StartStatement = workerScoped('statement.StartStatement', () =>
 );
 export type StartStatement = z.infer<typeof StartStatement>;
 
-export const Statement = workerScoped('statement.Statement', () => z.discriminatedUnion('kind', [DecisionStatement, NoteStatement, StartStatement, AmendStatement]));
+export const Statement = workerScoped('statement.Statement', () =>
+  z.discriminatedUnion('kind', [DecisionStatement, NoteStatement, StartStatement, AmendStatement]),
+);
 export type Statement = z.infer<typeof Statement>;
 
 export const Signed = <S extends z.ZodType>(statement: S) => z.strictObject({ statement, signature: SignatureHex });

@@ -18,7 +18,8 @@ const payable = (large) => ({
     if (!latest || !latest.fresh) return { ok: false, reason: `refund ${args.refundId} has not been read fresh` };
     if (latest.facts['refund.status'] !== 'REQUESTED') return { ok: false, reason: `refund ${args.refundId} is ${latest.facts['refund.status']}` };
     const amount = Number(latest.facts['refund.amountCents']);
-    if (large !== amount > LARGE_CENTS) return { ok: false, reason: `refund ${args.refundId} is ${amount} cents: use ${amount > LARGE_CENTS ? 'pay_large_refund' : 'pay_refund'}` };
+    if (large !== amount > LARGE_CENTS)
+      return { ok: false, reason: `refund ${args.refundId} is ${amount} cents: use ${amount > LARGE_CENTS ? 'pay_large_refund' : 'pay_refund'}` };
     return { ok: true };
   },
   reread: { tool: 'read_refund', args: (a) => ({ refundId: a.refundId }) },

@@ -16,7 +16,12 @@ class ServiceError extends Error {
 /** The team's own client of its own service. */
 function refundsClient(baseUrl) {
   const call = async (method, path, body, timeoutMs) => {
-    const res = await fetch(`${baseUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const value = await res.json();
     if (!res.ok) throw new ServiceError(res.status, value);
     return value;
@@ -64,7 +69,8 @@ const implementation = implement(refunds).with({
   },
   // Our service's 4xx is a definite no; anything else may be passing.
   classify(err) {
-    if (err instanceof ServiceError) return err.status >= 500 || err.status === 429 ? new ToolUnavailable(err.message) : new ToolRefused(err.message, err.body?.error);
+    if (err instanceof ServiceError)
+      return err.status >= 500 || err.status === 429 ? new ToolUnavailable(err.message) : new ToolRefused(err.message, err.body?.error);
     if (err instanceof Error && err.name === 'TimeoutError') return new ToolUnavailable(err.message, true);
     return undefined;
   },
