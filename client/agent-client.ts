@@ -6,6 +6,7 @@
 // (client/agent-errors.ts) whose message is one line an operator can act on. What the server
 // knows wins over what a worker replays: `inspect` (client/run-report.ts) is the one look at a
 // run that status, watch, export and the console share, and it answers with no worker at all.
+import { listRows } from './list-rows.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   isGrpcCancelledError,
@@ -374,19 +375,7 @@ export class AgentClient {
   async list(filter: ListFilter = {}): Promise<ListRow[]> {
     const query = buildListQuery(filter);
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
-    const rows: ListRow[] = [];
-    for await (const info of this.client.workflow.list({ query, pageSize: Math.min(limit, 1_000) })) {
-      rows.push({
-        runId: info.workflowId,
-        ...fromSearchAttributes(info.typedSearchAttributes),
-        status: info.status.name,
-        startTime: info.startTime.toISOString(),
-        taskQueue: info.taskQueue,
-        build: buildOf(info),
-      });
-      if (rows.length >= limit) break;
-    }
-    return rows;
+    return listRows(this.client, query, limit);
   }
 
   /** What the server knows about the run (status, search attributes) without asking a worker. */
