@@ -2,8 +2,8 @@
 // shell. `start` returns once the cluster serves and leaves it running (its pids are in
 // .temporal/cluster/data/state.json); `stop` ends those pids; the data survives a stop, so runs
 // started on it are there after the next start.
+import { answers } from '../temporal-dev/target.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Connection } from '@temporalio/client';
 import { ensureBinaries } from './build.js';
 import { runningProcesses, startCluster, stopCluster } from './cluster.js';
 import { SERVICES } from './config.js';
@@ -68,17 +68,8 @@ try {
 
 async function frontendAnswers(address: string): Promise<boolean> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
-      try {
-        await connection.workflowService.getSystemInfo({});
-        return true;
-      } finally {
-        await connection.close();
-      }
-    } catch {
-      await sleep(500);
-    }
+    if (await answers(address)) return true;
+    await sleep(500);
   }
   return false;
 }

@@ -6,7 +6,7 @@
 // show every run as terminal. The exit code is 0 only when no effect was duplicated, no run was
 // lost, every run ended, both services were restarted, `list` answered in every outage and
 // caught up afterwards; the last stdout line is the chaos line plus the cluster's.
-import { parseArgs } from 'node:util';
+import { chaosArgs } from '../test/chaos/chaos-args.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../client/agent-client.js';
@@ -17,29 +17,7 @@ import { HISTORY_SHARDS, type ServiceName } from './config.js';
 import { checkList } from './list-check.js';
 import { TEMPORAL_SERVER_VERSION } from './paths.js';
 
-const { values } = parseArgs({
-  options: {
-    workers: { type: 'string', default: '3' },
-    runs: { type: 'string', default: '32' },
-    kills: { type: 'string', default: '10' },
-    seed: { type: 'string', default: String(Date.now() % 100_000) },
-    'timeout-s': { type: 'string', default: '600' },
-  },
-  strict: true,
-});
-const numbers = {
-  workers: Number(values.workers),
-  runs: Number(values.runs),
-  kills: Number(values.kills),
-  seed: Number(values.seed),
-  timeoutS: Number(values['timeout-s']),
-};
-for (const [name, n] of Object.entries(numbers)) {
-  if (!Number.isInteger(n) || n < 0) {
-    process.stderr.write(`test:cluster: --${name === 'timeoutS' ? 'timeout-s' : name} must be a whole number\n`);
-    process.exit(2);
-  }
-}
+const numbers = chaosArgs('test:cluster', 600);
 // Disruptions come every other worker kill; with fewer than 4 kills one of the two services
 // would never be restarted, and the run would not test what it says.
 if (numbers.kills < 4) {

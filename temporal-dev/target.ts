@@ -86,7 +86,8 @@ async function useHolder(dbFile: string, holder: DbLockInfo, log: Log): Promise<
   };
 }
 
-async function answers(address: string): Promise<boolean> {
+/** Whether a Temporal frontend answers at `address` (one getSystemInfo, a 1 s connect timeout). */
+export async function answers(address: string): Promise<boolean> {
   try {
     const connection = await Connection.connect({ address, connectTimeout: 1_000 });
     try {
