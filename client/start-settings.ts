@@ -8,6 +8,7 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { z } from 'zod';
 import { approverScope, permittedEffects, RunInput } from '../workflows/run-input.js';
 import { canonical } from '../workflows/trust/statement.js';
+import { Shape } from '../workflows/controller/shape.js';
 import { formatZodError } from './errors.js';
 import { compact } from './format.js';
 import { startInputOf } from './start-input.js';
@@ -32,6 +33,8 @@ export const StartSettings = z.strictObject({
   effects: z.array(z.string()).nullable(),
   /** null is each contract's own approval timeout. */
   approvalTimeoutMs: z.number().nullable(),
+  /** Who decides the steps; absent is react (and every memo written before shapes). */
+  shape: Shape.optional(),
 });
 export type StartSettings = z.infer<typeof StartSettings>;
 
@@ -46,6 +49,7 @@ export function startSettingsOf(run: RunInput): StartSettings {
     approvers: scope === undefined ? null : [...new Set(scope)].sort(),
     effects: permittedEffects(run) ?? null,
     approvalTimeoutMs: run.approvalTimeoutMs ?? null,
+    ...(run.shape && run.shape !== 'react' ? { shape: run.shape } : {}),
   };
 }
 
@@ -68,6 +72,7 @@ export function diffStartSettings(existing: StartSettings, requested: StartSetti
   differ('effects', ids(existing.effects, 'none', 'domain default'), ids(requested.effects, 'none', 'domain default'));
   const timeout = (ms: number | null) => (ms === null ? 'contract default' : `${ms} ms`);
   differ('approval timeout', timeout(existing.approvalTimeoutMs), timeout(requested.approvalTimeoutMs));
+  differ('shape', existing.shape ?? 'react', requested.shape ?? 'react');
   return diffs;
 }
 

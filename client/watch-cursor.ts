@@ -109,7 +109,7 @@ export class WatchCursor {
 export function describeItem(item: WatchItem): string {
   switch (item.type) {
     case 'decision':
-      return `[turn ${item.turn}] proposal  ${item.proposal} -> ${item.accepted ? 'accepted' : 'rejected'} (${item.reason})`;
+      return `[turn ${item.turn}] ${decidedBy(item)}${item.proposal} -> ${item.accepted ? 'accepted' : 'rejected'} (${item.reason})${openOf(item)}`;
     case 'execution': {
       // Why it failed, from its evidence: `failed (refused; semantic: 404 transfer_not_found ...)`.
       const why = [...(item.accepted ? [] : ['refused']), ...(item.error ? [`${item.error.class}: ${item.error.message}`] : [])];
@@ -141,4 +141,14 @@ export function describeItem(item: WatchItem): string {
     case 'terminal':
       return `terminal: ${item.class} (${item.reason})${item.detail ? ` ${item.detail}` : ''}, at ${isoTime(item.at)}`;
   }
+}
+
+/** Who proposed it, padded like the other kinds: `proposal` from runs recorded before shapes. */
+function decidedBy(item: DecisionReceipt): string {
+  return `${item.by ? `${item.by} ` : 'proposal'}`.padEnd(10);
+}
+
+/** For a model turn in a shaped run: what the route (or plan) left open, i.e. why the model was asked. */
+function openOf(item: DecisionReceipt): string {
+  return item.by === 'model' && item.open?.length ? `; asked because: ${item.open.join('; ')}` : '';
 }

@@ -325,7 +325,8 @@ function turns(st: RunState, now: number): Html {
         ${decisions.map(
           (d) =>
             html`<div class="decision ${d.accepted ? 'accepted' : 'rejected'}">
-              <p><span class="label">proposal</span> <code>${d.proposal}</code></p>
+              <p><span class="label">${d.by ? `by ${d.by}` : 'proposal'}</span> <code>${d.proposal}</code></p>
+              ${d.by === 'model' && d.open?.length ? html`<p><span class="label">asked because</span> ${d.open.join('; ')}</p>` : ''}
               <p>
                 <span class="label">gate</span> <span class="badge ${d.accepted ? 'ok' : 'bad'}">${d.accepted ? 'accepted' : 'rejected'}</span>
                 <code class="reason">${d.reason}</code>

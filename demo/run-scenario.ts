@@ -2,6 +2,7 @@
 // approver if the scenario has one, and return what the operator would see. It drives the run
 // through AgentClient exactly as the README tells a user to (start, watch, approve with a key
 // file), so the demo exercises the path people copy, errors included.
+import type { Shape } from '../workflows/controller/shape.js';
 import type { Client } from '@temporalio/client';
 import { AgentClient } from '../client/agent-client.js';
 import type { KeyFile } from '../client/sign.js';
@@ -31,13 +32,14 @@ export async function runScenario(
   scenario: Scenario,
   stamp: string,
   keys: DemoKeys,
+  options: { shape?: Shape } = {},
 ): Promise<ScenarioOutcome> {
   const agent = new AgentClient({ client, taskQueue, domains: exampleDomains });
   const key = scenario.approveAs === undefined ? undefined : keys[scenario.approveAs];
   if (scenario.approveAs !== undefined && !key) throw new Error(`the demo has no key for ${scenario.approveAs}`);
   const caseId = caseIdFor(scenario, stamp);
   await scenario.seed(world, caseId);
-  const run = await agent.start({ domain: scenario.domain, caseId, model: scenario.model(caseId) });
+  const run = await agent.start({ domain: scenario.domain, caseId, model: scenario.model(caseId), ...(options.shape ? { shape: options.shape } : {}) });
   if (key) {
     // As an operator would: follow the run, and decide on the request it shows.
     for await (const item of agent.watch(run.runId)) {

@@ -77,6 +77,9 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   if (caseId && !caseId.success) throw ApplicationFailure.nonRetryable(`${run.caseId} is not a ${domain.name} case id`, ErrorTypes.invalidRunInput);
   const unknownEffect = unknownEffectOf(run, domain);
   if (unknownEffect) throw ApplicationFailure.nonRetryable(unknownEffect, ErrorTypes.invalidRunInput);
+  if (run.shape === 'workflow' && !domain.route) {
+    throw ApplicationFailure.nonRetryable(`shape workflow needs the domain's route, and ${domain.name} declares none`, ErrorTypes.invalidRunInput);
+  }
   refuseForeignRunId(run); // one run per case at a time: the workflow id must be the case's
 
   // Runs started after the trust boundary existed are guarded by it; recorded histories of
@@ -189,6 +192,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     caseId: run.caseId,
     terminal,
     turns: step.state.turn,
+    ...(step.state.shape ? { shape: step.state.shape, modelCalls: step.state.used.modelCalls ?? 0 } : {}),
     toolCalls: step.state.used.toolCalls,
     effects: step.state.effects,
   };
@@ -229,6 +233,7 @@ function newState(run: RunInput, domain: Domain, guarded: boolean, chained: bool
     ...(guarded && scope ? { approverScope: scope } : {}),
     ...(chained ? { chain: workflowInfo().firstExecutionRunId, engine: 4 as const } : {}),
     ...(chained && permittedEffects(run) ? { permittedEffects: permittedEffects(run) } : {}),
+    ...(run.shape ? { shape: run.shape } : {}),
     now: Date.now(),
   });
   return guarded && run.start ? { ...state, starterClaim: run.start } : state;

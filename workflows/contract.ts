@@ -187,6 +187,41 @@ export interface NextStepView {
   done: DoneEffect[];
 }
 
+/** A call a route decides: a tool of the domain and its arguments (checked by the gate like any proposal). */
+export interface RouteCall {
+  tool: string;
+  args: unknown;
+}
+
+/**
+ * What a domain's route says at one point of a run: the step it takes (calls, a finish, an
+ * escalation), with a short reason for the receipt; or `open`: what it cannot settle (a fact
+ * missing, sources in conflict, a case its runbook does not know), which is where a model is
+ * asked (shape `hybrid`) or the run escalates (shape `workflow`).
+ */
+export type RouteStep =
+  { call: RouteCall[]; why: string } | { finish: { claim: unknown; evidence: string[] }; why: string } | { escalate: string } | { open: string[] };
+
+/** Where a run stands, for a route: its evidence (judged as the gate judges grounds for an effect), what it applied, and the last refusal. */
+export interface RouteView extends NextStepView {
+  /** The controller's last feedback in this run (a refused call, a finish the probe rejected), if any. */
+  feedback?: { code: string; message: string };
+}
+
+/**
+ * A domain's known route: what it knows how to do without asking anyone. Workflow code, pure
+ * over facts (the view holds no outside text). Whatever it decides is judged exactly as a
+ * model's proposal: the gate, preconditions, provenance, approvals, budgets and the probe.
+ */
+export interface DomainRoute {
+  /** Reads that always run first, all at once, before anyone is asked. */
+  first?(caseId: string): RouteCall[];
+  /** The reads that show what an applied effect did (metrics after a restart). */
+  after?(effect: DoneEffect): RouteCall[];
+  /** The next step where the route knows it, else what is open. Consider what the system of record already says. */
+  decide(view: RouteView): RouteStep;
+}
+
 /** A finished run, for Domain.summarize: what it saw and did, and how it ended. */
 export interface SummaryView extends NextStepView {
   terminal: { class: string; reason: string };
@@ -267,6 +302,11 @@ export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C ext
    * otherwise circle; return undefined when there is nothing to suggest.
    */
   nextStep?(view: NextStepView): string | undefined;
+  /**
+   * The domain's known route (see DomainRoute): in a run of shape `workflow` it decides every
+   * step, in `hybrid` every step it can, and the model is asked only where it says `open`.
+   */
+  route?: DomainRoute;
   /**
    * What a finished run did, in the domain's words, for the operator's headline (`reissued
    * PX-1042 as rsi_…; the ledger still has PX-1042 FAILED`). The engine adds how the run ended.

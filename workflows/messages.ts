@@ -6,6 +6,7 @@ import { workerScoped } from './worker-scoped.js';
 import type { BudgetLeft, RunState } from './controller/state.js';
 import { SignedDecision, SignedNote, type SignedAmend } from './trust/statement.js';
 import type { RunInput } from './run-input.js';
+import type { Shape } from './controller/shape.js';
 
 /**
  * What the `state` query answers: the whole internal state and what an operator is shown beside
@@ -88,7 +89,11 @@ export interface RunResult {
   domain: string;
   caseId: string;
   terminal: NonNullable<RunState['terminal']>;
+  /** Decisions taken, by whoever took them (the model, the route, a plan). */
   turns: number;
+  /** Runs with a shape: who decided its steps, and how many of them the model was asked for. */
+  shape?: Shape;
+  modelCalls?: number;
   toolCalls: number;
   effects: RunState['effects'];
 }

@@ -30,6 +30,7 @@
 export { z } from 'zod';
 export { caseSubject, defineDomain, defineTool, effectKey } from './contract.js';
 export { DomainDefinitionError, validateDomain } from './domain-checks.js';
+export { routeHint } from './route-hint.js';
 export type {
   AnyTool,
   ApprovalRule,
@@ -38,6 +39,7 @@ export type {
   ContextStrategy,
   Domain,
   DoneEffect,
+  DomainRoute,
   DoneVerdict,
   EvidenceVerdict,
   EvidenceView,
@@ -46,6 +48,9 @@ export type {
   NextStepView,
   Precondition,
   PreconditionVerdict,
+  RouteCall,
+  RouteStep,
+  RouteView,
   SummaryView,
   ToolContract,
 } from './contract.js';
@@ -56,6 +61,7 @@ export type { CompiledContext, ContextEvidence } from './controller/context.js';
 // The agent workflow over your domains, what a run is started with and what it returns.
 export { AGENT_WORKFLOW_TYPE, agentWorkflowFor, type AgentWorkflow, type AgentWorkflowInput } from './agent.js';
 export type { BudgetOverrides, ModelConfig, RunInput } from './run-input.js';
+export { SHAPES, type Shape } from './controller/shape.js';
 export type { RunResult } from './messages.js';
 
 // A domain whose decisions change between versions of your code.

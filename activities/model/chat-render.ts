@@ -84,6 +84,8 @@ function stateNow(c: CompiledContext): string {
     // The domain's runbook from the facts so far: small models follow a named step where they
     // would otherwise repeat a read. The gate still judges whatever the model proposes.
     ...(c.nextStep ? [`Runbook, next step: ${c.nextStep}`] : []),
+    // In a shaped run the model is asked only where the route or its plan stops: say where.
+    ...(c.open?.length ? [`You are asked because the runbook cannot decide this step: ${c.open.join('; ')}`] : []),
     // Small models keep gathering facts after the fix is in; say plainly what comes next.
     changes.length
       ? 'If the goal is now met, call finish with your claim, citing fresh evidence ids; otherwise propose the next step by calling one of the functions.'

@@ -26,6 +26,11 @@ export const commands: CommandSpec[] = [
     summary: 'start the run for a case, or attach to the one that exists',
     options: {
       model: { type: 'string', value: 'rules|openai[:NAME]', description: 'which model proposes (default: rules)' },
+      shape: {
+        type: 'string',
+        value: 'workflow|hybrid|react|plan',
+        description: "who decides the steps: the domain's route, the route then the model, the model (default), or the model's plan",
+      },
       turns: { type: 'string', value: 'N', description: 'turn budget' },
       'deadline-ms': { type: 'string', value: 'N', description: 'run deadline in milliseconds' },
       'approval-timeout-ms': { type: 'string', value: 'N', description: 'how long an approval request waits' },

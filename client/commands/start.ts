@@ -5,6 +5,7 @@
 // before anything connects: a bad case id is a usage error (exit 2) and no run exists.
 import { Approver } from '../../workflows/trust/directory.js';
 import type { ModelConfig, RunInput } from '../../workflows/run-input.js';
+import { Shape, SHAPES } from '../../workflows/controller/shape.js';
 import { readKeyFile, signStart } from '../sign.js';
 import { checkRunInput, runIdFor } from '../start-run.js';
 import { UsageError } from '../usage.js';
@@ -15,6 +16,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
   const deadlineMs = flags.int('deadline-ms', 1_000);
   const approvalTimeoutMs = flags.int('approval-timeout-ms', 1_000);
   const approvers = parseApprovers(flags.str('approvers'));
+  const shape = parseShape(flags.str('shape'));
   const effectsFlag = flags.str('effects');
   const effects =
     effectsFlag === undefined
@@ -35,6 +37,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
     domain,
     caseId,
     model: parseModel(flags.str('model') ?? 'rules'),
+    ...(shape ? { shape } : {}),
     ...(Object.keys(budgets).length ? { budgets } : {}),
     ...(approvers ? { approvers } : {}),
     ...(effects ? { effects } : {}),
@@ -69,6 +72,13 @@ export const start: CommandRun = async (ctx, args, flags) => {
     ctx.out(`attached to existing run ${started.runId} (${state})${same}`);
   }
 };
+
+function parseShape(raw: string | undefined): Shape | undefined {
+  if (raw === undefined) return undefined;
+  const shape = Shape.safeParse(raw);
+  if (!shape.success) throw new UsageError(`--shape must be one of ${SHAPES.join(', ')}, got '${raw.slice(0, 40)}'`);
+  return shape.data;
+}
 
 function parseModel(raw: string): ModelConfig {
   if (raw === 'rules') return { adapter: 'rules' };

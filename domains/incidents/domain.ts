@@ -2,9 +2,12 @@
 // metrics, logs and deploys; the effects are restart and revert; "resolved" is decided by an
 // end-to-end verify probe, never by the model. Workflow-safe.
 import { z } from 'zod';
-import { defineDomain, defineTool, effectKey, takesNewPath, type EvidenceView, type NextStepView } from '../../workflows/public.js';
+import { defineDomain, defineTool, routeHint, takesNewPath, type EvidenceView } from '../../workflows/public.js';
+import { isCaseRemediation, MEMORY_EXHAUSTED_PCT, restartKey, revertKey, Service } from './services.js';
+import { incidentsRoute } from './route.js';
 
-export const Service = z.enum(['api', 'db', 'cache']);
+export { isCaseRemediation, MEMORY_EXHAUSTED_PCT, Service } from './services.js';
+
 const Iso = z.iso.datetime({ offset: true });
 // Versions become facts and even arguments of a revert: a strict shape keeps free text out.
 const Version = z.string().regex(/^v\d{1,4}(\.\d{1,4}){0,2}$/);
@@ -15,28 +18,8 @@ const serviceSubject = (args: { service: string }) => `service:${args.service}`;
 const RecordId = /^[A-Za-z0-9_-]{1,80}$/;
 const RecordKey = /^[A-Za-z0-9:._/-]{1,200}$/;
 
-/** The domain's name, part of every business-keyed idempotency key of its effects. */
-const DOMAIN = 'incidents';
-
-/**
- * A restart or revert is keyed by the case, the service and the action (and a revert by its
- * target): a second run of the case (a reset, a delete and start again) reaches the
- * orchestrator with the same key and is answered with the first effect, while a new incident
- * (a new case id) on the same service is keyed anew and still acted on. Within one case, a
- * service is restarted at most once: a relapse after a restart is a new incident.
- */
-const restartKey = (caseId: string, service: string) => `restart:${caseId}:${service}`;
-const revertKey = (caseId: string, service: string, toVersion: string) => `revert:${caseId}:${service}:${toVersion}`;
 /** The patch that marks runs whose restarts and reverts are keyed by the case (see businessKeySince). */
 const CASE_KEYS = 'incidents-case-keys-v1';
-
-/** Whether an orchestrator record's key is a restart or revert of this service for this case. */
-export function isCaseRemediation(caseId: string, service: string, key: string): boolean {
-  return (
-    key === effectKey(DOMAIN, 'restart_service', restartKey(caseId, service)) ||
-    key.startsWith(effectKey(DOMAIN, 'revert_deploy', `revert:${caseId}:${service}:`))
-  );
-}
 
 export const getMetrics = defineTool({
   name: 'get_metrics',
@@ -157,9 +140,6 @@ export const revertDeploy = defineTool({
   freeText: () => [],
 });
 
-/** Memory use at or above this is exhaustion: the one thing a restart fixes. */
-export const MEMORY_EXHAUSTED_PCT = 90;
-
 /** The latest fresh, authoritative metrics of the service, or why there are none. */
 function freshMetrics(service: string, about: EvidenceView[]): EvidenceView | string {
   const metrics = [...about].reverse().find((e) => e.tool === 'get_metrics' && e.status === 'ok' && e.authority === 'authoritative');
@@ -216,41 +196,6 @@ function judgeEvidence(_claim: z.infer<typeof IncidentsClaim>, cited: EvidenceVi
 }
 
 /**
- * The on-call runbook as a hint: read every service's metrics, then for the unhealthy one
- * restart it when its memory is exhausted, otherwise read its deploys and revert to the
- * previous version, then finish. Only fresh, authoritative facts count, as at the gate.
- */
-function nextStep({ caseId, evidence, done }: NextStepView): string | undefined {
-  const trusted = evidence.filter((e) => e.status === 'ok' && e.fresh && e.authority === 'authoritative');
-  const latest = (key: string) => [...trusted].reverse().find((e) => key in e.facts);
-  const fact = (key: string) => latest(key)?.facts[key];
-  const fix = [...done].reverse().find((d) => d.tool === 'restart_service' || d.tool === 'revert_deploy');
-  const fixed = Service.safeParse((fix?.args as { service?: unknown } | undefined)?.service);
-  if (fix && fixed.success) {
-    const cite = [...trusted].reverse().find((e) => e.subject === `service:${fixed.data}`);
-    return `${fix.tool} of ${fixed.data} is done: call finish with claim {"remediated":"${fixed.data}"}${cite ? ` citing ${cite.id}` : ''}.`;
-  }
-  const sick = Service.options.find((s) => fact(`${s}.healthy`) === false);
-  if (!sick) {
-    const unread = Service.options.filter((s) => fact(`${s}.healthy`) === undefined);
-    if (unread.length) return `read get_metrics of ${unread.join(', ')}.`;
-    const earlier = Service.options.map((s) => remediatedEarlier(caseId, s, evidence)).find((r) => r !== undefined);
-    return earlier
-      ? `${earlier.service} is healthy and was remediated for this case by an earlier run (${earlier.detail}): call finish with claim {"remediated":"${earlier.service}"} citing ${earlier.evidenceId}.`
-      : undefined;
-  }
-  const memory = fact(`${sick}.memoryPct`);
-  if (typeof memory === 'number' && memory >= MEMORY_EXHAUSTED_PCT) {
-    return `${sick} is unhealthy with memory at ${memory}% (exhausted): restart_service {"service":"${sick}"}.`;
-  }
-  const previous = fact(`${sick}.previousVersion`);
-  if (typeof previous === 'string') {
-    return `${sick} is unhealthy, memory fine, previous version ${previous}: revert_deploy {"service":"${sick}","toVersion":"${previous}"}.`;
-  }
-  return `${sick} is unhealthy but its memory is fine (a bad deploy?): get_deploys {"service":"${sick}"}.`;
-}
-
-/**
  * The remediation of a service an earlier run of this case made: the latest fresh metrics of the
  * service say it is healthy, and the orchestrator's last effect on it is keyed for this case.
  */
@@ -278,7 +223,10 @@ export const incidents = defineDomain({
   claim: IncidentsClaim,
   claimSubject: (claim) => `service:${claim.remediated}`,
   judgeEvidence,
-  nextStep,
+  // The runbook (route.ts): the route decides with it in shapes workflow and hybrid; in react
+  // the model is shown its step as a hint.
+  route: incidentsRoute,
+  nextStep: routeHint(incidentsRoute),
   // "Remediated" means this run restarted or reverted that very service, or an earlier run of
   // this case did (the orchestrator's record, keyed by the case) and the service is healthy now.
   judgeDone: (claim, done, view) => {

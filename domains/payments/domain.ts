@@ -2,7 +2,8 @@
 // The cheap replica lags, the ledger is the authority on settlement, the processor can confirm
 // receipt but not settlement. Workflow-safe: the controller checks proposals against this.
 import { z } from 'zod';
-import { defineDomain, defineTool, takesNewPath, type EvidenceView, type NextStepView, type SummaryView } from '../../workflows/public.js';
+import { defineDomain, defineTool, routeHint, takesNewPath, type EvidenceView, type SummaryView } from '../../workflows/public.js';
+import { paymentsRoute } from './route.js';
 
 const TransferId = z.string().regex(/^[A-Z]{2}-[0-9A-Za-z-]{1,40}$/, 'a transfer id such as PX-1042');
 const TransferStatus = z.enum(['PENDING', 'SETTLED', 'FAILED', 'NOT_FOUND']);
@@ -248,26 +249,6 @@ function judgeEvidence(claim: z.infer<typeof PaymentsClaim>, cited: EvidenceView
   return { kind: 'supported' as const };
 }
 
-/**
- * The payments runbook as a hint: the ledger decides; a FAILED transfer is reissued (with an
- * approver's signature) before the case is closed; a SETTLED one is closed citing the ledger's
- * own word; anything else (still PENDING, not found) goes to a person, as the rules model does.
- */
-function nextStep({ caseId, evidence, done }: NextStepView): string | undefined {
-  const ledger = [...evidence].reverse().find((e) => usable(e) && 'ledger.status' in e.facts);
-  if (!ledger) return `read_ledger {"transferId":"${caseId}"}: only the ledger is authoritative.`;
-  const status = ledger.facts['ledger.status'];
-  const earlier = ledger.facts['ledger.reissueId'];
-  if (status === 'FAILED' && !done.some((d) => d.tool === 'reissue_transfer') && typeof earlier === 'string' && earlier) {
-    return `the ledger (${ledger.id}) says FAILED and already reissued as ${earlier} by an earlier run: nothing to reissue; call finish with claim {"transferStatus":"FAILED"} citing ${ledger.id}.`;
-  }
-  if (status === 'FAILED' && !done.some((d) => d.tool === 'reissue_transfer')) {
-    return `the ledger (${ledger.id}) says FAILED: reissue_transfer {"transferId":"${caseId}"} with your reason; an approver signs it.`;
-  }
-  if (status === 'FAILED' || status === 'SETTLED') return `call finish with claim {"transferStatus":"${status}"} citing ${ledger.id}.`;
-  return `the ledger (${ledger.id}) says ${String(status)}: neither settled nor failed, nothing to reissue; escalate so a person follows up.`;
-}
-
 export const payments = defineDomain({
   name: 'payments',
   // A case is one transfer.
@@ -279,7 +260,10 @@ export const payments = defineDomain({
   // A claim is about the case's transfer: evidence about any other transfer cannot back it.
   claimSubject: (_claim, caseId) => `transfer:${caseId}`,
   judgeEvidence,
-  nextStep,
+  // The runbook (route.ts): the route decides with it in shapes workflow and hybrid; in react
+  // the model is shown its step as a hint.
+  route: paymentsRoute,
+  nextStep: routeHint(paymentsRoute),
   summarize,
   // Establishing that a transfer FAILED is half the job: the case is done once it was reissued,
   // by this run or (the ledger says so) by an earlier one.

@@ -143,7 +143,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     const [watched, watchedJson] = await Promise.all([cli('watch', first.runId), cli('watch', first.runId, '--json')]);
     expect(watched.code, watched.stderr).toBe(0);
     const lines = watched.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^\[turn 1\] proposal .*read_replica.* -> accepted/);
+    expect(lines[0]).toMatch(/^\[turn 1\] model .*read_replica.* -> accepted/);
     expect(lines.some((l) => /^\[turn 2\] read\s+read_ledger -> final/.test(l))).toBe(true);
     expect(lines.some((l) => /^\[turn \d+\] probe\s+probe -> final/.test(l))).toBe(true);
     expect(lines.at(-1)).toMatch(/^terminal: resolved \(probe_confirmed\)/);

@@ -41,8 +41,26 @@ const { client, world, worker, taskQueue, close } = await startLocalStack({
   approvers: { approvers: [directoryEntry(keys['alice@ops'], ['payments-approver'])] },
 });
 
+// `--shapes`: record only runs of the execution shapes other than react (into histories/shapes/),
+// leaving the react fixtures as they were recorded.
+const shapesOnly = process.argv.includes('--shapes');
+const shaped = ['stale-replica', 'sources-conflict', 'failed-transfer-reissue', 'memory-exhaustion', 'bad-deploy'];
+
 mkdirSync(outDir, { recursive: true });
 await worker.runUntil(async () => {
+  if (shapesOnly) {
+    for (const shape of ['workflow', 'hybrid', 'plan'] as const) {
+      mkdirSync(join(outDir, 'shapes', shape), { recursive: true });
+      for (const scenario of scenarios.filter((s) => shaped.includes(s.name))) {
+        const outcome = await runScenario(client, new WorldClient(world.url), taskQueue, scenario, `fixture-${shape}`, keys, { shape });
+        const history = await client.workflow.getHandle(outcome.workflowId).fetchHistory();
+        const file = join(outDir, 'shapes', shape, `${outcome.workflowId}.json`);
+        writeFileSync(file, historyToJSON(history));
+        stderrLog(`recorded ${file} (${history.events?.length ?? 0} events, ${outcome.result.terminal.class})`);
+      }
+    }
+    return;
+  }
   for (const scenario of [...scenarios, ...lostReplies]) {
     const outcome = await runScenario(client, new WorldClient(world.url), taskQueue, scenario, 'fixture', keys);
     const history = await client.workflow.getHandle(outcome.workflowId).fetchHistory();

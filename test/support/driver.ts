@@ -6,6 +6,7 @@ import type { Command } from '../../workflows/controller/commands.js';
 import type { ProbeVerdict, RunEvent, ToolResult } from '../../workflows/controller/events.js';
 import { initialState, next } from '../../workflows/controller/next.js';
 import { RunState, type PlannedCall, type TranscriptEntry } from '../../workflows/controller/state.js';
+import type { Shape } from '../../workflows/controller/shape.js';
 
 export const T0 = Date.parse('2025-03-01T12:00:00.000Z');
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -29,6 +30,8 @@ export class Run {
       approverScope?: string[];
       engine4?: boolean;
       legacy?: boolean;
+      /** Who decides the steps (absent: react, as a run started without one). */
+      shape?: Shape;
     } = {},
   ) {
     // The current path unless a test asks for an older one: `legacy` is a run recorded before the
@@ -46,6 +49,7 @@ export class Run {
       ...(guarded ? { guardVersion: 2 as const } : {}),
       ...(opts.approverScope ? { approverScope: opts.approverScope } : {}),
       ...(engine4 ? { engine: 4 as const, chain: 'first-execution-run-id' } : {}),
+      ...(opts.shape ? { shape: opts.shape } : {}),
       now: this.now,
     });
     this.command = { type: 'stop', terminal: { class: 'failed', reason: 'not started', detail: '', at: 0 } };

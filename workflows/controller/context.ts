@@ -6,6 +6,7 @@ import type { ContextStrategy, Domain } from '../contract.js';
 import { budgetLeft } from './budget.js';
 import { nextStepHint } from './next-step.js';
 import type { BudgetLeft, Evidence, RunState, TranscriptEntry } from './state.js';
+import type { Shape } from './shape.js';
 
 /** One observation as the model (or a policy) is shown it: facts, status and freshness, with any free text labelled untrusted. */
 export interface ContextEvidence {
@@ -47,6 +48,10 @@ export interface CompiledContext {
   notes: { by: string; text: string; signed: boolean }[];
   /** The domain's runbook step for where the run stands (Domain.nextStep): a hint, not a permission. */
   nextStep?: string;
+  /** Who decides the run's steps, when its start said (absent: react). */
+  shape?: Shape;
+  /** Why the model is asked this turn: what the route (or the plan) left open. Absent in react. */
+  open?: string[];
   tokenEstimate: number;
 }
 
@@ -71,6 +76,8 @@ export function compileContext(state: RunState, domain: Domain, now: number): Co
     pinned,
     notes: state.transcript.flatMap((t) => (t.kind === 'note' ? [{ by: t.by, text: t.text, signed: t.trusted === true }] : [])),
     ...(nextStep ? { nextStep } : {}),
+    ...(state.shape ? { shape: state.shape } : {}),
+    ...(state.shape && state.shape !== 'react' && state.frontier ? { open: state.frontier } : {}),
     tokenEstimate: 0,
   };
   context.tokenEstimate = estimateTokens(context);

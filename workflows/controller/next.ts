@@ -16,6 +16,8 @@ import { admitCalls } from './gate.js';
 import { onObserved, onReconciled } from './observed.js';
 import { chargeSpend } from './budget.js';
 import { fold } from './retention.js';
+import { proposerFor } from './route.js';
+import { shapeOf, type Shape } from './shape.js';
 import { STATE_VERSION, type RunState } from './state.js';
 import {
   contractOf,
@@ -28,6 +30,7 @@ import {
   startCalls,
   stop,
   withDecisionReceipt,
+  type Origin,
   type ReceiptBase,
 } from './transitions.js';
 
@@ -53,6 +56,8 @@ export interface NewRun {
   engine?: 4;
   /** The effects the run may take, when its start narrowed them. */
   permittedEffects?: string[];
+  /** Who decides the run's steps; absent: react, with nothing recorded (as in runs before shapes). */
+  shape?: Shape;
 }
 
 export function initialState(run: NewRun): RunState {
@@ -63,6 +68,7 @@ export function initialState(run: NewRun): RunState {
     ...(run.chain ? { chain: run.chain } : {}),
     ...(run.engine ? { engine: run.engine } : {}),
     ...(run.permittedEffects ? { permittedEffects: run.permittedEffects } : {}),
+    ...(run.shape ? { shape: run.shape } : {}),
     runId: run.runId,
     domain: run.domain.name,
     caseId: run.caseId,
@@ -70,7 +76,7 @@ export function initialState(run: NewRun): RunState {
     startedAt: run.now,
     deadlineAt: run.now + run.budgets.deadlineMs,
     budgets: run.budgets,
-    used: { toolCalls: 0, effects: 0, duplicates: 0, tokens: 0 },
+    used: { toolCalls: 0, effects: 0, duplicates: 0, tokens: 0, ...(run.shape ? { modelCalls: 0 } : {}) },
     context: run.context,
     phase: 'proposing',
     turn: 0,
@@ -95,7 +101,7 @@ export function next(state: RunState, event: RunEvent, domain: Domain): Step {
   if (domain.name !== state.domain) throw new Error(`bug: run state of ${state.domain} given domain ${domain.name}`);
   let after: RunState;
   try {
-    after = fold(reduce(state, event, domain));
+    after = stepsWithoutModel(fold(reduce(state, event, domain)), domain, event.now);
   } catch (err) {
     return haltedBy(state, err, event.now, domain);
   }
@@ -178,7 +184,7 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       };
     case 'proposed':
       expectPhase(state, 'proposing', event.type);
-      return onProposal(state, domain, event.reply, event.tokens, event.contextTokens, event.now, event.costMicros);
+      return onModelReply(state, domain, event);
     case 'spendRefused':
       expectPhase(state, 'proposing', event.type);
       return stop(state, 'budget_exhausted', 'budget:spend', `${event.cap}: ${event.detail}`.slice(0, 300), event.now);
@@ -214,7 +220,66 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
 
 // ---------------------------------------------------------------- turns and proposals
 
-function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: number, contextTokens: number, now: number, costMicros?: number): RunState {
+/** More steps than this in a row without a model call, within one event, and the route is not making progress. */
+const MAX_STEPS_WITHOUT_MODEL = 6;
+
+/**
+ * In a run with a shape, whoever is not the model proposes first (controller/route.ts): the
+ * domain's route, or the model's plan. Their proposals go through onProposal like a model's
+ * reply, with no tokens. Where they leave the step open, the model is asked about what is open
+ * (`hybrid`, `plan`, `react`), or the run escalates (`workflow`). Runs without a shape (all
+ * recorded before shapes) never get here.
+ */
+function stepsWithoutModel(state: RunState, domain: Domain, now: number): RunState {
+  if (!state.shape) return state;
+  let current = state;
+  for (let i = 0; current.phase === 'proposing' && !current.terminal; i++) {
+    const proposer =
+      i < MAX_STEPS_WITHOUT_MODEL ? proposerFor(current, domain, now) : { open: [`the route took ${i} steps in a row without getting anywhere`] };
+    if ('open' in proposer) {
+      if (shapeOf(current) !== 'workflow') return { ...current, frontier: proposer.open };
+      const receipted = withDecisionReceipt(current, now, {
+        proposal: 'escalate: the route cannot decide',
+        accepted: true,
+        reason: 'route_undecided',
+        evidenceIds: [],
+        tokens: 0,
+        contextTokens: 0,
+        by: 'route',
+        open: proposer.open,
+      });
+      return stop(receipted, 'escalated', 'route_undecided', proposer.open.join('; ').slice(0, 300), now);
+    }
+    const taken: RunState = { ...current, frontier: undefined, ...(proposer.by === 'plan' ? { planned: undefined } : {}) };
+    current = fold(onProposal(taken, domain, proposer.reply, 0, 0, now, undefined, { by: proposer.by }));
+  }
+  return current;
+}
+
+/** A model's reply: counted, judged with what was open recorded beside it, and in shape `plan` its expected effect kept. */
+function onModelReply(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'proposed' }>): RunState {
+  const shaped = state.shape !== undefined;
+  const counted: RunState = shaped ? { ...state, frontier: undefined, used: { ...state.used, modelCalls: (state.used.modelCalls ?? 0) + 1 } } : state;
+  const origin: Origin = { by: 'model', ...(shaped && state.frontier ? { open: state.frontier } : {}) };
+  const after = onProposal(counted, domain, event.reply, event.tokens, event.contextTokens, event.now, event.costMicros, origin);
+  if (shapeOf(state) !== 'plan') return after;
+  const parsed = parseDecision(event.reply);
+  const then = parsed.ok && parsed.decision.type === 'call' ? parsed.decision.then : undefined;
+  const receipt = after.decisions.at(-1);
+  const admitted = receipt !== undefined && receipt.turn === state.turn && receipt.accepted;
+  return then && admitted && !after.terminal ? { ...after, planned: { tool: then.tool, args: then.args, turn: state.turn } } : after;
+}
+
+function onProposal(
+  state: RunState,
+  domain: Domain,
+  reply: unknown,
+  tokens: number,
+  contextTokens: number,
+  now: number,
+  costMicros: number | undefined,
+  origin: Origin,
+): RunState {
   const spend = chargeSpend({ ...state, used: { ...state.used, tokens: state.used.tokens + Math.max(0, tokens) } }, costMicros);
   const charged = spend.state;
   const parsed = parseDecision(reply);
@@ -226,11 +291,14 @@ function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: num
       message: parsed.problem,
       tokens,
       contextTokens,
+      ...origin,
     });
   }
   const decision = parsed.decision;
   const summary = summarizeDecision(decision);
-  const proposed: RunState = { ...charged, transcript: [...charged.transcript, { kind: 'proposal', turn: state.turn, summary }] };
+  // The model reads the transcript: a step it did not propose says who did.
+  const said = origin.by && origin.by !== 'model' ? `${origin.by}: ${summary}` : summary;
+  const proposed: RunState = { ...charged, transcript: [...charged.transcript, { kind: 'proposal', turn: state.turn, summary: said }] };
   if (proposed.used.tokens > proposed.budgets.tokens) {
     const receipted = withDecisionReceipt(proposed, now, {
       proposal: summary,
@@ -239,6 +307,7 @@ function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: num
       evidenceIds: [],
       tokens,
       contextTokens,
+      ...origin,
     });
     return stop(receipted, 'budget_exhausted', 'budget:tokens', `token budget of ${state.budgets.tokens} spent`, now);
   }
@@ -250,14 +319,16 @@ function onProposal(state: RunState, domain: Domain, reply: unknown, tokens: num
       evidenceIds: [],
       tokens,
       contextTokens,
+      ...origin,
     });
     return stop(receipted, 'budget_exhausted', 'budget:spend', spend.overrun.detail, now);
   }
-  const receiptBase = { proposal: summary, tokens, contextTokens };
+  const receiptBase: ReceiptBase = { proposal: summary, tokens, contextTokens, ...origin };
   switch (decision.type) {
     case 'escalate': {
-      const receipted = withDecisionReceipt(proposed, now, { ...receiptBase, accepted: true, reason: 'model_escalation', evidenceIds: [] });
-      return stop(receipted, 'escalated', 'model_escalation', decision.reason, now);
+      const reason = origin.by === 'route' ? 'route_escalation' : 'model_escalation';
+      const receipted = withDecisionReceipt(proposed, now, { ...receiptBase, accepted: true, reason, evidenceIds: [] });
+      return stop(receipted, 'escalated', reason, decision.reason, now);
     }
     case 'finish':
       return onFinish(proposed, domain, decision, now, receiptBase);

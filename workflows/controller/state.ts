@@ -5,6 +5,7 @@ import { workerScoped } from '../worker-scoped.js';
 import { Authority, Budgets, ContextStrategy } from '../contract.js';
 import { Approver } from '../trust/directory.js';
 import { SignedAmend, SignedDecision, SignedStart } from '../trust/statement.js';
+import { Shape } from './shape.js';
 
 /**
  * 2: the trust boundary's fields (subjects, signed approvals, pending dispatch...). Version 1
@@ -135,6 +136,10 @@ export const DecisionReceipt = workerScoped('state.DecisionReceipt', () =>
     budgetLeft: BudgetLeft,
     tokens: z.number(),
     contextTokens: z.number(),
+    /** Who proposed it: the model, the domain's route, or the model's earlier plan (absent in runs recorded before shapes). */
+    by: z.enum(['model', 'route', 'plan']).optional(),
+    /** For a model turn: what was open, i.e. why the route (or plan) did not decide it. */
+    open: z.array(z.string()).optional(),
   }),
 );
 export type DecisionReceipt = z.infer<typeof DecisionReceipt>;
@@ -229,6 +234,8 @@ export const RunState = workerScoped('state.RunState', () =>
       tokens: z.number(),
       /** What the run's model calls cost so far (engine-v4 runs that priced one). */
       spendMicros: z.number().optional(),
+      /** Model calls made (runs with a shape; turns also count the route's decisions). */
+      modelCalls: z.number().optional(),
     }),
     context: z.strictObject({ strategy: ContextStrategy, window: z.number() }),
     phase: Phase,
@@ -297,6 +304,12 @@ export const RunState = workerScoped('state.RunState', () =>
      * by its key, and only then stops (absent in runs recorded before native-cancel-v1).
      */
     cancelling: z.strictObject({ by: z.string(), reason: z.string(), at: z.number() }).optional(),
+    /** Who decides the run's steps (controller/shape.ts); absent: `react`, as every run before shapes. */
+    shape: Shape.optional(),
+    /** What the route left open at this point, for the model turn it causes (and its receipt). */
+    frontier: z.array(z.string()).optional(),
+    /** Shape `plan`: the effect the model expects once its reads are in, taken without asking it again. */
+    planned: z.strictObject({ tool: z.string(), args: z.unknown(), turn: z.number() }).optional(),
     terminal: Terminal.optional(),
   }),
 );

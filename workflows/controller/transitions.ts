@@ -4,8 +4,11 @@ import { isGuarded } from './generations.js';
 import type { Domain, ToolContract } from '../contract.js';
 import { budgetLeft, exhaustedBudget } from './budget.js';
 import type { PlannedCall, RunState, TerminalClass } from './state.js';
+import type { DecidedBy } from './shape.js';
 
-export type ReceiptBase = { proposal: string; tokens: number; contextTokens: number };
+/** Who proposed a step and, for a model turn, what was open: carried into its decision receipt. */
+export type Origin = { by?: DecidedBy; open?: string[] };
+export type ReceiptBase = { proposal: string; tokens: number; contextTokens: number } & Origin;
 
 export function deadlineReached(state: RunState, now: number): boolean {
   return budgetLeft(state, now).msLeft <= 0;
@@ -37,7 +40,7 @@ export function control(state: RunState, code: string, message: string): RunStat
 export function reject(
   state: RunState,
   now: number,
-  r: { proposal: string; code: string; message: string; tokens: number; contextTokens: number; evidenceIds?: string[] },
+  r: { proposal: string; code: string; message: string; tokens: number; contextTokens: number; evidenceIds?: string[] } & Origin,
 ): RunState {
   const receipted = withDecisionReceipt(state, now, {
     proposal: r.proposal,
@@ -46,6 +49,8 @@ export function reject(
     evidenceIds: r.evidenceIds ?? [],
     tokens: r.tokens,
     contextTokens: r.contextTokens,
+    ...(r.by ? { by: r.by } : {}),
+    ...(r.open ? { open: r.open } : {}),
   });
   return proposeOrStop(control(receipted, r.code, r.message), now);
 }
@@ -53,9 +58,11 @@ export function reject(
 export function withDecisionReceipt(
   state: RunState,
   now: number,
-  r: { proposal: string; accepted: boolean; reason: string; evidenceIds: string[]; tokens: number; contextTokens: number },
+  r: { proposal: string; accepted: boolean; reason: string; evidenceIds: string[]; tokens: number; contextTokens: number } & Origin,
 ): RunState {
-  return { ...state, decisions: [...state.decisions, { turn: state.turn, at: now, ...r, budgetLeft: budgetLeft(state, now) }] };
+  const { by, open, ...rest } = r;
+  const origin = { ...(by ? { by } : {}), ...(open ? { open } : {}) };
+  return { ...state, decisions: [...state.decisions, { turn: state.turn, at: now, ...rest, budgetLeft: budgetLeft(state, now), ...origin }] };
 }
 
 /** Charges the budgets and opens the effects ledger entries, then the workflow runs the calls. */
