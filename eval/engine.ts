@@ -1,7 +1,8 @@
 // Why this exists: runs one eval cell on the engine, as an operator would see it: start the run
 // on the live worker, send the scenario's unsigned note, and play an approver who signs every
 // approval request it is shown (as demo/run-scenario.ts does), so that only the engine's own
-// checks stand between the model and the world. Returns the terminal and the run's accounting.
+// checks stand between the model and the world. The run's shape (who decides its steps) is in
+// its input. Returns the terminal and the run's accounting (model and tool calls, duplicates).
 import type { Client } from '@temporalio/client';
 import { signDecision, type KeyFile } from '../client/sign.js';
 import { agentWorkflow } from '../domains/workflows.js';
@@ -11,7 +12,15 @@ import type { RunInput } from '../workflows/run-input.js';
 
 export interface EngineRun {
   terminal: Terminal;
+  /** Decisions taken, by whoever took them. */
   turns: number;
+  /** Model calls made: RunResult.modelCalls, or turns for a run that reports none (no shape sent: every turn is the model's). */
+  modelCalls: number;
+  toolCalls: number;
+  /** Duplicate calls the controller counted (used.duplicates). */
+  duplicates: number;
+  /** Who took the decisions (`model`, `route`, `plan`), counted; receipts without `by` count as the model's. */
+  decidedBy: Record<string, number>;
   tokens: number;
   /** Approval requests the approver signed. */
   approvals: number;
@@ -63,7 +72,15 @@ export async function runOnEngine(cell: EngineCell): Promise<EngineRun> {
   const signed = new Set<string>();
   const deadline = Date.now() + cell.timeoutMs;
   let timedOut = false;
+  // A run that fails instead of ending (its input refused, say) has no terminal to wait for.
+  let closed = false;
+  const outcome = handle.result().then(
+    (result) => ({ result }),
+    (error: unknown) => ({ error }),
+  );
+  void outcome.finally(() => (closed = true));
   for (;;) {
+    if (closed) break;
     const view: RunView | undefined = await handle.query(stateQuery).catch(() => undefined);
     if (view?.state.terminal) break;
     const awaiting = view?.awaiting;
@@ -84,11 +101,19 @@ export async function runOnEngine(cell: EngineCell): Promise<EngineRun> {
     }
     await sleep(100);
   }
-  const result = await handle.result();
+  const settled = await outcome;
+  if ('error' in settled) throw settled.error;
+  const result = settled.result;
   const view = await handle.query(stateQuery);
+  const decidedBy: Record<string, number> = {};
+  for (const d of view.state.decisions) decidedBy[d.by ?? 'model'] = (decidedBy[d.by ?? 'model'] ?? 0) + 1;
   return {
     terminal: result.terminal,
     turns: result.turns,
+    modelCalls: result.modelCalls ?? result.turns,
+    toolCalls: result.toolCalls,
+    duplicates: view.state.used.duplicates,
+    decidedBy,
     tokens: view.state.used.tokens,
     approvals: signed.size,
     refusals: view.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : [])),
@@ -100,7 +125,10 @@ export async function runOnEngine(cell: EngineCell): Promise<EngineRun> {
 /** Decisions and the runtime's feedback, in turn order: what to read when a cell fails. */
 function traceOf(view: RunView): string[] {
   const lines: { turn: number; text: string }[] = [
-    ...view.state.decisions.map((d) => ({ turn: d.turn, text: `${d.accepted ? 'accepted' : 'refused'} ${d.proposal.slice(0, 200)}: ${d.reason}` })),
+    ...view.state.decisions.map((d) => ({
+      turn: d.turn,
+      text: `${d.by ? `${d.by} ` : ''}${d.accepted ? 'accepted' : 'refused'} ${d.proposal.slice(0, 200)}: ${d.reason}${d.open ? ` (open: ${d.open.join('; ').slice(0, 200)})` : ''}`,
+    })),
     ...view.state.transcript.flatMap((t) => (t.kind === 'control' ? [{ turn: t.turn, text: `  feedback ${t.code}: ${t.message.slice(0, 300)}` }] : [])),
   ];
   // Stable: within a turn the decision comes before the feedback it caused.

@@ -1,14 +1,15 @@
 // Why this exists: `npm run eval` measures what the engine buys over the loop people usually
 // write. Every scenario of eval/scenarios.ts (the demo's, and attacked variants) runs with every
-// model (`rules`, the `obedient` adversary, and an OpenAI-compatible endpoint when given) on two
-// agents: this engine (real dev server, world and worker; an approver who signs everything) and
-// the naive baseline loop (same model, same tools, same world, no guard rails). Each cell is
-// judged by the world's own records. Prints a table per cell and per model, writes
+// model (`rules`, the `obedient` adversary, and an OpenAI-compatible endpoint when given) on five
+// agents: this engine in each of its execution shapes (`workflow`, `hybrid`, `react`, `plan`;
+// real dev server, world and worker; an approver who signs everything) and the naive baseline
+// loop (same model, same tools, same world, no guard rails). Each cell is judged by the world's
+// own records. Prints a table per cell and per model, writes
 // .eval/latest.json (ignored by git, so a look around leaves the clone clean; --update-results
 // writes the tracked eval/results/latest.json instead), and ends with exactly one summary line.
 //
 //   npx tsx eval/main.ts [--endpoint URL [--model NAME]] [--models rules,obedient,endpoint]
-//                        [--agents engine,baseline] [--only name,name] [--concurrency N]
+//                        [--agents workflow,hybrid,react,plan,baseline] [--only name,name] [--concurrency N]
 //                        [--steps N] [--run-timeout-s N] [--out FILE | --update-results]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -23,8 +24,8 @@ import { runBaseline } from './baseline.js';
 import { runOnEngine } from './engine.js';
 import { inspectWorld } from './harm.js';
 import { createEvalModels, scriptedAdapter, type MatrixModel } from './models.js';
-import { cellTable, expectedEnd, judge, summaryLine, summaryTable, type Agent, type CellRecord } from './report.js';
-import { caseIdsFor, evalScenarios, type EvalScenario } from './scenarios.js';
+import { AGENTS, cellTable, expectedEnd, isEngine, judge, parseAgents, summaryLine, summaryTable, type Agent, type CellRecord } from './report.js';
+import { caseIdsFor, evalScenarios, expectedFor, type EvalScenario } from './scenarios.js';
 import { resultsFile } from './results-file.js';
 import { startEvalStack, type EvalStack } from './stack.js';
 
@@ -33,7 +34,7 @@ const { values } = parseArgs({
     endpoint: { type: 'string' },
     model: { type: 'string' },
     models: { type: 'string' },
-    agents: { type: 'string', default: 'engine,baseline' },
+    agents: { type: 'string', default: 'workflow,hybrid,react,plan,baseline' },
     only: { type: 'string' },
     concurrency: { type: 'string', default: '6' },
     steps: { type: 'string', default: '12' },
@@ -67,8 +68,8 @@ for (const m of matrixModels) {
   if (!['rules', 'obedient', 'endpoint'].includes(m)) throw new Error(`unknown model ${m}: rules, obedient or endpoint`);
   if (m === 'endpoint' && !endpointUrl) throw new Error('the endpoint model needs --endpoint URL');
 }
-const agents = list(values.agents) as Agent[];
-for (const a of agents) if (a !== 'engine' && a !== 'baseline') throw new Error(`unknown agent ${a}: engine or baseline`);
+const agents = parseAgents(list(values.agents));
+if (agents.length === 0) throw new Error('--agents names no agent');
 const concurrency = positive(values.concurrency, 'concurrency');
 const stepLimit = positive(values.steps, 'steps');
 const runTimeoutMs = positive(values['run-timeout-s'] ?? (endpointUrl ? '900' : '120'), 'run-timeout-s') * 1_000;
@@ -126,10 +127,13 @@ interface Plan {
   model: MatrixModel | 'scripted';
   agent: Agent;
 }
-const plans: Plan[] = scenarios.flatMap((scenario) =>
-  (scenario.script ? (['scripted'] as const) : matrixModels).flatMap((model) => agents.map((agent) => ({ scenario, model, agent }))),
-);
+// A failure-injected scenario without injected text runs with `rules` only (see EvalScenario.rulesOnly);
+// an endpoint model, when asked for, still runs it.
+const modelsOf = (scenario: EvalScenario): readonly (MatrixModel | 'scripted')[] =>
+  scenario.script ? ['scripted'] : scenario.rulesOnly ? matrixModels.filter((m) => m !== 'obedient') : matrixModels;
+const plans: Plan[] = scenarios.flatMap((scenario) => modelsOf(scenario).flatMap((model) => agents.map((agent) => ({ scenario, model, agent }))));
 const letter = { rules: 'r', obedient: 'o', endpoint: 'x', scripted: 's' } as const;
+const agentLetter: Record<Agent, string> = { workflow: 'w', hybrid: 'h', react: 'e', plan: 'p', baseline: 'b' };
 
 let stack: EvalStack | undefined;
 let cells: CellRecord[] = [];
@@ -149,10 +153,10 @@ try {
     log: (m) => log(`temporal-dev: ${m}`),
   });
   const ready = stack;
-  // The engine's cells first, then the baseline's, so each is timed without the other's load.
-  for (const agent of (['engine', 'baseline'] as const).filter((a) => agents.includes(a))) {
-    const mine = plans.filter((p) => p.agent === agent);
-    cells = cells.concat(await pool(mine, concurrency, (plan) => runCell(ready, plan)));
+  // The engine's cells first (every shape in one pool, so they share the same load), then the
+  // baseline's, so neither is timed under the other's load.
+  for (const phase of [plans.filter((p) => isEngine(p.agent)), plans.filter((p) => !isEngine(p.agent))]) {
+    cells = cells.concat(await pool(phase, concurrency, (plan) => runCell(ready, plan)));
   }
 } finally {
   if (stack) await stack.close();
@@ -185,7 +189,9 @@ writeFileSync(
         attack: s.attack,
         story: s.story,
         expected: s.expected,
-        model: s.script ? 'scripted' : 'matrix',
+        ...(s.expectedBy ? { expectedBy: s.expectedBy } : {}),
+        ...(s.failure ? { failure: s.failure } : {}),
+        model: s.script ? 'scripted' : s.rulesOnly ? 'rules' : 'matrix',
       })),
       cells,
       summary: summaryLine(cells),
@@ -202,16 +208,17 @@ for (const line of summaryTable(cells)) out(line);
 out('');
 out(`${cells.length} cells in ${(wallMs / 1_000).toFixed(1)} s; results in ${outFile}`);
 out(summaryLine(cells));
-const engineHarm = cells.filter((c) => c.agent === 'engine').reduce((n, c) => n + c.harm, 0);
+const engineHarm = cells.filter((c) => isEngine(c.agent)).reduce((n, c) => n + c.harm, 0);
 process.exit(cells.some((c) => c.error) || engineHarm > 0 ? 1 : 0);
 
 // ---------------------------------------------------------------------------------------------
 
 async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
   const { scenario, model, agent } = plan;
-  const ids = caseIdsFor(scenario, `${letter[model]}${agent === 'engine' ? 'e' : 'b'}`, stamp);
+  const ids = caseIdsFor(scenario, `${letter[model]}${agentLetter[agent]}`, stamp);
   const spec = scenario.world(ids);
   const note = scenario.note?.(ids);
+  const expected = isEngine(agent) ? expectedFor(scenario, agent) : scenario.expected;
   const base = {
     scenario: scenario.name,
     domain: scenario.domain,
@@ -219,7 +226,7 @@ async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
     model: model === 'endpoint' ? `endpoint:${endpointModel}` : model,
     agent,
     caseId: ids.caseId,
-    expected: expectedEnd(agent, scenario.expected),
+    expected: expectedEnd(agent, expected),
   };
   const world = stack.worldClient;
   try {
@@ -228,26 +235,35 @@ async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
     const t0 = Date.now();
     let ended: string;
     let turns: number;
+    let modelCalls: number;
+    let toolCalls: number;
+    let dups: number;
+    let decidedBy: Record<string, number> | undefined;
     let tokens: number;
     let detail: string;
     let refusals: string[] | undefined;
     let trace: string[] | undefined;
-    if (agent === 'engine') {
+    if (isEngine(agent)) {
       const modelConfig: ModelConfig = script ? { adapter: 'scripted', replies: script } : { adapter: 'custom', name: model };
-      const hold = note ? newHold() : undefined;
+      // Where the model is asked first (react, plan), its first call waits for the note, so it
+      // sees the note from its second turn on. Where the route goes first the model may never be
+      // asked, so the note is sent as soon as the run is started, without waiting on anything.
+      const hold = note && (agent === 'react' || agent === 'plan') ? newHold() : undefined;
       if (hold) holds.set(ids.caseId, hold);
       try {
         const run = await runOnEngine({
           client: stack.client,
           taskQueue: stack.taskQueue,
-          run: { domain: scenario.domain, caseId: ids.caseId, model: modelConfig },
+          // react is sent without a shape: absent means react, and the engine before shapes accepts it.
+          run: { domain: scenario.domain, caseId: ids.caseId, model: modelConfig, ...(agent === 'react' ? {} : { shape: agent }) },
           approver,
           ...(note ? { note } : {}),
           ...(hold ? { modelReached: hold.reached, release: hold.release } : {}),
           timeoutMs: runTimeoutMs,
         });
         ended = `${run.terminal.class}/${run.terminal.reason}`;
-        ({ turns, tokens } = run);
+        ({ turns, tokens, modelCalls, toolCalls, decidedBy } = run);
+        dups = run.duplicates;
         detail = `${run.terminal.detail}${run.approvals ? ` (${run.approvals} approval${run.approvals > 1 ? 's' : ''} signed)` : ''}${run.timedOut ? ' (cancelled by the eval: too slow)' : ''}`;
         refusals = run.refusals;
         trace = run.trace;
@@ -272,12 +288,17 @@ async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
       });
       ended = run.end;
       turns = run.steps;
+      modelCalls = run.steps;
+      toolCalls = run.toolCalls;
+      dups = repeatedCalls(run.log);
       tokens = run.tokens;
       detail = run.detail;
     }
     const wallMs = Date.now() - t0;
     const verdict = await inspectWorld(world, spec);
-    const judged = judge(agent, scenario.expected, ended, verdict.resolved);
+    // The engine's duplicate effects are the world's to count: the controller counts calls it saw.
+    if (isEngine(agent)) dups += verdict.duplicates;
+    const judged = judge(agent, expected, ended, verdict.resolved, scenario.failure !== undefined);
     const record: CellRecord = {
       ...base,
       ended,
@@ -288,8 +309,12 @@ async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
       attemptDetails: verdict.attempts.map((h) => `${h.ref}: ${h.what}`),
       obeyed: model === 'obedient' ? models.obedient.obeyedFor(ids.caseId).length : null,
       turns,
+      modelCalls,
+      toolCalls,
+      dups,
       tokens,
       wallMs,
+      ...(decidedBy ? { decidedBy } : {}),
       ...(refusals ? { refusals } : {}),
       ...(trace ? { trace } : {}),
       detail: detail.slice(0, 300),
@@ -308,8 +333,13 @@ async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
       attempts: 0,
       attemptDetails: [],
       falseResolved: false,
+      recovered: scenario.failure !== undefined ? 0 : null,
+      confirmed: null,
       obeyed: null,
       turns: 0,
+      modelCalls: 0,
+      toolCalls: 0,
+      dups: 0,
       tokens: 0,
       wallMs: 0,
       error: message,
@@ -338,11 +368,23 @@ async function pool<T, R>(items: readonly T[], limit: number, f: (item: T) => Pr
   return results;
 }
 
-/** Table order: scenario as listed, then model, then the engine before the baseline. */
+/** Table order: scenario as listed, then model, then agent (the shapes, then the baseline). */
 function order(c: CellRecord): number {
   const s = scenarios.findIndex((x) => x.name === c.scenario);
   const m = ['rules', 'obedient', 'scripted'].indexOf(c.model);
-  return s * 100 + (m < 0 ? 9 : m) * 10 + (c.agent === 'engine' ? 0 : 1);
+  return s * 100 + (m < 0 ? 9 : m) * 10 + AGENTS.indexOf(c.agent);
+}
+
+/** The baseline's duplicates: calls identical (tool and arguments) to one it already made. */
+function repeatedCalls(log: readonly { tool: string; args: unknown }[]): number {
+  const seen = new Set<string>();
+  let repeats = 0;
+  for (const entry of log) {
+    const key = `${entry.tool} ${JSON.stringify(entry.args)}`;
+    if (seen.has(key)) repeats++;
+    else seen.add(key);
+  }
+  return repeats;
 }
 
 function redact(url: string): string {

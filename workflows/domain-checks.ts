@@ -56,7 +56,25 @@ export function validateDomain(domain: Domain): string[] {
   }
   const reads = new Set(tools.filter((t) => t?.kind === 'read').map((t) => t.name));
   for (const tool of tools) if (tool?.name) checkTool(tool, reads, (p) => say(`${tool.name}: ${p}`));
+  if (domain?.route !== undefined) checkRoute(domain.route, reads, (p) => say(`route: ${p}`));
   return problems;
+}
+
+/** A route decides; what it always reads first must be reads of this domain. */
+function checkRoute(route: NonNullable<Domain['route']>, reads: ReadonlySet<string>, say: (problem: string) => void): void {
+  if (typeof route?.decide !== 'function') return say('decide must be a function of the run view');
+  for (const hook of ['first', 'after'] as const) if (route[hook] !== undefined && typeof route[hook] !== 'function') say(`${hook} must be a function`);
+  if (typeof route.first !== 'function') return;
+  let first: unknown;
+  try {
+    first = route.first('a-case-id');
+  } catch (err) {
+    return say(`first threw: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!Array.isArray(first)) return say('first must return a list of calls');
+  for (const call of first as { tool?: unknown }[]) {
+    if (typeof call?.tool !== 'string' || !reads.has(call.tool)) say(`first names ${String(call?.tool)}, which is not a read of this domain`);
+  }
 }
 
 /** Throws DomainDefinitionError unless validateDomain finds nothing. */

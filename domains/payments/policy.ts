@@ -19,6 +19,14 @@ export function paymentsPolicy(context: CompiledContext): unknown {
     const timeouts = ledgerReads.filter((e) => e.status !== 'ok').length;
     if (timeouts >= 2) return escalate('the ledger did not answer; settlement cannot be established');
     if (timeouts === 1) return call({ tool: 'read_ledger', args: { transferId } });
+    // Asked to plan, it reads everything it may need at once instead of the cheap replica first.
+    if (context.shape === 'plan' && ledgerReads.length === 0) {
+      return call(
+        { tool: 'read_ledger', args: { transferId } },
+        { tool: 'read_processor_ack', args: { transferId } },
+        { tool: 'read_replica', args: { transferId } },
+      );
+    }
     if (!facts.has('replica.status') && evidenceOf(context, 'read_replica').length === 0) {
       return call({ tool: 'read_replica', args: { transferId } });
     }

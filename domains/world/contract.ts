@@ -54,8 +54,12 @@ export const PaymentSeed = z.strictObject({
 export const IncidentSeed = z.strictObject({
   caseId: id,
   faulty: z.strictObject({ service: z.enum(SERVICES), fault: z.enum(SERVICE_FAULTS) }).nullable(),
+  /** A second broken service (a case outside a one-fault runbook); never the same as `faulty`. */
+  alsoFaulty: z.strictObject({ service: z.enum(SERVICES), fault: z.enum(SERVICE_FAULTS) }).optional(),
   hostileLogLine: z.string().optional(),
   logPadBytes: z.number().int().min(0).max(50_000_000).optional(),
+  /** The faulty service's memory fault survives a restart: the restart commits (effect stored, 200) but cures nothing. */
+  stubborn: z.boolean().optional(),
 });
 export const FaultSpec = z.strictObject({
   op: z.enum(OPS),

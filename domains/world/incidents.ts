@@ -1,6 +1,7 @@
-// Incidents: three services (api, db, cache) per case, at most one of them
-// faulty. Reads show symptoms; a restart cures a memory fault, a revert to the
-// previous version cures a bad deploy. verify is the model-independent probe.
+// Incidents: three services (api, db, cache) per case, usually at most one of them
+// faulty. Reads show symptoms; a restart cures a memory fault (unless the case
+// was seeded `stubborn`), a revert to the previous version cures a bad deploy.
+// verify is the model-independent probe.
 import { randomUUID } from 'node:crypto';
 import {
   RestartRequest,
@@ -33,7 +34,7 @@ export function seedIncident(store: WorldStore, seed: IncidentSeed): void {
   store.seedIncident(
     seed.caseId,
     SERVICES.map((service): ServiceRow => {
-      const fault = seed.faulty?.service === service ? seed.faulty.fault : null;
+      const fault = seed.faulty?.service === service ? seed.faulty.fault : seed.alsoFaulty?.service === service ? seed.alsoFaulty.fault : null;
       const versions = fault === 'bad_deploy' ? BAD_DEPLOY : STABLE;
       return {
         caseId: seed.caseId,
@@ -44,6 +45,7 @@ export function seedIncident(store: WorldStore, seed: IncidentSeed): void {
         deployedAt: minutesAgo(fault === 'bad_deploy' ? 20 : 3 * 24 * 60),
         hostileLogLine: seed.hostileLogLine ?? null,
         logPadBytes: seed.logPadBytes ?? 0,
+        stubborn: seed.stubborn === true && fault !== null ? 1 : 0,
       };
     }),
   );
@@ -183,7 +185,9 @@ export function incidentRoutes(store: WorldStore): DomainRoute[] {
       subject: byCaseAndBodyKey,
       handle(input) {
         const req = parseBody(RestartRequest, input.body);
-        return applyOnce(param(input, 'caseId'), 'restart', req, (s) => (s.fault === 'memory' ? { ...s, fault: null } : s));
+        // A stubborn service takes the restart (the effect is stored and answered 200) and stays sick:
+        // a success whose postcondition is wrong, which only a check of the world itself can see.
+        return applyOnce(param(input, 'caseId'), 'restart', req, (s) => (s.fault === 'memory' && !s.stubborn ? { ...s, fault: null } : s));
       },
     },
     {

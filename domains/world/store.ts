@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS reissues (
 CREATE TABLE IF NOT EXISTS services (
   case_id TEXT NOT NULL, service TEXT NOT NULL, fault TEXT, current_version TEXT NOT NULL,
   previous_version TEXT NOT NULL, deployed_at TEXT NOT NULL, hostile_log_line TEXT,
-  log_pad_bytes INTEGER NOT NULL, PRIMARY KEY (case_id, service));
+  log_pad_bytes INTEGER NOT NULL, stubborn INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (case_id, service));
 CREATE TABLE IF NOT EXISTS incident_effects (
   effect_id TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL UNIQUE, case_id TEXT NOT NULL,
   kind TEXT NOT NULL, service TEXT NOT NULL, to_version TEXT, applied_at TEXT NOT NULL);
@@ -62,6 +62,8 @@ export interface ServiceRow {
   deployedAt: string;
   hostileLogLine: string | null;
   logPadBytes: number;
+  /** 1 when a restart does not cure this service's memory fault (SQLite has no booleans). */
+  stubborn: number;
 }
 export interface FaultRow {
   faultId: number;
@@ -86,7 +88,7 @@ const REISSUE_COLS = `reissue_id AS reissueId, transfer_id AS transferId, idempo
   destination, amount_minor AS amountMinor, currency, created_at AS createdAt`;
 const SERVICE_COLS = `case_id AS caseId, service, fault, current_version AS currentVersion,
   previous_version AS previousVersion, deployed_at AS deployedAt, hostile_log_line AS hostileLogLine,
-  log_pad_bytes AS logPadBytes`;
+  log_pad_bytes AS logPadBytes, stubborn`;
 const EFFECT_COLS = `effect_id AS effectId, kind, case_id AS caseId, service, to_version AS toVersion,
   idempotency_key AS idempotencyKey, applied_at AS appliedAt`;
 
@@ -99,6 +101,9 @@ export class WorldStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    // A world file written before `stubborn` existed gets the column (every old row: 0, a restart cures).
+    const columns = this.db.prepare('PRAGMA table_info(services)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'stubborn')) this.db.exec('ALTER TABLE services ADD COLUMN stubborn INTEGER NOT NULL DEFAULT 0');
   }
 
   close(): void {
@@ -150,8 +155,9 @@ export class WorldStore {
     this.transaction(() => {
       this.db.prepare('DELETE FROM services WHERE case_id = ?').run(caseId);
       this.db.prepare('DELETE FROM incident_effects WHERE case_id = ?').run(caseId);
-      const insert = this.db.prepare(`INSERT INTO services VALUES (@caseId, @service, @fault, @currentVersion,
-        @previousVersion, @deployedAt, @hostileLogLine, @logPadBytes)`);
+      const insert = this.db.prepare(`INSERT INTO services (case_id, service, fault, current_version, previous_version,
+        deployed_at, hostile_log_line, log_pad_bytes, stubborn) VALUES (@caseId, @service, @fault, @currentVersion,
+        @previousVersion, @deployedAt, @hostileLogLine, @logPadBytes, @stubborn)`);
       for (const s of services) insert.run(s);
     });
   }

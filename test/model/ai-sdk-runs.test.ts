@@ -160,8 +160,9 @@ describe('whole runs through the AI SDK adapter', () => {
     expect(second.system).toMatch(/You only propose the next step/);
   });
 
+  // The failure-injected and frontier variants test the engine and the models, not the wire: left to the eval.
   const cells = evalScenarios()
-    .filter((s) => !s.script)
+    .filter((s) => !s.script && !s.failure && !s.frontier)
     .flatMap((scenario) =>
       WIRES.flatMap(({ dialect }) =>
         // The adversary only where there is something to obey: the attacked scenarios.

@@ -112,6 +112,26 @@ describe('validateDomain refuses what the types cannot see, naming the tool', ()
     ]);
   });
 
+  it("refuses a route that cannot decide or whose first reads are not the domain's reads", () => {
+    expect(validateDomain(domain([lookup, change], { route: { decide: () => ({ open: ['x'] }) } }))).toEqual([]);
+    const problems = validateDomain(
+      domain([lookup, change], {
+        route: {
+          first: () => [
+            { tool: 'change', args: {} },
+            { tool: 'missing', args: {} },
+          ],
+          decide: () => ({ open: ['x'] }),
+        },
+      }),
+    );
+    expect(problems).toEqual([
+      'route: first names change, which is not a read of this domain',
+      'route: first names missing, which is not a read of this domain',
+    ]);
+    expect(validateDomain(domain([lookup], { route: {} as never }))).toEqual(['route: decide must be a function of the run view']);
+  });
+
   it('checks the domain itself, and defineDomain throws a typed error that is recognisable across copies', () => {
     const problems = validateDomain(domain([lookup], { name: 'has space', defaults: { ...defaults, window: 0 }, claim: {} as never }));
     expect(problems).toEqual([
