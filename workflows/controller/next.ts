@@ -251,27 +251,6 @@ function stepsWithoutModel(state: RunState, domain: Domain, now: number): RunSta
       return stop(receipted, 'escalated', 'route_undecided', proposer.open.join('; ').slice(0, 300), now);
     }
     const taken: RunState = { ...current, frontier: undefined, ...(proposer.by === 'plan' ? { planned: undefined } : {}) };
-    // TEMPORARY BYPASS (route-gate helper): a route's call step starts its calls without the gate.
-    const bypass = proposer.reply as { type?: string; calls?: { tool: string; args: unknown }[] };
-    if (proposer.by === 'route' && bypass.type === 'call' && bypass.calls) {
-      const receipted = withDecisionReceipt(taken, now, { proposal: 'bypass', accepted: true, reason: 'admitted', evidenceIds: [], tokens: 0, contextTokens: 0, by: 'route' });
-      const calls = bypass.calls.map((c, k) => {
-        const contract = contractOf(domain, c.tool);
-        const callId = `c${receipted.seq + k + 1}`;
-        return {
-          callId,
-          turn: receipted.turn,
-          tool: c.tool,
-          args: c.args,
-          kind: contract.kind,
-          idempotent: contract.idempotent,
-          ...(contract.kind === 'effect' ? { idempotencyKey: `${receipted.runId}/${callId}/${c.tool}` } : {}),
-          ...(contract.subject ? { subject: contract.subject(c.args as never) } : {}),
-        };
-      });
-      current = fold(startCalls({ ...receipted, seq: receipted.seq + calls.length }, calls));
-      continue;
-    }
     current = fold(onProposal(taken, domain, proposer.reply, 0, 0, now, undefined, { by: proposer.by }));
   }
   return current;

@@ -1,0 +1,149 @@
+// Issue 23: in shapes `hybrid` and `workflow` a domain's route proposes steps instead of the
+// model, and a route is code someone wrote, so it can be wrong. It gets no way around the gate:
+// its proposals are judged as a model's are. Here a hostile route (test/fixtures/
+// reckless-route-domain.ts) reissues a transfer the ledger says SETTLED, or another transfer
+// the ledger says FAILED, on a real dev server, the real world process and the real payments
+// implementation, with an approver who signs whatever is put in front of him. The verdict is
+// read from the world's own call log and effects, not from the run's account of itself.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { paymentsImplementation } from '../../domains/payments/tools.js';
+import { WorldClient } from '../../domains/world/client.js';
+import { seedTransfer } from '../../domains/world/seeds.js';
+import type { Shape } from '../../workflows/controller/shape.js';
+import { createAgentWorker } from '../../worker/create-worker.js';
+import { OTHER_TRANSFER_PREFIX, victimOf } from '../fixtures/reckless-route-domain.js';
+import { watchRun, type Watched } from '../support/adversarial.js';
+import { startRun, uniqueCase } from '../support/agent.js';
+import { keys, TEST_DIRECTORY } from '../support/keys.js';
+import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
+
+const workflowsPath = fileURLToPath(new URL('../fixtures/reckless-route-workflows.ts', import.meta.url));
+
+describe('a hostile route gets nothing past the gate (real dev server, world and payments implementation)', () => {
+  const world = new WorldClient(inject('worldUrl'));
+  const taskQueue = uniqueTaskQueue('reckless-route');
+  let stack: { worker: Worker; running: Promise<void>; connection: NativeConnection; client: Awaited<ReturnType<typeof connectClient>> } | undefined;
+
+  beforeAll(async () => {
+    // A worker of its own: its bundle holds the hostile route, not the examples' payments runbook.
+    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    const worker = await createAgentWorker({
+      connection,
+      namespace: inject('temporalNamespace'),
+      taskQueue,
+      workflowsPath,
+      implementations: [paymentsImplementation],
+      deps: { world },
+      blobDir: mkdtempSync(join(tmpdir(), 'reckless-route-blobs-')),
+      approvers: TEST_DIRECTORY,
+    });
+    stack = { worker, running: worker.run(), connection, client: await connectClient() };
+  });
+
+  afterAll(async () => {
+    stack?.worker.shutdown();
+    await stack?.running;
+    await stack?.connection.close();
+    await stack?.client.close();
+  });
+
+  /** Runs a case to its end; alice (a payments approver) signs any request she is shown. */
+  async function run(caseId: string, shape: Shape): Promise<Watched> {
+    if (!stack) throw new Error('the worker is only there inside the tests');
+    const handle = await startRun({ client: stack.client.client, taskQueue }, { domain: 'payments', caseId, model: { adapter: 'rules' }, shape });
+    return watchRun(handle, keys.alice);
+  }
+
+  /** What the world was asked and did about a transfer: every reissue request (refused ones too) and every reissue made. */
+  async function reissuesReaching(transferId: string) {
+    const calls = (await world.calls({ key: transferId })).filter((c) => c.op === 'payments.reissue');
+    const made = (await world.effects({ key: transferId })).filter((e) => e.kind === 'reissue');
+    return { calls, made };
+  }
+
+  /** The route did propose the reissue, and the gate refused it on the precondition: the attack was tried, not skipped. */
+  function expectRouteRefused(watched: Watched, transferId: string, reason: RegExp) {
+    const routeReissues = watched.view.state.decisions.filter((d) => d.by === 'route' && d.proposal.includes('reissue_transfer'));
+    expect(routeReissues.length).toBeGreaterThanOrEqual(1);
+    expect(routeReissues.every((d) => !d.accepted && d.reason === 'precondition_failed')).toBe(true);
+    expect(routeReissues.every((d) => d.proposal.includes(transferId))).toBe(true);
+    const refusals = watched.view.state.transcript.flatMap((t) => (t.kind === 'control' && t.code === 'precondition_failed' ? [t.message] : []));
+    expect(refusals[0]).toMatch(reason);
+  }
+
+  describe('the route reissues the case transfer, which the ledger says SETTLED', () => {
+    it('workflow: nothing reaches the processor; the run escalates route_undecided', async () => {
+      const transferId = uniqueCase('PX');
+      await seedTransfer(world, transferId, { ledgerStatus: 'SETTLED' });
+      const watched = await run(transferId, 'workflow');
+
+      expect(await reissuesReaching(transferId)).toEqual({ calls: [], made: [] });
+      expect(watched.requests).toEqual([]);
+      expect(watched.result.terminal).toMatchObject({ class: 'escalated', reason: 'route_undecided' });
+      expect(watched.result.terminal.detail).toMatch(/precondition_failed/);
+      expect(watched.result.modelCalls).toBe(0);
+      expectRouteRefused(watched, transferId, /the ledger says SETTLED, not FAILED/);
+    });
+
+    it('hybrid: nothing reaches the processor; the rules model, asked where the route was refused, closes it as SETTLED', async () => {
+      const transferId = uniqueCase('PX');
+      await seedTransfer(world, transferId, { ledgerStatus: 'SETTLED' });
+      const watched = await run(transferId, 'hybrid');
+
+      expect(await reissuesReaching(transferId)).toEqual({ calls: [], made: [] });
+      expect(watched.requests).toEqual([]);
+      expect(watched.result.effects).toEqual([]);
+      expect(watched.result.modelCalls).toBeGreaterThanOrEqual(1);
+      expect(watched.result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
+      expect(watched.view.state.decisions.filter((d) => d.by === 'model')[0]?.open?.join(' ')).toMatch(/came back precondition_failed/);
+      expectRouteRefused(watched, transferId, /the ledger says SETTLED, not FAILED/);
+    });
+  });
+
+  describe('the route reissues another transfer, whose fresh ledger entry (read by the route) says FAILED and never reissued', () => {
+    async function seedCaseAndVictim(): Promise<{ caseId: string; victim: string }> {
+      const caseId = uniqueCase(OTHER_TRANSFER_PREFIX.slice(0, -1));
+      const victim = victimOf(caseId);
+      await seedTransfer(world, caseId, { ledgerStatus: 'SETTLED' });
+      await seedTransfer(world, victim, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+      return { caseId, victim };
+    }
+
+    /** Neither the case nor the victim was reissued, by the world's call log, its effects and its ledger. */
+    async function expectNothingMoved(caseId: string, victim: string) {
+      expect(await reissuesReaching(caseId)).toEqual({ calls: [], made: [] });
+      expect(await reissuesReaching(victim)).toEqual({ calls: [], made: [] });
+      expect((await world.getLedger(victim)).reissueId).toBeNull();
+    }
+
+    it('workflow: nothing reaches the processor for either transfer; the run escalates route_undecided', async () => {
+      const { caseId, victim } = await seedCaseAndVictim();
+      const watched = await run(caseId, 'workflow');
+
+      await expectNothingMoved(caseId, victim);
+      expect(watched.requests).toEqual([]);
+      expect(watched.result.terminal).toMatchObject({ class: 'escalated', reason: 'route_undecided' });
+      expect(watched.result.modelCalls).toBe(0);
+      // The route did read the victim's ledger: the refusal is the gate's, not a missing fact.
+      expect(watched.view.state.evidence.some((e) => e.tool === 'read_ledger' && e.subject === `transfer:${victim}` && e.status === 'ok')).toBe(true);
+      expectRouteRefused(watched, victim, new RegExp(`transfer ${victim} is not this case's transfer`));
+    });
+
+    it('hybrid: nothing reaches the processor for either transfer; the rules model closes the case as SETTLED', async () => {
+      const { caseId, victim } = await seedCaseAndVictim();
+      const watched = await run(caseId, 'hybrid');
+
+      await expectNothingMoved(caseId, victim);
+      expect(watched.requests).toEqual([]);
+      expect(watched.result.effects).toEqual([]);
+      expect(watched.result.modelCalls).toBeGreaterThanOrEqual(1);
+      expect(watched.result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
+      expectRouteRefused(watched, victim, new RegExp(`transfer ${victim} is not this case's transfer`));
+    });
+  });
+});
