@@ -1,38 +1,22 @@
 // The controller: next(state, event, domain) -> { state, command }. Pure: no I/O, no clock (time comes
 // on the event), no randomness, no exceptions for anything a model or a tool can cause. The
 // command is derived from the state alone, so the workflow can always ask "what now?".
-// This file is the table: each event goes to a small handler in approvals.ts, finish.ts or
-// observed.ts; the gate (gate.ts) judges proposed calls.
-import { isGuarded, isBound } from './generations.js';
+// This file is the table: each event goes to a small handler in proposals.ts, approvals.ts,
+// finish.ts or observed.ts; the gate (gate.ts) judges proposed calls.
+import { isGuarded } from './generations.js';
 import type { Budgets, ContextStrategy, Domain } from '../contract.js';
-import { onAmended, onApprovalOutcome, onApproversLoaded, raiseApproval } from './approvals.js';
+import { onAmended, onApprovalOutcome, onApproversLoaded } from './approvals.js';
 import { onCancelReadback, onCancelRequested } from './cancel.js';
 import type { Command } from './commands.js';
 import { compileContext } from './context.js';
-import { compactJson, parseDecision, summarizeDecision, type Decision } from './decision.js';
 import type { RunEvent } from './events.js';
-import { onFinish, onVerified } from './finish.js';
-import { admitCalls } from './gate.js';
+import { onVerified } from './finish.js';
 import { onObserved, onReconciled } from './observed.js';
-import { chargeSpend } from './budget.js';
 import { fold } from './retention.js';
-import { proposerFor } from './route.js';
-import { shapeOf, type Shape } from './shape.js';
+import { onModelReply, stepsWithoutModel } from './proposals.js';
+import type { Shape } from './shape.js';
 import { STATE_VERSION, type RunState } from './state.js';
-import {
-  contractOf,
-  deadlineReached,
-  inDoubt,
-  latestEvidenceIds,
-  onDeadline,
-  proposeOrStop,
-  reject,
-  startCalls,
-  stop,
-  withDecisionReceipt,
-  type Origin,
-  type ReceiptBase,
-} from './transitions.js';
+import { contractOf, inDoubt, onDeadline, proposeOrStop, stop } from './transitions.js';
 
 export interface Step {
   state: RunState;
@@ -218,166 +202,9 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
   }
 }
 
-// ---------------------------------------------------------------- turns and proposals
-
-/** More steps than this in a row without a model call, within one event, and the route is not making progress. */
-const MAX_STEPS_WITHOUT_MODEL = 6;
-
-/**
- * In a run with a shape, whoever is not the model proposes first (controller/route.ts): the
- * domain's route, or the model's plan. Their proposals go through onProposal like a model's
- * reply, with no tokens. Where they leave the step open, the model is asked about what is open
- * (`hybrid`, `plan`, `react`), or the run escalates (`workflow`). Runs without a shape (all
- * recorded before shapes) never get here.
- */
-function stepsWithoutModel(state: RunState, domain: Domain, now: number): RunState {
-  if (!state.shape) return state;
-  let current = state;
-  for (let i = 0; current.phase === 'proposing' && !current.terminal; i++) {
-    const proposer =
-      i < MAX_STEPS_WITHOUT_MODEL ? proposerFor(current, domain, now) : { open: [`the route took ${i} steps in a row without getting anywhere`] };
-    if ('open' in proposer) {
-      if (shapeOf(current) !== 'workflow') return { ...current, frontier: proposer.open };
-      const receipted = withDecisionReceipt(current, now, {
-        proposal: 'escalate: the route cannot decide',
-        accepted: true,
-        reason: 'route_undecided',
-        evidenceIds: [],
-        tokens: 0,
-        contextTokens: 0,
-        by: 'route',
-        open: proposer.open,
-      });
-      return stop(receipted, 'escalated', 'route_undecided', proposer.open.join('; ').slice(0, 300), now);
-    }
-    const taken: RunState = { ...current, frontier: undefined, ...(proposer.by === 'plan' ? { planned: undefined } : {}) };
-    current = fold(onProposal(taken, domain, proposer.reply, 0, 0, now, undefined, { by: proposer.by }));
-  }
-  return current;
-}
-
-/** A model's reply: counted, judged with what was open recorded beside it, and in shape `plan` its expected effect kept. */
-function onModelReply(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'proposed' }>): RunState {
-  const shaped = state.shape !== undefined;
-  const counted: RunState = shaped ? { ...state, frontier: undefined, used: { ...state.used, modelCalls: (state.used.modelCalls ?? 0) + 1 } } : state;
-  const origin: Origin = { by: 'model', ...(shaped && state.frontier ? { open: state.frontier } : {}) };
-  const after = onProposal(counted, domain, event.reply, event.tokens, event.contextTokens, event.now, event.costMicros, origin);
-  if (shapeOf(state) !== 'plan') return after;
-  const parsed = parseDecision(event.reply);
-  const then = parsed.ok && parsed.decision.type === 'call' ? parsed.decision.then : undefined;
-  const receipt = after.decisions.at(-1);
-  const admitted = receipt !== undefined && receipt.turn === state.turn && receipt.accepted;
-  return then && admitted && !after.terminal ? { ...after, planned: { tool: then.tool, args: then.args, turn: state.turn } } : after;
-}
-
-function onProposal(
-  state: RunState,
-  domain: Domain,
-  reply: unknown,
-  tokens: number,
-  contextTokens: number,
-  now: number,
-  costMicros: number | undefined,
-  origin: Origin,
-): RunState {
-  const spend = chargeSpend({ ...state, used: { ...state.used, tokens: state.used.tokens + Math.max(0, tokens) } }, costMicros);
-  const charged = spend.state;
-  const parsed = parseDecision(reply);
-  if (!parsed.ok) {
-    if (spend.overrun) return stop(charged, 'budget_exhausted', 'budget:spend', spend.overrun.detail, now);
-    return reject(charged, now, {
-      proposal: `unparseable: ${compactJson(reply, 120)}`,
-      code: 'invalid_proposal',
-      message: parsed.problem,
-      tokens,
-      contextTokens,
-      ...origin,
-    });
-  }
-  const decision = parsed.decision;
-  const summary = summarizeDecision(decision);
-  // The model reads the transcript: a step it did not propose says who did.
-  const said = origin.by && origin.by !== 'model' ? `${origin.by}: ${summary}` : summary;
-  const proposed: RunState = { ...charged, transcript: [...charged.transcript, { kind: 'proposal', turn: state.turn, summary: said }] };
-  if (proposed.used.tokens > proposed.budgets.tokens) {
-    const receipted = withDecisionReceipt(proposed, now, {
-      proposal: summary,
-      accepted: false,
-      reason: 'budget:tokens',
-      evidenceIds: [],
-      tokens,
-      contextTokens,
-      ...origin,
-    });
-    return stop(receipted, 'budget_exhausted', 'budget:tokens', `token budget of ${state.budgets.tokens} spent`, now);
-  }
-  if (spend.overrun) {
-    const receipted = withDecisionReceipt(proposed, now, {
-      proposal: summary,
-      accepted: false,
-      reason: 'budget:spend',
-      evidenceIds: [],
-      tokens,
-      contextTokens,
-      ...origin,
-    });
-    return stop(receipted, 'budget_exhausted', 'budget:spend', spend.overrun.detail, now);
-  }
-  const receiptBase: ReceiptBase = { proposal: summary, tokens, contextTokens, ...origin };
-  switch (decision.type) {
-    case 'escalate': {
-      const reason = origin.by === 'route' ? 'route_escalation' : 'model_escalation';
-      const receipted = withDecisionReceipt(proposed, now, { ...receiptBase, accepted: true, reason, evidenceIds: [] });
-      return stop(receipted, 'escalated', reason, decision.reason, now);
-    }
-    case 'finish':
-      return onFinish(proposed, domain, decision, now, receiptBase);
-    case 'call':
-      return onCall(proposed, domain, decision, now, receiptBase);
-  }
-}
-
-function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { type: 'call' }>, now: number, receipt: ReceiptBase): RunState {
-  // A reply that lands after the deadline (the model call is the slow part) starts nothing.
-  if (deadlineReached(state, now)) {
-    return onDeadline(withDecisionReceipt(state, now, { ...receipt, accepted: false, reason: 'budget:deadline', evidenceIds: [] }), now);
-  }
-  const admission = admitCalls(state, domain, decision, now);
-  switch (admission.kind) {
-    case 'refuse': {
-      const counted = admission.duplicate ? { ...state, used: { ...state.used, duplicates: state.used.duplicates + 1 } } : state;
-      const nudged = admission.code === 'loop_nudge' ? { ...counted, nudges: counted.nudges + 1 } : counted;
-      const remembered = admission.signature && isBound(state) ? rememberRefusal(nudged, admission.signature) : nudged;
-      return reject(remembered, now, { ...receipt, code: admission.code, message: admission.message });
-    }
-    case 'stop': {
-      const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: false, reason: admission.code, evidenceIds: [] });
-      return stop(receipted, admission.terminalClass, admission.code, admission.message, now);
-    }
-    case 'admit':
-      break;
-  }
-  const [first] = admission.calls;
-  const approval = first && first.kind === 'effect' ? contractOf(domain, first.tool).approval : undefined;
-  const numbered = { ...state, seq: state.seq + admission.calls.length }; // the call ids are taken
-  const receipted = withDecisionReceipt(numbered, now, {
-    ...receipt,
-    accepted: true,
-    reason: approval ? 'awaiting_approval' : 'admitted',
-    evidenceIds: latestEvidenceIds(state),
-  });
-  if (first && approval) return raiseApproval(receipted, domain, first, admission.precondition, now);
-  return startCalls(receipted, admission.calls);
-}
-
 /** The record of a decision that came after a reset says so (it may be one Temporal re-applied). */
 function markedAfterReset(state: RunState, requestId: string, resetOf: string): RunState {
   return { ...state, approvals: state.approvals.map((a) => (a.requestId === requestId && a.afterResetOf === undefined ? { ...a, afterResetOf: resetOf } : a)) };
-}
-
-/** The gate said no to this exact call at this state of knowledge; the loop guard remembers it. */
-function rememberRefusal(state: RunState, signature: string): RunState {
-  return { ...state, seen: { ...state.seen, [signature]: { factsVersion: state.factsVersion, status: 'error', refused: true, gate: true } } };
 }
 
 function expectPhase(state: RunState, phase: RunState['phase'], event: string): void {
