@@ -87,8 +87,10 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   // record one marker, `engine-v3`, that stands for every change before it: each marker also
   // costs the server a search-attribute update (TemporalChangeVersion), on every run. Histories
   // without it replay through the older markers, called where and when they were recorded.
-  // `engine-v4` (statements bound to the execution chain) replaces `engine-v3` in new runs.
-  const v4 = patched('engine-v4');
+  // `engine-v4` (statements bound to the execution chain) replaces `engine-v3` in new runs, and
+  // `engine-v5` (a read whose answer went stale is a re-read, not a loop) replaces `engine-v4`.
+  const v5 = patched('engine-v5');
+  const v4 = v5 || patched('engine-v4');
   const current = v4 || patched('engine-v3');
   const guarded = current || patched('trust-boundary-v1');
   const loaded = input.carried === undefined ? undefined : loadState(input.carried);
@@ -98,7 +100,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   const queue: RunEvent[] = [];
   let step: Step = carried
     ? commandOrHalt(carried.data, domain, Date.now())
-    : next(newState(run, domain, guarded, v4), { type: 'started', now: Date.now() }, domain);
+    : next(newState(run, domain, guarded, v5 ? 5 : v4 ? 4 : undefined), { type: 'started', now: Date.now() }, domain);
   installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: () => probes.loadApprovers(), domain });
   // Carried state is the engine's only if the execution that continued was an agent run on
   // this task queue: the server says so, not the state (activities/continuation.ts). Asked
@@ -217,7 +219,8 @@ function keepsOutcome(command: Command): boolean {
   return command.type === 'readback' || (command.type === 'invoke' && command.calls.some((c) => c.kind === 'effect'));
 }
 
-function newState(run: RunInput, domain: Domain, guarded: boolean, chained: boolean): RunState {
+function newState(run: RunInput, domain: Domain, guarded: boolean, engine: 4 | 5 | undefined): RunState {
+  const chained = engine !== undefined;
   const scope = approverScope(run);
   const state = initialState({
     runId: workflowInfo().workflowId,
@@ -231,7 +234,7 @@ function newState(run: RunInput, domain: Domain, guarded: boolean, chained: bool
     ...(run.approvalTimeoutMs ? { approvalTimeoutMs: run.approvalTimeoutMs } : {}),
     ...(guarded ? { guardVersion: 2 as const } : {}),
     ...(guarded && scope ? { approverScope: scope } : {}),
-    ...(chained ? { chain: workflowInfo().firstExecutionRunId, engine: 4 as const } : {}),
+    ...(chained ? { chain: workflowInfo().firstExecutionRunId, engine } : {}),
     ...(chained && permittedEffects(run) ? { permittedEffects: permittedEffects(run) } : {}),
     ...(run.shape ? { shape: run.shape } : {}),
     now: Date.now(),

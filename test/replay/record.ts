@@ -41,7 +41,7 @@ const { client, world, worker, taskQueue, close } = await startLocalStack({
   approvers: { approvers: [directoryEntry(keys['alice@ops'], ['payments-approver'])] },
 });
 
-// `--shapes`: record only runs of the execution shapes other than react (into histories/shapes/),
+// `--shapes`: record only runs with a shape set, react included (into histories/shapes/),
 // leaving the react fixtures as they were recorded.
 const shapesOnly = process.argv.includes('--shapes');
 const shaped = ['stale-replica', 'sources-conflict', 'failed-transfer-reissue', 'memory-exhaustion', 'bad-deploy'];
@@ -49,7 +49,7 @@ const shaped = ['stale-replica', 'sources-conflict', 'failed-transfer-reissue', 
 mkdirSync(outDir, { recursive: true });
 await worker.runUntil(async () => {
   if (shapesOnly) {
-    for (const shape of ['workflow', 'hybrid', 'plan'] as const) {
+    for (const shape of ['workflow', 'hybrid', 'react', 'plan'] as const) {
       mkdirSync(join(outDir, 'shapes', shape), { recursive: true });
       for (const scenario of scenarios.filter((s) => shaped.includes(s.name))) {
         const outcome = await runScenario(client, new WorldClient(world.url), taskQueue, scenario, `fixture-${shape}`, keys, { shape });

@@ -30,6 +30,8 @@ export class Run {
       approverScope?: string[];
       engine4?: boolean;
       legacy?: boolean;
+      /** The engine generation of a bound run (default 5, every new run; 4: recorded before engine-v5). */
+      engine?: 4 | 5;
       /** Who decides the steps (absent: react, as a run started without one). */
       shape?: Shape;
     } = {},
@@ -48,7 +50,7 @@ export class Run {
       ...(opts.approvalTimeoutMs ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
       ...(guarded ? { guardVersion: 2 as const } : {}),
       ...(opts.approverScope ? { approverScope: opts.approverScope } : {}),
-      ...(engine4 ? { engine: 4 as const, chain: 'first-execution-run-id' } : {}),
+      ...(engine4 ? { engine: opts.engine ?? (5 as const), chain: 'first-execution-run-id' } : {}),
       ...(opts.shape ? { shape: opts.shape } : {}),
       now: this.now,
     });

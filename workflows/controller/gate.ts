@@ -1,9 +1,9 @@
 // The gate: deterministic checks between a proposed call and the world. A refusal is a value
 // (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
-import { isGuarded, isBound } from './generations.js';
+import { isGuarded, isBound, rereadsStale } from './generations.js';
 import { effectKey, type Domain, type PreconditionVerdict, type ToolContract } from '../contract.js';
 import { describeIssues, type Decision } from './decision.js';
-import { callSignature, isRepeatWithoutProgress } from './loop-guard.js';
+import { answerWentStale, callSignature, isRepeatWithoutProgress } from './loop-guard.js';
 import { takesNewPath } from './patches.js';
 import { checkPrecondition } from './precondition.js';
 import { checkProvenance } from './provenance.js';
@@ -85,6 +85,9 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
       return refuse('loop_nudge', `${call.tool} was refused with these arguments and nothing has changed since; it will be refused again`, true);
     }
     if (!isRepeatWithoutProgress(state, signature)) continue;
+    // Reading again what has gone stale is how a run keeps its facts fresh (a slow model turn,
+    // a wait for a person): a repeat, but not one without progress.
+    if (rereadsStale(state) && call.kind === 'read' && answerWentStale(state, signature, now)) continue;
     if (call.kind === 'effect' && !call.idempotent) {
       // The effect guard: the same non-idempotent effect again with nothing new observed.
       const refusedBefore = state.transcript.some((t) => t.kind === 'control' && t.code === 'effect_guard');

@@ -11,6 +11,8 @@
 //   bound         engine-v4                statements bound to the execution chain, refusals
 //                                          remembered, effects supersede older evidence, spend,
 //                                          amendments, permitted effects
+//   fresh-reads   engine-v5                a read whose earlier answer is no longer fresh is a
+//                                          re-read, not a loop (bound's rules hold too)
 //
 // Retiring a generation: once no run started under it can still be open (the longest approval
 // timeout plus the longest deadline after the last worker that started such runs stopped), and
@@ -26,5 +28,10 @@ export function isGuarded(state: Pick<RunState, 'guardVersion'>): boolean {
 
 /** Started under engine-v4 (statements bound to the execution): every new run today. */
 export function isBound(state: Pick<RunState, 'engine'>): boolean {
-  return state.engine === 4;
+  return state.engine === 4 || state.engine === 5;
+}
+
+/** Started under engine-v5: asking again for an answer that went stale is not a loop. */
+export function rereadsStale(state: Pick<RunState, 'engine'>): boolean {
+  return state.engine === 5;
 }

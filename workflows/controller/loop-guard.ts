@@ -2,6 +2,7 @@
 // with the same arguments already ran and nothing new has been learnt since.
 import { isGuarded } from './generations.js';
 import { canonical } from '../trust/statement.js';
+import { viewOf } from './observation.js';
 import type { RunState } from './state.js';
 
 /** Canonical JSON (sorted keys) so {a,b} and {b,a} are the same call. */
@@ -18,4 +19,10 @@ export function isRepeatWithoutProgress(state: RunState, signature: string): boo
   if (last === undefined || last.factsVersion !== state.factsVersion) return false;
   // A definite "no" (404 transfer_not_found) will say no again: asking again is a loop too.
   return last.status === 'ok' || (isGuarded(state) && last.refused === true);
+}
+
+/** The latest answer to this exact read was a usable one that is no longer fresh (judged now). */
+export function answerWentStale(state: RunState, signature: string, now: number): boolean {
+  const last = [...state.evidence].reverse().find((e) => e.args !== undefined && callSignature(e.tool, e.args) === signature);
+  return last !== undefined && last.status === 'ok' && !viewOf(last, now).fresh;
 }

@@ -36,8 +36,8 @@ export interface NewRun {
   approverScope?: string[];
   /** The chain's first execution run id, which binds every signed statement to this run. */
   chain?: string;
-  /** 4 for every new run; absent when replaying runs recorded before engine-v4. */
-  engine?: 4;
+  /** 5 for every new run (4 for runs recorded before engine-v5); absent when replaying runs recorded before engine-v4. */
+  engine?: 4 | 5;
   /** The effects the run may take, when its start narrowed them. */
   permittedEffects?: string[];
   /** Who decides the run's steps; absent: react, with nothing recorded (as in runs before shapes). */

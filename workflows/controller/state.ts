@@ -296,7 +296,7 @@ export const RunState = workerScoped('state.RunState', () =>
      * 4: the rules of engine-v4 hold (evidence about a subject observed before an effect on it
      * no longer describes it). Absent in runs recorded before them, replayed as they ran.
      */
-    engine: z.literal(4).optional(),
+    engine: z.union([z.literal(4), z.literal(5)]).optional(),
     /** The effects this run may take, when its start narrowed them (empty: none, a read-only run). */
     permittedEffects: z.array(z.string()).optional(),
     /**
