@@ -3,7 +3,7 @@
 // the route is open, and the world's own records say what happened.
 import { describe, expect, it } from 'vitest';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
-import { runToEnd, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { runToEnd, startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 
 describe('execution shapes (real dev server and world)', () => {
   const h = useAgentHarness({ toolTimeoutMs: 800 });
@@ -39,6 +39,15 @@ describe('execution shapes (real dev server and world)', () => {
     expect(result.modelCalls).toBe(0);
     expect(view.state.decisions.at(-1)?.open?.join(' ')).toMatch(/NOT_FOUND/);
     expect((await h.world.calls({ key: transferId })).map((c) => c.op)).not.toContain('payments.reissue');
+  });
+
+  it('workflow on a domain without a route is refused at its start, not run', async () => {
+    const handle = await startRun(h, { domain: 'synthetic', caseId: uniqueCase('SYN'), model: { adapter: 'rules' }, shape: 'workflow' });
+    await expect(handle.result()).rejects.toThrow(/Workflow execution failed/);
+    const history = await handle.fetchHistory();
+    const failed = history.events?.find((e) => e.workflowExecutionFailedEventAttributes)?.workflowExecutionFailedEventAttributes;
+    expect(failed?.failure?.message).toMatch(/shape workflow needs the domain's route, and synthetic declares none/);
+    expect(history.events?.some((e) => e.activityTaskScheduledEventAttributes)).toBe(false);
   });
 
   it('hybrid: the same case asks the model exactly where the route is open', async () => {
