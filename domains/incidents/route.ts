@@ -39,8 +39,16 @@ export const incidentsRoute: DomainRoute = {
     if (sick.length === 0) return allHealthy(view, fixes);
     const fixedSick = sick.filter((s) => fixes.some((f) => f.subject === `service:${s}`));
     if (fixedSick.length) return { open: [`${fixedSick.join(', ')} still unhealthy after this run's ${describe(fixes)}: the runbook's remedy did not take`] };
-    if (sick.length > 1)
-      return { open: [`${sick.join(' and ')} are unhealthy: the runbook handles one faulty service at a time, and which goes first is a judgement`] };
+    if (sick.length > 1) {
+      const steps = sick.map((s) => `${s}: ${stepFor(view, s)}`);
+      return {
+        open: [
+          `${sick.join(' and ')} are unhealthy: the runbook fixes one service at a time and does not say which first`,
+          ...steps,
+          'take one of these steps; the runbook goes on from there',
+        ],
+      };
+    }
     return remedy(view, sick[0] as string);
   },
 };
@@ -77,6 +85,13 @@ function remedy(view: RouteView, service: string): RouteStep {
     call: [{ tool: 'revert_deploy', args: { service, toVersion: previous } }],
     why: `${service} is unhealthy, memory fine, previous version ${previous} (${deploys.id})`,
   };
+}
+
+/** The runbook's step for one sick service, in words: what the model may choose between. */
+function stepFor(view: RouteView, service: string): string {
+  const step = remedy(view, service);
+  if ('call' in step) return `${step.call.map((c) => `${c.tool} ${JSON.stringify(c.args)}`).join(' + ')} (${step.why})`;
+  return 'open' in step ? step.open.join('; ') : 'no step';
 }
 
 function describe(fixes: RouteView['done']): string {

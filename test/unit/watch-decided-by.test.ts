@@ -19,7 +19,9 @@ const receipt = (extra: Partial<DecisionReceipt>): DecisionReceipt => ({
 
 describe('watch: who decided', () => {
   it('names the route, the model and what the model was asked about', () => {
-    expect(describeItem({ type: 'decision', ...receipt({ by: 'route' }) })).toBe('[turn 3] route     call get_metrics({"service":"db"}) -> accepted (admitted)');
+    expect(describeItem({ type: 'decision', ...receipt({ by: 'route' }) })).toBe(
+      '[turn 3] route     call get_metrics({"service":"db"}) -> accepted (admitted)',
+    );
     expect(describeItem({ type: 'decision', ...receipt({ by: 'model', open: ['api and cache are unhealthy'] }) })).toBe(
       '[turn 3] model     call get_metrics({"service":"db"}) -> accepted (admitted); asked because: api and cache are unhealthy',
     );
