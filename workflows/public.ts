@@ -48,7 +48,6 @@ export type {
   NextStepView,
   Precondition,
   PreconditionVerdict,
-  RouteCall,
   RouteStep,
   RouteView,
   SummaryView,
@@ -61,7 +60,7 @@ export type { CompiledContext, ContextEvidence } from './controller/context.js';
 // The agent workflow over your domains, what a run is started with and what it returns.
 export { AGENT_WORKFLOW_TYPE, agentWorkflowFor, type AgentWorkflow, type AgentWorkflowInput } from './agent.js';
 export type { BudgetOverrides, ModelConfig, RunInput } from './run-input.js';
-export { SHAPES, type Shape } from './controller/shape.js';
+export type { Shape } from './controller/shape.js';
 export type { RunResult } from './messages.js';
 
 // A domain whose decisions change between versions of your code.

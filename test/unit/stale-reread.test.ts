@@ -28,3 +28,17 @@ describe('re-reading stale evidence', () => {
     expect(readTwice(4, 3 * 60_000).lastControl?.code).toBe('loop_nudge');
   });
 });
+
+describe('a source that was stale when it answered', () => {
+  it('asked again unchanged is still a loop: it has nothing newer to say', async () => {
+    const { payments } = await import('../../domains/payments/domain.js');
+    const { readReplica } = await import('../support/driver.js');
+    const run = new Run(payments);
+    run.call(readReplica);
+    // The replica lags by 5 minutes; its contract calls anything older than a minute stale.
+    run.observeOk({ read_replica: out.replica('PENDING') });
+    run.tick(3 * 60_000);
+    run.call(readReplica);
+    expect(run.lastControl?.code).toBe('loop_nudge');
+  });
+});

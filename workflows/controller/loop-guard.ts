@@ -21,8 +21,12 @@ export function isRepeatWithoutProgress(state: RunState, signature: string): boo
   return last.status === 'ok' || (isGuarded(state) && last.refused === true);
 }
 
-/** The latest answer to this exact read was a usable one that is no longer fresh (judged now). */
+/**
+ * The latest answer to this exact read was fresh when it came and is not any more (judged now).
+ * A source that was already stale when it answered (a lagging replica) tells nothing new when
+ * asked again: that stays a loop.
+ */
 export function answerWentStale(state: RunState, signature: string, now: number): boolean {
   const last = [...state.evidence].reverse().find((e) => e.args !== undefined && callSignature(e.tool, e.args) === signature);
-  return last !== undefined && last.status === 'ok' && !viewOf(last, now).fresh;
+  return last !== undefined && last.status === 'ok' && last.fresh && !viewOf(last, now).fresh;
 }
