@@ -3,6 +3,7 @@
 // receipt but not settlement. Workflow-safe: the controller checks proposals against this.
 import { z } from 'zod';
 import { defineDomain, defineTool, routeHint, takesNewPath, type EvidenceView, type SummaryView } from '../../workflows/public.js';
+import { latest, usable } from './evidence.js';
 import { paymentsRoute } from './route.js';
 
 const TransferId = z.string().regex(/^[A-Z]{2}-[0-9A-Za-z-]{1,40}$/, 'a transfer id such as PX-1042');
@@ -214,10 +215,6 @@ function reissuedEarlier(evidence: EvidenceView[]): string | undefined {
   return `already reissued as ${id} by an earlier run (ledger ${ledger.id})`;
 }
 
-function latest(views: EvidenceView[], match: (e: EvidenceView) => boolean): EvidenceView | undefined {
-  return [...views].reverse().find(match);
-}
-
 function refused(reason: string) {
   return { ok: false as const, reason };
 }
@@ -226,9 +223,6 @@ function refused(reason: string) {
 const NEEDS_A_PERSON = 'payments-needs-person-v1';
 
 export const PaymentsClaim = z.strictObject({ transferStatus: z.enum(['SETTLED', 'FAILED', 'PENDING']) });
-
-/** Evidence a decision may rest on: read successfully, still fresh, from an authority. */
-const usable = (e: EvidenceView) => e.status === 'ok' && e.fresh && e.authority === 'authoritative';
 
 function judgeEvidence(claim: z.infer<typeof PaymentsClaim>, cited: EvidenceView[], all: EvidenceView[]) {
   const latest = (key: string) => [...all].reverse().find((e) => usable(e) && key in e.facts)?.facts[key];

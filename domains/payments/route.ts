@@ -4,16 +4,11 @@
 // (an approver still signs), and hands anything it has no rule for to whoever is asked next.
 // The engine judges every step it takes as it judges a model's (gate, precondition, probe).
 import type { DomainRoute, EvidenceView, RouteStep, RouteView } from '../../workflows/public.js';
+import { latest, usable } from './evidence.js';
 
 /** Only evidence about the case's own transfer: a read of any other transfer decides nothing here. */
 function aboutCase(view: RouteView): EvidenceView[] {
   return view.evidence.filter((e) => e.subject === `transfer:${view.caseId}`);
-}
-
-const usable = (e: EvidenceView) => e.status === 'ok' && e.fresh && e.authority === 'authoritative';
-
-function latest(evidence: EvidenceView[], match: (e: EvidenceView) => boolean): EvidenceView | undefined {
-  return [...evidence].reverse().find(match);
 }
 
 export const paymentsRoute: DomainRoute = {

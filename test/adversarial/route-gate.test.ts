@@ -5,57 +5,35 @@
 // the ledger says FAILED, on a real dev server, the real world process and the real payments
 // implementation, with an approver who signs whatever is put in front of him. The verdict is
 // read from the world's own call log and effects, not from the run's account of itself.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { paymentsImplementation } from '../../domains/payments/tools.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import type { Shape } from '../../workflows/controller/shape.js';
-import { createAgentWorker } from '../../worker/create-worker.js';
 import { OTHER_TRANSFER_PREFIX, victimOf } from '../fixtures/reckless-route-domain.js';
 import { watchRun, type Watched } from '../support/adversarial.js';
 import { startRun, uniqueCase } from '../support/agent.js';
-import { keys, TEST_DIRECTORY } from '../support/keys.js';
-import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
+import { keys } from '../support/keys.js';
+import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
 
 const workflowsPath = fileURLToPath(new URL('../fixtures/reckless-route-workflows.ts', import.meta.url));
 
 describe('a hostile route gets nothing past the gate (real dev server, world and payments implementation)', () => {
-  const world = new WorldClient(inject('worldUrl'));
   const taskQueue = uniqueTaskQueue('reckless-route');
-  let stack: { worker: Worker; running: Promise<void>; connection: NativeConnection; client: Awaited<ReturnType<typeof connectClient>> } | undefined;
+  let stack: StartedWorker | undefined;
+  const world = new WorldClient(inject('worldUrl'));
 
+  // A worker of its own: its bundle holds the hostile route, not the examples' payments runbook.
   beforeAll(async () => {
-    // A worker of its own: its bundle holds the hostile route, not the examples' payments runbook.
-    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await createAgentWorker({
-      connection,
-      namespace: inject('temporalNamespace'),
-      taskQueue,
-      workflowsPath,
-      implementations: [paymentsImplementation],
-      deps: { world },
-      blobDir: mkdtempSync(join(tmpdir(), 'reckless-route-blobs-')),
-      approvers: TEST_DIRECTORY,
-    });
-    stack = { worker, running: worker.run(), connection, client: await connectClient() };
+    stack = await startWorkerWith({ taskQueue, workflowsPath, activities: { implementations: [paymentsImplementation] } });
   });
-
-  afterAll(async () => {
-    stack?.worker.shutdown();
-    await stack?.running;
-    await stack?.connection.close();
-    await stack?.client.close();
-  });
+  afterAll(() => stack?.close());
 
   /** Runs a case to its end; alice (a payments approver) signs any request she is shown. */
   async function run(caseId: string, shape: Shape): Promise<Watched> {
     if (!stack) throw new Error('the worker is only there inside the tests');
-    const handle = await startRun({ client: stack.client.client, taskQueue }, { domain: 'payments', caseId, model: { adapter: 'rules' }, shape });
+    const handle = await startRun({ client: stack.client, taskQueue }, { domain: 'payments', caseId, model: { adapter: 'rules' }, shape });
     return watchRun(handle, keys.alice);
   }
 

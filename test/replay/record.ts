@@ -14,6 +14,7 @@ import { directoryEntry, generateKey } from '../../client/sign.js';
 import { scenarios, type Scenario } from '../../demo/scenarios.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { stderrLog } from '../../temporal-dev/log.js';
+import type { Shape } from '../../workflows/controller/shape.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const outDir = fileURLToPath(new URL('./histories/', import.meta.url));
@@ -46,29 +47,24 @@ const { client, world, worker, taskQueue, close } = await startLocalStack({
 const shapesOnly = process.argv.includes('--shapes');
 const shaped = ['stale-replica', 'sources-conflict', 'failed-transfer-reissue', 'memory-exhaustion', 'bad-deploy'];
 
-mkdirSync(outDir, { recursive: true });
+/** Runs one scenario and saves its history, named by workflow id: replay must run under the same id (it is part of the run's state). */
+async function record(scenario: Scenario, dir: string, stamp: string, options: { shape?: Shape } = {}): Promise<void> {
+  const outcome = await runScenario(client, new WorldClient(world.url), taskQueue, scenario, stamp, keys, options);
+  const history = await client.workflow.getHandle(outcome.workflowId).fetchHistory();
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${outcome.workflowId}.json`);
+  writeFileSync(file, historyToJSON(history));
+  stderrLog(`recorded ${file} (${history.events?.length ?? 0} events, ${outcome.result.terminal.class})`);
+}
+
 await worker.runUntil(async () => {
   if (shapesOnly) {
-    for (const shape of ['workflow', 'hybrid', 'react', 'plan'] as const) {
-      mkdirSync(join(outDir, 'shapes', shape), { recursive: true });
-      for (const scenario of scenarios.filter((s) => shaped.includes(s.name))) {
-        const outcome = await runScenario(client, new WorldClient(world.url), taskQueue, scenario, `fixture-${shape}`, keys, { shape });
-        const history = await client.workflow.getHandle(outcome.workflowId).fetchHistory();
-        const file = join(outDir, 'shapes', shape, `${outcome.workflowId}.json`);
-        writeFileSync(file, historyToJSON(history));
-        stderrLog(`recorded ${file} (${history.events?.length ?? 0} events, ${outcome.result.terminal.class})`);
-      }
-    }
+    for (const shape of ['workflow', 'hybrid', 'react', 'plan'] as const)
+      for (const scenario of scenarios.filter((s) => shaped.includes(s.name)))
+        await record(scenario, join(outDir, 'shapes', shape), `fixture-${shape}`, { shape });
     return;
   }
-  for (const scenario of [...scenarios, ...lostReplies]) {
-    const outcome = await runScenario(client, new WorldClient(world.url), taskQueue, scenario, 'fixture', keys);
-    const history = await client.workflow.getHandle(outcome.workflowId).fetchHistory();
-    // Named by workflow id: replay must run under the same id (it is part of the run's state).
-    const file = join(outDir, `${outcome.workflowId}.json`);
-    writeFileSync(file, historyToJSON(history));
-    stderrLog(`recorded ${file} (${history.events?.length ?? 0} events, ${outcome.result.terminal.class})`);
-  }
+  for (const scenario of [...scenarios, ...lostReplies]) await record(scenario, outDir, 'fixture');
 });
 await close();
 rmSync(scratch, { recursive: true, force: true });

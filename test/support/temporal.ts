@@ -39,12 +39,14 @@ export function useClient(): () => Client {
 /** A real in-process Worker on the shared dev server, using the bundle made once in global setup. */
 export async function createTestWorker(
   options: Omit<WorkerOptions, 'connection' | 'namespace' | 'workflowBundle' | 'workflowsPath'>,
+  workflowsPath?: string,
 ): Promise<{ worker: Worker; close: () => Promise<void> }> {
   const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
   const worker = await Worker.create({
     connection,
     namespace: inject('temporalNamespace'),
-    workflowBundle: { codePath: inject('workflowBundlePath') },
+    // The suite's one bundle of the example domains, unless a test brings workflow code of its own.
+    ...(workflowsPath ? { workflowsPath } : { workflowBundle: { codePath: inject('workflowBundlePath') } }),
     ...options,
   });
   return { worker, close: () => connection.close() };
@@ -60,6 +62,8 @@ export interface WorkerWithOptions {
   /** The activities to put in place of built ones; it is handed those, e.g. to wrap one. */
   swap?: (built: AgentActivities) => Partial<AgentActivities>;
   worker?: ExtraWorkerOptions;
+  /** A workflows module of the test's own (bundled for this worker) in place of the examples' bundle. */
+  workflowsPath?: string;
 }
 
 export interface StartedWorker {
@@ -86,11 +90,14 @@ export async function startWorkerWith(options: WorkerWithOptions): Promise<Start
     ...options.activities,
   });
   const { client, close: closeClient } = await connectClient();
-  const { worker, close: closeWorker } = await createTestWorker({
-    ...options.worker,
-    taskQueue: options.taskQueue,
-    activities: { ...built, ...options.swap?.(built) },
-  }).catch(async (error: unknown) => {
+  const { worker, close: closeWorker } = await createTestWorker(
+    {
+      ...options.worker,
+      taskQueue: options.taskQueue,
+      activities: { ...built, ...options.swap?.(built) },
+    },
+    options.workflowsPath,
+  ).catch(async (error: unknown) => {
     await closeClient();
     throw error;
   });

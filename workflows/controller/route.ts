@@ -6,7 +6,7 @@
 import { caseSubject, type Domain, type DoneEffect, type EvidenceView, type RouteStep, type RouteView } from '../contract.js';
 import { shapeOf, type DecidedBy } from './shape.js';
 import type { RunState } from './state.js';
-import { effectsDone, groundsFor } from './subject.js';
+import { effectsDone, groundsFor, sequenceOf } from './subject.js';
 
 /** A step someone other than the model proposes, or what is open for the model. */
 export type Proposer = { by: Exclude<DecidedBy, 'model'>; reply: unknown } | { open: string[] };
@@ -118,11 +118,6 @@ function fromPlan(state: RunState): Proposer {
     .find((e) => e && e.status !== 'ok');
   if (failed) return { open: [clip(`the plan's read ${failed.tool} came back ${failed.status}: the plan assumed it would answer`)] };
   return { by: 'plan', reply: { type: 'call', calls: [{ tool: planned.tool, args: planned.args }], reason: 'the effect the plan expected' } };
-}
-
-function sequenceOf(id: string): number {
-  const n = Number.parseInt(id.slice(1), 10);
-  return Number.isFinite(n) ? n : 0;
 }
 
 function clip(text: string): string {

@@ -45,7 +45,7 @@ function lastEffectOn(state: RunState, subject: string): number | undefined {
 }
 
 /** `e12` -> 12, `c11` -> 11: ids share one counter, so they order what the run saw and did. */
-function sequenceOf(id: string): number {
+export function sequenceOf(id: string): number {
   const n = Number.parseInt(id.slice(1), 10);
   return Number.isFinite(n) ? n : 0;
 }
