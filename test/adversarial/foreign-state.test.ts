@@ -17,6 +17,7 @@ import type { RunInput } from '../../workflows/run-input.js';
 import { signStatement } from '../../workflows/trust/statement.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
+import { PATIENCE_MS } from '../support/wait.js';
 import { reissueCalls, reissuesOf, within } from '../support/adversarial.js';
 
 /** A plausible guarded payments state for this run, a few turns in. */
@@ -168,7 +169,7 @@ describe('state from outside: a made-up carried state', () => {
     const handle = await h.client.workflow.start(agentWorkflow, { taskQueue: h.taskQueue, workflowId, args: [{ run, carried }] });
 
     const error = await within(
-      20_000,
+      PATIENCE_MS,
       handle.result().then(
         () => undefined,
         (e: unknown) => e,

@@ -11,6 +11,7 @@ import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent.js';
 import { caseKey, domainKey } from '../../workflows/search-attributes.js';
 import { converterFor, newKey, ringEnv } from '../support/codec.js';
 import { connectClient, uniqueTaskQueue, useClient } from '../support/temporal.js';
+import { waitUntil } from '../support/wait.js';
 
 describe('a workflow with a memo the operator cannot decode', () => {
   const client = useClient();
@@ -37,10 +38,14 @@ describe('a workflow with a memo the operator cannot decode', () => {
     });
     try {
       const operator = new AgentClient({ client: client(), taskQueue, domains: [payments] });
-      const rows = await waitUntilListed(async () => {
-        const listed = await operator.list({ domain: 'payments', limit: 10_000 });
-        return listed.some((r) => r.runId === handle.workflowId) ? listed : undefined;
-      });
+      const rows = await waitUntil(
+        async () => {
+          const listed = await operator.list({ domain: 'payments', limit: 10_000 });
+          return listed.some((r) => r.runId === handle.workflowId) ? listed : undefined;
+        },
+        'the run in the list',
+        { everyMs: 200 },
+      );
       expect(rows.find((r) => r.runId === handle.workflowId)).toMatchObject({ domain: 'payments', caseId, status: 'RUNNING', taskQueue });
     } finally {
       await handle.terminate('test cleanup');
@@ -48,13 +53,3 @@ describe('a workflow with a memo the operator cannot decode', () => {
     }
   });
 });
-
-async function waitUntilListed<T>(probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting for the run in the list');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

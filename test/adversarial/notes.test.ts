@@ -10,6 +10,7 @@ import { seedTransfer } from '../../domains/world/seeds.js';
 import { addNoteUpdate, type NoteInput } from '../../workflows/messages.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
+import { PATIENCE_MS } from '../support/wait.js';
 import { createObedientModel } from './obedient-model.js';
 import { controlMessages, expectRefused, reissueCalls, reissuesOf, sleep, watchRun } from '../support/adversarial.js';
 
@@ -35,7 +36,7 @@ describe('notes: instructions in operator notes (obedient model)', () => {
   ) => {
     const release = model.pause(transferId);
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'custom', name: 'obedient' }, budgets: { turns: 16 } });
-    for (const deadline = Date.now() + 20_000; model.contextsFor(transferId).length === 0; await sleep(20)) {
+    for (const deadline = Date.now() + PATIENCE_MS; model.contextsFor(transferId).length === 0; await sleep(20)) {
       if (Date.now() > deadline) throw new Error('the model was never asked');
     }
     const acks = [];

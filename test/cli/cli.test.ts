@@ -13,7 +13,7 @@ import { WatchCursor } from '../../client/watch-cursor.js';
 import { RunExport } from '../../client/export-schema.js';
 import { readKeyFile, signNote, writeKeyFile, type KeyFile } from '../../client/sign.js';
 import { settingsDiff } from '../../client/start-run.js';
-import { waitUntil } from '../../client/wait.js';
+import { PATIENCE_MS, untilAwaiting, waitUntil } from '../support/wait.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
 import { stateQuery, type RunView } from '../../workflows/messages.js';
@@ -112,7 +112,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
         return a && a.eligible.length > 0 ? a : undefined;
       },
       'the approval request and its approvers',
-      { timeoutMs: 20_000, everyMs: 100 },
+      { everyMs: 100 },
     );
     expect(awaiting.tool).toBe('reissue_transfer');
     return { transferId, runId: started.runId, awaiting };
@@ -220,7 +220,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
           return undefined;
         },
         'visibility to show the run awaiting approval',
-        { timeoutMs: 15_000, everyMs: 200 },
+        { everyMs: 200 },
       ).then(async () =>
         json<Array<{ runId: string }>>(await cli('list', '--awaiting-approval', '--domain', 'payments', '--json')).find((r) => r.runId === runId),
       ),
@@ -470,7 +470,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       await waitUntil(
         async () => (await nobody.list({ domain: 'payments', limit: 1_000 })).find((r) => r.runId === parked.runId),
         'the parked run in the list',
-        { timeoutMs: 15_000, everyMs: 200 },
+        { everyMs: 200 },
       );
       const [listed, listedJson] = await Promise.all([
         cli('list', '--domain', 'payments', '--phase', 'running', '--limit', '1000'),
@@ -498,15 +498,12 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(slow.world, transferId, { ledgerStatus: 'FAILED' });
     const { runId } = await a.start({ domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
-    const awaiting = await waitUntil(async () => {
-      const view = await a.state(runId);
-      return view.awaiting && view.awaiting.eligible.length > 0 ? view.awaiting : undefined;
-    }, 'the approval request');
+    const awaiting = await untilAwaiting(() => a.state(runId));
     // The processor parks the reissue before it commits, so the run's effect stays in flight.
     const { holdId } = await slow.world.createHold({ op: 'payments.reissue', key: transferId, point: 'before_commit' });
     try {
       await a.approve(runId, awaiting.requestId, keys.alice);
-      await slow.world.waitForHold(holdId, { timeoutMs: 20_000 });
+      await slow.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
       await waitUntil(async () => (await a.state(runId)).effects.some((e) => e.status === 'in_flight'), 'the effect in flight');
       await handleOf(runId).terminate('test: terminated mid-reissue');
     } finally {

@@ -21,7 +21,7 @@ import {
 } from '../../client/agent-errors.js';
 import { abandonedEffects } from '../../client/run-report.js';
 import { RunExport } from '../../client/export-schema.js';
-import { waitUntil } from '../../client/wait.js';
+import { PATIENCE_MS, untilAwaiting, waitUntil } from '../support/wait.js';
 import type { WatchItem } from '../../client/watch-cursor.js';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
@@ -60,14 +60,7 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED' });
     const started = await a.start(paymentsRun(transferId));
     expect(started).toMatchObject({ runId: `payments-${transferId}`, attached: false, running: true });
-    const awaiting = await waitUntil(
-      async () => {
-        const view = await a.state(started.runId);
-        return view.awaiting && view.awaiting.eligible.length > 0 ? view.awaiting : undefined;
-      },
-      'the approval request and its approvers',
-      { timeoutMs: 20_000, everyMs: 100 },
-    );
+    const awaiting = await untilAwaiting(() => a.state(started.runId));
     expect(awaiting).toMatchObject({ tool: 'reissue_transfer', subject: `transfer:${transferId}`, eligible: ['alice@ops'] });
     return { transferId, runId: started.runId, awaiting };
   }
@@ -127,7 +120,7 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     const row = await waitUntil(
       async () => (await a.list({ domain: 'payments', terminal: 'resolved', limit: 1_000 })).find((r) => r.runId === first.runId),
       'the run in the list',
-      { timeoutMs: 15_000, everyMs: 200 },
+      { everyMs: 200 },
     );
     expect(row).toMatchObject({
       domain: 'payments',
@@ -394,10 +387,7 @@ describe.concurrent('AgentClient.inspect: what the server knows wins', { timeout
       const row = await waitUntil(
         async () => (await nobody.list({ domain: 'payments', phase: 'running', limit: 1_000 })).find((r) => r.runId === parked.runId),
         'the parked run in the list',
-        {
-          timeoutMs: 15_000,
-          everyMs: 200,
-        },
+        { everyMs: 200 },
       );
       expect(row).toMatchObject({ taskQueue: queue, status: 'RUNNING' });
       expect((await nobody.rowNotices([row])).get(row)).toBe(`no worker is polling task queue ${queue}`);
@@ -411,15 +401,12 @@ describe.concurrent('AgentClient.inspect: what the server knows wins', { timeout
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED' });
     const { runId } = await a.start(paymentsRun(transferId));
-    const awaiting = await waitUntil(async () => {
-      const view = await a.state(runId);
-      return view.awaiting && view.awaiting.eligible.length > 0 ? view.awaiting : undefined;
-    }, 'the approval request');
+    const awaiting = await untilAwaiting(() => a.state(runId));
     // The processor parks the reissue before it commits: the run's effect stays in flight.
     const { holdId } = await h.world.createHold({ op: 'payments.reissue', key: transferId, point: 'before_commit' });
     try {
       await a.approve(runId, awaiting.requestId, keys.alice);
-      await h.world.waitForHold(holdId, { timeoutMs: 20_000 });
+      await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
       await waitUntil(async () => (await a.state(runId)).effects.some((e) => e.status === 'in_flight'), 'the effect in flight');
       await a.handle(runId).terminate('test: terminated mid-reissue');
     } finally {

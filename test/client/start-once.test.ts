@@ -11,7 +11,7 @@ import { AgentClient } from '../../client/agent-client.js';
 import { RunSettingsConflictError } from '../../client/agent-errors.js';
 import type { StartedRun } from '../../client/start-run.js';
 import { START_SETTINGS_MEMO, startSettingsOf, StartSettings } from '../../client/start-settings.js';
-import { waitUntil } from '../../client/wait.js';
+import { waitUntil } from '../support/wait.js';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import { synthetic } from '../../domains/synthetic/domain.js';
@@ -58,7 +58,7 @@ describe('one start per case', { timeout: 120_000 }, () => {
           return found.length > 0 ? found : undefined;
         },
         'the run in the visibility store',
-        { timeoutMs: 15_000, everyMs: 200 },
+        { everyMs: 200 },
       );
       expect(executions).toEqual([described.runId]);
     } finally {
@@ -158,7 +158,7 @@ describe('one start per case', { timeout: 120_000 }, () => {
           return d.runId !== first.executionRunId ? d : undefined;
         },
         'a continue-as-new',
-        { timeoutMs: 60_000, everyMs: 100 },
+        { everyMs: 100 },
       );
       expect(rolled.memo?.[START_SETTINGS_MEMO]).toEqual(startSettingsOf(RunInput.parse(input)));
       const again = await a.start(input);

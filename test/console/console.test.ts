@@ -12,7 +12,7 @@ import { Client, type WorkflowHandle } from '@temporalio/client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
-import { waitUntil } from '../../client/wait.js';
+import { waitUntil } from '../support/wait.js';
 import type { KeyFile } from '../../client/sign.js';
 import { startConsole, CONTENT_SECURITY_POLICY, type RunningConsole } from '../../console/server.js';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
@@ -308,7 +308,7 @@ describe("the operators' console, in chromium", () => {
           return stranded.every((r) => listed.has(r.handle.workflowId)) ? true : undefined;
         },
         'the stranded runs listed as awaiting approval',
-        { timeoutMs: 20_000, everyMs: 200 },
+        { everyMs: 200 },
       );
       const withStranded = await inboxLoads(5);
       // A benchmark line, not an assertion: the inbox's time should not grow with runs nobody serves.
@@ -360,7 +360,6 @@ describe("the operators' console, in chromium", () => {
         async () => ((await agent.list({ phase: 'awaiting_approval', limit: 1_000 })).some((r) => r.runId === runId) ? true : undefined),
         'the run listed as awaiting',
         {
-          timeoutMs: 20_000,
           everyMs: 200,
         },
       );

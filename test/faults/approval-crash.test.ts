@@ -2,7 +2,7 @@
 // run waits; a fresh worker picks it up and the approved reissue runs exactly once.
 import { describe, expect, inject, it } from 'vitest';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { waitUntil } from '../../client/wait.js';
+import { waitUntil } from '../support/wait.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import { signDecision, type KeyFile } from '../../client/sign.js';
@@ -28,7 +28,7 @@ describe('approval survives a worker crash', () => {
 
     const second = await spawnWorker(taskQueue);
     // The request asks the worker's directory who may decide; the new worker answers that.
-    await waitUntil(async () => ((await handle.query(stateQuery)).awaiting?.eligible.length ?? 0) > 0, 'the approver directory', { timeoutMs: 60_000 });
+    await waitUntil(async () => ((await handle.query(stateQuery)).awaiting?.eligible.length ?? 0) > 0, 'the approver directory');
     // Signed decisions; the first worker's death changes nothing about who may decide.
     const approve = (key: KeyFile, requestId = waiting.requestId) =>
       handle.executeUpdate(approveUpdate, { args: [signDecision(key, handle.workflowId, { ...waiting, requestId }, 'approve', 'checked the ledger')] });

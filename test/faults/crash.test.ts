@@ -1,7 +1,7 @@
 // Real worker processes, killed with SIGKILL at exact points of an effect's life. The world's
 // call log and effect store are the ground truth: exactly one effect per key, whatever happens.
 import { describe, expect, inject, it } from 'vitest';
-import { waitUntil } from '../../client/wait.js';
+import { PATIENCE_MS, waitUntil } from '../support/wait.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { startRun, uniqueCase } from '../support/agent.js';
@@ -30,7 +30,7 @@ describe('effects exactly once across worker crashes', () => {
     const first = await spawnWorker(taskQueue);
     const handle = await startRun({ client: client(), taskQueue }, { domain: 'incidents', caseId, model: { adapter: 'rules' } });
 
-    await world.waitForHold(holdId, { timeoutMs: 30_000 });
+    await world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await first.kill();
     await settle(holdId);
     const second = await spawnWorker(taskQueue);

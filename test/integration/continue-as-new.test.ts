@@ -6,7 +6,7 @@ import { signDecision } from '../../client/sign.js';
 import { keys } from '../support/keys.js';
 import { addNoteUpdate, approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import { useAgentHarness, startRun, uniqueCase } from '../support/agent.js';
-import { waitUntil } from '../../client/wait.js';
+import { waitUntil } from '../support/wait.js';
 
 const read = (n: number) => ({ type: 'call', calls: [{ tool: 'read_counter', args: { n } }] });
 

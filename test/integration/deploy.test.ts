@@ -17,7 +17,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { signDecision } from '../../client/sign.js';
 import { reportFragment } from '../../console/report-views.js';
-import { waitUntil } from '../../client/wait.js';
+import { waitUntil } from '../support/wait.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';

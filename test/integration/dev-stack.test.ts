@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../temporal-dev/dev-server.js';
 import { runScript, type ScriptResult } from '../support/run-script.js';
+import { PATIENCE_MS, waitUntil } from '../support/wait.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const stateDir = mkdtempSync(join(tmpdir(), 'agent-dev-stack-'));
@@ -41,17 +42,6 @@ function run(script: string, args: string[], env: Record<string, string>): Promi
 function ok(r: ScriptResult): string {
   expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
   return r.stdout;
-}
-
-/** The first value of `probe` that is not undefined; its errors end the wait at once. */
-async function waitUntil<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, o: { timeoutMs: number; everyMs: number }): Promise<T> {
-  const deadline = Date.now() + o.timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${o.timeoutMs}ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, o.everyMs));
-  }
 }
 
 async function distinctFreePorts(n: number): Promise<number[]> {
@@ -98,7 +88,7 @@ describe('npm run dev', () => {
         return /^DEV_READY$/m.test(stdout) ? true : undefined;
       },
       'DEV_READY from npm run dev',
-      { timeoutMs: 45_000, everyMs: 100 },
+      { everyMs: 100 },
     );
     const worldUrl = `http://127.0.0.1:${worldPort}`;
     const keyFile = join(stateDir, '.agent', 'operator.key');
@@ -137,18 +127,16 @@ describe('npm run dev', () => {
         return s.awaiting && s.awaiting.eligible.includes('operator@local') ? s.awaiting : undefined;
       },
       'the reissue awaiting the operator',
-      { timeoutMs: 20_000, everyMs: 200 },
+      { everyMs: 200 },
     );
     ok(await run('domains/cli.ts', ['approve', runId, awaiting.requestId, '--key', keyFile], cliEnv));
-    const terminal = await waitUntil(async () => (await status()).terminal ?? undefined, 'the run to end', { timeoutMs: 20_000, everyMs: 200 });
+    const terminal = await waitUntil(async () => (await status()).terminal ?? undefined, 'the run to end', { everyMs: 200 });
     expect(terminal.class).toBe('resolved');
 
     // One SIGINT, as Ctrl-C sends it: everything stops and dev exits 0.
-    const stopStarted = Date.now();
     devProcess.kill('SIGINT');
-    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
+    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), PATIENCE_MS).unref())]);
     expect(code, stderr).toBe(0);
-    expect(Date.now() - stopStarted).toBeLessThan(20_000);
     expect(stderr).toMatch(/dev: SIGINT: stopping the worker, the world and the Temporal server/);
     expect(await accepts(worldPort)).toBe(false);
     expect(await accepts(temporalPort)).toBe(false);

@@ -9,7 +9,7 @@ import type { temporal } from '@temporalio/proto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { signDecision } from '../../client/sign.js';
-import { waitUntil } from '../../client/wait.js';
+import { PATIENCE_MS, waitUntil } from '../support/wait.js';
 import type { ModelAdapter } from '../../activities/model/index.js';
 import type { agentWorkflow } from '../../domains/workflows.js';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
@@ -110,7 +110,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     await seedIncident(h.world, caseId);
     const { holdId } = await h.world.createHold({ op: 'incidents.metrics', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
-    await h.world.waitForHold(holdId);
+    await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
     const { result } = await endsCleanly(handle);
 
@@ -142,7 +142,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     await h.world.injectFault({ op: 'incidents.restart', key: caseId, mode: 'commit_then_500' });
     const { holdId } = await h.world.createHold({ op: 'incidents.effect_readback', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
-    await h.world.waitForHold(holdId);
+    await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
     await cancelTaken(handle);
     await h.world.releaseHold(holdId);
@@ -160,7 +160,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     await seedIncident(h.world, caseId);
     const { holdId } = await h.world.createHold({ op: 'incidents.verify', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
-    await h.world.waitForHold(holdId);
+    await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     expect((await handle.query(stateQuery)).state.phase).toBe('verifying');
     await handle.cancel();
     const { result } = await endsCleanly(handle);
@@ -176,7 +176,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     await seedIncident(h.world, caseId);
     const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
-    await h.world.waitForHold(holdId);
+    await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
     await cancelTaken(handle);
     await h.world.releaseHold(holdId); // after the cancel, the world commits the restart
@@ -195,7 +195,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     await seedIncident(h.world, caseId);
     const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
-    await h.world.waitForHold(holdId);
+    await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
     await cancelTaken(handle);
     await h.world.dropHold(holdId); // the request never gets through
@@ -214,7 +214,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     await seedIncident(h.world, caseId);
     const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
-    await h.world.waitForHold(holdId);
+    await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
     await cancelTaken(handle);
     await h.world.releaseHold(holdId);
@@ -235,7 +235,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     await h.world.injectFault({ op: 'incidents.effect_readback', key: caseId, mode: 'error500', times: -1 });
     const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
-    await h.world.waitForHold(holdId);
+    await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
     await cancelTaken(handle);
     await h.world.releaseHold(holdId);
@@ -260,7 +260,7 @@ describe('Temporal cancellation is a first-class stop', () => {
       return awaiting && awaiting.eligible.length > 0 && awaiting;
     }, 'the approval request');
     await handle.executeUpdate(approveUpdate, { args: [signDecision(keys.alice, handle.workflowId, waiting, 'approve', 'checked the ledger')] });
-    await h.world.waitForHold(holdId);
+    await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
     await cancelTaken(handle);
     await h.world.releaseHold(holdId); // committed; the reply says 500
@@ -281,7 +281,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     await h.world.injectFault({ op: 'incidents.restart', key: caseId, mode: 'commit_then_500' });
     const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
-    await h.world.waitForHold(holdId);
+    await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     const agent = new AgentClient({ client: h.client, taskQueue: h.taskQueue });
     await agent.cancel(handle.workflowId, { by: 'oncall@ops', reason: 'wrong incident' });
     await taken(handle, (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'cancel', 'the run to take the cancel signal');

@@ -88,7 +88,7 @@ describe('reset and delete of a resolved case', () => {
       const resetFrom = (await handle.describe()).runId;
       await resetTo(h.client, handle.workflowId, taskOfFirstUpdate(events));
       // Nobody approves this time: only the approval Temporal re-applies can move the run on.
-      const watched = await watchRun(h.client.workflow.getHandle(handle.workflowId), undefined, 30_000);
+      const watched = await watchRun(h.client.workflow.getHandle(handle.workflowId));
 
       expect(reappliedUpdates(await historyOf(h.client, handle.workflowId))).toBeGreaterThanOrEqual(1);
       expect(watched.view.state.approvals.map((a) => [a.decision, a.by])).toEqual([['approved', 'alice@ops']]);

@@ -15,7 +15,7 @@ import { synthetic } from '../../domains/synthetic/domain.js';
 import { syntheticImplementation } from '../../domains/synthetic/tools.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { waitUntil } from '../../client/wait.js';
+import { waitUntil } from '../support/wait.js';
 import { taskQueueFor } from '../../worker/connection.js';
 import { createAgentWorker, type AgentWorkerOptions } from '../../worker/create-worker.js';
 import { domainsOfIdentity, queueNeighbours, TaskQueueSharedError } from '../../worker/shared-queue.js';
@@ -65,7 +65,7 @@ async function pollingWorker(options: AgentWorkerOptions): Promise<Worker> {
       return (response.pollers ?? []).some((p) => domainsOfIdentity(p.identity ?? '')?.join(',') === [...names].sort().join(',')) || undefined;
     },
     `the worker to poll ${worker.options.taskQueue}`,
-    { timeoutMs: 30_000, everyMs: 100 },
+    { everyMs: 100 },
   );
   return worker;
 }

@@ -16,6 +16,7 @@ import { bundleWorkflows } from '../../worker/bundle.js';
 import { createAgentWorker, mcpSource, type McpSource } from '../../worker/public.js';
 import { stateQuery, type RunView } from '../../workflows/messages.js';
 import type { AgentWorkflow, RunInput, RunResult } from '../../workflows/public.js';
+import { PATIENCE_MS } from '../support/wait.js';
 
 export const mcpWorkflowsPath = fileURLToPath(new URL('../../domains/mcp-incidents/workflows.ts', import.meta.url));
 
@@ -115,7 +116,7 @@ export function uniqueIncident(): string {
 }
 
 /** Polls until `check` is true; fails with `what` after `timeoutMs`. */
-export async function until(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+export async function until(check: () => boolean, what: string, timeoutMs = PATIENCE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { directoryEntry, generateKey, signDecision } from '../../client/sign.js';
-import { waitUntil } from '../../client/wait.js';
+import { waitUntil } from '../support/wait.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
@@ -140,7 +140,7 @@ describe('a domain defined outside the repository, on the packed engine', { time
         return view.awaiting && view.awaiting.eligible.length > 0 ? view.awaiting : undefined;
       },
       'the approval request',
-      { timeoutMs: 60_000, everyMs: 200 },
+      { everyMs: 200 },
     );
     expect(waiting).toMatchObject({ tool: 'pay_large_refund', subject: 'refund:R-large', eligible: ['rita@refunds'] });
     expect((await handle.query(stateQuery)).state.phase).toBe('awaiting_approval');

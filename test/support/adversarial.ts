@@ -9,6 +9,7 @@ import type { WorldClient } from '../../domains/world/client.js';
 import type { CallRecord, EffectRecord } from '../../domains/world/contract.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
+import { PATIENCE_MS } from './wait.js';
 
 export type AgentHandle = WorkflowHandle<AgentWorkflow>;
 export type Awaiting = NonNullable<RunView['awaiting']>;
@@ -43,7 +44,7 @@ export function bodyField(call: CallRecord, field: string): unknown {
 }
 
 /** The pending approval request, once the approver directory has been loaded for it. */
-export async function waitForRequest(handle: AgentHandle, timeoutMs = 20_000): Promise<Awaiting> {
+export async function waitForRequest(handle: AgentHandle, timeoutMs = PATIENCE_MS): Promise<Awaiting> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const view = await handle.query(stateQuery);
@@ -67,7 +68,7 @@ export interface Watched {
  * approves whatever it is shown: a careless approver, so only the engine stands between the
  * model and the world.
  */
-export async function watchRun(handle: AgentHandle, approver?: KeyFile, timeoutMs = 60_000): Promise<Watched> {
+export async function watchRun(handle: AgentHandle, approver?: KeyFile, timeoutMs = PATIENCE_MS): Promise<Watched> {
   const requests = new Map<string, Awaiting>();
   const deadline = Date.now() + timeoutMs;
   for (;;) {

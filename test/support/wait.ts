@@ -1,0 +1,33 @@
+// How a test waits for what the system does on its own: a run reaching its approval request, a
+// row reaching the visibility store, an activity reaching a hold. A loaded CI host is slower,
+// not wrong, so these waits give up only about when the test itself would (vitest's
+// testTimeout is 120 s), and no test picks a shorter deadline of its own. A wait that can know
+// sooner that the thing will never happen says so on the mechanism instead: a run that ended
+// without asking for approval fails at once.
+import { waitUntil as poll } from '../../client/wait.js';
+import type { PendingApproval, RunView } from '../../client/run-view.js';
+
+/** The one deadline for waits in tests; below testTimeout so the failure names what was awaited. */
+export const PATIENCE_MS = 100_000;
+
+/** Resolves with the first value of `probe` that is neither undefined nor false. */
+export function waitUntil<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  options: { everyMs?: number } = {},
+): Promise<T> {
+  return poll(async () => probe(), what, { timeoutMs: PATIENCE_MS, everyMs: options.everyMs ?? 100 });
+}
+
+/**
+ * The run's pending approval request once its approvers are known, read through `view` (an
+ * AgentClient's `state`, say). Fails as soon as the run is terminal without one.
+ */
+export function untilAwaiting(view: () => Promise<RunView>, what = 'the approval request and its approvers'): Promise<PendingApproval> {
+  return waitUntil(async () => {
+    const v = await view();
+    if (v.awaiting && v.awaiting.eligible.length > 0) return v.awaiting;
+    if (v.terminal) throw new Error(`the run ended (${v.terminal.class}/${v.terminal.reason}) while the test waited for ${what}`);
+    return undefined;
+  }, what);
+}
