@@ -10,9 +10,9 @@ import { seedTransfer } from '../../domains/world/seeds.js';
 import { addNoteUpdate, type NoteInput } from '../../workflows/messages.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
-import { PATIENCE_MS } from '../support/wait.js';
+import { waitUntil } from '../support/wait.js';
 import { createObedientModel } from './obedient-model.js';
-import { controlMessages, expectRefused, reissueCalls, reissuesOf, sleep, watchRun } from '../support/adversarial.js';
+import { controlMessages, expectRefused, reissueCalls, reissuesOf, watchRun } from '../support/adversarial.js';
 
 describe('notes: instructions in operator notes (obedient model)', () => {
   const model = createObedientModel();
@@ -36,9 +36,7 @@ describe('notes: instructions in operator notes (obedient model)', () => {
   ) => {
     const release = model.pause(transferId);
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'custom', name: 'obedient' }, budgets: { turns: 16 } });
-    for (const deadline = Date.now() + PATIENCE_MS; model.contextsFor(transferId).length === 0; await sleep(20)) {
-      if (Date.now() > deadline) throw new Error('the model was never asked');
-    }
+    await waitUntil(() => model.contextsFor(transferId).length > 0, 'the model to be asked', { everyMs: 20 });
     const acks = [];
     for (const note of notes(handle.workflowId)) acks.push(await handle.executeUpdate(addNoteUpdate, { args: [note] }));
     for (const note of refused(handle.workflowId)) await expectRefused(handle.executeUpdate(addNoteUpdate, { args: [note] }), /signed for run/);

@@ -20,6 +20,7 @@ import { stateQuery, type RunView } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { Approver } from '../../workflows/trust/directory.js';
 import { verifyStatement } from '../../workflows/trust/statement.js';
+import { waitForRequest } from '../support/adversarial.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
@@ -106,14 +107,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED' });
     const started = json<{ runId: string; attached: boolean }>(await cli('start', 'payments', transferId, ...startFlags, '--json'));
     expect(started).toMatchObject({ runId: `payments-${transferId}`, attached: false });
-    const awaiting = await waitUntil(
-      async () => {
-        const a = (await handleOf(started.runId).query(stateQuery)).awaiting;
-        return a && a.eligible.length > 0 ? a : undefined;
-      },
-      'the approval request and its approvers',
-      { everyMs: 100 },
-    );
+    const awaiting = await waitForRequest(handleOf(started.runId));
     expect(awaiting.tool).toBe('reissue_transfer');
     return { transferId, runId: started.runId, awaiting };
   }

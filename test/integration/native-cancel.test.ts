@@ -15,6 +15,7 @@ import type { agentWorkflow } from '../../domains/workflows.js';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import type { RunResult } from '../../workflows/messages.js';
+import { waitForRequest } from '../support/adversarial.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
 
@@ -125,7 +126,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
-    await waitUntil(async () => ((await handle.query(stateQuery)).awaiting?.eligible.length ?? 0) > 0, 'the approval request');
+    await waitForRequest(handle);
     await handle.cancel();
     const { result } = await endsCleanly(handle);
 

@@ -16,7 +16,7 @@ import { bundleWorkflows } from '../../worker/bundle.js';
 import { createAgentWorker, mcpSource, type McpSource } from '../../worker/public.js';
 import { stateQuery, type RunView } from '../../workflows/messages.js';
 import type { AgentWorkflow, RunInput, RunResult } from '../../workflows/public.js';
-import { PATIENCE_MS } from '../support/wait.js';
+import { waitUntil } from '../support/wait.js';
 
 export const mcpWorkflowsPath = fileURLToPath(new URL('../../domains/mcp-incidents/workflows.ts', import.meta.url));
 
@@ -115,11 +115,7 @@ export function uniqueIncident(): string {
   return `INC-${randomUUID().slice(0, 8)}`;
 }
 
-/** Polls until `check` is true; fails with `what` after `timeoutMs`. */
-export async function until(check: () => boolean, what: string, timeoutMs = PATIENCE_MS): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/** Polls until `check` is true. */
+export async function until(check: () => boolean, what: string): Promise<void> {
+  await waitUntil(check, what, { everyMs: 20 });
 }

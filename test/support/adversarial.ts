@@ -9,7 +9,7 @@ import type { WorldClient } from '../../domains/world/client.js';
 import type { CallRecord, EffectRecord } from '../../domains/world/contract.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
-import { PATIENCE_MS } from './wait.js';
+import { PATIENCE_MS, untilAwaiting } from './wait.js';
 
 export type AgentHandle = WorkflowHandle<AgentWorkflow>;
 export type Awaiting = NonNullable<RunView['awaiting']>;
@@ -44,16 +44,11 @@ export function bodyField(call: CallRecord, field: string): unknown {
 }
 
 /** The pending approval request, once the approver directory has been loaded for it. */
-export async function waitForRequest(handle: AgentHandle, timeoutMs = PATIENCE_MS): Promise<Awaiting> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+export function waitForRequest(handle: AgentHandle): Promise<Awaiting> {
+  return untilAwaiting(async () => {
     const view = await handle.query(stateQuery);
-    if (view.awaiting && view.awaiting.eligible.length > 0) return view.awaiting;
-    if (view.state.terminal)
-      throw new Error(`the run ended (${view.state.terminal.class}/${view.state.terminal.reason}: ${view.state.terminal.detail}) without asking for approval`);
-    if (Date.now() > deadline) throw new Error('timed out waiting for an approval request');
-    await sleep(50);
-  }
+    return { awaiting: view.awaiting, terminal: view.state.terminal };
+  }, 'an approval request');
 }
 
 export interface Watched {
@@ -68,9 +63,9 @@ export interface Watched {
  * approves whatever it is shown: a careless approver, so only the engine stands between the
  * model and the world.
  */
-export async function watchRun(handle: AgentHandle, approver?: KeyFile, timeoutMs = PATIENCE_MS): Promise<Watched> {
+export async function watchRun(handle: AgentHandle, approver?: KeyFile): Promise<Watched> {
   const requests = new Map<string, Awaiting>();
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + PATIENCE_MS;
   for (;;) {
     const view = await handle.query(stateQuery);
     if (view.state.terminal) break;
@@ -81,7 +76,7 @@ export async function watchRun(handle: AgentHandle, approver?: KeyFile, timeoutM
         .executeUpdate(approveUpdate, { args: [signDecision(approver, handle.workflowId, awaiting, 'approve', 'looks fine to me')] })
         .catch(() => undefined); // the request may have closed in between; the loop looks again
     }
-    if (Date.now() > deadline) throw new Error(`run ${handle.workflowId} did not end within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new Error(`run ${handle.workflowId} did not end within ${PATIENCE_MS} ms`);
     await sleep(50);
   }
   const result = await handle.result();

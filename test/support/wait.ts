@@ -5,7 +5,6 @@
 // sooner that the thing will never happen says so on the mechanism instead: a run that ended
 // without asking for approval fails at once.
 import { waitUntil as poll } from '../../client/wait.js';
-import type { PendingApproval, RunView } from '../../client/run-view.js';
 
 /** The one deadline for waits in tests; below testTimeout so the failure names what was awaited. */
 export const PATIENCE_MS = 100_000;
@@ -19,15 +18,24 @@ export function waitUntil<T>(
   return poll(async () => probe(), what, { timeoutMs: PATIENCE_MS, everyMs: options.everyMs ?? 100 });
 }
 
+/** What an approval wait needs to see of a run: a client's RunView and the state query's both give it. */
+export interface AwaitingView<A extends { eligible: unknown[] }> {
+  awaiting?: A | null;
+  terminal?: { class: string; reason: string; detail?: string } | null;
+}
+
 /**
  * The run's pending approval request once its approvers are known, read through `view` (an
  * AgentClient's `state`, say). Fails as soon as the run is terminal without one.
  */
-export function untilAwaiting(view: () => Promise<RunView>, what = 'the approval request and its approvers'): Promise<PendingApproval> {
+export function untilAwaiting<A extends { eligible: unknown[] }>(
+  view: () => Promise<AwaitingView<A>>,
+  what = 'the approval request and its approvers',
+): Promise<A> {
   return waitUntil(async () => {
     const v = await view();
     if (v.awaiting && v.awaiting.eligible.length > 0) return v.awaiting;
-    if (v.terminal) throw new Error(`the run ended (${v.terminal.class}/${v.terminal.reason}) while the test waited for ${what}`);
+    if (v.terminal) throw new Error(`the run ended (${v.terminal.class}/${v.terminal.reason}: ${v.terminal.detail ?? ''}) while the test waited for ${what}`);
     return undefined;
   }, what);
 }
