@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { temporal } from '@temporalio/proto';
 import { AgentClient } from '../../client/agent-client.js';
 import { signDecision } from '../../client/sign.js';
 import { reportFragment } from '../../console/report-views.js';
@@ -74,6 +75,8 @@ async function spawnBuild(taskQueue: string, deploymentName: string, buildId: st
   }
 }
 
+const ROUTING_IN_PROGRESS = temporal.api.enums.v1.RoutingConfigUpdateState.ROUTING_CONFIG_UPDATE_STATE_IN_PROGRESS;
+
 /** What `temporal worker deployment set-current-version` does; the version exists once its worker has polled. */
 async function setCurrent(client: Client, deploymentName: string, buildId: string): Promise<void> {
   await waitUntil(
@@ -89,6 +92,16 @@ async function setCurrent(client: Client, deploymentName: string, buildId: strin
       ),
     `build ${buildId} registered with deployment ${deploymentName}`,
   );
+  // The server hands the new routing to the task queues after it answers; until they have it,
+  // a run's workflow task does not hear that its build is no longer current. A loaded host
+  // widens that gap, so the test goes on only once the server says the routing has arrived.
+  await waitUntil(async () => {
+    const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({ namespace: client.options.namespace, deploymentName });
+    return (
+      workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId === buildId &&
+      workerDeploymentInfo.routingConfigUpdateState !== ROUTING_IN_PROGRESS
+    );
+  }, `the routing to build ${buildId} to reach the task queues`);
 }
 
 interface ExecutionRecord {
