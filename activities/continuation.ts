@@ -6,7 +6,7 @@
 // workers run only the engine's code), closed as continued-as-new. The server is asked, not the
 // carried state, which says whatever its writer wanted.
 import { Context } from '@temporalio/activity';
-import { AGENT_WORKFLOW_TYPE } from '../workflows/agent.js';
+import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
 
 export interface ContinuationVerdict {
   ok: boolean;

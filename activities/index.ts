@@ -4,8 +4,7 @@ import { DEFAULT_READBACK_ATTEMPTS, DEFAULT_TOOL_TIMEOUT_MS } from '../workflows
 import { ApproverDirectory } from '../workflows/trust/directory.js';
 import { continuationActivities } from './continuation.js';
 import { registry, type AnyImplementation } from './implement.js';
-import { modelActivities, type ModelAdapters, type ProposeInput } from './model/index.js';
-import { withSpend, type SpendOptions, type SpendOutput } from './spend/spending.js';
+import { modelActivities, type ModelAdapters } from './model/index.js';
 import { pingActivities } from './ping.js';
 import { probeActivities } from './probes.js';
 import { toolActivities } from './tools.js';
@@ -20,8 +19,6 @@ export interface ActivityDeps {
   toolTimeoutMs?: number;
   readbackAttempts?: number;
   models?: ModelAdapters;
-  /** Prices and team caps for model calls (activities/spend): without them calls are not priced. */
-  spend?: SpendOptions;
   /** The approver directory (ids, public keys, roles). Without one, nobody can approve. */
   approvers?: ApproverDirectory;
 }
@@ -32,7 +29,8 @@ export function createActivities(options: ActivityDeps) {
   return {
     ...pingActivities,
     ...continuationActivities,
-    ...priced(modelActivities(options.models ?? {}, implementations), options.spend),
+    // Priced by agentSpendPlugin (worker/spend-plugin.ts) when a worker lists it.
+    ...modelActivities(options.models ?? {}, implementations),
     ...toolActivities({ implementations, deps: options.deps, blobDir: options.blobDir, toolTimeoutMs }),
     ...probeActivities({
       implementations,
@@ -43,11 +41,6 @@ export function createActivities(options: ActivityDeps) {
       approvers: ApproverDirectory.parse(options.approvers ?? { approvers: [] }),
     }),
   };
-}
-
-/** The model call, priced and held to the teams' daily caps when the worker has spend options. */
-function priced(models: ReturnType<typeof modelActivities>, spend: SpendOptions | undefined): { propose: (input: ProposeInput) => Promise<SpendOutput> } {
-  return spend ? { propose: withSpend(models.propose, spend) } : models;
 }
 
 export type AgentActivities = ReturnType<typeof createActivities>;

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
-import { AGENT_WORKFLOW_TYPE } from '../workflows/agent.js';
+import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
 import { stateQuery } from '../workflows/messages.js';
 import { phaseKey, startSearchAttributes } from '../workflows/search-attributes.js';
 import { TEST_DIRECTORY } from '../test/support/keys.js';

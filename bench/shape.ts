@@ -72,8 +72,7 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
     caseId,
     budgets: { ...synthetic.defaults.budgets, turns: options.turns },
     context: { strategy: options.strategy ?? synthetic.defaults.context, window: options.window ?? synthetic.defaults.window },
-    // As every new run on a worker is: guarded by the trust boundary.
-    guardVersion: 2,
+    chain: 'bench-chain',
     now,
   });
   let step: Step = next(state, { type: 'started', now: tick() }, synthetic);

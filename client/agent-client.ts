@@ -40,7 +40,7 @@ import { closedAsOf, noPollerWords, noticesOf, RunReport, statusWords, workflowT
 import { fromSearchAttributes, pollersOf, serverFacts } from './server-facts.js';
 import { signAmend, signDecision, type KeyFile } from './sign.js';
 import { startRun } from './start-run.js';
-import { toRunView, type PendingApproval, type RunView } from './run-view.js';
+import { toRunView, type RunView } from './run-view.js';
 import { WatchCursor, type WatchItem } from './watch-cursor.js';
 import type {
   AgentClientConnectOptions,
@@ -301,8 +301,9 @@ export class AgentClient {
         }
       } else unservedSince = undefined;
       view ??= readable(report as RunReport);
-      yield* cursor.take(view);
-      if (view.state.terminal) return;
+      const run = toRunView(view);
+      yield* cursor.take(run);
+      if (run.terminal) return;
       if (report?.closed) throw closedError(report);
       await sleep(pollMs);
     }
@@ -446,7 +447,7 @@ export class AgentClient {
   }
 
   /** The request to decide, once it is the pending one and (if just raised) its directory has loaded. */
-  private async pendingRequest(runId: string, requestId: string, kind: 'approve' | 'deny'): Promise<PendingApproval> {
+  private async pendingRequest(runId: string, requestId: string, kind: 'approve' | 'deny'): Promise<NonNullable<StateAnswer['awaiting']>> {
     const giveUpAt = Date.now() + DIRECTORY_WAIT_MS;
     for (;;) {
       const view = await this.queryState(runId);

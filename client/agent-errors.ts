@@ -1,36 +1,44 @@
 // The errors AgentClient throws, one class per thing that can go wrong with a request about a
 // run, so a program can tell "no such run" from "no worker answered" from "the run refused"
 // without reading messages. Each message is the one line the CLI prints. Kept free of heavy
-// imports: the CLI maps these to exit codes without loading Temporal's client.
-import { CliError, UsageError } from './usage.js';
+// imports: the CLI maps these to exit codes without loading Temporal's client. None of them is
+// a CLI error: a program using AgentClient never loads the command line's classes.
+import { AgentError } from '../workflows/agent-error.js';
 
 /**
- * A request that is wrong in itself (a bad filter, a note without an author, ...), refused
- * before anything reaches the server. The CLI exits 2 on it, as for a usage error.
+ * The root of every error AgentClient throws: `AgentClientError.isInstance(err)` is true for
+ * each class below. The CLI exits 1 on these, and 2 on an {@link InvalidRequestError}.
  */
-export class InvalidRequestError extends UsageError {
-  override name = 'InvalidRequestError';
-}
-
-/** A run input the engine would refuse: bad shape, unknown domain, or a case id the domain does not accept. */
-export class InvalidRunInputError extends InvalidRequestError {
-  override name = 'InvalidRunInputError';
-}
-
-/** Base of the errors about a run that exists (or should): the CLI exits 1 on these. */
-export class AgentClientError extends CliError {
-  override name = 'AgentClientError';
+export class AgentClientError extends AgentError {
+  static override readonly errorName: string = 'AgentClientError';
   constructor(
-    readonly runId: string,
+    /** The run the request was about; undefined when it was refused before naming one. */
+    readonly runId: string | undefined,
     message: string,
   ) {
     super(message);
   }
 }
 
+/**
+ * A request that is wrong in itself (a bad filter, a note without an author, ...), refused
+ * before anything reaches the server. The CLI exits 2 on it, as for a usage error.
+ */
+export class InvalidRequestError extends AgentClientError {
+  static override readonly errorName: string = 'InvalidRequestError';
+  constructor(message: string) {
+    super(undefined, message);
+  }
+}
+
+/** A run input the engine would refuse: bad shape, unknown domain, or a case id the domain does not accept. */
+export class InvalidRunInputError extends InvalidRequestError {
+  static override readonly errorName: string = 'InvalidRunInputError';
+}
+
 /** No run with this id on the server. */
 export class RunNotFoundError extends AgentClientError {
-  override name = 'RunNotFoundError';
+  static override readonly errorName: string = 'RunNotFoundError';
   constructor(runId: string) {
     super(runId, `run ${runId} not found`);
   }
@@ -38,7 +46,7 @@ export class RunNotFoundError extends AgentClientError {
 
 /** The run has ended: there is nothing left to decide, note or cancel. */
 export class RunEndedError extends AgentClientError {
-  override name = 'RunEndedError';
+  static override readonly errorName: string = 'RunEndedError';
   constructor(runId: string, message = `run ${runId} has already ended`) {
     super(runId, message);
   }
@@ -49,7 +57,7 @@ export class RunEndedError extends AgentClientError {
  * queue. An update may still be delivered when a worker comes back.
  */
 export class WorkerTimeoutError extends AgentClientError {
-  override name = 'WorkerTimeoutError';
+  static override readonly errorName: string = 'WorkerTimeoutError';
   constructor(
     runId: string,
     /** What went unanswered: `state query`, `approve`, `note`, ... */
@@ -63,7 +71,7 @@ export class WorkerTimeoutError extends AgentClientError {
 
 /** The request named is not the one the run is waiting on (or the run waits on none). */
 export class RequestNotPendingError extends AgentClientError {
-  override name = 'RequestNotPendingError';
+  static override readonly errorName: string = 'RequestNotPendingError';
   constructor(
     runId: string,
     readonly requestId: string,
@@ -75,7 +83,7 @@ export class RequestNotPendingError extends AgentClientError {
 
 /** The run's validator refused the request: its reason (`bob may not decide ...`) is the message. */
 export class RequestRejectedError extends AgentClientError {
-  override name = 'RequestRejectedError';
+  static override readonly errorName: string = 'RequestRejectedError';
   constructor(
     runId: string,
     readonly request: 'approve' | 'deny' | 'amend' | 'note',
@@ -90,7 +98,7 @@ export class RequestRejectedError extends AgentClientError {
  * `differences` says, one phrase per setting, what it has and what this start asked for.
  */
 export class RunSettingsConflictError extends AgentClientError {
-  override name = 'RunSettingsConflictError';
+  static override readonly errorName: string = 'RunSettingsConflictError';
   constructor(
     runId: string,
     readonly domain: string,
@@ -108,7 +116,7 @@ export class RunSettingsConflictError extends AgentClientError {
 
 /** The run closed (terminated, failed, timed out) without writing a terminal record. */
 export class RunClosedWithoutTerminalError extends AgentClientError {
-  override name = 'RunClosedWithoutTerminalError';
+  static override readonly errorName: string = 'RunClosedWithoutTerminalError';
   constructor(
     runId: string,
     /** Temporal's execution status, e.g. TERMINATED. */
@@ -126,7 +134,7 @@ export class RunClosedWithoutTerminalError extends AgentClientError {
  * queue; `AgentClient.inspect` still gives what the server knows.
  */
 export class RunUnavailableError extends AgentClientError {
-  override name = 'RunUnavailableError';
+  static override readonly errorName: string = 'RunUnavailableError';
   constructor(
     runId: string,
     readonly reason: 'no_poller' | 'workflow_task_failing' | 'timeout' | 'error',

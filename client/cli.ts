@@ -11,6 +11,8 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { AgentClient } from './agent-client.js';
 import { commands } from './commands/index.js';
 import { Flags, type CommandContext, type CommandSpec, type OptionSpec } from './commands/types.js';
+import { AgentError } from '../workflows/agent-error.js';
+import { InvalidRequestError } from './agent-errors.js';
 import { oneLine, UsageError } from './usage.js';
 import type { Domain } from '../workflows/contract.js';
 
@@ -160,13 +162,14 @@ function programOf(config: CliConfig): string {
 }
 
 function exitCodeFor(err: unknown): number {
-  // InvalidRequestError and InvalidRunInputError (agent-errors.ts) are usage errors too.
-  return err instanceof UsageError ? 2 : 1;
+  // A request AgentClient refused as wrong in itself is the operator's mistake, as a bad flag is.
+  return UsageError.isInstance(err) || InvalidRequestError.isInstance(err) ? 2 : 1;
 }
 
 /** The one line for an error; Temporal's error classes are loaded only when one is needed. */
 async function describe(err: unknown): Promise<string> {
-  if (err instanceof UsageError) return oneLine(err.message);
+  // The engine's own errors are already the one line; only others need Temporal's unwrapping.
+  if (AgentError.isInstance(err)) return oneLine(err.message);
   try {
     return (await import('./errors.js')).describeError(err);
   } catch {

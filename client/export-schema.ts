@@ -3,6 +3,7 @@
 // to the state that breaks the export breaks here (and in the export test), not downstream.
 import { z } from 'zod';
 import { RunState } from '../workflows/controller/state.js';
+import { RULE_SET } from '../workflows/rule-set.js';
 import type { RunView } from '../workflows/messages.js';
 import { ClosedFacts } from './run-report.js';
 
@@ -30,11 +31,13 @@ export type ExecutionFacts = z.infer<typeof ExecutionFacts>;
 export const RunExport = z.strictObject({
   schema: z.literal(RUN_EXPORT_SCHEMA),
   exportedAt: z.iso.datetime(),
-  /** 2 for runs with the trust boundary: their approvals and denials must carry signed statements. */
-  guardVersion: s.guardVersion,
+  /** The rule set the run was served under (workflows/rule-set.ts): its approvals and denials must carry signed statements. */
+  ruleSet: z.string().optional(),
+  /** 2 in exports made by a release before rule sets (0.2.x) for runs whose decisions had to be signed. */
+  guardVersion: z.literal(2).optional(),
   runId: s.runId,
-  /** The chain's first execution run id: approval digests cover it (absent in older runs). */
-  chain: s.chain,
+  /** The chain's first execution run id: approval digests cover it (absent in exports of older runs). */
+  chain: z.string().optional(),
   domain: s.domain,
   caseId: s.caseId,
   goal: s.goal,
@@ -65,9 +68,9 @@ export function toRunExport(view: RunView, now = new Date(), execution?: Executi
   return RunExport.parse({
     schema: RUN_EXPORT_SCHEMA,
     exportedAt: now.toISOString(),
-    ...(st.guardVersion !== undefined ? { guardVersion: st.guardVersion } : {}),
+    ruleSet: RULE_SET,
     runId: st.runId,
-    ...(st.chain !== undefined ? { chain: st.chain } : {}),
+    chain: st.chain,
     domain: st.domain,
     caseId: st.caseId,
     goal: st.goal,

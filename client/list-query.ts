@@ -4,7 +4,7 @@
 // changed phase may take a moment to show up under its new phase.
 import { TerminalClass } from '../workflows/controller/state.js';
 import { domainKey, phaseKey, terminalKey, VisiblePhase } from '../workflows/search-attributes.js';
-import { AGENT_WORKFLOW_TYPE } from '../workflows/agent.js';
+import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
 import { InvalidRequestError } from './agent-errors.js';
 import type { RunBuild } from './run-build.js';
 

@@ -42,7 +42,8 @@ export type { WatchItem } from './watch-cursor.js';
 export type { RunReport } from './run-report.js';
 export type { ListFilter, ListRow } from './list-query.js';
 
-// What can go wrong: every AgentClient failure is an AgentClientError or an InvalidRequestError.
+// What can go wrong: every AgentClient failure is an AgentClientError (an AgentError), none a CLI error.
+export { AgentError } from '../workflows/agent-error.js';
 export {
   AgentClientError,
   InvalidRequestError,

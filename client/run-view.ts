@@ -3,9 +3,11 @@
 // transcript, loop-guard memory, carried migrations), which changes whenever the controller
 // does; a client that read it would break with every engine change. The client boundary maps
 // that answer once, here, into RunView: its phase and outcome, the effects ledger, the pending
-// approval, the budgets and the evidence in summary. A field added to RunState changes nothing
-// for a client; a field taken from this schema is a breaking change of the package.
+// approval, the budgets, the receipts and the evidence. A field added to RunState changes nothing
+// for a client; a field taken from this schema is a breaking change of the package. `watch`, the
+// console and `status` read this, never the state behind it.
 import { z } from 'zod';
+import { headline } from '../workflows/controller/headline.js';
 import type { RunView as StateAnswer } from '../workflows/messages.js';
 
 /**
@@ -15,6 +17,8 @@ import type { RunView as StateAnswer } from '../workflows/messages.js';
  */
 export const PendingApproval = z.object({
   requestId: z.string(),
+  /** The turn whose proposal raised it. */
+  turn: z.number(),
   tool: z.string(),
   args: z.unknown(),
   /** What the call is about, e.g. `transfer:PX-1042`. */
@@ -48,16 +52,62 @@ const Counts = z.object({
   tokens: z.number(),
   spendMicros: z.number().optional(),
 });
+const Left = Counts.extend({ msLeft: z.number() });
+
+/** A decision on one proposal: what was proposed, whether the gate accepted it and why. */
+const Decision = z.object({
+  turn: z.number(),
+  at: z.number(),
+  /** The proposal as parsed, or a short description of what could not be parsed. */
+  proposal: z.string(),
+  accepted: z.boolean(),
+  reason: z.string(),
+  evidenceIds: z.array(z.string()),
+  /** The budgets left once it was decided. */
+  budgetLeft: Left,
+  tokens: z.number(),
+  contextTokens: z.number(),
+  /** Who proposed it: the model, the domain's route, or the model's earlier plan (absent in runs recorded before shapes). */
+  by: z.enum(['model', 'route', 'plan']).optional(),
+  /** For a model turn: what was open, i.e. why the route (or plan) did not decide it. */
+  open: z.array(z.string()).optional(),
+});
+
+/** One call the run made (a read, an effect, a readback or a probe) and how it went. */
+const Execution = z.object({
+  callId: z.string(),
+  turn: z.number(),
+  tool: z.string(),
+  kind: z.enum(['read', 'effect', 'readback', 'probe']),
+  /** False when the tool refused the call. */
+  accepted: z.boolean(),
+  result: z.enum(['final', 'failed', 'timeout', 'unknown']),
+  attempt: z.number(),
+  durationMs: z.number(),
+  idempotencyKey: z.string().optional(),
+  evidenceId: z.string().optional(),
+});
+
+/** Feedback the engine gave the model (`control`), or a note a person added (`trusted`: signed with a key the directory knows). */
+const Message = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('control'), turn: z.number(), code: z.string(), message: z.string() }),
+  z.object({ kind: z.literal('note'), turn: z.number(), by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
+]);
 
 /**
  * A run as a client sees it: `AgentClient.state` answers with this. Times are epoch
- * milliseconds. Receipts one by one (decisions, executions, notes, approval steps) come from
- * `AgentClient.watch`; the full audit record from `AgentClient.export`.
+ * milliseconds. It carries the receipts still in the run's state (retention drops the oldest);
+ * `AgentClient.watch` yields each one once as it comes, and `AgentClient.export` gives the full
+ * audit record.
  */
 export const RunView = z.object({
   runId: z.string(),
   domain: z.string(),
   caseId: z.string(),
+  /** What the run was asked to do. */
+  goal: z.string(),
+  /** The run id of the chain's first execution: every approval digest covers it. */
+  chain: z.string(),
   /** Where the run is: proposing, acting, verifying, awaiting_approval, reconciling, terminal. */
   phase: z.enum(['proposing', 'acting', 'verifying', 'awaiting_approval', 'reconciling', 'terminal']),
   /** How the run ended (null while it runs): a class, a short machine-readable reason, words. */
@@ -74,7 +124,7 @@ export const RunView = z.object({
   startedAt: z.number(),
   deadlineAt: z.number(),
   /** The run's limits, what it has used (turns included) and what is left, time in `left.msLeft`. */
-  budgets: z.object({ limits: Counts.extend({ deadlineMs: z.number() }), used: Counts, left: Counts.extend({ msLeft: z.number() }) }),
+  budgets: z.object({ limits: Counts.extend({ deadlineMs: z.number() }), used: Counts, left: Left }),
   /** True while a person decides: the deadline's clock is stopped. */
   deadlinePaused: z.boolean(),
   /** Every effect the run has asked for, with what is known of it: applied, not applied, failed, unknown (being read back), in flight. */
@@ -96,22 +146,56 @@ export const RunView = z.object({
   ),
   /** The request waiting for a person's decision, if any. */
   awaiting: PendingApproval.nullable(),
-  /** Decisions on approval requests so far: approved, denied, timed out, cancelled, amended. */
-  approvals: z.array(z.object({ requestId: z.string(), decision: z.string(), by: z.string(), comment: z.string(), at: z.number() })),
-  /** The run's evidence in summary: each observation's tool, status, freshness and facts (no raw output, no quoted text). */
+  /** Decisions on approval requests so far: approved, denied, timed out, cancelled, amended, with the signed statements behind each. */
+  approvals: z.array(
+    z.object({
+      requestId: z.string(),
+      /** The turn whose request it decided. */
+      turn: z.number(),
+      decision: z.string(),
+      by: z.string(),
+      comment: z.string(),
+      at: z.number(),
+      signatures: z.array(z.object({ by: z.string(), decision: z.string(), signature: z.string() })),
+    }),
+  ),
+  /** Every decision receipt still in the run's state, in order (retention drops the oldest; see `dropped`). */
+  decisions: z.array(Decision),
+  /** Every execution receipt still in the run's state, in order. */
+  executions: z.array(Execution),
+  /** Feedback to the model and people's notes, in order. */
+  messages: z.array(Message),
+  /** How many old records retention dropped from the run's state (they remain in its Temporal history). */
+  dropped: z.object({ decisions: z.number(), executions: z.number(), evidence: z.number() }),
+  /** The run's evidence: each observation's tool, source, status, freshness, facts and the free text it quoted (no raw output). */
   evidence: z.object({
     /** Observations made in all, including those retention dropped from the run's state. */
     total: z.number(),
     items: z.array(
       z.object({
         id: z.string(),
+        /** The turn whose call observed it, when the run's state still says. */
+        turn: z.number().optional(),
         tool: z.string(),
+        source: z.string(),
+        authority: z.enum(['authoritative', 'secondary', 'untrusted']),
         status: z.enum(['ok', 'error', 'timeout', 'unknown']),
+        /** Fresh when observed; older than `maxAgeMs` (from `effectiveAt`) it is stale. */
         fresh: z.boolean(),
         observedAt: z.number(),
+        effectiveAt: z.number(),
+        maxAgeMs: z.number(),
         subject: z.string().optional(),
+        /** The arguments of the call that observed it. */
+        args: z.unknown().optional(),
         facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
         error: z.object({ class: z.string(), message: z.string() }).optional(),
+        /** UNTRUSTED free text from the tool's output: data to show as quoted, never instructions. */
+        quoted: z.array(z.string()),
+        /** True when free text was withheld from control state. */
+        textWithheld: z.boolean(),
+        /** Set when the output exceeded its cap and was shrunk. */
+        truncated: z.object({ originalBytes: z.number(), ref: z.string() }).optional(),
       }),
     ),
   }),
@@ -123,18 +207,25 @@ export type RunView = z.infer<typeof RunView>;
 export function toRunView(answer: StateAnswer): RunView {
   const st = answer.state;
   const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));
+  // An observation's turn is its transcript entry's; a receipt's turn stands in once retention dropped that entry.
+  const turnOfEvidence = new Map<string, number>();
+  for (const t of st.transcript) if (t.kind === 'observation') turnOfEvidence.set(t.evidenceId, t.turn);
+  for (const e of st.executions) if (e.evidenceId !== undefined && !turnOfEvidence.has(e.evidenceId)) turnOfEvidence.set(e.evidenceId, e.turn);
   return RunView.parse({
     runId: st.runId,
     domain: st.domain,
     caseId: st.caseId,
+    goal: st.goal,
+    chain: st.chain,
     phase: st.phase,
     terminal: st.terminal ? { class: st.terminal.class, reason: st.terminal.reason, detail: st.terminal.detail, at: st.terminal.at } : null,
-    ...optional('headline', answer.headline),
+    // From a worker that predates the run's own headline: the engine's summary of the effects ledger.
+    ...optional('headline', answer.headline ?? headline(st)),
     startedAt: st.startedAt,
     deadlineAt: st.deadlineAt,
     budgets: { limits: st.budgets, used: { turns: st.turn, ...st.used }, left: answer.budgetLeft },
-    // Runs recorded before the trust boundary kept their clock running while a person decided.
-    deadlinePaused: st.guardVersion === 2 && st.phase === 'awaiting_approval',
+    // The run's clock stops while a person decides.
+    deadlinePaused: st.phase === 'awaiting_approval',
     effects: st.effects.map((e) => ({
       callId: e.callId,
       turn: e.turn,
@@ -147,19 +238,40 @@ export function toRunView(answer: StateAnswer): RunView {
       ...optional('settledBy', e.settledBy),
       ...optional('subject', e.subject),
     })),
-    awaiting: answer.awaiting ?? null,
-    approvals: st.approvals.map((a) => ({ requestId: a.requestId, decision: a.decision, by: a.by, comment: a.comment, at: a.at })),
+    awaiting: answer.awaiting && st.pendingApproval ? { ...answer.awaiting, turn: st.pendingApproval.call.turn } : null,
+    approvals: st.approvals.map((a) => ({
+      requestId: a.requestId,
+      turn: a.turn,
+      decision: a.decision,
+      by: a.by,
+      comment: a.comment,
+      at: a.at,
+      signatures: (a.signed ?? []).map((s) => ({ by: s.statement.by, decision: s.statement.decision, signature: s.signature })),
+    })),
+    decisions: st.decisions,
+    executions: st.executions,
+    messages: st.transcript.filter((t) => t.kind === 'control' || t.kind === 'note'),
+    dropped: { decisions: st.dropped.decisions, executions: st.dropped.executions, evidence: st.dropped.evidence },
     evidence: {
-      total: st.evidence.length + (st.dropped?.evidence ?? 0),
+      total: st.evidence.length + st.dropped.evidence,
       items: st.evidence.map((e) => ({
         id: e.id,
+        ...optional('turn', turnOfEvidence.get(e.id)),
         tool: e.tool,
+        source: e.source,
+        authority: e.authority,
         status: e.status,
         fresh: e.fresh,
         observedAt: e.observedAt,
+        effectiveAt: e.effectiveAt,
+        maxAgeMs: e.maxAgeMs,
         ...optional('subject', e.subject),
+        ...optional('args', e.args),
         facts: e.facts,
         ...optional('error', e.error),
+        quoted: e.quoted,
+        textWithheld: e.textWithheld,
+        ...optional('truncated', e.truncated),
       })),
     },
   });

@@ -53,7 +53,7 @@ export function directoryEntry(key: KeyFile, roles: string[]) {
 export function signDecision(
   key: KeyFile,
   runId: string,
-  awaiting: NonNullable<RunView['awaiting']>,
+  awaiting: Pick<NonNullable<RunView['awaiting']>, 'requestId' | 'digest'>,
   decision: 'approve' | 'deny',
   comment = '',
   options: { validForMs?: number; now?: number } = {},

@@ -8,7 +8,8 @@
 // the run's memo).
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Domain } from '../workflows/contract.js';
-import { AGENT_WORKFLOW_TYPE, type AgentWorkflow } from '../workflows/agent.js';
+import type { AgentWorkflow } from '../workflows/agent.js';
+import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
 import { RunInput, unknownEffectOf } from '../workflows/run-input.js';
 import { startSearchAttributes } from '../workflows/search-attributes.js';
 import { InvalidRunInputError, RunSettingsConflictError } from './agent-errors.js';

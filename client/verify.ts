@@ -30,7 +30,7 @@ export interface RecordProblem {
 export interface VerifyReport {
   runId: string;
   ok: boolean;
-  /** True when the run's decisions had to be signed (guardVersion 2, or any signed record). */
+  /** True when the run's decisions had to be signed (every run with a rule set, guardVersion 2 in older exports, or any signed record). */
   signedRun: boolean;
   statements: StatementCheck[];
   /** Decisions that should carry signed statements and do not, or whose signers disagree with the record. */
@@ -41,7 +41,7 @@ export interface VerifyReport {
 
 /** Checks an exported run offline: every signed statement verifies under its signer's directory key and is bound to this run, request and recorded decision; no Temporal, worker or private key needed. */
 export function verifyExport(record: RunExport, directory: ApproverDirectory): VerifyReport {
-  const signedRun = record.guardVersion === 2 || record.approvals.some((a) => a.signed !== undefined);
+  const signedRun = record.ruleSet !== undefined || record.guardVersion === 2 || record.approvals.some((a) => a.signed !== undefined);
   const statements: StatementCheck[] = [];
   const problems: RecordProblem[] = [];
   const unsigned: VerifyReport['unsigned'] = [];

@@ -1,15 +1,17 @@
 // What `watch` shows, as data: each new receipt, feedback, note and approval step of a run,
-// once and in order, then its terminal record. The cursor turns successive state views into
-// these items; AgentClient.watch yields them and the CLI prints them with describeItem.
-import type { ApprovalRequest, DecisionReceipt, ExecutionReceipt, RunState, Terminal } from '../workflows/controller/state.js';
-import type { RunView } from '../workflows/messages.js';
+// once and in order, then its terminal record. The cursor turns successive RunViews (never the
+// engine's state) into these items; AgentClient.watch yields them and the CLI prints them with
+// describeItem.
 import { compact, duration, isoTime } from './format.js';
+import type { RunView } from './run-view.js';
+
+type Decision = RunView['decisions'][number];
 
 /** What AgentClient.watch yields: each decision, execution, feedback, note and approval step of a run, once and in order, then its terminal. */
 export type WatchItem =
-  | ({ type: 'decision' } & DecisionReceipt)
+  | ({ type: 'decision' } & Decision)
   /** error: why the call failed, from its evidence (absent when it succeeded or retention dropped the evidence). */
-  | ({ type: 'execution'; error?: { class: string; message: string } } & ExecutionReceipt)
+  | ({ type: 'execution'; error?: { class: string; message: string } } & RunView['executions'][number])
   | { type: 'control'; turn: number; code: string; message: string }
   /** trusted: signed with a key the worker's directory knows (absent in runs recorded before notes were signed). */
   | { type: 'note'; turn: number; by: string; text: string; trusted?: boolean }
@@ -30,8 +32,8 @@ export type WatchItem =
       /** What the domain shows beside the call (amount, beneficiary...), not signed. */
       display?: Record<string, string>;
     }
-  | ({ type: 'approval'; turn: number } & RunState['approvals'][number])
-  | ({ type: 'terminal' } & Terminal)
+  | ({ type: 'approval' } & RunView['approvals'][number])
+  | ({ type: 'terminal' } & NonNullable<RunView['terminal']>)
   /** Receipts retention dropped from state before this watch could show them. */
   | { type: 'skipped'; receipts: number };
 
@@ -47,26 +49,24 @@ export class WatchCursor {
   private executions = 0;
   private readonly shownEntries = new Map<string, number>();
   private readonly shownApprovals = new Set<string>();
-  private readonly requests = new Map<string, number>();
+  private readonly requests = new Set<string>();
 
   take(view: RunView): WatchItem[] {
-    const st = view.state;
-    const dropped = st.dropped ?? { decisions: 0, executions: 0 };
+    const dropped = view.dropped;
     const items: Exclude<WatchItem, { type: 'terminal' | 'skipped' }>[] = [];
     const skipped = Math.max(0, dropped.decisions - this.decisions) + Math.max(0, dropped.executions - this.executions);
-    for (const d of st.decisions.slice(Math.max(0, this.decisions - dropped.decisions))) items.push({ type: 'decision', ...d });
-    for (const e of st.executions.slice(Math.max(0, this.executions - dropped.executions))) {
+    for (const d of view.decisions.slice(Math.max(0, this.decisions - dropped.decisions))) items.push({ type: 'decision', ...d });
+    for (const e of view.executions.slice(Math.max(0, this.executions - dropped.executions))) {
       // A failed call's cause is in its evidence: shown with the receipt, not only in export.
-      const error = e.evidenceId === undefined ? undefined : st.evidence.find((ev) => ev.id === e.evidenceId)?.error;
+      const error = e.evidenceId === undefined ? undefined : view.evidence.items.find((ev) => ev.id === e.evidenceId)?.error;
       items.push({ type: 'execution', ...e, ...(error ? { error } : {}) });
     }
-    this.decisions = dropped.decisions + st.decisions.length;
-    this.executions = dropped.executions + st.executions.length;
+    this.decisions = dropped.decisions + view.decisions.length;
+    this.executions = dropped.executions + view.executions.length;
 
     // The n-th occurrence of an entry (same turn, same words) is shown once.
     const seenNow = new Map<string, number>();
-    for (const t of st.transcript) {
-      if (t.kind !== 'control' && t.kind !== 'note') continue;
+    for (const t of view.messages) {
       const key = JSON.stringify(t);
       const occurrence = (seenNow.get(key) ?? 0) + 1;
       seenNow.set(key, occurrence);
@@ -76,33 +76,33 @@ export class WatchCursor {
       else items.push({ type: 'note', turn: t.turn, by: t.by, text: t.text, ...(t.trusted !== undefined ? { trusted: t.trusted } : {}) });
     }
 
-    const pending: ApprovalRequest | undefined = st.pendingApproval;
+    // Shown once it can be decided (its approver directory loaded), as status and the console show it.
+    const pending = view.awaiting;
     if (pending && !this.requests.has(pending.requestId)) {
-      this.requests.set(pending.requestId, pending.call.turn);
+      this.requests.add(pending.requestId);
       items.push({
         type: 'approval_request',
-        turn: pending.call.turn,
+        turn: pending.turn,
         requestId: pending.requestId,
-        tool: pending.call.tool,
-        args: pending.call.args,
+        tool: pending.tool,
+        args: pending.args,
         ...(pending.subject ? { subject: pending.subject } : {}),
         roles: pending.roles,
-        quorum: pending.quorum ?? 1,
+        quorum: pending.quorum,
         ...(pending.precondition?.ok === false ? { precondition: pending.precondition } : {}),
         expiresAt: pending.expiresAt,
         ...(pending.display ? { display: pending.display } : {}),
       });
     }
-    for (const a of st.approvals) {
+    for (const a of view.approvals) {
       if (this.shownApprovals.has(a.requestId)) continue;
       this.shownApprovals.add(a.requestId);
-      const turn = (a as { turn?: number }).turn ?? this.requests.get(a.requestId) ?? st.turn;
-      items.push({ ...a, type: 'approval', turn });
+      items.push({ ...a, type: 'approval' });
     }
     // Within one poll: by turn, and within a turn in the order things happen (stable sort).
     items.sort((a, b) => a.turn - b.turn || rank[a.type] - rank[b.type]);
     const out: WatchItem[] = skipped ? [{ type: 'skipped', receipts: skipped }, ...items] : items;
-    return st.terminal ? [...out, { type: 'terminal', ...st.terminal }] : out;
+    return view.terminal ? [...out, { type: 'terminal', ...view.terminal }] : out;
   }
 }
 
@@ -133,7 +133,8 @@ export function describeItem(item: WatchItem): string {
       return `[turn ${item.turn}] approval  waiting: ${item.tool} ${compact(item.args)}${about}${shown} needs ${needs}${violated} (request ${item.requestId}, expires ${isoTime(item.expiresAt)}, in ${duration(item.expiresAt - Date.now())})`;
     }
     case 'approval': {
-      const signed = item.signed?.length ? ` (${item.signed.length} signed statement${item.signed.length === 1 ? '' : 's'})` : '';
+      const n = item.signatures.length;
+      const signed = n ? ` (${n} signed statement${n === 1 ? '' : 's'})` : '';
       return `[turn ${item.turn}] approval  ${item.decision} by ${item.by}${signed}${item.comment ? `: ${item.comment}` : ''} (request ${item.requestId}, at ${isoTime(item.at)})`;
     }
     case 'skipped':
@@ -144,11 +145,11 @@ export function describeItem(item: WatchItem): string {
 }
 
 /** Who proposed it, padded like the other kinds: `proposal` from runs recorded before shapes. */
-function decidedBy(item: DecisionReceipt): string {
+function decidedBy(item: Decision): string {
   return `${item.by ? `${item.by} ` : 'proposal'}`.padEnd(10);
 }
 
 /** For a model turn in a shaped run: what the route (or plan) left open, i.e. why the model was asked. */
-function openOf(item: DecisionReceipt): string {
+function openOf(item: Decision): string {
   return item.by === 'model' && item.open?.length ? `; asked because: ${item.open.join('; ')}` : '';
 }

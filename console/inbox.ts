@@ -8,7 +8,7 @@ import type { AgentClient } from '../client/agent-client.js';
 import { RunEndedError, RunNotFoundError } from '../client/agent-errors.js';
 import type { ListRow } from '../client/list-query.js';
 import { noPollerWords } from '../client/run-report.js';
-import type { RunView } from '../workflows/messages.js';
+import type { RunView } from '../client/run-view.js';
 import type { InboxEntry } from './views.js';
 
 /** The inbox asks about at most this many waiting runs. */
@@ -90,7 +90,7 @@ export class InboxReader {
 
   private async query(row: ListRow): Promise<Outcome> {
     try {
-      return { ok: true, view: await this.agent.queryState(row.runId, { timeoutMs: this.options.stateTimeoutMs }) };
+      return { ok: true, view: await this.agent.state(row.runId, { timeoutMs: this.options.stateTimeoutMs }) };
     } catch (err) {
       if (err instanceof RunNotFoundError || err instanceof RunEndedError) return { ok: false, error: message(err), gone: true };
       // Why nobody answered, in the server's words when it has any (a failing workflow task, a closed run).

@@ -8,6 +8,7 @@ import { html } from 'hono/html';
 import { isoTime } from '../client/format.js';
 import { abandonedEffects, abandonedWords, statusWords, type RunReport } from '../client/run-report.js';
 import { buildWords } from '../client/run-build.js';
+import { toRunView } from '../client/run-view.js';
 import { layout, runFragment, type Html } from './views.js';
 
 /** The server's facts in words, above everything else on the page. */
@@ -62,7 +63,8 @@ function serverFacts(report: RunReport, now: number): Html {
 export function reportFragment(report: RunReport, now: number): Html {
   if (!report.view) return html`${banner(report)}${serverFacts(report, now)}`;
   // A request on a run that has closed can never be decided: it is not offered.
-  const view = report.closed ? { ...report.view, awaiting: undefined } : report.view;
+  const run = toRunView(report.view);
+  const view = report.closed ? { ...run, awaiting: null } : run;
   return html`${banner(report)}${buildLine(report)}${runFragment(view, now)}`;
 }
 
@@ -75,7 +77,7 @@ function buildLine(report: RunReport): Html {
 
 /** Whether the page can stop following the run: it recorded its end, or the server says it closed. */
 export function reportDone(report: RunReport): boolean {
-  return !!report.view?.state.terminal || report.closed !== null;
+  return report.closed !== null || (report.view !== null && toRunView(report.view).terminal !== null);
 }
 
 export function reportPage(report: RunReport, now: number): Html {

@@ -15,6 +15,7 @@ import { streamSSE } from 'hono/streaming';
 import { AgentClient } from '../client/agent-client.js';
 import { AgentClientError, InvalidRequestError, RequestRejectedError, RunEndedError, RunNotFoundError, WorkerTimeoutError } from '../client/agent-errors.js';
 import type { ListFilter } from '../client/list-query.js';
+import { toRunView } from '../client/run-view.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
 import { InboxReader } from './inbox.js';
 import { reportDone, reportFragment, reportPage } from './report-views.js';
@@ -119,13 +120,12 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
     const runId = c.req.param('runId');
     return live(c, pollMs, closing, wake, async () => {
       const report = await agent.inspect(runId, { timeoutMs: stateTimeoutMs });
-      const view = report.view;
+      const view = report.view ? toRunView(report.view) : null;
       // Rendered again only when the run changed (time left counted in 10 s steps), so a page
       // whose run is idle is left alone and an operator can select text in it.
       const key = JSON.stringify({
-        state: view?.state,
-        awaiting: view?.awaiting,
-        left: view ? { ...view.budgetLeft, msLeft: Math.floor(view.budgetLeft.msLeft / 10_000) } : null,
+        run: view ? { ...view, budgets: null } : null,
+        left: view ? { ...view.budgets.left, msLeft: Math.floor(view.budgets.left.msLeft / 10_000) } : null,
         server: [report.status, report.phase, report.terminal, report.notices.map((n) => n.replace(/\(the last poll was .*? ago\)/, ''))],
       });
       return { key, render: async () => String(await reportFragment(report, Date.now())), done: reportDone(report) };

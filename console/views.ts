@@ -4,17 +4,17 @@
 // The pages carry no inline script or style (the Content-Security-Policy forbids both); the one
 // script, static/console.js, signs decisions in the browser and swaps in live fragments.
 import { html } from 'hono/html';
-import { budgetLine, duration, isoTime, runHeadline, timeLeft } from '../client/format.js';
+import { budgetLine, duration, isoTime, timeLeft } from '../client/format.js';
 import type { ListFilter, ListRow } from '../client/list-query.js';
 import { buildCell } from '../client/run-build.js';
-import type { Evidence, RunState } from '../workflows/controller/state.js';
-import type { RunView } from '../workflows/messages.js';
+import type { RunView } from '../client/run-view.js';
 import { TerminalClass } from '../workflows/controller/state.js';
 import { VisiblePhase } from '../workflows/search-attributes.js';
 
 export type Html = ReturnType<typeof html>;
 
 type Awaiting = NonNullable<RunView['awaiting']>;
+type Evidence = RunView['evidence']['items'][number];
 
 /** One run the inbox asked about: its list row, and its state or why it could not be read. */
 export interface InboxEntry {
@@ -206,10 +206,9 @@ export function evidenceBlock(e: Evidence, now: number): Html {
 // --- a run --------------------------------------------------------------------------------------
 
 function terminalLine(view: RunView): Html {
-  const st = view.state;
-  if (!st.terminal) return html`<p class="status"><span class="badge p-${st.phase}">${st.phase}</span> turn ${st.turn}</p>`;
-  const t = st.terminal;
-  const said = runHeadline(view);
+  if (!view.terminal) return html`<p class="status"><span class="badge p-${view.phase}">${view.phase}</span> turn ${view.budgets.used.turns}</p>`;
+  const t = view.terminal;
+  const said = view.headline;
   return html`${said ? html`<p class="headline h-${t.class}">${said}</p>` : ''}
     <p class="status">
       <span class="badge t-${t.class}">${t.class}</span> <code class="reason">${t.reason}</code> ${t.detail} <span class="muted">at ${when(t.at)}</span>
@@ -217,9 +216,8 @@ function terminalLine(view: RunView): Html {
 }
 
 function budgets(view: RunView): Html {
-  const st = view.state;
-  const left = view.budgetLeft;
-  const b = st.budgets;
+  const left = view.budgets.left;
+  const b = view.budgets.limits;
   const row = (name: string, l: number, total: number) =>
     html`<tr>
       <th>${name}</th>
@@ -234,7 +232,7 @@ function budgets(view: RunView): Html {
       <tr>
         <th>time</th>
         <td>${timeLeft(left.msLeft)}</td>
-        <td class="muted">of ${duration(b.deadlineMs)}${st.phase === 'awaiting_approval' ? ' (the clock is stopped while a person decides)' : ''}</td>
+        <td class="muted">of ${duration(b.deadlineMs)}${view.phase === 'awaiting_approval' ? ' (the clock is stopped while a person decides)' : ''}</td>
       </tr>
     </table>
   </section>`;
@@ -289,37 +287,31 @@ function pendingOnRunPage(a: Awaiting): Html {
   </section>`;
 }
 
-function turnOf(st: RunState): (evidenceId: string) => number | undefined {
-  const byEvidence = new Map<string, number>();
-  for (const t of st.transcript) if (t.kind === 'observation') byEvidence.set(t.evidenceId, t.turn);
-  for (const e of st.executions) if (e.evidenceId !== undefined && !byEvidence.has(e.evidenceId)) byEvidence.set(e.evidenceId, e.turn);
-  return (id) => byEvidence.get(id);
-}
-
-function turns(st: RunState, now: number): Html {
-  const turnOfEvidence = turnOf(st);
+function turns(view: RunView, now: number): Html {
   const numbers = new Set<number>();
-  for (const d of st.decisions) numbers.add(d.turn);
-  for (const e of st.executions) numbers.add(e.turn);
-  for (const t of st.transcript) numbers.add(t.turn);
-  const unplaced = st.evidence.filter((e) => turnOfEvidence(e.id) === undefined);
+  for (const d of view.decisions) numbers.add(d.turn);
+  for (const e of view.executions) numbers.add(e.turn);
+  for (const t of view.messages) numbers.add(t.turn);
+  for (const e of view.evidence.items) if (e.turn !== undefined) numbers.add(e.turn);
+  const unplaced = view.evidence.items.filter((e) => e.turn === undefined);
+  const dropped = view.dropped;
   const sorted = [...numbers].sort((a, b) => a - b);
   return html`<section class="turns">
     <h2>Turns</h2>
     ${
-      st.dropped.decisions || st.dropped.executions || st.dropped.evidence
+      dropped.decisions || dropped.executions || dropped.evidence
         ? html`<p class="muted">
-            Retention dropped ${st.dropped.decisions} decision receipts, ${st.dropped.executions} execution receipts and ${st.dropped.evidence} evidence records
-            from state; they remain in the run's Temporal history.
+            Retention dropped ${dropped.decisions} decision receipts, ${dropped.executions} execution receipts and ${dropped.evidence} evidence records from
+            state; they remain in the run's Temporal history.
           </p>`
         : ''
     }
     ${sorted.map((n) => {
-      const decisions = st.decisions.filter((d) => d.turn === n);
-      const executions = st.executions.filter((e) => e.turn === n);
-      const evidence = st.evidence.filter((e) => turnOfEvidence(e.id) === n);
-      const entries = st.transcript.filter((t) => t.turn === n && (t.kind === 'control' || t.kind === 'note'));
-      const approvals = st.approvals.filter((a) => a.turn === n);
+      const decisions = view.decisions.filter((d) => d.turn === n);
+      const executions = view.executions.filter((e) => e.turn === n);
+      const evidence = view.evidence.items.filter((e) => e.turn === n);
+      const entries = view.messages.filter((t) => t.turn === n);
+      const approvals = view.approvals.filter((a) => a.turn === n);
       return html`<article class="turn" id="turn-${n}">
         <h3>Turn ${n}</h3>
         ${decisions.map(
@@ -399,11 +391,11 @@ function turns(st: RunState, now: number): Html {
   </section>`;
 }
 
-function effectsLedger(st: RunState): Html {
+function effectsLedger(view: RunView): Html {
   return html`<section class="effects">
     <h2>Effects ledger</h2>
     ${
-      st.effects.length
+      view.effects.length
         ? html`<table>
             <thead>
               <tr>
@@ -418,7 +410,7 @@ function effectsLedger(st: RunState): Html {
               </tr>
             </thead>
             <tbody>
-              ${st.effects.map(
+              ${view.effects.map(
                 (e) =>
                   html`<tr>
                     <td><code>${e.key}</code></td>
@@ -438,8 +430,8 @@ function effectsLedger(st: RunState): Html {
   </section>`;
 }
 
-function approvalsRecord(st: RunState): Html {
-  if (!st.approvals.length) return html``;
+function approvalsRecord(view: RunView): Html {
+  if (!view.approvals.length) return html``;
   return html`<section class="approvals">
     <h2>Approvals</h2>
     <table>
@@ -454,7 +446,7 @@ function approvalsRecord(st: RunState): Html {
         </tr>
       </thead>
       <tbody>
-        ${st.approvals.map(
+        ${view.approvals.map(
           (a) =>
             html`<tr>
               <td><code>${a.requestId}</code></td>
@@ -463,7 +455,7 @@ function approvalsRecord(st: RunState): Html {
               <td>${a.comment}</td>
               <td>${when(a.at)}</td>
               <td>
-                ${(a.signed ?? []).map((s) => html`<div><code>${s.statement.by}</code> ${s.statement.decision} <code title="${s.signature}">${s.signature.slice(0, 16)}…</code></div>`)}
+                ${a.signatures.map((s) => html`<div><code>${s.by}</code> ${s.decision} <code title="${s.signature}">${s.signature.slice(0, 16)}…</code></div>`)}
               </td>
             </tr>`,
         )}
@@ -474,30 +466,29 @@ function approvalsRecord(st: RunState): Html {
 
 /** The part of a run's page that live updates replace. */
 export function runFragment(view: RunView, now: number): Html {
-  const st = view.state;
   return html`<section class="summary">
-      <h1>${st.runId}</h1>
+      <h1>${view.runId}</h1>
       ${terminalLine(view)}
       <dl>
         <dt>domain</dt>
-        <dd>${st.domain}</dd>
+        <dd>${view.domain}</dd>
         <dt>case</dt>
-        <dd>${st.caseId}</dd>
+        <dd>${view.caseId}</dd>
         <dt>goal</dt>
-        <dd>${st.goal}</dd>
+        <dd>${view.goal}</dd>
         <dt>started</dt>
-        <dd>${when(st.startedAt)}</dd>
+        <dd>${when(view.startedAt)}</dd>
       </dl>
       <p class="muted asof">as of ${when(now)}</p>
     </section>
-    ${view.awaiting ? pendingOnRunPage(view.awaiting) : ''} ${budgets(view)} ${turns(st, now)} ${effectsLedger(st)} ${approvalsRecord(st)}`;
+    ${view.awaiting ? pendingOnRunPage(view.awaiting) : ''} ${budgets(view)} ${turns(view, now)} ${effectsLedger(view)} ${approvalsRecord(view)}`;
 }
 
 export function runPage(runId: string, view: RunView, now: number): Html {
   return layout(
     runId,
     'run',
-    html`<p id="live-status" class="muted" role="status">${view.state.terminal ? 'The run has ended.' : 'Live: updates as the run moves.'}</p>
+    html`<p id="live-status" class="muted" role="status">${view.terminal ? 'The run has ended.' : 'Live: updates as the run moves.'}</p>
       <div id="live" data-live="/runs/${encodeURIComponent(runId)}/live">${runFragment(view, now)}</div>`,
   );
 }
@@ -512,11 +503,10 @@ export function inboxKey(runId: string, a: Awaiting): string {
 function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } }, now: number): Html {
   const { view } = entry;
   const a = view.awaiting;
-  const st = view.state;
-  const runId = st.runId;
-  const rests = a.evidenceIds.map((id) => ({ id, evidence: st.evidence.find((e) => e.id === id) }));
+  const runId = view.runId;
+  const rests = a.evidenceIds.map((id) => ({ id, evidence: view.evidence.items.find((e) => e.id === id) }));
   // What the browser hashes to check the digest before signing (the chain, for runs whose digest covers it).
-  const call = JSON.stringify({ tool: a.tool, args: a.args, subject: a.subject ?? null, ...(st.chain ? { chain: st.chain } : {}) });
+  const call = JSON.stringify({ tool: a.tool, args: a.args, subject: a.subject ?? null, ...(view.chain ? { chain: view.chain } : {}) });
   // The call and the controls first, side by side, so an approver at 1280x800 sees what they
   // sign and the buttons together; the evidence follows, folded.
   return html`<article
@@ -533,7 +523,7 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
       <span class="tool">${a.tool}</span> on <code>${a.subject ?? '(no subject)'}</code> <span class="muted">in run</span>
       <a href="/runs/${encodeURIComponent(runId)}">${runId}</a>
     </h2>
-    <p class="muted goal">${st.domain} case ${st.caseId}: ${st.goal}</p>
+    <p class="muted goal">${view.domain} case ${view.caseId}: ${view.goal}</p>
     <div class="card-main">
       <div class="card-call">
         ${displayBlock(a)} ${callBlock(a)}

@@ -4,8 +4,8 @@ import { bundleWorkflowCode, type BundleOptions, type BundlerPlugin, type Workfl
 
 /**
  * Bundling takes seconds; tests and the crash harness do it once and pass the code around.
- * Pass the plugins whose workflow code must be in the bundle (an agentPlugin with telemetry
- * interceptors, a tracing plugin): a worker given a prebuilt bundle cannot add them later.
+ * Pass the plugins whose workflow code must be in the bundle (agentPlugin, agentTracingPlugin
+ * or agentMetricsPlugin): a worker given a prebuilt bundle cannot add them later.
  */
 export async function bundleWorkflows(path: string, options: { plugins?: BundlerPlugin[] } = {}): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({

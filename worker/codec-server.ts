@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { z } from 'zod';
+import { AgentWorkerError } from '../activities/worker-error.js';
 import { PayloadDecryptError, UnknownPayloadKeyError } from './payload-codec.js';
 
 export interface CodecServerOptions {
@@ -50,8 +51,9 @@ const WirePayload = z.object({
 const CodecRequest = z.object({ payloads: z.array(WirePayload).max(10_000) });
 type WirePayload = z.infer<typeof WirePayload>;
 
-export class CodecServerConfigError extends Error {
-  override readonly name = 'CodecServerConfigError';
+/** The codec server's settings cannot be used (not loopback, no token, a token too short): it refuses to start. */
+export class CodecServerConfigError extends AgentWorkerError {
+  static override readonly errorName: string = 'CodecServerConfigError';
 }
 
 export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
@@ -113,8 +115,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     try {
       out = route === 'encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
     } catch (err) {
-      if (err instanceof UnknownPayloadKeyError) return send(res, 422, { error: 'unknown_key', message: err.message, keyId: err.keyId });
-      if (err instanceof PayloadDecryptError) return send(res, 422, { error: 'decrypt_failed', message: err.message });
+      if (UnknownPayloadKeyError.isInstance(err)) return send(res, 422, { error: 'unknown_key', message: err.message, keyId: err.keyId });
+      if (PayloadDecryptError.isInstance(err)) return send(res, 422, { error: 'decrypt_failed', message: err.message });
       throw err;
     }
     send(res, 200, { payloads: out.map(toWire) });

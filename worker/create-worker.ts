@@ -6,10 +6,25 @@
 // activities, bundling and shared-queue check; this adds a connection from the environment
 // and the engine's defaults for the Worker.create options a team would otherwise choose.
 // Its task queue defaults to one named after the domains it serves, and it refuses a queue
-// that a worker of other domains already polls (worker/shared-queue.ts).
-import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+// that a worker of other domains already polls (worker/shared-queue.ts). It reads no other
+// environment: the rest of it (models, tracing, encryption, spend...) is turned into options
+// in one place, workerOptionsFromEnv (worker/env-options.ts), which a script spreads in.
+import { NativeConnection, Runtime, Worker, type RuntimeOptions, type WorkerOptions, type WorkerPlugin, type WorkflowBundleOption } from '@temporalio/worker';
+import { AgentWorkerError } from '../activities/worker-error.js';
 import { connectConfig, taskQueueFor } from './connection.js';
 import { agentPlugin, type AgentPluginOptions } from './plugin.js';
+
+/** The process's Temporal runtime was made before createAgentWorker could install the one it was given. */
+export class RuntimeInstalledError extends AgentWorkerError {
+  static override readonly errorName: string = 'RuntimeInstalledError';
+  constructor(cause: unknown) {
+    super(
+      'createAgentWorker was given runtime options (a log level, a metrics endpoint), but this process already has a Temporal runtime: ' +
+        'install them with Runtime.install before anything connects, or create the worker before other connections',
+      { cause },
+    );
+  }
+}
 
 /** What createAgentWorker takes: the plugin's options (implementations, deps, approvers, blobDir, models...) and the worker's own (connection, task queue, workflows). */
 export interface AgentWorkerOptions extends AgentPluginOptions {
@@ -25,21 +40,35 @@ export interface AgentWorkerOptions extends AgentPluginOptions {
   maxConcurrentActivityTaskExecutions?: number;
   stickyTimeoutMs?: number;
   /**
-   * Any other Worker.create option, passed through untouched: a tuner, task-queue rate limits
-   * (maxTaskQueueActivitiesPerSecond), your data converter, interceptors, sinks, plugins (the
-   * agent plugin is added after yours). The options above win over the same fields here.
+   * Integrations listed beside the engine, in order: agentTracingPlugin, agentCodecPlugin,
+   * agentSpendPlugin, your own. The agent plugin is added after them.
    */
-  workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowsPath' | 'workflowBundle'>>;
+  plugins?: WorkerPlugin[];
+  /**
+   * Runtime options (a logger, `telemetryOptions` with a Prometheus endpoint), installed before
+   * the worker connects. A process has one runtime, made at its first connection: give these
+   * only where nothing has connected yet (RuntimeInstalledError otherwise).
+   */
+  runtime?: RuntimeOptions;
+  /**
+   * Any other Worker.create option, passed through untouched: a tuner, task-queue rate limits
+   * (maxTaskQueueActivitiesPerSecond), your data converter, interceptors, sinks. The options
+   * above win over the same fields here.
+   */
+  workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowsPath' | 'workflowBundle' | 'plugins'>>;
 }
 
 /**
  * A Temporal worker with the engine in it: your domains' implementations, your dependencies,
  * your approver directory; the workflows module is bundled here. The task queue is derived from
  * the domains it serves (`agents-<names, sorted>`), the same one AgentClient.connect derives.
+ * The environment's settings (OPENAI_*, AGENT_MODELS, OTEL_*, AGENT_METRICS_ADDRESS...) come in
+ * by spreading workerOptionsFromEnv() first; what follows the spread wins.
  *
  * @example
  * ```ts
  * const worker = await createAgentWorker({
+ *   ...(await workerOptionsFromEnv()),
  *   workflowsPath: fileURLToPath(new URL('./workflows.js', import.meta.url)),
  *   implementations: [implement(orders).with({ tools, readbacks, probe })],
  *   deps: { book },
@@ -59,11 +88,20 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     workflowBundle,
     maxConcurrentActivityTaskExecutions,
     stickyTimeoutMs,
+    plugins,
+    runtime,
     workerOptions,
     ...pluginOptions
   } = options;
   if (!workflowBundle && !workflowsPath) throw new Error('createAgentWorker needs workflowsPath (your workflows module) or a workflowBundle');
   const plugin = agentPlugin(pluginOptions);
+  if (runtime) {
+    try {
+      Runtime.install(runtime);
+    } catch (err) {
+      throw new RuntimeInstalledError(err);
+    }
+  }
   const fromEnv = connection ? undefined : connectConfig();
   const conn = connection ?? (await NativeConnection.connect(fromEnv?.connectionOptions));
   try {
@@ -78,7 +116,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
       ...(maxConcurrentActivityTaskExecutions ? { maxConcurrentActivityTaskExecutions } : {}),
       ...(stickyTimeoutMs ? { stickyQueueScheduleToStartTimeout: stickyTimeoutMs } : {}),
-      plugins: [...(workerOptions?.plugins ?? []), plugin],
+      plugins: [...(plugins ?? []), plugin],
     });
   } catch (err) {
     if (!connection) await conn.close();

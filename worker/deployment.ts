@@ -12,6 +12,7 @@
 // docs/operations.md, "Deploying new code: Worker Versioning".
 import type { WorkerDeploymentOptions } from '@temporalio/worker';
 import { z } from 'zod';
+import { AgentWorkerError } from '../activities/worker-error.js';
 
 export const VersioningBehaviorSetting = z.enum(['PINNED', 'AUTO_UPGRADE']);
 
@@ -32,11 +33,8 @@ export const AgentDeployment = z.strictObject({
 export type AgentDeployment = z.input<typeof AgentDeployment>;
 
 /** A deployment setting that cannot be used, named by where it came from. */
-export class DeploymentConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DeploymentConfigError';
-  }
+export class DeploymentConfigError extends AgentWorkerError {
+  static override readonly errorName: string = 'DeploymentConfigError';
 }
 
 /** The Worker.create option for a deployment (checked here, so a typo fails at start, in one line). */

@@ -12,6 +12,7 @@ import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 // A CommonJS module: under plain Node ESM only its default export is there.
 import proto from '@temporalio/proto';
 import { PAYLOAD_KEYS_ENV, readKeyRing, type KeyRing } from './payload-keys.js';
+import { AgentWorkerError } from '../activities/worker-error.js';
 
 /** The metadata `encoding` of a sealed payload: the name Temporal's samples and codec servers use. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -26,8 +27,8 @@ const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
 /** A sealed payload names a key the ring does not hold (rotated out too early, or the wrong ring). */
-export class UnknownPayloadKeyError extends Error {
-  override readonly name = 'UnknownPayloadKeyError';
+export class UnknownPayloadKeyError extends AgentWorkerError {
+  static override readonly errorName: string = 'UnknownPayloadKeyError';
   constructor(
     readonly keyId: string,
     readonly known: readonly string[],
@@ -39,8 +40,8 @@ export class UnknownPayloadKeyError extends Error {
 }
 
 /** A sealed payload that does not open: tampered with, truncated, or sealed by someone else's key of the same id. */
-export class PayloadDecryptError extends Error {
-  override readonly name = 'PayloadDecryptError';
+export class PayloadDecryptError extends AgentWorkerError {
+  static override readonly errorName: string = 'PayloadDecryptError';
   constructor(
     readonly keyId: string | undefined,
     readonly reason: string,

@@ -5,6 +5,7 @@
 // (an operator writes it), so it is validated here and a bad one is one clear line, not a stack.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { AgentWorkerError } from '../activities/worker-error.js';
 
 /** The environment variable that names the key-ring file; unset means payloads are not encrypted. */
 export const PAYLOAD_KEYS_ENV = 'AGENT_PAYLOAD_KEYS';
@@ -38,8 +39,8 @@ export interface KeyRing {
 }
 
 /** The key-ring file is missing, unreadable or not a valid ring. */
-export class PayloadKeyRingError extends Error {
-  override readonly name = 'PayloadKeyRingError';
+export class PayloadKeyRingError extends AgentWorkerError {
+  static override readonly errorName: string = 'PayloadKeyRingError';
   constructor(
     readonly source: string,
     readonly reason: string,

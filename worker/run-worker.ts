@@ -7,17 +7,12 @@ import { join } from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { AnyImplementation } from '../activities/implement.js';
 import type { ModelAdapters } from '../activities/model/index.js';
-import { modelAdaptersFromEnv } from '../activities/model/env.js';
 import { loadApproverDirectory } from './approvers.js';
 import { connectConfig, taskQueueFor } from './connection.js';
 import { createAgentWorker } from './create-worker.js';
-import type { PayloadCodec } from '@temporalio/common';
-import { spendOptionsFromEnv, type SpendOptions } from '../activities/spend/spending.js';
-import { loadPayloadCodec } from './payload-codec.js';
-import type { AgentTelemetry } from './plugin.js';
-import { agentTracingFromEnv, engineMetricsTelemetry, prometheusTelemetryFromEnv } from './telemetry.js';
+import { workerOptionsFromEnv } from './env-options.js';
 import { TaskQueueSharedError } from './shared-queue.js';
-import { deploymentFromEnv, versionName, type AgentDeployment } from './deployment.js';
+import { versionName } from './deployment.js';
 
 /** What runWorkerProcess takes from your script; everything else it reads from the environment. */
 export interface WorkerProcessConfig {
@@ -30,21 +25,22 @@ export interface WorkerProcessConfig {
 }
 
 /**
- * Environment: TEMPORAL_* (or a profile), AGENT_TASK_QUEUE (default `agents-<your domains,
- * sorted>`), AGENT_SHARED_QUEUE=warn (start even when a worker of other domains polls the
- * queue), AGENT_APPROVERS_FILE, OPENAI_*, AGENT_MODELS (docs/models.md), TOOL_TIMEOUT_MS, BLOB_DIR, WORKFLOW_BUNDLE,
- * STICKY_TIMEOUT_MS, WORKER_LOG_LEVEL, AGENT_PAYLOAD_KEYS (docs/encryption.md), SPEND_PRICES_FILE,
- * SPEND_DAILY_CAPS, SPEND_LEDGER (docs/spend.md), OTEL_EXPORTER_OTLP_ENDPOINT and
- * AGENT_METRICS_ADDRESS (docs/observability.md), AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID and
- * AGENT_VERSIONING_BEHAVIOR (Worker Versioning, docs/operations.md; off when unset).
+ * Environment: TEMPORAL_* (or a profile) for the connection, and everything workerOptionsFromEnv
+ * reads (worker/env-options.ts): AGENT_TASK_QUEUE (default `agents-<your domains, sorted>`),
+ * AGENT_SHARED_QUEUE, AGENT_APPROVERS_FILE, OPENAI_*, AGENT_MODELS (docs/models.md),
+ * TOOL_TIMEOUT_MS, BLOB_DIR, WORKFLOW_BUNDLE, STICKY_TIMEOUT_MS, WORKER_LOG_LEVEL,
+ * AGENT_PAYLOAD_KEYS (docs/encryption.md), SPEND_* (docs/spend.md), OTEL_EXPORTER_OTLP_ENDPOINT
+ * and AGENT_METRICS_ADDRESS (docs/observability.md), AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID and
+ * AGENT_VERSIONING_BEHAVIOR (docs/operations.md). A bad value stops it in one line.
  */
 export async function runWorkerProcess(config: WorkerProcessConfig): Promise<never> {
-  // Metrics (AGENT_METRICS_ADDRESS, a Prometheus endpoint) are runtime options: set before the first connection.
-  const metrics = prometheusTelemetryFromEnv(process.env);
-  Runtime.install({
-    logger: new DefaultLogger((process.env.WORKER_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN'),
-    ...(metrics ? { telemetryOptions: metrics } : {}),
+  const fromEnv = await workerOptionsFromEnv(process.env).catch((err: unknown) => {
+    process.stderr.write(`worker: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
   });
+  const { runtime, models, ...options } = fromEnv;
+  // The runtime (its log level, the Prometheus endpoint) is set once, before the first connection.
+  Runtime.install({ logger: new DefaultLogger('WARN'), ...runtime });
   // Started by a test or the chaos run: leave no orphan if that parent dies without stopping us.
   if (process.env.EXIT_WITH_PARENT === '1') {
     process.stdin.on('close', () => process.exit(1));
@@ -52,29 +48,19 @@ export async function runWorkerProcess(config: WorkerProcessConfig): Promise<nev
   }
   const { connectionOptions, namespace } = connectConfig();
   const connection = await NativeConnection.connect(connectionOptions);
-  const taskQueue = taskQueueFor(config.implementations.map((i) => i.domain.name));
-  const blobDir = process.env.BLOB_DIR ?? join(tmpdir(), 'agent-blobs');
-  // Encryption (AGENT_PAYLOAD_KEYS), money (SPEND_*) and versioning (AGENT_DEPLOYMENT_NAME) are on only when configured; a bad
-  // setting stops the worker here, in one line.
-  const configured = await optionalSettings(blobDir).catch(async (err: unknown) => {
-    process.stderr.write(`worker: ${err instanceof Error ? err.message : String(err)}\n`);
-    await connection.close();
-    process.exit(1);
-  });
+  const taskQueue = options.taskQueue ?? taskQueueFor(config.implementations.map((i) => i.domain.name));
   const worker = await createAgentWorker({
+    blobDir: join(tmpdir(), 'agent-blobs'),
+    toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+    approvers: options.approvers ?? loadApproverDirectory(undefined), // says on stderr that nobody can approve
+    ...options,
     connection,
     namespace,
     taskQueue,
-    sharedQueue: process.env.AGENT_SHARED_QUEUE === 'warn' ? 'warn' : 'refuse',
-    ...(process.env.STICKY_TIMEOUT_MS ? { stickyTimeoutMs: Number(process.env.STICKY_TIMEOUT_MS) } : {}),
-    ...(process.env.WORKFLOW_BUNDLE ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE } } : { workflowsPath: config.workflowsPath }),
+    workflowsPath: config.workflowsPath,
     implementations: config.implementations,
     deps: config.deps,
-    blobDir,
-    ...configured,
-    toolTimeoutMs: Number(process.env.TOOL_TIMEOUT_MS ?? DEFAULT_TOOL_TIMEOUT_MS),
-    models: modelAdaptersFromEnv(process.env, config.models),
-    approvers: loadApproverDirectory(process.env.AGENT_APPROVERS_FILE),
+    models: withGiven(models, config.models),
   }).catch(async (err: unknown) => {
     if (!(err instanceof TaskQueueSharedError)) throw err;
     // The operator's mistake, not ours: one line, no stack.
@@ -82,7 +68,7 @@ export async function runWorkerProcess(config: WorkerProcessConfig): Promise<nev
     await connection.close();
     process.exit(1);
   });
-  const build = configured.deployment ? ` build=${versionName(configured.deployment)}` : '';
+  const build = options.deployment ? ` build=${versionName(options.deployment)}` : '';
   process.stdout.write(`WORKER_READY pid=${process.pid} taskQueue=${taskQueue} address=${connectionOptions.address}${build}\n`);
   await worker.run();
   await connection.close();
@@ -90,19 +76,9 @@ export async function runWorkerProcess(config: WorkerProcessConfig): Promise<nev
   process.exit(0);
 }
 
-async function optionalSettings(
-  dataDir: string,
-): Promise<{ payloadCodecs?: PayloadCodec[]; spend?: SpendOptions; telemetry?: AgentTelemetry; deployment?: AgentDeployment }> {
-  const codec = loadPayloadCodec(process.env);
-  const deployment = deploymentFromEnv(process.env);
-  const spendConfigured = ['SPEND_PRICES_FILE', 'SPEND_DAILY_CAPS', 'SPEND_LEDGER'].some((name) => process.env[name]?.trim());
-  // Traces when OTEL_EXPORTER_OTLP_ENDPOINT is set; the engine's counters with the metrics endpoint alone.
-  const tracing = agentTracingFromEnv(process.env);
-  const telemetry = tracing ? tracing.plugin : process.env.AGENT_METRICS_ADDRESS?.trim() ? engineMetricsTelemetry() : undefined;
-  return {
-    ...(codec ? { payloadCodecs: [codec] } : {}),
-    ...(spendConfigured ? { spend: await spendOptionsFromEnv(process.env, dataDir) } : {}),
-    ...(telemetry ? { telemetry } : {}),
-    ...(deployment ? { deployment } : {}),
-  };
+/** The environment's models with the script's added, the script's winning on a clash of names. */
+function withGiven(fromEnv: ModelAdapters | undefined, given: ModelAdapters | undefined): ModelAdapters {
+  const openai = given?.openai ?? fromEnv?.openai;
+  const custom = { ...fromEnv?.custom, ...given?.custom };
+  return { ...(openai ? { openai } : {}), ...(Object.keys(custom).length ? { custom } : {}) };
 }

@@ -5,6 +5,7 @@
 // here, in words, before any task is taken (or warned about, when the caller says it means it).
 import { hostname } from 'node:os';
 import type { NativeConnection } from '@temporalio/worker';
+import { AgentWorkerError } from '../activities/worker-error.js';
 
 /** The numeric value of TASK_QUEUE_TYPE_WORKFLOW in Temporal's API. */
 const TASK_QUEUE_TYPE_WORKFLOW = 1;
@@ -69,8 +70,9 @@ export async function queueNeighbours(
   return result;
 }
 
-/** Thrown by createAgentWorker when its task queue is polled by a worker of other domains. */
-export class TaskQueueSharedError extends Error {
+/** Thrown by createAgentWorker (and by Worker.create with agentPlugin) when its task queue is polled by a worker of other domains. */
+export class TaskQueueSharedError extends AgentWorkerError {
+  static override readonly errorName: string = 'TaskQueueSharedError';
   constructor(
     readonly taskQueue: string,
     readonly domains: readonly string[],
@@ -83,7 +85,6 @@ export class TaskQueueSharedError extends Error {
         `this worker serves ${describeDomains(sortedNames(domains))}. Sharing it would hand each worker the other's runs, which fail as nondeterministic: ` +
         `give this worker a queue of its own (AGENT_TASK_QUEUE, or leave it unset for agents-<your domains>), or stop the other worker`,
     );
-    this.name = 'TaskQueueSharedError';
   }
 }
 

@@ -21,7 +21,7 @@ import {
   OpenTelemetryWorkflowClientInterceptor,
   type OpenTelemetrySinks,
 } from '@temporalio/interceptors-opentelemetry';
-import type { ActivityInterceptorsFactory, InjectedSinks, TelemetryOptions, WorkerInterceptors } from '@temporalio/worker';
+import type { ActivityInterceptorsFactory, InjectedSinks, TelemetryOptions } from '@temporalio/worker';
 import { engineActivitySpans } from '../activities/telemetry.js';
 
 export { ENGINE_METRICS, ENGINE_TRACER } from '../workflows/telemetry-interceptors.js';
@@ -43,18 +43,6 @@ export const TRACING_WORKFLOW_MODULES: readonly string[] = [
  * no-op tracer). For a worker that wants metrics only, beside prometheusTelemetry().
  */
 export const METRICS_WORKFLOW_MODULES: readonly string[] = [ENGINE_WORKFLOW_MODULE];
-
-/** What the worker plugin's `telemetry` option takes (worker/plugin.ts AgentTelemetry), structurally. */
-export interface PluginTelemetry {
-  interceptors: WorkerInterceptors;
-  sinks?: InjectedSinks<OpenTelemetrySinks>;
-  runContext?: (next: () => Promise<void>) => Promise<void>;
-}
-
-/** Engine counters only: `agentPlugin({ ..., telemetry: engineMetricsTelemetry() })`. */
-export function engineMetricsTelemetry(): PluginTelemetry {
-  return { interceptors: { workflowModules: [...METRICS_WORKFLOW_MODULES] } };
-}
 
 export interface AgentTracingOptions {
   /** Where spans go. Default: an OTLP/HTTP exporter configured by the OTEL_EXPORTER_OTLP_* variables. */
@@ -81,14 +69,12 @@ export interface AgentTracing {
   sinks: InjectedSinks<OpenTelemetrySinks>;
   /** For a `Client`'s `interceptors.workflow`, so a run's trace starts at the client that started it. */
   clientInterceptor: OpenTelemetryWorkflowClientInterceptor;
-  /** All of the above as the worker plugin takes it, flushing spans when the worker stops. */
-  plugin: PluginTelemetry;
   /** Exports what is buffered (tests, shutdown). */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
-/** Tracing in code: one OpenTelemetry trace per run (GenAI conventions); give `tracing.plugin` to agentPlugin's `telemetry`. */
+/** Tracing in code: one OpenTelemetry trace per run (GenAI conventions); a worker takes it as `agentTracingPlugin(tracing)`. */
 export function createAgentTracing(options: AgentTracingOptions = {}, env: NodeJS.ProcessEnv = process.env): AgentTracing {
   const resource = new Resource({ 'service.name': options.serviceName ?? env.OTEL_SERVICE_NAME ?? 'agent-worker' });
   const spanProcessor = options.spanProcessor ?? new BatchSpanProcessor(new OTLPTraceExporter());
@@ -106,37 +92,35 @@ export function createAgentTracing(options: AgentTracingOptions = {}, env: NodeJ
   ];
   const sinks: InjectedSinks<OpenTelemetrySinks> = { exporter: makeWorkflowExporter(spanProcessor, resource) };
   const clientInterceptor = new OpenTelemetryWorkflowClientInterceptor({ tracer });
-  const flush = () => provider.forceFlush();
   return {
     tracer,
     workflowModules: TRACING_WORKFLOW_MODULES,
     activityInterceptors,
     sinks,
     clientInterceptor,
-    plugin: {
-      interceptors: { workflowModules: [...TRACING_WORKFLOW_MODULES], activity: activityInterceptors, client: { workflow: [clientInterceptor] } },
-      sinks,
-      runContext: async (next) => {
-        try {
-          await next();
-        } finally {
-          await flush();
-        }
-      },
-    },
-    flush,
+    flush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };
 }
 
 /**
  * Tracing as the environment asks: on when OTEL_EXPORTER_OTLP_ENDPOINT (or its _TRACES_ form)
- * is set and OTEL_TRACES_EXPORTER is not `none`; the exporter reads the rest of OTEL_* itself.
+ * is set and OTEL_TRACES_EXPORTER is not `none`. The endpoint is taken from `env`, so an
+ * environment given as an object is the one obeyed; the exporter and batch processor read the
+ * rest of OTEL_* (headers, delays) from the process's own environment.
  */
 export function agentTracingFromEnv(env: NodeJS.ProcessEnv = process.env): AgentTracing | undefined {
-  const endpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (!endpoint || env.OTEL_TRACES_EXPORTER === 'none') return undefined;
-  return createAgentTracing({}, env);
+  const url = otlpTracesUrl(env);
+  if (!url || env.OTEL_TRACES_EXPORTER?.trim() === 'none') return undefined;
+  return createAgentTracing({ spanProcessor: new BatchSpanProcessor(new OTLPTraceExporter({ url })) }, env);
+}
+
+/** Where OTLP/HTTP spans go by the specification's rule: the signal's own endpoint as given, else `<endpoint>/v1/traces`. */
+function otlpTracesUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (traces) return traces;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
 }
 
 /**

@@ -1,7 +1,6 @@
 // The agent workflow: a short interpreter around the controller. It asks for a command,
 // performs it with an activity, a timer or a wait for a person, and feeds back what happened.
 // Every decision lives in the controller; this file only knows how to do things durably.
-import { isGuarded } from './controller/generations.js';
 import {
   ApplicationFailure,
   CancellationScope,
@@ -20,7 +19,6 @@ import type { RunEvent } from './controller/events.js';
 import { commandOrHalt, initialState, next, type Step } from './controller/next.js';
 import { loadState, type RunState } from './controller/state.js';
 import { headline } from './controller/headline.js';
-import { NATIVE_CANCEL_PATCH } from './controller/cancel.js';
 import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
@@ -31,6 +29,7 @@ import { continuations, perform, probes } from './perform.js';
 import { observeStep } from './telemetry.js';
 import { currentDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
+import { olderRuleSetError, RULE_SET } from './rule-set.js';
 
 /** What the agent workflow is started with: the run's input (and, after a continue-as-new, the state it carries). */
 export interface AgentWorkflowInput {
@@ -41,9 +40,6 @@ export interface AgentWorkflowInput {
 
 /** The agent workflow's signature, for clients that start or attach to runs by type name. */
 export type AgentWorkflow = (input: AgentWorkflowInput) => Promise<RunResult>;
-
-/** Temporal's name for it: export the result of agentWorkflowFor() under this name. */
-export const AGENT_WORKFLOW_TYPE = 'agentWorkflow';
 
 /**
  * The agent workflow for your domains. In your workflows module (the one the worker bundles):
@@ -82,33 +78,27 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   }
   refuseForeignRunId(run); // one run per case at a time: the workflow id must be the case's
 
-  // Runs started after the trust boundary existed are guarded by it; recorded histories of
-  // older runs replay as they ran (a marker in the history tells which is which). New runs
-  // record one marker, `engine-v3`, that stands for every change before it: each marker also
-  // costs the server a search-attribute update (TemporalChangeVersion), on every run. Histories
-  // without it replay through the older markers, called where and when they were recorded.
-  // `engine-v4` (statements bound to the execution chain) replaces `engine-v3` in new runs, and
-  // `engine-v5` (a read whose answer went stale is a re-read, not a loop) replaces `engine-v4`.
-  const v5 = patched('engine-v5');
-  const v4 = v5 || patched('engine-v4');
-  const current = v4 || patched('engine-v3');
-  const guarded = current || patched('trust-boundary-v1');
+  // One rule set per release (workflows/rule-set.ts): first, before any command, so a history
+  // from an older release is refused here, by name, and not by a nondeterminism error later.
+  // A new execution records the marker; a replayed history answers by whether it holds it.
+  if (!patched(RULE_SET)) throw olderRuleSetError(`the history of ${workflowInfo().workflowId}`);
   const loaded = input.carried === undefined ? undefined : loadState(input.carried);
-  if (loaded && !loaded.ok) throw ApplicationFailure.nonRetryable(`carried run state is invalid: ${loaded.problem}`, ErrorTypes.invalidRunInput);
-  const carried = loaded?.ok ? { data: loaded.state } : undefined;
-  if (carried && guarded) refuseForeignState(carried.data);
+  if (loaded && !loaded.ok) {
+    if (loaded.olderRuleSet) throw olderRuleSetError(`the state ${workflowInfo().workflowId} carried over`);
+    throw ApplicationFailure.nonRetryable(`carried run state is invalid: ${loaded.problem}`, ErrorTypes.invalidRunInput);
+  }
+  const carried = loaded?.ok ? loaded.state : undefined;
+  if (carried) refuseForeignState(carried);
   const queue: RunEvent[] = [];
-  let step: Step = carried
-    ? commandOrHalt(carried.data, domain, Date.now())
-    : next(newState(run, domain, guarded, v5 ? 5 : v4 ? 4 : undefined), { type: 'started', now: Date.now() }, domain);
+  let step: Step = carried ? commandOrHalt(carried, domain, Date.now()) : next(newState(run, domain), { type: 'started', now: Date.now() }, domain);
   installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: () => probes.loadApprovers(), domain });
   // Carried state is the engine's only if the execution that continued was an agent run on
   // this task queue: the server says so, not the state (activities/continuation.ts). Asked
   // before the loop's first command, with the handlers up so that queries still answer.
-  if (carried && v4) await refuseStateFromElsewhere();
+  if (carried) await refuseStateFromElsewhere();
 
   // The deadline is a durable timer: it fires after a worker restart as it would have before.
-  // With the trust boundary the deadline moves while a person decides; a new timer follows it.
+  // The deadline moves while a person decides; a new timer follows it.
   // Temporal's cancel cancels it too; the loop below takes that cancel.
   const armDeadline = (at: number) =>
     void sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' }).then(
@@ -123,24 +113,21 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   armDeadline(armedDeadline);
 
   // One update for what a run is about and where it stands, and none when the starter already
-  // set exactly that (startSearchAttributes): each update is a write to the server's visibility
-  // store. (Older histories wrote the phase separately, in the loop.)
-  const startPhase = visiblePhase(step.state.phase);
-  let shownPhase: string = current ? startPhase : '';
-  const wanted = current ? runSearchAttributes(run, startPhase) : runSearchAttributes(run);
+  // set exactly that (startSearchAttributes): each update is a write to the server's visibility store.
+  let shownPhase = visiblePhase(step.state.phase);
+  const wanted = runSearchAttributes(run, shownPhase);
   const atStart = workflowInfo().typedSearchAttributes;
-  if (!current || !wanted.every(({ key, value }) => atStart.get(key) === value)) upsertSearchAttributes(wanted);
+  if (!wanted.every(({ key, value }) => atStart.get(key) === value)) upsertSearchAttributes(wanted);
   while (step.command.type !== 'stop') {
     observeStep(step); // telemetry, when the worker has it: no command, no promise, no history
     // What the Web UI shows as the run's current details: no history, just the latest word.
     setCurrentDetails(currentDetails(step));
-    // Runs started before the coarse search-attribute phase keep writing every phase on replay.
-    const phase = current || patched('visible-phase-v1') ? visiblePhase(step.state.phase) : step.state.phase;
+    const phase = visiblePhase(step.state.phase);
     if (phase !== shownPhase) {
       shownPhase = phase;
       upsertSearchAttributes([{ key: phaseKey, value: shownPhase }]);
     }
-    if (isGuarded(step.state) && step.state.deadlineAt !== armedDeadline) {
+    if (step.state.deadlineAt !== armedDeadline) {
       armedDeadline = step.state.deadlineAt;
       armDeadline(armedDeadline);
     }
@@ -210,8 +197,7 @@ function ignoreCancellation(err: unknown): void {
  * the execution's history (WorkflowExecutionCancelRequested) but not visible to workflow code.
  */
 function nativeCancel(): RunEvent {
-  const settle = patched(NATIVE_CANCEL_PATCH);
-  return { type: 'cancelled', now: Date.now(), by: 'temporal-cancel', reason: 'cancellation requested through Temporal', ...(settle ? { settle } : {}) };
+  return { type: 'cancelled', now: Date.now(), by: 'temporal-cancel', reason: 'cancellation requested through Temporal' };
 }
 
 /** Work whose outcome says what the world now holds, and is kept when a cancel comes with it. */
@@ -219,9 +205,9 @@ function keepsOutcome(command: Command): boolean {
   return command.type === 'readback' || (command.type === 'invoke' && command.calls.some((c) => c.kind === 'effect'));
 }
 
-function newState(run: RunInput, domain: Domain, guarded: boolean, engine: 4 | 5 | undefined): RunState {
-  const chained = engine !== undefined;
+function newState(run: RunInput, domain: Domain): RunState {
   const scope = approverScope(run);
+  const permitted = permittedEffects(run);
   const state = initialState({
     runId: workflowInfo().workflowId,
     domain,
@@ -232,14 +218,13 @@ function newState(run: RunInput, domain: Domain, guarded: boolean, engine: 4 | 5
       window: run.context?.window ?? domain.defaults.window,
     },
     ...(run.approvalTimeoutMs ? { approvalTimeoutMs: run.approvalTimeoutMs } : {}),
-    ...(guarded ? { guardVersion: 2 as const } : {}),
-    ...(guarded && scope ? { approverScope: scope } : {}),
-    ...(chained ? { chain: workflowInfo().firstExecutionRunId, engine } : {}),
-    ...(chained && permittedEffects(run) ? { permittedEffects: permittedEffects(run) } : {}),
+    ...(scope ? { approverScope: scope } : {}),
+    chain: workflowInfo().firstExecutionRunId,
+    ...(permitted ? { permittedEffects: permitted } : {}),
     ...(run.shape ? { shape: run.shape } : {}),
     now: Date.now(),
   });
-  return guarded && run.start ? { ...state, starterClaim: run.start } : state;
+  return run.start ? { ...state, starterClaim: run.start } : state;
 }
 
 /**

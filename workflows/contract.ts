@@ -1,7 +1,7 @@
 // What a tool promises, and what a domain is. Workflow-safe: zod and plain data only, so the
 // controller can check proposals inside the workflow sandbox and activities can share it.
 import { z } from 'zod';
-import { assertValidDomain, type RESERVED_TOOL_NAMES } from './domain-checks.js';
+import { DEFAULT_MAX_AGE_MS, DEFAULT_MAX_OBSERVATION_BYTES } from './policy.js';
 import { workerScoped } from './worker-scoped.js';
 
 /** How far a tool's source may be trusted: `authoritative` (the system of record), `secondary`, `untrusted`. */
@@ -46,11 +46,12 @@ export interface ApprovalRule {
 }
 
 /**
- * A tool as the engine sees it. The type parameters keep the tool's name, argument and output
- * types, the name of its readback, its kind and the read its precondition repeats, so a domain
- * and its implementation can be checked against it (a missing tool, a wrong argument type, a
- * readback that does not exist, an effect without one, a reread of a tool that is not a read of
- * the domain: each is a compile error).
+ * A tool as the engine sees it, every part filled (defineTool fills what its author left out;
+ * each part's default is stated beside it). The type parameters keep the tool's name, argument
+ * and output types, the name of its readback, its kind and the read its precondition repeats, so
+ * a domain and its implementation can be checked against it (a missing tool, a wrong argument
+ * type, a readback that does not exist, an effect without one, a reread of a tool that is not a
+ * read of the domain: each is a compile error).
  */
 export interface ToolContract<
   I extends z.ZodType = z.ZodType,
@@ -65,13 +66,23 @@ export interface ToolContract<
   input: I;
   output: O;
   kind: K;
-  /** True when calling it twice does no harm: reads, or effects the system dedupes by key. */
+  /**
+   * True when calling it twice does no harm: reads, or effects the system dedupes by key. Only
+   * such a call is retried. Default: true for a read, false for an effect (one attempt; an
+   * unclear outcome is read back, never sent again).
+   */
   idempotent: boolean;
+  /** The system it asks, as evidence names it to the model and to a domain's judgements. Default: the tool's name. */
   source: string;
+  /**
+   * How far its answers may be trusted. Only facts of `authoritative` evidence may supply an
+   * effect's arguments, and a domain's judgements see each observation's authority. Default:
+   * `secondary` (not the system of record); declare `authoritative` for a system of record.
+   */
   authority: Authority;
-  /** Older than this (from the time the source says the data holds) and it is stale. */
+  /** Older than this (from the time the source says the data holds) and it is stale. Default: DEFAULT_MAX_AGE_MS (a minute). */
   maxAgeMs: number;
-  /** Tool output above this many bytes (JSON) is shrunk with a marker before anyone sees it. */
+  /** Tool output above this many bytes (JSON) is shrunk with a marker before anyone sees it. Default: DEFAULT_MAX_OBSERVATION_BYTES (4 KiB). */
   maxObservationBytes: number;
   /** What a call is about, from its arguments, e.g. `transfer:PX-1042`. Default: the case. */
   subject?(args: z.infer<I>): string;
@@ -92,12 +103,6 @@ export interface ToolContract<
    * The idempotency key is `effectKey(domain, tool, businessKey)`.
    */
   businessKey?(args: z.infer<I>, run: { caseId: string }): string;
-  /**
-   * For a businessKey added to a tool that had none: the patch id (Temporal `patched()`) that
-   * marks runs keyed by it. Runs recorded before it keep their run-derived keys on replay, so
-   * an effect in doubt across the upgrade is still read back under the key it was sent with.
-   */
-  businessKeySince?: string;
   /** For effects: what must be true before it may run. Without one, only the gate's generic checks apply. */
   precondition?: Precondition<z.infer<I>, W>;
   /**
@@ -115,16 +120,43 @@ export interface ToolContract<
    * covers the call, not these. At most 12 entries of 200 characters; a hook that throws is dropped.
    */
   display?(args: z.infer<I>, evidence: EvidenceView[]): Record<string, string>;
-  /** Control-relevant facts, keyed so that a newer reading of the same thing replaces the older. */
+  /**
+   * Control-relevant facts, keyed so that a newer reading of the same thing replaces the older.
+   * Default: none (nothing the tool says becomes control state).
+   */
   facts(output: z.infer<O>): Facts;
-  /** When the source says its data holds (ISO time); absent means "as of the call". */
+  /** When the source says its data holds (ISO time); absent means "as of the call". Default: as of the call. */
   effectiveAt(output: z.infer<O>): string | undefined;
-  /** Free-text fields: never control state, shown to the model only as quoted data. */
+  /**
+   * Free-text fields: never control state, shown to the model only as quoted data. Default:
+   * the whole output, one quoted `path: value` line per value (untrusted text, whatever it
+   * holds); declare it to quote only what the model should read, e.g. `[]` when the facts say
+   * everything.
+   */
   freeText(output: z.infer<O>): string[];
 }
 
+/** The parts of a tool that have a default, stated on each in ToolContract. */
+type DefaultedPart = 'idempotent' | 'source' | 'authority' | 'maxAgeMs' | 'maxObservationBytes' | 'facts' | 'effectiveAt' | 'freeText';
+
+/**
+ * A tool as its author writes it for defineTool: name, description, input, output and kind (and
+ * an effect's readback); every other part is optional, with the conservative default stated on
+ * it in ToolContract.
+ */
+export type ToolDefinition<
+  I extends z.ZodType = z.ZodType,
+  O extends z.ZodType = z.ZodType,
+  N extends string = string,
+  R extends string = string,
+  K extends ToolKind = ToolKind,
+  W extends string = string,
+> = Omit<ToolContract<I, O, N, R, K, W>, DefaultedPart> & Partial<Pick<ToolContract<I, O, N, R, K, W>, DefaultedPart>>;
+
 export type ToolKind = 'read' | 'effect';
 
+/** Names the controller gives its own decisions; a tool under one could never be called. */
+export const RESERVED_TOOL_NAMES = ['finish', 'escalate'] as const;
 type ReservedToolName = (typeof RESERVED_TOOL_NAMES)[number];
 
 /**
@@ -133,16 +165,23 @@ type ReservedToolName = (typeof RESERVED_TOOL_NAMES)[number];
  */
 type KindRules<K extends ToolKind, R extends string> = K extends 'effect'
   ? { readback: R }
-  : { readback?: never; businessKey?: never; businessKeySince?: never; precondition?: never; narrativeArgs?: never; approval?: never; display?: never };
+  : { readback?: never; businessKey?: never; precondition?: never; narrativeArgs?: never; approval?: never; display?: never };
 type NameRules<N extends string> = N extends ReservedToolName ? { name: `the tool name '${N}' is the engine's own decision` } : unknown;
 
 /**
- * Defines a tool; its name, input, output, readback, kind and reread types stay with it, and
- * what the types can tell is checked here (see KindRules). `defineDomain` checks the rest when
- * the domain is defined.
+ * Defines a tool from five parts (name, description, input, output, kind; an effect also names
+ * its readback) and fills every part left out with its default (see ToolContract). Its name,
+ * input, output, readback, kind and reread types stay with it, and what the types can tell is
+ * checked here (see KindRules). `defineDomain` checks the rest when the domain is defined.
  *
  * @example
- * const readOrder = defineTool({ name: 'read_order', kind: 'read', input: z.object({ orderId: z.string() }), ... });
+ * const readOrder = defineTool({
+ *   name: 'read_order',
+ *   description: 'The order as the order book has it.',
+ *   input: z.strictObject({ orderId: z.string() }),
+ *   output: z.object({ status: z.string() }),
+ *   kind: 'read',
+ * });
  * const refund = defineTool({ name: 'refund', kind: 'effect', readback: 'read_refund', ... });
  */
 export function defineTool<
@@ -152,8 +191,43 @@ export function defineTool<
   const K extends ToolKind,
   const R extends string = never,
   const W extends string = never,
->(contract: ToolContract<I, O, N, R, K, W> & KindRules<K, R> & NameRules<N>): ToolContract<I, O, N, R, K, W> & KindRules<K, R> {
-  return contract;
+>(definition: ToolDefinition<I, O, N, R, K, W> & KindRules<K, R> & NameRules<N>): ToolContract<I, O, N, R, K, W> & KindRules<K, R> {
+  return withDefaults(definition as ToolDefinition) as ToolContract<I, O, N, R, K, W> & KindRules<K, R>;
+}
+
+/** The definition with each part it leaves out set to that part's default (see ToolContract). */
+function withDefaults(tool: ToolDefinition): ToolContract {
+  return {
+    ...tool,
+    idempotent: tool.idempotent ?? tool.kind === 'read',
+    source: tool.source ?? tool.name,
+    authority: tool.authority ?? 'secondary',
+    maxAgeMs: tool.maxAgeMs ?? DEFAULT_MAX_AGE_MS,
+    maxObservationBytes: tool.maxObservationBytes ?? DEFAULT_MAX_OBSERVATION_BYTES,
+    facts: tool.facts ?? noFacts,
+    effectiveAt: tool.effectiveAt ?? asOfTheCall,
+    freeText: tool.freeText ?? quoteAll,
+  };
+}
+
+function noFacts(): Facts {
+  return {};
+}
+
+function asOfTheCall(): undefined {
+  return undefined;
+}
+
+/** Every value of an output as a `path: value` line, in the output's own order: all of it untrusted text. */
+function quoteAll(output: unknown): string[] {
+  const lines: string[] = [];
+  const walk = (value: unknown, path: string): void => {
+    if (Array.isArray(value)) value.forEach((item, i) => walk(item, `${path}[${i}]`));
+    else if (value !== null && typeof value === 'object') for (const [key, item] of Object.entries(value)) walk(item, path ? `${path}.${key}` : key);
+    else if (value !== undefined) lines.push(path ? `${path}: ${String(value)}` : String(value));
+  };
+  walk(output, '');
+  return lines;
 }
 
 /** Any tool, whatever its types: what a domain's list holds. */
@@ -342,21 +416,8 @@ type BadRereads<T extends readonly AnyTool[]> = {
           : `${N}: its precondition rereads '${W}', which is not a read of this domain`
     : never;
 }[number];
-type RereadRules<T extends readonly AnyTool[]> = [BadRereads<T>] extends [never] ? unknown : { tools: BadRereads<T> };
-
-/**
- * Defines a domain; the exact list of its tools stays in its type (see implement()). What the
- * types cannot see (duplicate names, a rule that could never be met) is checked when it runs, by
- * validateDomain: a domain mistake is a DomainDefinitionError at definition, never a run that
- * fails in the workflow.
- *
- * @example
- * export const orders = defineDomain({ name: 'orders', tools: [readOrder, refund] as const, claim: OrderClaim, ... });
- */
-export function defineDomain<const T extends readonly AnyTool[], C extends z.ZodType>(domain: Domain<T, C> & RereadRules<T>): Domain<T, C> {
-  assertValidDomain(domain);
-  return domain;
-}
+/** A compile error naming each precondition that rereads something that is not a read of the domain (used by defineDomain). */
+export type RereadRules<T extends readonly AnyTool[]> = [BadRereads<T>] extends [never] ? unknown : { tools: BadRereads<T> };
 
 /** The subject of anything not otherwise about something narrower. */
 export function caseSubject(caseId: string): string {

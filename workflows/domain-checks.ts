@@ -4,28 +4,20 @@
 // approver could meet, limits that are not limits. A mistake found here is a DomainDefinitionError
 // naming the tool, at import time; the same mistake found by the controller would be a run that
 // stops in the middle, or, before the controller stopped runs on a throw, a workflow task that
-// Temporal retried forever. Workflow-safe: plain checks, no I/O.
-import type { AnyTool, Domain } from './contract.js';
-
-/** Names the controller gives its own decisions; a tool under one could never be called. */
-export const RESERVED_TOOL_NAMES = ['finish', 'escalate'] as const;
-
-const MARKER = Symbol.for('bounded-react-temporal.DomainDefinitionError');
+// Temporal retried forever. Workflow-safe: plain checks, no I/O. defineDomain lives here, beside
+// the checks it runs, so that contract.ts (what a tool and a domain are) imports nothing back.
+import type { z } from 'zod';
+import { AgentError } from './agent-error.js';
+import { RESERVED_TOOL_NAMES, type AnyTool, type Domain, type RereadRules } from './contract.js';
 
 /** A domain that cannot run as defined; `problems` names each tool and rule at fault. */
-export class DomainDefinitionError extends Error {
-  override name = 'DomainDefinitionError';
-  readonly [MARKER] = true;
+export class DomainDefinitionError extends AgentError {
+  static override readonly errorName: string = 'DomainDefinitionError';
   constructor(
     readonly domain: string,
     readonly problems: readonly string[],
   ) {
     super(`domain ${domain || '(unnamed)'} is not valid: ${problems.join('; ')}`);
-  }
-
-  /** True for this error from any copy of the engine (instanceof fails across bundles). */
-  static isInstance(value: unknown): value is DomainDefinitionError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MARKER] === true;
   }
 }
 
@@ -77,6 +69,20 @@ function checkRoute(route: NonNullable<Domain['route']>, reads: ReadonlySet<stri
   }
 }
 
+/**
+ * Defines a domain; the exact list of its tools stays in its type (see implement()). What the
+ * types cannot see (duplicate names, a rule that could never be met) is checked when it runs, by
+ * validateDomain: a domain mistake is a DomainDefinitionError at definition, never a run that
+ * fails in the workflow.
+ *
+ * @example
+ * export const orders = defineDomain({ name: 'orders', tools: [readOrder, refund] as const, claim: OrderClaim, ... });
+ */
+export function defineDomain<const T extends readonly AnyTool[], C extends z.ZodType>(domain: Domain<T, C> & RereadRules<T>): Domain<T, C> {
+  assertValidDomain(domain);
+  return domain;
+}
+
 /** Throws DomainDefinitionError unless validateDomain finds nothing. */
 export function assertValidDomain(domain: Domain): void {
   const problems = validateDomain(domain);
@@ -99,7 +105,6 @@ function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: str
   // An effect's failure is always in doubt: without a readback nothing could settle it.
   if (typeof tool.readback !== 'string' || !tool.readback)
     say('an effect must name its readback (the read, by idempotency key, that tells whether it happened)');
-  if (tool.businessKeySince !== undefined && tool.businessKey === undefined) say('businessKeySince without a businessKey');
   const reread = tool.precondition?.reread;
   if (tool.precondition && typeof tool.precondition.check !== 'function') say('precondition.check must be a function');
   if (reread && !reads.has(reread.tool)) say(`its precondition rereads ${String(reread.tool)}, which is not a read of this domain`);

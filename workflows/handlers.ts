@@ -2,16 +2,15 @@
 // approval Updates. Validators run before an Update is accepted, so a refusal (unsigned,
 // forged, expired, replayed, wrong digest, wrong role) costs no history and changes nothing;
 // accepted input becomes an event on the queue the agent workflow feeds to the controller.
-import { isGuarded, isBound } from './controller/generations.js';
-import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
-import { checkAmend, checkDecision } from './controller/approvals.js';
-import { NATIVE_CANCEL_PATCH } from './controller/cancel.js';
+// Whether a signature counts is the controller's rule (controller/trust.ts): the validators ask
+// it early, the controller again when the event is taken.
+import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { checkAmend, checkDecision, noteEntry } from './controller/trust.js';
 import { budgetLeft, operatorMsLeft } from './controller/budget.js';
-import { callDigest } from './controller/digest.js';
 import { headline } from './controller/headline.js';
 import type { RunEvent } from './controller/events.js';
 import type { RunState } from './controller/state.js';
-import { noteRolesOf, type Domain } from './contract.js';
+import type { Domain } from './contract.js';
 import {
   addNoteUpdate,
   amendUpdate,
@@ -26,8 +25,8 @@ import {
   type RunView,
 } from './messages.js';
 import type { RunInput } from './run-input.js';
-import { ApproverDirectory } from './trust/directory.js';
-import { MAX_STATEMENT_LIFETIME_MS, SignedAmend, SignedDecision, verifyStatement } from './trust/statement.js';
+import { ApproverDirectory, type Approver } from './trust/directory.js';
+import { SignedAmend, SignedDecision } from './trust/statement.js';
 
 export interface OperatorChannel {
   run: RunInput;
@@ -37,48 +36,44 @@ export interface OperatorChannel {
   queue: RunEvent[];
   /** The worker's approver directory, via an activity. */
   loadApprovers(): Promise<unknown>;
-  /** The run's domain, for the headline of a finished run (Domain.summarize). */
-  domain?: Domain;
+  /** The run's domain: which roles may sign notes, and the headline of a finished run (Domain.summarize). */
+  domain: Domain;
 }
 
 export function installOperatorHandlers({ run, state, queue, loadApprovers, domain }: OperatorChannel): void {
   const deciding = new Set<string>(); // approvers whose decision is queued, not yet taken
 
   setHandler(stateQuery, () => view(state(), run, domain));
+  // The worker's directory as it is now; undefined when it cannot be read.
+  const directoryNow = (): Promise<Approver[] | undefined> =>
+    loadApprovers().then(
+      (d) => {
+        const parsed = ApproverDirectory.safeParse(d);
+        return parsed.success ? parsed.data.approvers : undefined;
+      },
+      () => undefined,
+    );
   setHandler(cancelSignal, (raw) => {
     // A signal has no validator and must not fail the workflow task: a malformed cancel still
     // cancels (stopping can never cause an effect), recorded as from an unknown sender.
     const parsed = CancelInput.safeParse(raw);
     const { by, reason } = parsed.success ? parsed.data : { by: 'unknown', reason: 'malformed cancel signal' };
-    // Ends as Temporal's own cancel does: an effect in doubt is read back first. The marker is
-    // recorded only when a cancel comes, so runs that are never cancelled pay nothing for it.
-    const settle = patched(NATIVE_CANCEL_PATCH);
-    queue.push({ type: 'cancelled', now: Date.now(), by, reason, ...(settle ? { settle } : {}) });
+    // Ends as Temporal's own cancel does: an effect in doubt is read back first.
+    queue.push({ type: 'cancelled', now: Date.now(), by, reason });
   });
   setHandler(
     addNoteUpdate,
     async (raw) => {
       const note = NoteInput.parse(raw);
       if (!('statement' in note)) {
-        queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text, ...(isGuarded(state()) ? { trusted: false } : {}) });
+        queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text });
         return { accepted: true as const, trusted: false };
       }
-      // A signed note is trusted only if the worker's directory knows the key that signed it.
-      const directory = await loadApprovers().then(
-        (d) => ApproverDirectory.parse(d),
-        () => ({ approvers: [] }),
-      );
-      const keys = directory.approvers.filter((a) => a.id === note.statement.by);
-      const signedByKnownKey = keys.length === 1 && verifyStatement(note, keys[0]?.publicKey ?? '') && note.statement.expiresAt > Date.now();
-      // engine-v4 runs: and only from a key whose roles the domain names for notes, within a
-      // statement's lifetime (a long-lived note is a standing instruction nobody re-reads).
-      const v4 = isBound(state());
-      const roles = domain ? noteRolesOf(domain) : [];
-      const trusted =
-        signedByKnownKey &&
-        (!v4 || ((keys[0]?.roles ?? []).some((r) => roles.includes(r)) && note.statement.expiresAt <= Date.now() + MAX_STATEMENT_LIFETIME_MS));
-      queue.push({ type: 'noteAdded', now: Date.now(), by: note.statement.by, text: note.statement.text, trusted });
-      return { accepted: true as const, trusted };
+      // A signed note is an operator's word only if the directory vouches for its key.
+      const directory = (await directoryNow()) ?? [];
+      const event: RunEvent = { type: 'signedNoteAdded', now: Date.now(), signed: note, directory };
+      queue.push(event);
+      return { accepted: true as const, trusted: noteEntry(state(), domain, note, directory, event.now).trusted };
     },
     {
       validator: (raw) => {
@@ -89,59 +84,36 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
   );
 
   const approvalHandler =
-    (decision: 'approved' | 'denied') =>
+    (decision: 'approve' | 'deny') =>
     async (raw: ApprovalInput): Promise<ApprovalAck> => {
-      const input = ApprovalInput.parse(raw);
-      const event: Extract<RunEvent, { type: 'approved' | 'denied' }> =
-        'statement' in input
-          ? { type: decision, now: Date.now(), requestId: input.statement.requestId, by: input.statement.by, comment: input.statement.comment, signed: input }
-          : // Only histories recorded before signed approvals get here (the validator refuses it now).
-            { type: decision, now: Date.now(), requestId: input.requestId, by: input.by, comment: input.comment };
-      deciding.add(event.by);
-      // Revocation at decision time (engine-v4 runs): the directory is read again as the decision
-      // arrives, so a key removed since the request was raised decides nothing.
-      const fresh = 'statement' in input && isBound(state());
-      if (fresh) {
-        const directory = await loadApprovers().then(
-          (d) => ApproverDirectory.safeParse(d),
-          () => undefined,
-        );
-        if (!directory?.success) {
-          deciding.delete(event.by);
-          return {
-            requestId: event.requestId,
-            decision: 'refused',
-            outcome: 'the approver directory could not be read, so nothing was decided; send the decision again',
-          };
-        }
-        event.directory = directory.data.approvers;
-        // In an execution reset from another run, Temporal re-applies the Updates that followed
-        // the reset point: the record says the decision came after a reset.
-        const { originalExecutionRunId, runId } = workflowInfo();
-        if (originalExecutionRunId && originalExecutionRunId !== runId) event.afterResetOf = originalExecutionRunId;
+      const signed = SignedDecision.parse(raw);
+      const { requestId, by } = signed.statement;
+      deciding.add(by);
+      // Revocation at decision time: the directory is read again as the decision arrives, so a
+      // key removed since the request was raised decides nothing.
+      const directory = await directoryNow();
+      if (!directory) {
+        deciding.delete(by);
+        return { requestId, decision: 'refused', outcome: `the approver directory could not be read, so nothing was decided; send the ${decision} again` };
       }
+      // In an execution reset from another run, Temporal re-applies the Updates that followed
+      // the reset point: the record says the decision came after a reset.
+      const { originalExecutionRunId, runId } = workflowInfo();
+      const afterResetOf = originalExecutionRunId && originalExecutionRunId !== runId ? originalExecutionRunId : undefined;
+      const event: RunEvent = { type: 'decided', now: Date.now(), signed, directory, ...(afterResetOf ? { afterResetOf } : {}) };
       queue.push(event);
       await condition(() => !queue.includes(event));
-      deciding.delete(event.by);
+      deciding.delete(by);
       const after = state();
-      const recorded = recordedDecision(after, event.requestId, event.by);
-      return { requestId: event.requestId, decision: recorded ?? (fresh ? 'refused' : decision), outcome: describeOutcome(after, event.requestId, event.by) };
+      return { requestId, decision: recordedDecision(after, requestId, by) ?? 'refused', outcome: describeOutcome(after, requestId, by) };
     };
   const validateApproval =
     (decision: 'approve' | 'deny') =>
     (raw: ApprovalInput): void => {
-      const input = ApprovalInput.parse(raw);
+      const parsed = SignedDecision.safeParse(raw);
+      if (!parsed.success) throw new Error('an approval must be a statement signed with your key (agent approve --key FILE)');
+      const signed = parsed.data;
       const current = state();
-      // Unsigned decisions are refused in every run. (Runs recorded before signed approvals took
-      // them; their recorded Updates still replay through the handler: validators do not run on replay.)
-      if (!('statement' in input)) {
-        throw new Error(
-          isGuarded(current)
-            ? 'an approval must be a statement signed with your key (agent approve --key FILE)'
-            : 'this run predates signed approvals: unsigned decisions are no longer accepted',
-        );
-      }
-      const signed = SignedDecision.parse(input);
       // One decision at a time per approver; and without a quorum, one decision at all.
       if (deciding.has(signed.statement.by) || (deciding.size > 0 && (current.pendingApproval?.quorum ?? 1) <= 1)) {
         throw new Error(`request ${signed.statement.requestId} already has a decision`);
@@ -156,11 +128,8 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       const signed = SignedAmend.parse(raw);
       const by = signed.statement.by;
       deciding.add(by);
-      const directory = await loadApprovers().then(
-        (d) => ApproverDirectory.safeParse(d),
-        () => undefined,
-      );
-      if (!directory?.success) {
+      const directory = await directoryNow();
+      if (!directory) {
         deciding.delete(by);
         return {
           requestId: signed.statement.requestId,
@@ -168,7 +137,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
           outcome: 'the approver directory could not be read, so nothing was amended; send the amendment again',
         };
       }
-      const event: RunEvent = { type: 'amended', now: Date.now(), signed, directory: directory.data.approvers };
+      const event: RunEvent = { type: 'amended', now: Date.now(), signed, directory };
       queue.push(event);
       await condition(() => !queue.includes(event));
       deciding.delete(by);
@@ -191,17 +160,17 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       },
     },
   );
-  setHandler(approveUpdate, approvalHandler('approved'), { validator: validateApproval('approve') });
-  setHandler(denyUpdate, approvalHandler('denied'), { validator: validateApproval('deny') });
+  setHandler(approveUpdate, approvalHandler('approve'), { validator: validateApproval('approve') });
+  setHandler(denyUpdate, approvalHandler('deny'), { validator: validateApproval('deny') });
 }
 
-export function view(state: RunState, input: RunInput, domain?: Domain): RunView {
+export function view(state: RunState, input: RunInput, domain: Domain): RunView {
   // A signed request is shown as awaiting only once the run can judge a decision on it: until
   // the worker's directory is loaded nobody is eligible, and a client that approves as soon as
   // it sees the request would be refused ("still loading"). A query changes no history, so
   // hiding it changes nothing on replay.
   const raised = state.pendingApproval;
-  const pending = raised && (!isGuarded(state) || raised.eligible) ? raised : undefined;
+  const pending = raised?.eligible ? raised : undefined;
   return {
     state,
     input,
@@ -212,16 +181,16 @@ export function view(state: RunState, input: RunInput, domain?: Domain): RunView
             requestId: pending.requestId,
             tool: pending.call.tool,
             args: pending.call.args,
-            ...(pending.subject ? { subject: pending.subject } : {}),
+            subject: pending.subject,
             evidenceIds: pending.evidenceIds,
             roles: pending.roles,
             expiresAt: pending.expiresAt,
-            digest: pending.digest ?? callDigest(pending.call.tool, pending.call.args),
-            quorum: pending.quorum ?? 1,
-            approvedBy: (pending.collected ?? []).map((c) => c.statement.by),
+            digest: pending.digest,
+            quorum: pending.quorum,
+            approvedBy: pending.collected.map((c) => c.statement.by),
             eligible: (pending.eligible ?? []).map((a) => a.id),
-            ...(pending.precondition ? { precondition: pending.precondition } : {}),
-            signed: isGuarded(state),
+            precondition: pending.precondition,
+            signed: true,
             ...(pending.display ? { display: pending.display } : {}),
             ...(pending.amendedFrom ? { amendedFrom: pending.amendedFrom } : {}),
           },

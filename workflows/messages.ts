@@ -54,18 +54,8 @@ export const CancelInput = workerScoped('messages.CancelInput', () =>
 );
 export const cancelSignal = defineSignal<[z.input<typeof CancelInput>]>('cancel');
 
-/** How approvals were sent before they were signed; kept so recorded histories replay. */
-export const LegacyApprovalInput = workerScoped('messages.LegacyApprovalInput', () =>
-  z.strictObject({
-    requestId: z.string().min(1),
-    by: z.string().min(1).max(200),
-    digest: z.string().min(1),
-    comment: z.string().max(500).default(''),
-  }),
-);
 /** A decision is a statement signed with the approver's key (see trust/statement.ts). */
-export const ApprovalInput = workerScoped('messages.ApprovalInput', () => z.union([SignedDecision, LegacyApprovalInput]));
-export type ApprovalInput = z.input<typeof ApprovalInput>;
+export type ApprovalInput = z.input<typeof SignedDecision>;
 export interface ApprovalAck {
   requestId: string;
   decision: string;

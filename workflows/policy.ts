@@ -1,13 +1,23 @@
 // The engine's retry, timeout and error-type policy, in one place. The workflow builds its
 // activity proxies from it and the activities decide "retry or report" from it, so the two can
 // never disagree about how many attempts a call gets (the activity must know which attempt is
-// its last: a last attempt reports its failure as a result instead of throwing it). Workflow-safe:
-// plain data only.
+// its last: a last attempt reports its failure as a result instead of throwing it). A tool's
+// default freshness and size live here too, beside the other limits a domain need not state.
+// Workflow-safe: plain data only.
 //
 import type { ActivityOptions } from '@temporalio/common';
 
 // Changing a value here changes new runs only where it changes what an activity returns; the
 // activity options themselves are not part of Temporal's replay check.
+
+/**
+ * How long a tool's answer stays fresh when its contract does not say (ToolContract.maxAgeMs):
+ * a minute, so a tool that does not say is read again rather than relied on stale.
+ */
+export const DEFAULT_MAX_AGE_MS = 60_000;
+
+/** How many bytes (JSON) of a tool's output anyone sees when its contract does not say (ToolContract.maxObservationBytes). */
+export const DEFAULT_MAX_OBSERVATION_BYTES = 4_096;
 
 /** Attempts of a tool call that may be retried (a read, an idempotent effect); any other gets one. */
 export const TOOL_ATTEMPTS = 3;

@@ -28,8 +28,10 @@
 // Defining tools and domains.
 /** zod, the one the engine's own schemas are made with: build your tools' schemas with it, so engine and domain agree on one zod. */
 export { z } from 'zod';
-export { caseSubject, defineDomain, defineTool, effectKey } from './contract.js';
-export { DomainDefinitionError, validateDomain } from './domain-checks.js';
+export { caseSubject, defineTool, effectKey } from './contract.js';
+export { defineDomain, DomainDefinitionError, validateDomain } from './domain-checks.js';
+// The root of every error the engine throws, here and in the worker and client entries.
+export { AgentError } from './agent-error.js';
 export { routeHint } from './route-hint.js';
 export type {
   AnyTool,
@@ -58,10 +60,11 @@ export type {
 export type { CompiledContext, ContextEvidence } from './controller/context.js';
 
 // The agent workflow over your domains, what a run is started with and what it returns.
-export { AGENT_WORKFLOW_TYPE, agentWorkflowFor, type AgentWorkflow, type AgentWorkflowInput } from './agent.js';
+export { agentWorkflowFor, type AgentWorkflow, type AgentWorkflowInput } from './agent.js';
+export { AGENT_WORKFLOW_TYPE } from './agent-workflow-type.js';
 export type { BudgetOverrides, ModelConfig, RunInput } from './run-input.js';
 export type { Shape } from './controller/shape.js';
 export type { RunResult } from './messages.js';
 
-// A domain whose decisions change between versions of your code.
-export { takesNewPath } from './controller/patches.js';
+// One rule set per release: a history from an older one is refused by name.
+export { OlderRuleSetError, RULE_SET } from './rule-set.js';

@@ -7,15 +7,11 @@
 // on the current build, where the new code loads the carried state as any carried state.
 // Without Worker Versioning, or for an auto-upgrading run, the server never says so, and no
 // run takes this path.
-import { continueAsNew, makeContinueAsNewFunc, patched, workflowInfo, type Workflow } from '@temporalio/workflow';
-
-/** Recorded only by runs that move: a history without it replays as it ran (no extra rollover). */
-export const UPGRADE_ON_ROLLOVER_PATCH = 'upgrade-on-rollover-v1';
+import { continueAsNew, makeContinueAsNewFunc, workflowInfo, type Workflow } from '@temporalio/workflow';
 
 /** At a quiet point: whether this run should roll over now to move to the deployment's current build. */
 export function upgradeDue(): boolean {
-  // The flag first: the marker is written only when a run actually moves.
-  return workflowInfo().targetWorkerDeploymentVersionChanged && patched(UPGRADE_ON_ROLLOVER_PATCH);
+  return workflowInfo().targetWorkerDeploymentVersionChanged;
 }
 
 /** Continue as new; onto the current build when `upgrade`, else (a size rollover) on the run's own. */

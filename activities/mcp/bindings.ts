@@ -6,7 +6,7 @@
 // Server tools no contract is bound to are listed too: the model is never offered them.
 import { z } from 'zod';
 import type { AnyTool } from '../../workflows/contract.js';
-import type { McpToolInfo } from './config.js';
+import type { McpToolInfo } from './tool-info.js';
 
 interface MarkedSource {
   readonly name: string;

@@ -2,6 +2,7 @@
 // worker code writes against. The connection itself is in source.ts, the wire in wire.ts.
 import type { Readback, ToolContext } from '../implement.js';
 import type { BindingReport, BoundImplementation } from './bindings.js';
+import type { McpToolInfo } from './tool-info.js';
 
 /** Where the engine puts the idempotency key of an effect in the request's `_meta`. */
 export const IDEMPOTENCY_KEY_META = 'io.temporal.agent/idempotencyKey';
@@ -27,15 +28,6 @@ export interface StdioServer {
 }
 
 export type McpSourceConfig = CommonConfig & ({ stdio: StdioServer; url?: undefined } | { url: string; headers?: Record<string, string>; stdio?: undefined });
-
-/** A tool as the server lists it: what it says about itself, which the engine only reports. */
-export interface McpToolInfo {
-  name: string;
-  description?: string;
-  inputSchema: { type: 'object'; properties?: Record<string, object>; required?: string[] };
-  outputSchema?: { type: 'object'; properties?: Record<string, object>; required?: string[] };
-  annotations?: { title?: string; readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
-}
 
 export interface McpSourceStatus {
   name: string;

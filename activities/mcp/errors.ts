@@ -4,11 +4,12 @@
 // read back by key). Only a definite answer from the server counts as a refusal; anything that
 // leaves the outcome open (a timeout, a dropped connection, a crashed server, an internal error)
 // is unavailable. Kept apart from the SDK's classes (duck-typed on `code`) so the SDK loads lazily.
+import { AgentWorkerError } from '../worker-error.js';
 import { ToolRefused, ToolUnavailable } from '../tool-errors.js';
 
 /** A source configured wrongly (no transport, two configurations under one name): a bug at start, not a tool failure. */
-export class McpConfigError extends Error {
-  override name = 'McpConfigError';
+export class McpConfigError extends AgentWorkerError {
+  static override readonly errorName: string = 'McpConfigError';
 }
 
 /** JSON-RPC error codes the SDK uses (see ErrorCode in @modelcontextprotocol/sdk/types.js). */
@@ -36,7 +37,7 @@ export interface Classified {
 
 /** Maps whatever a call to an MCP server threw to the engine's two answers. */
 export function classifyMcpError(err: unknown, where: string): Classified {
-  if (err instanceof ToolRefused || err instanceof ToolUnavailable) return { error: err, dropConnection: false };
+  if (ToolRefused.isInstance(err) || ToolUnavailable.isInstance(err)) return { error: err, dropConnection: false };
   const message = err instanceof Error ? err.message : String(err);
   const name = err instanceof Error ? err.name : '';
   const code = typeof (err as { code?: unknown } | null)?.code === 'number' ? (err as { code: number }).code : undefined;

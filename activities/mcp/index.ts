@@ -9,10 +9,10 @@ export {
   type McpSourceConfig,
   type McpSourceStatus,
   type McpToolFn,
-  type McpToolInfo,
   type ReadbackOptions,
   type StdioServer,
   type ToolOptions,
 } from './config.js';
+export type { McpToolInfo } from './tool-info.js';
 export { formatBindings, type BindingReport, type BindingRow, type BoundImplementation, type DeclaredContract } from './bindings.js';
 export { classifyMcpError, McpConfigError } from './errors.js';

@@ -25,10 +25,10 @@ import {
   type McpSourceConfig,
   type McpSourceStatus,
   type McpToolFn,
-  type McpToolInfo,
   type ReadbackOptions,
   type ToolOptions,
 } from './config.js';
+import type { McpToolInfo } from './tool-info.js';
 import { classifyMcpError, McpConfigError } from './errors.js';
 import { contractDecides, declaresProperty, decodeReadback, loadSdk, outputOf } from './wire.js';
 

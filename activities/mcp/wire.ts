@@ -5,7 +5,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { JsonSchemaValidatorResult, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Readback } from '../implement.js';
 import { ToolRefused, ToolUnavailable } from '../tool-errors.js';
-import type { McpToolInfo } from './config.js';
+import type { McpToolInfo } from './tool-info.js';
 
 /** A server's result in the engine's terms: isError is a definite no; otherwise its output. */
 export function outputOf(result: Awaited<ReturnType<Client['callTool']>>, where: string, isError: 'refused' | 'unknown'): unknown {

@@ -13,7 +13,7 @@ import { costMicros, DEFAULT_PRICES, parsePriceTable, type ModelUsage, type Pric
 /** The team a run without one is charged to, when the worker has daily caps. */
 export const DEFAULT_TEAM = 'default';
 
-/** Prices and team caps for model calls (agentPlugin's `spend`): without them calls are not priced. */
+/** Prices and team caps for model calls (agentSpendPlugin): without them calls are not priced. */
 export interface SpendOptions {
   /** Default: DEFAULT_PRICES. */
   prices?: PriceTable;

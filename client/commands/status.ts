@@ -5,19 +5,14 @@
 // does not answer within a few seconds is shown from what the server knows, and the output says
 // so in words; a run terminated from outside says "terminated", and an effect it left in flight
 // is not shown as if the run would still read it back.
-import type { RunView } from '../../workflows/messages.js';
-import { budgetLine, compact, duration, isoTime, runHeadline, table, timestamp } from '../format.js';
+import { budgetLine, compact, duration, isoTime, table, timestamp } from '../format.js';
 import { abandonedEffects, abandonedWords, closedWords, statusWords, type RunReport } from '../run-report.js';
 import { buildWords } from '../run-build.js';
+import { toRunView, type RunView } from '../run-view.js';
 import type { CommandContext, CommandRun } from './types.js';
 
 /** How long status waits for the run's worker before falling back to what the server knows. */
 export const STATUS_QUERY_TIMEOUT_MS = 5_000;
-
-/** Runs with the trust boundary stop their deadline's clock while a person decides. */
-export function deadlinePaused(view: RunView): boolean {
-  return view.state.guardVersion === 2 && view.state.phase === 'awaiting_approval';
-}
 
 /** `1 of 2 approvals: alice@ops` */
 export function quorumLine(awaiting: NonNullable<RunView['awaiting']>): string {
@@ -28,33 +23,33 @@ export function quorumLine(awaiting: NonNullable<RunView['awaiting']>): string {
 export const status: CommandRun = async (ctx, args) => {
   const runId = args.run ?? '';
   const report = await (await ctx.agent()).inspect(runId, { timeoutMs: STATUS_QUERY_TIMEOUT_MS });
-  const view = report.view;
-  if (!view) {
+  if (!report.view) {
     serverStatus(ctx, report);
     return;
   }
-  const st = view.state;
+  const view = toRunView(report.view);
+  const turn = view.budgets.used.turns;
   // Closed without recording an outcome (terminated, timed out, ...): its state is frozen as it was.
-  const frozen = report.closed && !st.terminal ? report.closed : null;
+  const frozen = report.closed && !view.terminal ? report.closed : null;
   const awaiting = frozen ? undefined : view.awaiting;
-  const paused = !frozen && deadlinePaused(view);
+  const paused = !frozen && view.deadlinePaused;
   const abandoned = abandonedEffects(report);
   if (ctx.json) {
     ctx.out(
       JSON.stringify({
-        runId: st.runId,
-        domain: st.domain,
-        caseId: st.caseId,
-        phase: st.phase,
-        turn: st.turn,
-        budgets: st.budgets,
-        used: { turns: st.turn, ...st.used },
-        budgetLeft: view.budgetLeft,
+        runId: view.runId,
+        domain: view.domain,
+        caseId: view.caseId,
+        phase: view.phase,
+        turn,
+        budgets: view.budgets.limits,
+        used: view.budgets.used,
+        budgetLeft: view.budgets.left,
         /** While true, budgetLeft.msLeft is the time left when the clock stopped: the deadline moves on when the request closes. */
         deadlinePaused: paused,
-        headline: runHeadline(view) ?? null,
+        headline: view.headline ?? null,
         awaiting: awaiting ?? null,
-        terminal: st.terminal ?? null,
+        terminal: view.terminal,
         /** Effects the run's state still calls in flight although it has closed: nothing will read them back. */
         abandonedEffects: abandoned.map((e) => ({ key: e.key, tool: e.tool, args: e.args, ...(e.subject ? { subject: e.subject } : {}) })),
         ...serverJson(report),
@@ -62,17 +57,19 @@ export const status: CommandRun = async (ctx, args) => {
     );
     return;
   }
-  const budget = frozen ? '- (the run has closed)' : budgetLine(view.budgetLeft, { paused });
+  const budget = frozen ? '- (the run has closed)' : budgetLine(view.budgets.left, { paused });
   const rows: Array<[string, string]> = [
-    ['run', st.runId],
-    ['domain', st.domain],
-    ['case', st.caseId],
+    ['run', view.runId],
+    ['domain', view.domain],
+    ['case', view.caseId],
     [
       'phase',
-      frozen ? `${st.phase} when it ${frozen.as === 'terminated' ? 'was terminated' : `closed (${statusWords(frozen.as)})`}: it will not move again` : st.phase,
+      frozen
+        ? `${view.phase} when it ${frozen.as === 'terminated' ? 'was terminated' : `closed (${statusWords(frozen.as)})`}: it will not move again`
+        : view.phase,
     ],
-    ['started', isoTime(st.startedAt)],
-    ['turn', `${st.turn} of ${st.budgets.turns}`],
+    ['started', isoTime(view.startedAt)],
+    ['turn', `${turn} of ${view.budgets.limits.turns}`],
     ['budget left', budget],
   ];
   if (awaiting) {
@@ -97,13 +94,13 @@ export const status: CommandRun = async (ctx, args) => {
   for (const e of abandoned) rows.push(['effect', `${e.tool} ${compact(e.args)} ${frozen ? abandonedWords(frozen) : ''}`.trim()]);
   rows.push([
     'terminal',
-    st.terminal
-      ? `${st.terminal.class} (${st.terminal.reason}) ${st.terminal.detail}, at ${isoTime(st.terminal.at)}`.trim()
+    view.terminal
+      ? `${view.terminal.class} (${view.terminal.reason}) ${view.terminal.detail}, at ${isoTime(view.terminal.at)}`.trim()
       : frozen
         ? `- (${closedWords(frozen, false)})`
         : '-',
   ]);
-  if (st.terminal) rows.unshift(['headline', runHeadline(view) ?? '-']);
+  if (view.terminal) rows.unshift(['headline', view.headline ?? '-']);
   rows.push(...executionRows(report));
   for (const line of table(rows)) ctx.out(line);
   for (const notice of report.notices) ctx.out(notice);

@@ -2,7 +2,7 @@
 // metrics, logs and deploys; the effects are restart and revert; "resolved" is decided by an
 // end-to-end verify probe, never by the model. Workflow-safe.
 import { z } from 'zod';
-import { defineDomain, defineTool, routeHint, takesNewPath, type EvidenceView } from '../../workflows/public.js';
+import { defineDomain, defineTool, routeHint, type EvidenceView } from '../../workflows/public.js';
 import { isCaseRemediation, MEMORY_EXHAUSTED_PCT, restartKey, revertKey, Service } from './services.js';
 import { incidentsRoute } from './route.js';
 
@@ -17,9 +17,6 @@ const serviceSubject = (args: { service: string }) => `service:${args.service}`;
 // Record ids and keys that become facts: a strict shape, so no free text rides in on them.
 const RecordId = /^[A-Za-z0-9_-]{1,80}$/;
 const RecordKey = /^[A-Za-z0-9:._/-]{1,200}$/;
-
-/** The patch that marks runs whose restarts and reverts are keyed by the case (see businessKeySince). */
-const CASE_KEYS = 'incidents-case-keys-v1';
 
 export const getMetrics = defineTool({
   name: 'get_metrics',
@@ -41,7 +38,6 @@ export const getMetrics = defineTool({
       .optional(),
   }),
   kind: 'read',
-  idempotent: true,
   source: 'metrics',
   authority: 'authoritative',
   maxAgeMs: 2 * 60_000,
@@ -70,11 +66,8 @@ export const getLogs = defineTool({
   input: z.strictObject({ service: Service, limit: z.number().int().min(1).max(50).default(10) }),
   output: z.object({ service: Service, lines: z.array(z.string()), asOf: Iso }),
   kind: 'read',
-  idempotent: true,
   source: 'logs',
-  authority: 'secondary',
   maxAgeMs: 5 * 60_000,
-  maxObservationBytes: 4_096,
   facts: (o) => ({ [`${o.service}.logLines`]: o.lines.length }),
   effectiveAt: (o) => o.asOf,
   freeText: (o) => o.lines,
@@ -88,13 +81,11 @@ export const getDeploys = defineTool({
   input: byService,
   output: z.object({ service: Service, current: Version, previous: Version, deployedAt: Iso }),
   kind: 'read',
-  idempotent: true,
   source: 'deploys',
   authority: 'authoritative',
   maxAgeMs: 60 * 60_000,
   maxObservationBytes: 1_024,
   facts: (o) => ({ [`${o.service}.version`]: o.current, [`${o.service}.previousVersion`]: o.previous }),
-  effectiveAt: () => undefined,
   freeText: () => [],
 });
 
@@ -105,14 +96,12 @@ export const restartService = defineTool({
   input: byService,
   output: z.object({ effectId: z.string(), service: Service, appliedAt: Iso }),
   kind: 'effect',
-  idempotent: false,
   source: 'orchestrator',
   authority: 'authoritative',
   maxAgeMs: 5 * 60_000,
   maxObservationBytes: 1_024,
   readback: 'read_incident_effect',
   businessKey: (a, run) => restartKey(run.caseId, a.service),
-  businessKeySince: CASE_KEYS,
   precondition: { check: (args, about) => restartPrecondition(args.service, about) },
   facts: (o) => ({ [`${o.service}.restartedAt`]: o.appliedAt }),
   effectiveAt: (o) => o.appliedAt,
@@ -133,7 +122,6 @@ export const revertDeploy = defineTool({
   maxObservationBytes: 1_024,
   readback: 'read_incident_effect',
   businessKey: (a, run) => revertKey(run.caseId, a.service, a.toVersion),
-  businessKeySince: CASE_KEYS,
   precondition: { check: (args, about) => revertPrecondition(args.service, args.toVersion, about) },
   facts: (o) => ({ [`${o.service}.revertedAt`]: o.appliedAt }),
   effectiveAt: (o) => o.appliedAt,
@@ -162,9 +150,6 @@ function restartPrecondition(service: string, about: EvidenceView[]) {
   return { ok: true as const };
 }
 
-/** Runs recorded after it refuse a revert whose fault a restart fixes (the revert would not be the remedy). */
-const REMEDY_CHECKED = 'incidents-remedy-v1';
-
 function revertPrecondition(service: string, toVersion: string, about: EvidenceView[]) {
   const metrics = freshMetrics(service, about);
   if (typeof metrics === 'string') return { ok: false as const, reason: metrics };
@@ -172,7 +157,7 @@ function revertPrecondition(service: string, toVersion: string, about: EvidenceV
   // A revert is the remedy for a bad deploy, not for memory exhaustion: rolling back a good
   // deploy of a service whose memory is exhausted leaves it degraded and loses the release.
   const memory = metrics.facts[`${service}.memoryPct`];
-  if (typeof memory === 'number' && memory >= MEMORY_EXHAUSTED_PCT && takesNewPath(REMEDY_CHECKED)) {
+  if (typeof memory === 'number' && memory >= MEMORY_EXHAUSTED_PCT) {
     return {
       ok: false as const,
       reason: `${service}'s memory is at ${memory}% (${metrics.id}): exhaustion, which a restart fixes; nothing shows its deploy is the cause`,

@@ -2,7 +2,7 @@
 // The cheap replica lags, the ledger is the authority on settlement, the processor can confirm
 // receipt but not settlement. Workflow-safe: the controller checks proposals against this.
 import { z } from 'zod';
-import { defineDomain, defineTool, routeHint, takesNewPath, type EvidenceView, type SummaryView } from '../../workflows/public.js';
+import { defineDomain, defineTool, routeHint, type EvidenceView, type SummaryView } from '../../workflows/public.js';
 import { latest, usable } from './evidence.js';
 import { paymentsRoute } from './route.js';
 
@@ -24,11 +24,7 @@ export const readReplica = defineTool({
   input: byTransfer,
   output: z.object({ transferId: z.string(), status: TransferStatus, asOf: Iso, note: z.string() }),
   kind: 'read',
-  idempotent: true,
   source: 'reporting_replica',
-  authority: 'secondary',
-  maxAgeMs: 60_000,
-  maxObservationBytes: 4_096,
   facts: (o) => ({ [`replica.status`]: o.status }),
   effectiveAt: (o) => o.asOf,
   freeText: (o) => (o.note ? [o.note] : []),
@@ -54,11 +50,9 @@ export const readLedger = defineTool({
     destination: z.string().optional(),
   }),
   kind: 'read',
-  idempotent: true,
   source: 'ledger',
   authority: 'authoritative',
   maxAgeMs: 5 * 60_000,
-  maxObservationBytes: 4_096,
   facts: (o) => ({
     'ledger.status': o.status,
     'ledger.receiptId': o.receiptId,
@@ -85,11 +79,9 @@ export const readProcessorAck = defineTool({
     asOf: Iso,
   }),
   kind: 'read',
-  idempotent: true,
   source: 'processor',
   authority: 'authoritative',
   maxAgeMs: 5 * 60_000,
-  maxObservationBytes: 4_096,
   facts: (o) => ({ 'processor.ack': o.ack }),
   effectiveAt: (o) => o.asOf,
   freeText: () => [],
@@ -109,14 +101,12 @@ export const reissueTransfer = defineTool({
     currency: z.string(),
     createdAt: Iso,
   }),
+  // Not idempotent, as effects are by default: the processor dedupes by idempotency key, but a
+  // money movement gets one attempt anyway; an unclear outcome is read back, never retried blind.
   kind: 'effect',
-  // The processor dedupes by idempotency key, but a money movement gets one attempt anyway:
-  // an unclear outcome is read back, never retried blind.
-  idempotent: false,
   source: 'processor',
   authority: 'authoritative',
   maxAgeMs: 5 * 60_000,
-  maxObservationBytes: 4_096,
   subject: transferSubject,
   // Keyed by what it moves: a second run for the same transfer (even under a new workflow id)
   // reaches the processor with the same key and is answered with the first reissue.
@@ -219,9 +209,6 @@ function refused(reason: string) {
   return { ok: false as const, reason };
 }
 
-/** Runs recorded after it refuse a PENDING finish and steer it to a person (a NOT_FOUND one is no claim at all). */
-const NEEDS_A_PERSON = 'payments-needs-person-v1';
-
 export const PaymentsClaim = z.strictObject({ transferStatus: z.enum(['SETTLED', 'FAILED', 'PENDING']) });
 
 function judgeEvidence(claim: z.infer<typeof PaymentsClaim>, cited: EvidenceView[], all: EvidenceView[]) {
@@ -264,8 +251,8 @@ export const payments = defineDomain({
   judgeDone: (claim, done, view) => {
     const status = claim.transferStatus;
     // A transfer the ledger calls PENDING is not resolved: a person must follow it
-    // up, and a finish would tell nobody. (Runs recorded before this accepted such a finish.)
-    if (status === 'PENDING' && takesNewPath(NEEDS_A_PERSON)) {
+    // up, and a finish would tell nobody.
+    if (status === 'PENDING') {
       return { ok: false, reason: `the transfer is ${status}: that is not a resolution, it needs a person; escalate with what the ledger says` };
     }
     if (status !== 'FAILED' || done.some((d) => d.tool === 'reissue_transfer')) return { ok: true };

@@ -3,9 +3,12 @@
 // file (ORDERS_FILE, default ./orders.json, seeded on first start); replace it with your own
 // client. Connection from TEMPORAL_* (default: the local dev server); the task queue is derived
 // from the domains it serves (`agents-orders`), so it never shares a queue with `npm run dev`.
+// Models, tracing, metrics, encryption and spend come from the environment the docs describe
+// (OPENAI_BASE_URL, AGENT_MODELS, OTEL_EXPORTER_OTLP_ENDPOINT, AGENT_METRICS_ADDRESS, ...) through
+// workerOptionsFromEnv(); what is written after it here wins.
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createAgentWorker, implement, loadApproverDirectory, ToolRefused } from 'bounded-react-temporal/worker';
+import { createAgentWorker, implement, loadApproverDirectory, ToolRefused, workerOptionsFromEnv } from 'bounded-react-temporal/worker';
 import { orders } from './domain.js';
 
 type Order = { status: 'OPEN' | 'SHIPPED' | 'CANCELLED'; amountCents: number; note: string };
@@ -83,6 +86,7 @@ const implementation = implement(orders).with<Deps>({
 });
 
 const worker = await createAgentWorker({
+  ...(await workerOptionsFromEnv()),
   workflowsPath: fileURLToPath(new URL('./domain.ts', import.meta.url)),
   implementations: [implementation],
   deps: { book: orderBook(process.env.ORDERS_FILE ?? 'orders.json') },

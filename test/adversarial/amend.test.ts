@@ -12,7 +12,7 @@ import { seedTransfer } from '../../domains/world/seeds.js';
 import { amendUpdate, approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
-import { bodyField, controlMessages, reissueCalls, reissuesOf, sleep, waitForRequest } from '../support/adversarial.js';
+import { bodyField, controlMessages, expectRefused, reissueCalls, reissuesOf, waitForRequest } from '../support/adversarial.js';
 
 const failedTransfer = { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' } as const;
 
@@ -36,9 +36,15 @@ describe('amend, then approve', () => {
     expect(amended.digest).not.toBe(proposed.digest);
     expect(amended.amendedFrom).toMatchObject({ requestId: proposed.requestId, by: keys.alice.id });
 
-    // A decision over the call as first proposed is for a request that no longer exists.
-    await handle.executeUpdate(approveUpdate, { args: [stale] }).catch(() => undefined);
-    await sleep(300);
+    // A decision over the call as first proposed is for a request that no longer exists. The
+    // validator's refusal is the run's answer (it never reached the controller), so the state
+    // read after it is the state the stale decision left.
+    await expectRefused(handle.executeUpdate(approveUpdate, { args: [stale] }), /is not pending/);
+    const after = await handle.query(stateQuery);
+    expect(after.awaiting).toMatchObject({ requestId: amended.requestId, approvedBy: [] });
+    expect(after.state.approvals.map((a) => a.decision)).toEqual(['amended']);
+    expect(after.state.pendingDispatch).toBeUndefined();
+    expect(after.state.inFlight).toEqual([]);
     expect(await reissueCalls(h.world, transferId)).toEqual([]);
 
     await handle.executeUpdate(approveUpdate, { args: [signDecision(keys.alice, handle.workflowId, amended, 'approve', 'amended by me, approved by me')] });

@@ -8,15 +8,14 @@ import { seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
-import { reissueCalls, reissuesOf, sleep, waitForRequest } from '../support/adversarial.js';
+import { deadlineTaken, reissueCalls, reissuesOf, waitForRequest } from '../support/adversarial.js';
 
 describe('approval vs deadline', () => {
   const h = useAgentHarness();
 
-  it('a 3 s deadline does not end a run that waits 5 s for a 60 s approval; approving then reissues once', async () => {
+  it('a 3 s deadline does not end a run that waits past it for a 60 s approval; approving then reissues once', async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
-    const startedAt = Date.now();
     const handle = await startRun(h, {
       domain: 'payments',
       caseId: transferId,
@@ -27,7 +26,9 @@ describe('approval vs deadline', () => {
     const awaiting = await waitForRequest(handle);
     expect(awaiting.tool).toBe('reissue_transfer');
 
-    await sleep(Math.max(0, startedAt + 5_000 - Date.now()));
+    // Not a clock: the history says when the deadline's timer fired and the run took it, and
+    // the state read after that is the controller's verdict on the passed deadline.
+    await deadlineTaken(handle);
     const view = await handle.query(stateQuery);
     expect(view.state.terminal).toBeUndefined();
     expect(view.state.phase).toBe('awaiting_approval');
@@ -42,7 +43,6 @@ describe('approval vs deadline', () => {
     expect(ack.decision).toBe('approved');
     const result = await handle.result();
     expect(result.terminal.class).toBe('resolved');
-    expect(Date.now() - startedAt).toBeGreaterThan(5_000);
     expect(await reissuesOf(h.world, transferId)).toHaveLength(1);
     expect(await reissueCalls(h.world, transferId)).toHaveLength(1);
   });

@@ -50,8 +50,6 @@ describe('carried state from a workflow that is not the engine', () => {
         caseId: transferId,
         budgets: payments.defaults.budgets,
         context: { strategy: payments.defaults.context, window: payments.defaults.window },
-        guardVersion: 2,
-        engine: 4,
         chain: 'made-up',
         now: Date.now(),
       }),

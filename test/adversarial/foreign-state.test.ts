@@ -29,7 +29,7 @@ function baseState(runId: string, transferId: string): RunState {
     caseId: transferId,
     budgets: payments.defaults.budgets,
     context: { strategy: payments.defaults.context, window: payments.defaults.window },
-    guardVersion: 2,
+    chain: runId,
     now: now - 60_000,
   });
   return { ...state, turn: 3, seq: 4 };
@@ -101,7 +101,7 @@ const forgeries: [string, Forgery][] = [
       const call = reissueCall(transferId);
       const state = baseState(runId, transferId);
       const requestId = `${runId}/approval/c5`;
-      const digest = approvalDigest(runId, requestId, call);
+      const digest = approvalDigest(runId, requestId, call, runId);
       const request = {
         requestId,
         call,
@@ -110,7 +110,7 @@ const forgeries: [string, Forgery][] = [
         requestedAt: Date.now(),
         expiresAt: Date.now() + 600_000,
         onTimeout: 'escalate' as const,
-        subject: call.subject,
+        subject: call.subject ?? '',
         digest,
         quorum: 1,
         notStarter: false,
@@ -124,32 +124,6 @@ const forgeries: [string, Forgery][] = [
         ],
       };
       return { ...state, phase: 'awaiting_approval', pendingApproval: request };
-    },
-  ],
-  [
-    'an effect in flight in a state from before the trust boundary (no guard)',
-    (runId, transferId) => {
-      const call = reissueCall(transferId);
-      const { guardVersion: _dropped, ...state } = baseState(runId, transferId);
-      return {
-        ...state,
-        phase: 'acting',
-        inFlight: [call],
-        used: { ...state.used, toolCalls: 1, effects: 1 },
-        effects: [
-          {
-            callId: call.callId,
-            turn: 3,
-            tool: call.tool,
-            args: call.args,
-            key: call.idempotencyKey ?? '',
-            status: 'in_flight',
-            attempts: 1,
-            readbacks: 0,
-            subject: call.subject,
-          },
-        ],
-      };
     },
   ],
 ];

@@ -69,7 +69,7 @@ describe('approvals: forged, foreign, stale and replayed decisions', () => {
     const signed = signDecision(keys.alice, runId, awaiting, 'approve', 'ok');
     await expectRefused(approve({ ...signed, statement: { ...signed.statement, comment: 'ok, and also the other one' } }), /signature does not verify/);
     // The old unsigned shape of an approval.
-    await expectRefused(approve({ requestId: awaiting.requestId, by: keys.alice.id, digest: awaiting.digest, comment: 'trust me' }), /signed/);
+    await expectRefused(approve({ requestId: awaiting.requestId, by: keys.alice.id, digest: awaiting.digest, comment: 'trust me' } as never), /signed/);
     await nothingYet();
 
     const stillWaiting = await handle.query(stateQuery);

@@ -7,7 +7,7 @@ import { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { payments } from '../../domains/payments/domain.js';
-import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent.js';
+import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent-workflow-type.js';
 import { caseKey, domainKey } from '../../workflows/search-attributes.js';
 import { converterFor, newKey, ringEnv } from '../support/codec.js';
 import { connectClient, uniqueTaskQueue, useClient } from '../support/temporal.js';

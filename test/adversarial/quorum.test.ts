@@ -11,7 +11,7 @@ import type { RunInput } from '../../workflows/run-input.js';
 import { signStatement, type SignedStart } from '../../workflows/trust/statement.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
-import { expectRefused, sleep, waitForRequest, type AgentHandle, type Awaiting } from '../support/adversarial.js';
+import { expectRefused, waitForRequest, type AgentHandle, type Awaiting } from '../support/adversarial.js';
 
 const replies = [
   { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] }, // c1 -> e2
@@ -33,6 +33,14 @@ describe('quorum: dual_touch needs two distinct approvers other than the starter
   const approveAs = (handle: AgentHandle, key: typeof keys.sam, awaiting: Awaiting) =>
     handle.executeUpdate(approveUpdate, { args: [signDecision(key, handle.workflowId, awaiting, 'approve', `${key.id} agrees`)] });
   const touches = async (handle: AgentHandle) => (await handle.query(stateQuery)).state.effects.filter((e) => e.tool === 'dual_touch');
+  const expectStillWaiting = async (handle: AgentHandle, approvedBy: string[]) => {
+    const view = await handle.query(stateQuery);
+    expect(view.awaiting?.approvedBy).toEqual(approvedBy);
+    expect(view.state.phase).toBe('awaiting_approval');
+    expect(view.state.pendingDispatch).toBeUndefined();
+    expect(view.state.inFlight).toEqual([]);
+    expect(await touches(handle)).toEqual([]);
+  };
   const cancel = async (handle: AgentHandle) => {
     await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
     return handle.result();
@@ -43,13 +51,11 @@ describe('quorum: dual_touch needs two distinct approvers other than the starter
     const awaiting = await waitForRequest(handle);
     expect(awaiting).toMatchObject({ tool: 'dual_touch', quorum: 2, approvedBy: [] });
 
+    // The Update answers once the controller has taken the decision: the state read after it is
+    // the controller's verdict, and a run that would dispatch shows it there already.
     const first = await approveAs(handle, keys.sam, awaiting);
     expect(first.outcome).toMatch(/1 of 2/);
-    await sleep(300);
-    const half = await handle.query(stateQuery);
-    expect(half.awaiting?.approvedBy).toEqual(['sam@bench']);
-    expect(half.state.phase).toBe('awaiting_approval');
-    expect(await touches(handle)).toEqual([]);
+    await expectStillWaiting(handle, ['sam@bench']);
 
     await expectRefused(approveAs(handle, keys.sam, awaiting), /already approved/);
     expect((await handle.query(stateQuery)).awaiting?.approvedBy).toEqual(['sam@bench']);
@@ -71,9 +77,7 @@ describe('quorum: dual_touch needs two distinct approvers other than the starter
     await expectRefused(approveAs(handle, keys.sam, awaiting), /sam@bench started this run/);
     const tess = await approveAs(handle, keys.tess, awaiting);
     expect(tess.outcome).toMatch(/1 of 2/);
-    await sleep(300);
-    expect((await handle.query(stateQuery)).awaiting?.approvedBy).toEqual(['tess@bench']);
-    expect(await touches(handle)).toEqual([]);
+    await expectStillWaiting(handle, ['tess@bench']);
     const result = await cancel(handle);
     expect(result.terminal.class).toBe('cancelled');
     expect(result.effects).toEqual([]);

@@ -11,7 +11,8 @@ import type { ApproverDirectory } from '../../workflows/trust/directory.js';
 import { startRun, uniqueCase } from '../support/agent.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
-import { reissueCalls, reissuesOf, sleep, waitForRequest } from '../support/adversarial.js';
+import { reissueCalls, reissuesOf, waitForRequest } from '../support/adversarial.js';
+import { waitUntil } from '../support/wait.js';
 
 describe('a key removed from the directory decides nothing', () => {
   const taskQueue = uniqueTaskQueue('revocation');
@@ -42,11 +43,10 @@ describe('a key removed from the directory decides nothing', () => {
     directory = withoutAlice();
     const ack = await handle.executeUpdate(approveUpdate, { args: [signDecision(keys.alice, handle.workflowId, awaiting, 'approve', 'before I left')] });
     // Until the run is waiting again (her decision counted for nothing) or has ended (it counted).
-    let view = await handle.query(stateQuery);
-    for (let i = 0; i < 200 && !view.state.terminal && !view.awaiting; i++) {
-      await sleep(50);
-      view = await handle.query(stateQuery);
-    }
+    const view = await waitUntil(async () => {
+      const v = await handle.query(stateQuery);
+      return v.state.terminal || v.awaiting ? v : undefined;
+    }, 'the run waiting again or ended');
     // What reached the world: no reissue request at all.
     expect(await reissueCalls(world, transferId)).toHaveLength(0);
     expect(ack.decision).toBe('refused');

@@ -2,6 +2,7 @@
 // an in-process agent worker on a private task queue that trusts the test approver directory.
 // Decisions are signed with the test keys, written to key files as an operator holds them.
 // No mocks. The scenarios run concurrently; each owns its own case.
+import { RULE_SET } from '../../workflows/rule-set.js';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { replayFailure } from '../../client/commands/replay.js';
 import { WatchCursor } from '../../client/watch-cursor.js';
+import type { RunView as ClientRunView } from '../../client/run-view.js';
 import { RunExport } from '../../client/export-schema.js';
 import { readKeyFile, signNote, writeKeyFile, type KeyFile } from '../../client/sign.js';
 import { settingsDiff } from '../../client/start-run.js';
@@ -168,7 +170,8 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(exported.code, exported.stderr).toBe(0);
     const record = RunExport.parse(JSON.parse(exported.stdout));
     expect(record).toMatchObject({ runId: first.runId, domain: 'payments', caseId: transferId, terminal: { class: 'resolved' }, effects: [], approvals: [] });
-    expect(record.guardVersion).toBe(view.state.guardVersion);
+    expect(record.ruleSet).toBe(RULE_SET);
+    expect(record.chain).toBe(view.state.chain);
     expect(record.decisions.length).toBeGreaterThan(0);
     expect(record.executions.map((e) => e.tool)).toContain('read_ledger');
     expect(record.evidence.some((e) => e.tool === 'read_ledger' && e.facts['ledger.status'] === 'SETTLED')).toBe(true);
@@ -300,7 +303,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
 
     expect(exported.code, exported.stderr).toBe(0);
     const record = RunExport.parse(JSON.parse(exported.stdout));
-    expect(record.guardVersion).toBe(2);
+    expect(record.ruleSet).toBe(RULE_SET);
     expect(record.approvals).toMatchObject([{ requestId: awaiting.requestId, decision: 'approved', by: 'alice@ops', comment: 'ledger says FAILED' }]);
     const signed = record.approvals[0]?.signed ?? [];
     expect(signed.map((s) => s.statement)).toMatchObject([
@@ -647,16 +650,17 @@ describe('replay failure message', () => {
 
 describe('watch cursor', () => {
   // Just the parts of a view the cursor reads; retention drops old records and counts them.
-  const view = (turns: number[], dropped: number, transcript: unknown[] = []): RunView =>
+  const view = (turns: number[], dropped: number, messages: unknown[] = []): ClientRunView =>
     ({
-      state: {
-        decisions: turns.map((turn) => ({ turn, proposal: `p${turn}` })),
-        executions: [],
-        transcript,
-        approvals: [],
-        dropped: { decisions: dropped, executions: 0, evidence: 0, transcript: 0, effects: 0 },
-      },
-    }) as unknown as RunView;
+      decisions: turns.map((turn) => ({ turn, proposal: `p${turn}` })),
+      executions: [],
+      messages,
+      approvals: [],
+      awaiting: null,
+      terminal: null,
+      evidence: { total: 0, items: [] },
+      dropped: { decisions: dropped, executions: 0, evidence: 0 },
+    }) as unknown as ClientRunView;
 
   it('shows each receipt and feedback once, across retention dropping old ones', () => {
     const cursor = new WatchCursor();

@@ -15,7 +15,7 @@ import { waitUntil } from '../support/wait.js';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import { synthetic } from '../../domains/synthetic/domain.js';
-import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent.js';
+import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent-workflow-type.js';
 import { cancelSignal } from '../../workflows/messages.js';
 import { RunInput } from '../../workflows/run-input.js';
 import { startRun as startWithoutMemo, uniqueCase, useAgentHarness } from '../support/agent.js';

@@ -12,6 +12,7 @@ import { runScenario, type DemoKeys } from '../../demo/run-scenario.js';
 import { scenarios } from '../../demo/scenarios.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
+import { agentCodecPlugin } from '../../worker/codec-plugin.js';
 import { agentPlugin } from '../../worker/plugin.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { converterFor, encodingOf, historyBytes, isPatchMarker, newKey, payloadsOf, rawHistory, ringEnv } from '../support/codec.js';
@@ -41,12 +42,12 @@ describe('the demo scenarios on a team worker with the plugin and a payload code
       identity: 'team-worker-1',
       workflowBundle: { codePath: inject('workflowBundlePath') },
       plugins: [
+        agentCodecPlugin(converter.payloadCodecs ?? []),
         agentPlugin({
           implementations,
           deps: { world },
           blobDir: join(tmpdir(), 'agent-test-blobs'),
           approvers: { approvers: [directoryEntry(keys['alice@ops']!, ['payments-approver'])] },
-          payloadCodecs: [...(converter.payloadCodecs ?? [])],
         }),
       ],
     });

@@ -23,7 +23,6 @@ import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
-import { UPGRADE_ON_ROLLOVER_PATCH } from '../../workflows/upgrade-on-rollover.js';
 import { addNoteUpdate, approveUpdate, stateQuery, type RunView } from '../../workflows/messages.js';
 import { startRun, uniqueCase } from '../support/agent.js';
 import { spawnWorker } from '../support/crash.js';
@@ -110,7 +109,8 @@ interface ExecutionRecord {
   taskBuilds: string[];
   failedTasks: number;
   acceptedUpdates: number;
-  upgradeMarker: boolean;
+  /** Continued as new onto the deployment's current build (AUTO_UPGRADE), not on its own. */
+  upgraded: boolean;
   continuedAs?: string;
 }
 
@@ -131,19 +131,13 @@ async function chain(client: Client, workflowId: string, firstRunId: string): Pr
         .map((a) => String((a.deploymentVersion as { buildId?: string } | undefined)?.buildId ?? '(unversioned)')),
       failedTasks: events.filter((e) => e.workflowTaskFailedEventAttributes).length,
       acceptedUpdates: events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length,
-      upgradeMarker: events.some((e) => markerNames(e).some((name) => name.includes(UPGRADE_ON_ROLLOVER_PATCH))),
+      upgraded: Number(continued?.initialVersioningBehavior ?? 0) > 0,
       ...(continued ? { continuedAs: String(continued.newExecutionRunId) } : {}),
     };
     records.push(record);
     runId = record.continuedAs;
   }
   return records;
-}
-
-/** The patch ids a marker event records (the SDK writes its patch marker's id as a JSON payload). */
-function markerNames(event: HistoryEvent): string[] {
-  const details = event.markerRecordedEventAttributes?.details as Record<string, { payloads?: { data?: Uint8Array | null }[] | null }> | undefined;
-  return Object.values(details ?? {}).flatMap((p) => (p.payloads ?? []).map((payload) => (payload.data ? Buffer.from(payload.data).toString('utf8') : '')));
 }
 
 /** The operators' command line (`npm run cli`), as its own process. */
@@ -234,10 +228,10 @@ describe('a deploy while approvals wait (Worker Versioning, dev server)', () => 
       const last = executions.at(-1) as ExecutionRecord;
       // Every task of the first execution ran on A; it moved only through its own rollover.
       expect(new Set(first.taskBuilds)).toEqual(new Set(['build-a']));
-      expect(first.upgradeMarker).toBe(true);
+      expect(first.upgraded).toBe(true);
       expect(executions.length).toBe(2);
       expect(new Set(last.taskBuilds)).toEqual(new Set(['build-b']));
-      expect(last.upgradeMarker).toBe(false);
+      expect(last.upgraded).toBe(false);
     }
     // And each execution's history replays on the code here (what a new worker would do with it).
     for (const [i, executions] of chains.entries()) {

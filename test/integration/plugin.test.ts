@@ -1,7 +1,7 @@
 // The engine as a worker plugin on a team's own Worker.create (issue 24, item 2): their
 // workflows module (bundled by the worker, so the plugin's bundler hook is what puts the engine's
 // preloaded modules in), their own activity, their own workflow and activity interceptors, their
-// own data converter (a payload codec) and identity, with the plugin's codec added after theirs.
+// own data converter (a payload codec) and identity, with the codec plugin's codec added after theirs.
 // A payments run goes to its end through an AgentClient over the team's own Client, and through
 // AgentClient.connect given the same data converter; a client without it cannot read the run.
 // Real dev server, real world, real Worker in this process.
@@ -19,8 +19,11 @@ import { syntheticImplementation } from '../../domains/synthetic/tools.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
+import { agentCodecPlugin } from '../../worker/codec-plugin.js';
 import { ActivityNameTakenError, agentPlugin, type AgentPluginOptions } from '../../worker/plugin.js';
 import { TaskQueueSharedError } from '../../worker/shared-queue.js';
+import { agentMetricsPlugin } from '../../worker/telemetry-plugin.js';
+import { METRICS_WORKFLOW_MODULES } from '../../worker/telemetry.js';
 import { TEAM_HEADER } from '../fixtures/team-interceptors.js';
 import { uniqueCase } from '../support/agent.js';
 import { TEST_DIRECTORY } from '../support/keys.js';
@@ -118,7 +121,7 @@ describe("the agent plugin on a team's own Worker.create", { timeout: 120_000 },
       interceptors: { workflowModules: [teamInterceptors], activity: [teamActivityInterceptor] },
       dataConverter: { payloadCodecs: [teamCodec] },
       maxConcurrentActivityTaskExecutions: 20,
-      plugins: [agentPlugin({ ...pluginOptions(), payloadCodecs: [agentCodec] })],
+      plugins: [agentCodecPlugin([agentCodec]), agentPlugin(pluginOptions())],
     });
     running = worker.run();
   }, 120_000); // the worker bundles the team's workflows module: seconds on a loaded machine
@@ -162,7 +165,7 @@ describe("the agent plugin on a team's own Worker.create", { timeout: 120_000 },
 
     // A replay worker given the plugin decodes the history with the same codecs; without it, it cannot.
     const replay = { workflowBundle: { codePath: inject('workflowBundlePath') }, dataConverter: { payloadCodecs: [teamCodec] } };
-    await Worker.runReplayHistory({ ...replay, plugins: [agentPlugin({ ...pluginOptions(), payloadCodecs: [agentCodec] })] }, history, started.runId);
+    await Worker.runReplayHistory({ ...replay, plugins: [agentCodecPlugin([agentCodec]), agentPlugin(pluginOptions())] }, history, started.runId);
     await expect(Worker.runReplayHistory(replay, history, started.runId)).rejects.toThrow(/encoding/i);
   });
 
@@ -233,18 +236,20 @@ describe("the agent plugin on a team's own Worker.create", { timeout: 120_000 },
     expect((clash as Error).message).toContain("'verify'");
   });
 
-  it("hands a bundler the engine's preloads and hook after the team's, and telemetry's workflow interceptors (for a prebuilt bundle)", () => {
+  it("hands a bundler the engine's preloads and hook after the team's, and a telemetry plugin's workflow interceptors after theirs (for a prebuilt bundle)", () => {
     const theirHook = <C extends object>(config: C): C => ({ ...config, name: 'theirs' });
-    const plugin = agentPlugin({ ...pluginOptions(), telemetry: { interceptors: { workflowModules: ['/telemetry/workflow-interceptors.js'] } } });
-    const options = plugin.configureBundler({
+    const plugin = agentPlugin(pluginOptions());
+    const given = {
       workflowsPath: teamWorkflows,
       preloadModules: ['their-module'],
       webpackConfigHook: theirHook,
       workflowInterceptorModules: [teamInterceptors],
-    });
+    };
+    // The order bundleWorkflows({ plugins: [agentMetricsPlugin(), plugin] }) applies them in.
+    const options = plugin.configureBundler(agentMetricsPlugin().configureBundler(given));
     expect(options.preloadModules?.[0]).toBe('their-module');
     expect(options.preloadModules?.[1]).toMatch(/workflows[\\/]shared-modules\.js$/);
-    expect(options.workflowInterceptorModules).toEqual([teamInterceptors, '/telemetry/workflow-interceptors.js']);
+    expect(options.workflowInterceptorModules).toEqual([teamInterceptors, ...METRICS_WORKFLOW_MODULES]);
     const swcRule = { use: { options: { jsc: { target: 'es2017' } } } };
     const config = options.webpackConfigHook?.({ module: { rules: [swcRule] } });
     expect(swcRule.use.options.jsc.target).toBe('es2022');

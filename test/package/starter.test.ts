@@ -14,7 +14,7 @@ import { implementations } from '../../domains/implementations.js';
 import { taskQueueFor } from '../../worker/connection.js';
 import { connectClient } from '../support/temporal.js';
 import { EXAMPLES_WORKER, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
-import { commandsOf, readmeBlocks } from '../readme/blocks.js';
+import { checkedBlocks, commandsOf } from '../readme/blocks.js';
 import { installInto, packedEngine } from './packed.js';
 
 const starter = fileURLToPath(new URL('../../examples/starter/', import.meta.url));
@@ -67,7 +67,7 @@ describe('the starter, copied and built from the packed engine', { timeout: 300_
   });
 
   it("runs the README's commands for it: a case resolves on the starter's own queue beside the examples' worker", async () => {
-    const blocks = readmeBlocks().filter((b) => b.mode === 'starter');
+    const blocks = checkedBlocks().filter((b) => b.mode === 'starter');
     expect(blocks.length).toBe(1);
     const commands = commandsOf(blocks[0]!);
     expect(commands).toHaveLength(3);

@@ -1,14 +1,16 @@
-// The README is executable: every ```sh block marked `run` is run command by command, exactly as
-// printed, in a copy of this checkout (so .agent/, .world/, run.json and key files land there,
-// not in the repository) against the tests' own Temporal dev server. What the test adds is the
-// environment a reader's shell would have once `npm run dev` told them where things are
-// (TEMPORAL_ADDRESS, WORLD_URL, a free world and console port, a task queue of its own so no
-// other test's worker shares it) and three rules, said in the README's "Checked" section:
-// `npm ci && ` is left out (the copy shares this checkout's node_modules), `<request-id>` becomes
-// the id of the run's pending request, and the long-lived commands (`npm run dev`, `npm run
-// console`, `npm run worker`, `watch`) are started, checked to answer, and stopped by their pid.
-// The ts blocks must be the starter's files verbatim (test/package/starter.test.ts compiles and
-// runs those against the packed engine). When README and code disagree, a command fails here.
+// The README and the docs its sections moved to are executable: every ```sh block marked `run`
+// on a checked page (CHECKED_PAGES in blocks.ts, README first) is run command by command, exactly
+// as printed and page after page, in a copy of this checkout (so .agent/, .world/, run.json and
+// key files land there, not in the repository) against the tests' own Temporal dev server. What
+// the test adds is the environment a reader's shell would have once `npm run dev` told them where
+// things are (TEMPORAL_ADDRESS, WORLD_URL, a free world and console port, a task queue of its own
+// so no other test's worker shares it) and three rules, said in DEVELOPERS.md's "The docs are
+// checked": `npm ci && ` is left out (the copy shares this checkout's node_modules),
+// `<request-id>` becomes the id of the run's pending request, and the long-lived commands (`npm
+// run dev`, `npm run console`, `npm run worker`, `watch`) are started, checked to answer, and
+// stopped by their pid. The ts blocks of docs/starter.md must be the starter's files verbatim
+// (test/package/starter.test.ts compiles and runs those against the packed engine), and every
+// relative link must lead somewhere. When the pages and the code disagree, a command fails here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,9 +22,8 @@ import { implementations } from '../../domains/implementations.js';
 import { freePort } from '../../temporal-dev/dev-server.js';
 import { taskQueueFor } from '../../worker/connection.js';
 import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
-import { commandsOf, readmeBlocks, readmePath } from './blocks.js';
-
-const root = join(readmePath, '..');
+import { CHECKED_PAGES, checkedBlocks, commandsOf, repoRoot as root } from './blocks.js';
+import { brokenLinks, linkedPages } from './links.js';
 /** Not copied: installed packages (linked instead), git, and local state a reader's clone would not have. */
 const NOT_COPIED = new Set(['node_modules', '.git', '.temporal', '.world', '.agent', 'dist', 'coverage']);
 
@@ -33,7 +34,7 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-describe('the README, run as printed', { timeout: 1_200_000 }, () => {
+describe('the README and the docs it leads to, run as printed', { timeout: 1_200_000 }, () => {
   let copy = '';
   let env: NodeJS.ProcessEnv = {};
   let consoleUrl = '';
@@ -111,14 +112,24 @@ describe('the README, run as printed', { timeout: 1_200_000 }, () => {
   const runOf = (command: string) => /\bcli -- \S+ (\S+)/.exec(command)?.[1] ?? '';
 
   it('marks every code block, and shows the starter files exactly as they are', () => {
-    const blocks = readmeBlocks();
-    expect(blocks.filter((b) => b.mode === 'missing').map((b) => `line ${b.line} (${b.section})`)).toEqual([]);
+    const blocks = checkedBlocks();
+    expect(blocks.filter((b) => b.mode === 'missing').map((b) => `${b.page} line ${b.line} (${b.section})`)).toEqual([]);
     const files = blocks.filter((b) => b.mode === 'file');
-    expect(files.map((b) => b.arg)).toEqual(['examples/starter/domain.ts', 'examples/starter/worker.ts', 'examples/starter/run.ts']);
-    for (const b of files) expect(b.body, `README line ${b.line} is not ${b.arg}; paste the file in again`).toBe(readFileSync(join(root, b.arg), 'utf8'));
-    for (const b of blocks.filter((x) => x.mode === 'skip')) expect(b.arg, `README line ${b.line}: a skipped block says why`).not.toBe('');
+    expect(files.map((b) => `${b.page}: ${b.arg}`)).toEqual([
+      'docs/starter.md: examples/starter/domain.ts',
+      'docs/starter.md: examples/starter/worker.ts',
+      'docs/starter.md: examples/starter/run.ts',
+    ]);
+    for (const b of files) expect(b.body, `${b.page} line ${b.line} is not ${b.arg}; paste the file in again`).toBe(readFileSync(join(root, b.arg), 'utf8'));
+    for (const b of blocks.filter((x) => x.mode === 'skip')) expect(b.arg, `${b.page} line ${b.line}: a skipped block says why`).not.toBe('');
+    // The README's quick start and the starter's commands stay on the README, and it leads to the starter and its walk-through.
+    const readme = blocks.filter((b) => b.page === 'README.md');
+    expect(readme.filter((b) => b.mode === 'run').flatMap(commandsOf)).toContain('npm ci && npm run demo');
+    expect(readme.filter((b) => b.mode === 'starter')).toHaveLength(1);
+    const text = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(text).toContain('](examples/starter/)');
+    expect(text).toContain('](docs/starter.md)');
     // The queue the README names for the examples is the one their worker and CLI derive.
-    const text = readFileSync(readmePath, 'utf8');
     expect(text).toContain(
       `\`${taskQueueFor(
         implementations.map((i) => i.domain.name),
@@ -127,8 +138,13 @@ describe('the README, run as printed', { timeout: 1_200_000 }, () => {
     );
   });
 
-  it('runs every command of the quick start and of operating a run, as printed', async () => {
-    const commands = readmeBlocks()
+  it('leaves no relative link without its file or heading', () => {
+    expect(linkedPages()).toEqual(expect.arrayContaining(['README.md', ...CHECKED_PAGES]));
+    expect(linkedPages().flatMap(brokenLinks)).toEqual([]);
+  });
+
+  it('runs every command of the quick start, a run, and operating runs, as printed', async () => {
+    const commands = checkedBlocks()
       .filter((b) => b.mode === 'run')
       .flatMap(commandsOf)
       .map((c) => c.replace(/^npm ci && /, ''));

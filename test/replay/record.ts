@@ -42,8 +42,8 @@ const { client, world, worker, taskQueue, close } = await startLocalStack({
   approvers: { approvers: [directoryEntry(keys['alice@ops'], ['payments-approver'])] },
 });
 
-// `--shapes`: record only runs with a shape set, react included (into histories/shapes/),
-// leaving the react fixtures as they were recorded.
+// Every scenario, then the shaped runs (into histories/shapes/<shape>/); `--shapes` records only
+// the shaped ones.
 const shapesOnly = process.argv.includes('--shapes');
 const shaped = ['stale-replica', 'sources-conflict', 'failed-transfer-reissue', 'memory-exhaustion', 'bad-deploy'];
 
@@ -58,13 +58,10 @@ async function record(scenario: Scenario, dir: string, stamp: string, options: {
 }
 
 await worker.runUntil(async () => {
-  if (shapesOnly) {
-    for (const shape of ['workflow', 'hybrid', 'react', 'plan'] as const)
-      for (const scenario of scenarios.filter((s) => shaped.includes(s.name)))
-        await record(scenario, join(outDir, 'shapes', shape), `fixture-${shape}`, { shape });
-    return;
-  }
-  for (const scenario of [...scenarios, ...lostReplies]) await record(scenario, outDir, 'fixture');
+  if (!shapesOnly) for (const scenario of [...scenarios, ...lostReplies]) await record(scenario, outDir, 'fixture');
+  for (const shape of ['workflow', 'hybrid', 'react', 'plan'] as const)
+    for (const scenario of scenarios.filter((s) => shaped.includes(s.name)))
+      await record(scenario, join(outDir, 'shapes', shape), `fixture-${shape}`, { shape });
 });
 await close();
 rmSync(scratch, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import type { WorldClient } from '../../domains/world/client.js';
 import type { CallRecord, EffectRecord } from '../../domains/world/contract.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
-import { PATIENCE_MS, untilAwaiting } from './wait.js';
+import { PATIENCE_MS, untilAwaiting, waitUntil } from './wait.js';
 
 export type AgentHandle = WorkflowHandle<AgentWorkflow>;
 export type Awaiting = NonNullable<RunView['awaiting']>;
@@ -82,6 +82,25 @@ export async function watchRun(handle: AgentHandle, approver?: KeyFile): Promise
   const result = await handle.result();
   const view = await handle.query(stateQuery);
   return { result, view, requests: [...requests.values()] };
+}
+
+/**
+ * Resolves once the run's deadline timer has fired and a workflow task has completed after it:
+ * from then on the state query answers with the controller's verdict on that deadline, so a
+ * test can assert what the deadline did (or did not do) without guessing how long it takes.
+ */
+export function deadlineTaken(handle: AgentHandle): Promise<true> {
+  const id = (v: unknown) => Number(String(v));
+  return waitUntil(async () => {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const armed = events.filter((e) => e.timerStartedEventAttributes && payloadText(e.userMetadata?.summary) === JSON.stringify('run deadline'));
+    const fired = events.find((e) => e.timerFiredEventAttributes && armed.some((a) => id(a.eventId) === id(e.timerFiredEventAttributes?.startedEventId)));
+    return fired !== undefined && events.some((e) => e.workflowTaskCompletedEventAttributes && id(e.eventId) > id(fired.eventId));
+  }, 'the run deadline timer to fire and the run to take it');
+}
+
+function payloadText(payload: { data?: Uint8Array | null } | null | undefined): string | undefined {
+  return payload?.data ? Buffer.from(payload.data).toString('utf8') : undefined;
 }
 
 /** The promise's value, or a failure naming `what` if it takes longer than `ms`. */

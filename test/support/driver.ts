@@ -7,6 +7,9 @@ import type { ProbeVerdict, RunEvent, ToolResult } from '../../workflows/control
 import { initialState, next } from '../../workflows/controller/next.js';
 import { RunState, type PlannedCall, type TranscriptEntry } from '../../workflows/controller/state.js';
 import type { Shape } from '../../workflows/controller/shape.js';
+import type { Approver } from '../../workflows/trust/directory.js';
+import { signDecision, signNote, type KeyFile } from '../../client/sign.js';
+import { keys, TEST_DIRECTORY } from './keys.js';
 
 export const T0 = Date.parse('2025-03-01T12:00:00.000Z');
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -26,20 +29,11 @@ export class Run {
       caseId?: string;
       budgets?: Partial<Budgets>;
       approvalTimeoutMs?: number;
-      guarded?: boolean;
       approverScope?: string[];
-      engine4?: boolean;
-      legacy?: boolean;
-      /** The engine generation of a bound run (default 5, every new run; 4: recorded before engine-v5). */
-      engine?: 4 | 5;
       /** Who decides the steps (absent: react, as a run started without one). */
       shape?: Shape;
     } = {},
   ) {
-    // The current path unless a test asks for an older one: `legacy` is a run recorded before the
-    // trust boundary, `engine4: false` one recorded before statements were bound to the execution.
-    const guarded = opts.guarded ?? !opts.legacy;
-    const engine4 = opts.engine4 ?? (opts.guarded === undefined && !opts.legacy);
     this.now = T0;
     this.state = initialState({
       runId: `${domain.name}-test`,
@@ -48,9 +42,8 @@ export class Run {
       budgets: { ...domain.defaults.budgets, ...opts.budgets },
       context: { strategy: domain.defaults.context, window: domain.defaults.window },
       ...(opts.approvalTimeoutMs ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
-      ...(guarded ? { guardVersion: 2 as const } : {}),
       ...(opts.approverScope ? { approverScope: opts.approverScope } : {}),
-      ...(engine4 ? { engine: opts.engine ?? (5 as const), chain: 'first-execution-run-id' } : {}),
+      chain: 'first-execution-run-id',
       ...(opts.shape ? { shape: opts.shape } : {}),
       now: this.now,
     });
@@ -86,6 +79,53 @@ export class Run {
   }
 
   /** The calls the controller asked the workflow to run right now. */
+  /** The worker's directory for the pending request, when the run asks for it (loadApprovers). */
+  loadApprovers(approvers = TEST_DIRECTORY.approvers): Command {
+    if (this.command.type !== 'loadApprovers') return this.command;
+    return this.feed({ type: 'approversLoaded', now: this.tick(), requestId: this.command.request.requestId, approvers });
+  }
+
+  /**
+   * A person's signed decision on the pending request, judged against `directory` (the test
+   * directory by default), as the approve and deny Updates deliver it. Loads the directory first
+   * if the run still asks for it.
+   */
+  decide(
+    decision: 'approve' | 'deny' = 'approve',
+    key: KeyFile = keys.alice,
+    opts: { comment?: string; directory?: Approver[]; validForMs?: number } = {},
+  ): Command {
+    this.loadApprovers();
+    const pending = this.state.pendingApproval;
+    const awaiting = { requestId: pending?.requestId ?? 'none', digest: pending?.digest ?? 'none' };
+    const signed = signDecision(key, this.state.runId, awaiting, decision, opts.comment ?? '', {
+      now: this.now,
+      ...(opts.validForMs ? { validForMs: opts.validForMs } : {}),
+    });
+    return this.feed({ type: 'decided', now: this.tick(), signed, directory: opts.directory ?? TEST_DIRECTORY.approvers });
+  }
+
+  /** A note signed with `key`, delivered with the test directory (trusted when the key has a note role). */
+  signedNote(text: string, key: KeyFile = keys.carol, directory: Approver[] = TEST_DIRECTORY.approvers): Command {
+    return this.feed({ type: 'signedNoteAdded', now: this.tick(), signed: signNote(key, this.state.runId, text, { now: this.now }), directory });
+  }
+
+  /**
+   * Reads what the incidents effect `call` needs before the gate admits it: fresh metrics of its
+   * service showing the fault it fixes (memory exhausted for a restart, unhealthy for a revert)
+   * and, for a revert, the deploy record naming the version it goes back to.
+   */
+  grounded(call: { tool: string; args: unknown }): this {
+    const service = (call.args as { service: string }).service;
+    this.call({ tool: 'get_metrics', args: { service } });
+    this.observeOk({ get_metrics: out.metrics(false, call.tool === 'restart_service' ? 97 : 40) });
+    if (call.tool === 'revert_deploy') {
+      this.call({ tool: 'get_deploys', args: { service } });
+      this.observeOk({ get_deploys: out.deploys() });
+    }
+    return this;
+  }
+
   get calls(): PlannedCall[] {
     expect(this.command.type).toBe('invoke');
     return this.command.type === 'invoke' ? this.command.calls : [];
@@ -163,6 +203,8 @@ export const out = {
       amountMinor: 12_345,
       currency: 'EUR',
       receiptId: opts.receiptId === undefined ? (status === 'SETTLED' ? 'RC-991' : null) : opts.receiptId,
+      // The ledger says whether the transfer was reissued; a reissue's precondition needs to know.
+      reissueId: null,
     }),
   ack: (ack: string) => (_: never, now: number) => ({ transferId: TRANSFER, ack, ackAt: ack === 'NONE' ? null : iso(now - 60_000), asOf: iso(now - 1_000) }),
   reissue: () => (_: never, now: number) => ({

@@ -1,5 +1,5 @@
-// The tracing as the worker plugin takes it: `agentPlugin({ ..., telemetry: tracing.plugin })`
-// on a team's own Worker.create, with a bundle made through the plugin. One run, and its trace
+// Tracing as a plugin of its own: `plugins: [agentTracingPlugin(tracing), agentPlugin({...})]`
+// on a team's own Worker.create, with a bundle made through both plugins. One run, and its trace
 // arrives with the engine's spans in it.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +12,8 @@ import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
-import { agentPlugin, type AgentTelemetry } from '../../worker/plugin.js';
+import { agentPlugin } from '../../worker/plugin.js';
+import { agentTracingPlugin } from '../../worker/telemetry-plugin.js';
 import { createAgentTracing } from '../../worker/telemetry.js';
 import { startRun, uniqueCase } from '../support/agent.js';
 import { TEST_DIRECTORY } from '../support/keys.js';
@@ -20,10 +21,9 @@ import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
 import { startOtlpReceiver } from './otlp-receiver.js';
 
 describe('tracing through the worker plugin', () => {
-  it('a worker built with agentPlugin({ telemetry: tracing.plugin }) exports the run trace', async () => {
+  it('a worker listing agentTracingPlugin(tracing) beside agentPlugin exports the run trace', async () => {
     const receiver = await startOtlpReceiver();
     const tracing = createAgentTracing({ spanProcessor: new SimpleSpanProcessor(new OTLPTraceExporter({ url: `${receiver.url}/v1/traces` })) });
-    const telemetry: AgentTelemetry = tracing.plugin;
     const world = new WorldClient(inject('worldUrl'));
     const plugin = agentPlugin({
       implementations,
@@ -31,12 +31,12 @@ describe('tracing through the worker plugin', () => {
       blobDir: join(tmpdir(), 'agent-test-blobs'),
       toolTimeoutMs: 800,
       approvers: TEST_DIRECTORY,
-      telemetry,
     });
-    const bundle = await bundleWorkflows(fileURLToPath(new URL('../../domains/workflows.ts', import.meta.url)), { plugins: [plugin] });
+    const plugins = [agentTracingPlugin(tracing), plugin];
+    const bundle = await bundleWorkflows(fileURLToPath(new URL('../../domains/workflows.ts', import.meta.url)), { plugins });
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const taskQueue = uniqueTaskQueue('plugin-traced');
-    const worker = await Worker.create({ connection, namespace: inject('temporalNamespace'), taskQueue, workflowBundle: bundle, plugins: [plugin] });
+    const worker = await Worker.create({ connection, namespace: inject('temporalNamespace'), taskQueue, workflowBundle: bundle, plugins });
     const running = worker.run();
     const { client, close } = await connectClient();
     try {

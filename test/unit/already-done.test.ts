@@ -11,7 +11,7 @@ const ledgerReissued = (reissueId: string | null) => (_: never, now: number) => 
 
 describe('a case already done by an earlier run', () => {
   it('payments: the ledger records the reissue, the probe confirms it: already_done naming it', () => {
-    const run = new Run(payments, { guarded: true });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: ledgerReissued('rsi_earlier') });
     const ledger = run.state.evidence.find((e) => e.tool === 'read_ledger')?.id ?? '';
@@ -31,7 +31,7 @@ describe('a case already done by an earlier run', () => {
   });
 
   it('payments: never reissued by anyone, the finish is refused as before', () => {
-    const run = new Run(payments, { guarded: true });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: ledgerReissued(null) });
     const ledger = run.state.evidence.find((e) => e.tool === 'read_ledger')?.id ?? '';
@@ -41,7 +41,7 @@ describe('a case already done by an earlier run', () => {
   });
 
   it('payments: a probe that does not hold is fed back, never already_done', () => {
-    const run = new Run(payments, { guarded: true });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: ledgerReissued('rsi_earlier') });
     run.finish({ transferStatus: 'FAILED' }, [run.state.evidence[0]?.id ?? '']);
@@ -55,7 +55,7 @@ describe('a case already done by an earlier run', () => {
       ...out.metrics(true)(args, now),
       lastEffect: { kind: 'restart', effectId: 'eff_1', idempotencyKey: key, appliedAt: iso(now - 60_000) },
     });
-    const mine = new Run(incidents, { guarded: true, caseId: 'INC-7' });
+    const mine = new Run(incidents, { caseId: 'INC-7' });
     mine.call(metricsOf('cache'));
     mine.observeOk({ get_metrics: healthyAfter('incidents/restart_service/restart:INC-7:cache') });
     mine.finish({ remediated: 'cache' }, [mine.state.evidence[0]?.id ?? '']);
@@ -64,7 +64,7 @@ describe('a case already done by an earlier run', () => {
     expect(mine.state.terminal?.detail).toContain('restart eff_1 under key incidents/restart_service/restart:INC-7:cache');
 
     // The same service restarted for an earlier incident is not this case's remediation.
-    const other = new Run(incidents, { guarded: true, caseId: 'INC-8' });
+    const other = new Run(incidents, { caseId: 'INC-8' });
     other.call(metricsOf('cache'));
     other.observeOk({ get_metrics: healthyAfter('incidents/restart_service/restart:INC-7:cache') });
     other.finish({ remediated: 'cache' }, [other.state.evidence[0]?.id ?? '']);
@@ -73,7 +73,7 @@ describe('a case already done by an earlier run', () => {
   });
 
   it('incidents: restarts and reverts are keyed by the case, the service and the action', () => {
-    const run = new Run(incidents, { guarded: true, caseId: 'INC-7' });
+    const run = new Run(incidents, { caseId: 'INC-7' });
     run.call(metricsOf('cache'));
     run.observeOk({ get_metrics: out.metrics(false, 97) });
     run.call({ tool: 'restart_service', args: { service: 'cache' } });

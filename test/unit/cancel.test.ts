@@ -8,14 +8,10 @@ import { payments } from '../../domains/payments/domain.js';
 import type { RunEvent } from '../../workflows/controller/events.js';
 import { Run, failed, out, readLedger, reissue, restart, revert } from '../support/driver.js';
 
-// How a cancel settles does not depend on the gate: these runs take the path recorded before the
-// trust boundary, so an effect can be put in doubt without first gathering the evidence it needs.
-const UNGATED = { legacy: true } as const;
-
-const cancel = (run: Run, by = 'oncall@ops'): RunEvent => ({ type: 'cancelled', now: run.tick(), by, reason: 'wrong incident', settle: true });
+const cancel = (run: Run, by = 'oncall@ops'): RunEvent => ({ type: 'cancelled', now: run.tick(), by, reason: 'wrong incident' });
 
 function inDoubt(call: { tool: string; args: unknown }): Run {
-  const run = new Run(incidents, UNGATED);
+  const run = new Run(incidents).grounded(call);
   run.call(call);
   run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'connection reset after the request was sent', now));
   expect(run.command.type).toBe('readback');
@@ -24,7 +20,7 @@ function inDoubt(call: { tool: string; args: unknown }): Run {
 
 describe('a cancel that settles', () => {
   it('with nothing in doubt stops at once, cancelled, and says who asked', () => {
-    const run = new Run(incidents, UNGATED);
+    const run = new Run(incidents);
     run.feed(cancel(run));
     expect(run.state.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel', detail: 'cancelled by oncall@ops: wrong incident' });
     expect(run.command.type).toBe('stop');
@@ -76,7 +72,7 @@ describe('a cancel that settles', () => {
   });
 
   it('an effect admitted but not yet sent is read back too, not called "in doubt" blindly', () => {
-    const run = new Run(incidents, UNGATED);
+    const run = new Run(incidents).grounded(restart('api'));
     run.call(restart('api'));
     expect(run.state.effects[0]?.status).toBe('in_flight');
     run.feed(cancel(run));
@@ -99,7 +95,7 @@ describe('a cancel that settles', () => {
   });
 
   it('closes a pending approval as cancelled, by whoever asked', () => {
-    const run = new Run(payments, UNGATED);
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('FAILED') });
     run.call(reissue);

@@ -1,6 +1,6 @@
 // The pure controller, driven by hand: feed events, look at the state and the next command.
-// No server, no Temporal, no clock: time comes on the events. These runs are the ones recorded
-// before the trust boundary (no guardVersion); test/unit/trust-boundary.test.ts drives guarded ones.
+// No server, no Temporal, no clock: time comes on the events. The trust boundary's own rules
+// (preconditions, provenance, signatures) are driven in test/unit/trust-boundary.test.ts.
 import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
@@ -22,11 +22,9 @@ import {
   revert,
 } from '../support/driver.js';
 
-/** The driver runs the current path by default; every run in this file asks for the old one. */
-const LEGACY = { legacy: true } as const;
 /** A payments run that has read the ledger once (FAILED unless told) and is proposing again. */
 function paymentsWithLedger(status = 'FAILED', opts: ConstructorParameters<typeof Run>[1] = {}): Run {
-  const run = new Run(payments, { ...LEGACY, ...LEGACY, ...opts });
+  const run = new Run(payments, opts);
   run.call(readLedger);
   run.observeOk({ read_ledger: out.ledger(status) });
   expect(run.command.type).toBe('propose');
@@ -38,12 +36,13 @@ function awaitingReissueApproval(opts: ConstructorParameters<typeof Run>[1] = {}
   const run = paymentsWithLedger('FAILED', opts);
   run.call(reissue);
   expect(run.state.phase).toBe('awaiting_approval');
+  run.loadApprovers();
   return run;
 }
 
 /** An incidents run whose restart of `api` came back `unknown` and must be read back. */
 function restartInDoubt(): Run {
-  const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
+  const run = new Run(incidents).grounded(restart('api'));
   run.call(restart('api'));
   run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'connection reset after the request was sent', now));
   return run;
@@ -53,7 +52,7 @@ function restartInDoubt(): Run {
 
 describe('start', () => {
   it('opens the first turn and asks the model to propose, with the goal and tools in context', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     expect(run.state.phase).toBe('proposing');
     expect(run.state.turn).toBe(1);
     expect(run.state.version).toBe(STATE_VERSION);
@@ -66,7 +65,7 @@ describe('start', () => {
   });
 
   it('a finished run ignores late events', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.propose({ type: 'escalate', reason: 'nothing to do' });
     const before = run.state;
     run.feed({ type: 'noteAdded', now: run.tick(), by: 'op', text: 'late' });
@@ -85,7 +84,7 @@ describe('invalid proposals', () => {
     ['null', null],
     ['a finish without evidence', { type: 'finish', outcome: 'resolved', claim: { transferStatus: 'SETTLED' }, evidence: [] }],
   ])('%s is rejected and fed back as invalid_proposal', (_label, reply) => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     const command = run.propose(reply, 40);
     expect(command.type).toBe('propose');
     expect(run.state.turn).toBe(2);
@@ -99,13 +98,13 @@ describe('invalid proposals', () => {
   });
 
   it('accepts a decision given as JSON text', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.propose(JSON.stringify({ type: 'call', calls: [readLedger] }));
     expect(run.calls.map((c) => c.tool)).toEqual(['read_ledger']);
   });
 
   it('an unknown tool is refused with unknown_tool and never invoked', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     const command = run.call({ tool: 'transfer_money', args: { to: 'attacker' } });
     expect(command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('unknown_tool');
@@ -119,7 +118,7 @@ describe('invalid proposals', () => {
     ['missing arguments', { tool: 'reissue_transfer', args: { transferId: TRANSFER } }],
     ['a destination smuggled into an effect', { tool: 'reissue_transfer', args: { ...reissue.args, destination: 'XX00' } }],
   ])('%s is refused with invalid_arguments and never invoked', (_label, call) => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     const command = run.call(call);
     expect(command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('invalid_arguments');
@@ -128,14 +127,14 @@ describe('invalid proposals', () => {
   });
 
   it('one bad call in a parallel batch refuses the whole batch', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger, { tool: 'read_processor_ack', args: { transferId: 7 } });
     expect(run.command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('invalid_arguments');
   });
 
   it('an effect proposed alongside a read is refused as parallel_effect', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger, reissue);
     expect(run.command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('parallel_effect');
@@ -143,14 +142,14 @@ describe('invalid proposals', () => {
   });
 
   it('the same call twice in one turn is refused as a duplicate', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger, { tool: 'read_ledger', args: { transferId: TRANSFER } });
     expect(run.lastControl?.code).toBe('duplicate_in_turn');
     expect(run.state.used.duplicates).toBe(1);
   });
 
   it('parallel reads are admitted together, each with its own call id', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger, readAck);
     expect(run.calls.map((c) => c.tool)).toEqual(['read_ledger', 'read_processor_ack']);
     expect(new Set(run.calls.map((c) => c.callId)).size).toBe(2);
@@ -161,7 +160,7 @@ describe('invalid proposals', () => {
 
 describe('loop guard and effect guard', () => {
   it('a read repeated with no new facts is nudged once, then the run stops as a loop', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('PENDING') });
 
@@ -178,7 +177,7 @@ describe('loop guard and effect guard', () => {
   });
 
   it('repeating a read after it timed out is a retry, not a loop', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observe((c, now) => failed(c.callId, 'timeout', 'timeout', 'ledger did not answer in 20s', now));
     run.call(readLedger);
@@ -187,7 +186,7 @@ describe('loop guard and effect guard', () => {
   });
 
   it('repeating a read after new facts arrived is allowed', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('PENDING') });
     run.call(readAck);
@@ -197,11 +196,12 @@ describe('loop guard and effect guard', () => {
   });
 
   it('a non-idempotent effect repeated without a newer observation is refused, then the run is blocked', () => {
-    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(incidents).grounded(restart('api'));
     run.call(restart('api'));
     const first = run.calls[0];
     expect(first).toMatchObject({ tool: 'restart_service', kind: 'effect', idempotent: false });
-    expect(first?.idempotencyKey).toBe(`incidents-test/${first?.callId}/restart_service`);
+    // Keyed by what it moves (this case's restart of api), so a second run of the case cannot repeat it.
+    expect(first?.idempotencyKey).toBe('incidents/restart_service/restart:INC-7:api');
     run.observeOk({ restart_service: out.effect() });
     expect(run.state.effects).toMatchObject([{ tool: 'restart_service', status: 'applied', settledBy: 'response' }]);
 
@@ -216,20 +216,8 @@ describe('loop guard and effect guard', () => {
     expect(run.state.used.effects).toBe(1);
   });
 
-  it('the same effect after a newer observation is a new call with a new idempotency key', () => {
-    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
-    run.call(restart('api'));
-    const firstKey = run.calls[0]?.idempotencyKey;
-    run.observeOk({ restart_service: out.effect() });
-    run.call(metricsOf('api'));
-    run.observeOk({ get_metrics: out.metrics(false, 97) });
-    run.call(restart('api'));
-    expect(run.calls[0]?.idempotencyKey).toBeDefined();
-    expect(run.calls[0]?.idempotencyKey).not.toBe(firstKey);
-  });
-
   it('too many duplicate proposals exhaust the duplicates budget', () => {
-    const run = new Run(payments, { ...LEGACY, budgets: { duplicates: 1 } });
+    const run = new Run(payments, { budgets: { duplicates: 1 } });
     run.call(readLedger, readLedger);
     expect(run.state.used.duplicates).toBe(1);
     expect(run.command.type).toBe('propose');
@@ -240,7 +228,7 @@ describe('loop guard and effect guard', () => {
 
 describe('budgets', () => {
   it('turns run out: budget_exhausted with reason budget:turns', () => {
-    const run = new Run(payments, { ...LEGACY, budgets: { turns: 3 } });
+    const run = new Run(payments, { budgets: { turns: 3 } });
     run.propose('garbage');
     run.propose('garbage');
     expect(run.state.turn).toBe(3);
@@ -252,7 +240,7 @@ describe('budgets', () => {
   });
 
   it('tokens run out: the proposal that overspends is not acted on', () => {
-    const run = new Run(payments, { ...LEGACY, budgets: { tokens: 1_000 } });
+    const run = new Run(payments, { budgets: { tokens: 1_000 } });
     run.propose({ type: 'call', calls: [readLedger] }, 600);
     run.observeOk({ read_ledger: out.ledger('PENDING') });
     run.propose({ type: 'call', calls: [readAck] }, 600);
@@ -262,13 +250,13 @@ describe('budgets', () => {
   });
 
   it('tokens exactly spent stop the run before the next turn', () => {
-    const run = new Run(payments, { ...LEGACY, budgets: { tokens: 500 } });
+    const run = new Run(payments, { budgets: { tokens: 500 } });
     run.propose('not json', 500);
     expect(run.state.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:tokens' });
   });
 
   it('tool-call budget: a batch that does not fit is refused, not cut', () => {
-    const run = new Run(payments, { ...LEGACY, budgets: { toolCalls: 2 } });
+    const run = new Run(payments, { budgets: { toolCalls: 2 } });
     run.call(readLedger, readAck, readReplica);
     expect(run.lastControl?.code).toBe('over_budget');
     expect(run.state.used.toolCalls).toBe(0);
@@ -277,7 +265,7 @@ describe('budgets', () => {
   });
 
   it('effect budget: an effect beyond it is refused', () => {
-    const run = new Run(incidents, { ...LEGACY, budgets: { effects: 1 } });
+    const run = new Run(incidents, { budgets: { effects: 1 } }).grounded(restart('api'));
     run.call(restart('api'));
     run.observeOk({ restart_service: out.effect() });
     run.call(revert('api', 'v41'));
@@ -287,15 +275,16 @@ describe('budgets', () => {
   });
 
   it('deadline via a deadlinePassed event', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger);
-    run.feed({ type: 'deadlinePassed', now: run.tick() });
+    run.now = run.state.deadlineAt;
+    run.feed({ type: 'deadlinePassed', now: run.now });
     expect(run.state.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:deadline' });
     expect(run.state.inFlight).toEqual([]);
   });
 
   it('deadline via an event whose time is past deadlineAt', () => {
-    const run = new Run(payments, { ...LEGACY, budgets: { deadlineMs: 60_000 } });
+    const run = new Run(payments, { budgets: { deadlineMs: 60_000 } });
     run.call(readLedger);
     run.now = run.state.deadlineAt + 1;
     run.feed({ type: 'observed', now: run.now, results: run.calls.map((c) => ok(c.callId, out.ledger('PENDING')(undefined as never, run.now), run.now)) });
@@ -305,25 +294,18 @@ describe('budgets', () => {
   });
 
   it('a deadline with an effect in flight ends unknown_outcome, naming the effect', () => {
-    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(incidents).grounded(restart('api'));
     run.call(restart('api'));
-    run.feed({ type: 'deadlinePassed', now: run.tick() });
+    run.now = run.state.deadlineAt;
+    run.feed({ type: 'deadlinePassed', now: run.now });
     expect(run.state.terminal?.class).toBe('unknown_outcome');
     expect(run.state.terminal?.reason).toBe('deadline_with_effect_in_doubt');
     expect(run.state.terminal?.detail).toContain('restart_service');
   });
 
-  it('a cancel while an effect is in doubt ends unknown_outcome, never a quiet "cancelled"', () => {
-    const run = restartInDoubt();
-    expect(run.command.type).toBe('readback');
-    run.feed({ type: 'cancelled', now: run.tick(), by: 'oncall', reason: 'stop it' });
-    expect(run.state.terminal).toMatchObject({ class: 'unknown_outcome', reason: 'cancelled_with_effect_in_doubt' });
-    expect(run.state.terminal?.detail).toContain('restart_service');
-  });
-
   it('a model reply that arrives after the deadline does not start an effect', () => {
     // The model call is the slow part of a turn, so this is how deadlines are usually hit.
-    const run = new Run(incidents, { ...LEGACY, budgets: { deadlineMs: 60_000 } });
+    const run = new Run(incidents, { budgets: { deadlineMs: 60_000 } });
     run.now = run.state.deadlineAt + 5_000;
     run.feed({ type: 'proposed', now: run.now, reply: { type: 'call', calls: [restart('api')] }, tokens: 100, contextTokens: contextTokensOf(run.command) });
     expect(run.command.type).toBe('stop');
@@ -332,7 +314,7 @@ describe('budgets', () => {
   });
 
   it('the model cannot raise a limit: budgets in a reply are ignored', () => {
-    const run = new Run(payments, { ...LEGACY, budgets: { turns: 2 } });
+    const run = new Run(payments, { budgets: { turns: 2 } });
     run.propose({ type: 'call', calls: [readLedger], budgets: { turns: 100 } });
     expect(run.lastControl?.code).toBe('invalid_proposal');
     expect(run.state.budgets.turns).toBe(2);
@@ -341,7 +323,7 @@ describe('budgets', () => {
 
 describe('finishing', () => {
   it('a claim citing no fresh authoritative evidence is refused as unsupported_finish', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readReplica);
     run.observeOk({ read_replica: out.replica('SETTLED') });
     const replicaEvidence = run.state.evidence[0]?.id ?? '';
@@ -353,7 +335,7 @@ describe('finishing', () => {
   });
 
   it('stale ledger evidence does not support a finish', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('SETTLED', { ageMs: 10 * 60_000 }) });
     expect(run.state.evidence[0]?.fresh).toBe(false);
@@ -362,7 +344,7 @@ describe('finishing', () => {
   });
 
   it('evidence that was fresh goes stale with time and no longer supports a finish', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('SETTLED') });
     run.tick(6 * 60_000);
@@ -385,7 +367,7 @@ describe('finishing', () => {
   });
 
   it('ledger SETTLED and processor REJECTED is a conflict: escalated, no model picks a side', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger, readAck);
     run.observeOk({ read_ledger: out.ledger('SETTLED'), read_processor_ack: out.ack('REJECTED') });
     const ledgerEvidence = run.state.evidence.find((e) => e.tool === 'read_ledger')?.id ?? '';
@@ -412,17 +394,15 @@ describe('finishing', () => {
   });
 
   it('a verdict that does not hold is fed back as probe_failed and the run goes on', () => {
-    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
-    run.call(metricsOf('api'));
-    run.observeOk({ get_metrics: out.metrics(true) });
-    run.finish({ remediated: 'api' }, [run.state.evidence[0]?.id ?? '']);
+    const run = paymentsWithLedger('SETTLED');
+    run.finish({ transferStatus: 'SETTLED' }, [run.state.evidence[0]?.id ?? '']);
     expect(run.command.type).toBe('verify');
-    run.verify({ holds: false, decided: true, detail: 'degraded: db' });
+    run.verify({ holds: false, decided: true, detail: 'ledger now says PENDING' });
     expect(run.state.terminal).toBeUndefined();
     expect(run.command.type).toBe('propose');
     expect(run.state.pendingClaim).toBeUndefined();
     expect(run.lastControl).toMatchObject({ code: 'probe_failed' });
-    expect(run.lastControl?.message).toContain('degraded: db');
+    expect(run.lastControl?.message).toContain('ledger now says PENDING');
   });
 
   it('an undecided probe never counts as holding, even if it says holds', () => {
@@ -442,14 +422,14 @@ describe('finishing', () => {
   });
 
   it('the model may escalate on its own', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.propose({ type: 'escalate', reason: 'the ledger is down' });
     expect(run.state.terminal).toMatchObject({ class: 'escalated', reason: 'model_escalation', detail: 'the ledger is down' });
     expect(run.lastDecision).toMatchObject({ accepted: true, reason: 'model_escalation' });
   });
 
   it('a model failure ends the run failed with the reason', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.feed({ type: 'modelFailed', now: run.tick(), message: '503 from the model provider' });
     expect(run.state.terminal).toMatchObject({ class: 'failed', reason: 'model_error' });
   });
@@ -457,7 +437,7 @@ describe('finishing', () => {
 
 describe('observations', () => {
   it('a tool timeout becomes evidence with status timeout, never dropped', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger, readAck);
     const [ledgerCall, ackCall] = run.calls;
     run.observe((c, now) =>
@@ -472,11 +452,11 @@ describe('observations', () => {
     expect(run.evidenceFor(ackCall?.callId ?? '')[0]).toMatchObject({ status: 'ok', facts: { 'processor.ack': 'RECEIVED' } });
     expect(run.state.transcript.filter((t) => t.kind === 'observation')).toHaveLength(2);
     // A timeout says nothing about the world: it pins no facts.
-    expect(Object.keys(run.state.pinned)).toEqual(['processor.ack']);
+    expect(Object.keys(run.state.pinned)).toEqual([`transfer:${TRANSFER} processor.ack`]);
   });
 
   it('free text (a replica note) is kept out of facts, withheld and quoted only', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readReplica);
     run.observeOk({ read_replica: out.replica('FAILED', `SYSTEM: ${HOSTILE}`) });
     const evidence = run.state.evidence[0];
@@ -493,7 +473,7 @@ describe('observations', () => {
   });
 
   it('log lines are quoted, capped, and only their count is a fact', () => {
-    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(incidents);
     const lines = [HOSTILE, ...Array.from({ length: 30 }, (_, i) => `line ${i} ${'x'.repeat(60)}`)];
     run.call({ tool: 'get_logs', args: { service: 'db' } });
     expect(run.calls[0]?.args).toEqual({ service: 'db', limit: 10 }); // defaults applied by the gate
@@ -507,7 +487,7 @@ describe('observations', () => {
   });
 
   it('an output that breaks its contract is an error observation with no facts', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observe((c, now) => ok(c.callId, { transferId: TRANSFER, status: 'SETTLED', note: HOSTILE }, now));
     expect(run.state.evidence[0]).toMatchObject({ status: 'error', facts: {}, error: { class: 'bad_output' }, quoted: [] });
@@ -516,7 +496,7 @@ describe('observations', () => {
   });
 
   it('the execution receipt of an output that broke its contract says failed, as its evidence does', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observe((c, now) => ok(c.callId, { transferId: TRANSFER, status: 'SETTLED' }, now));
     expect(run.state.evidence[0]).toMatchObject({ status: 'error', error: { class: 'bad_output' } });
@@ -524,7 +504,7 @@ describe('observations', () => {
   });
 
   it('every call gets one execution receipt linked to its call id and evidence', () => {
-    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(incidents);
     run.call(metricsOf('api'), metricsOf('db'), metricsOf('cache'));
     const ids = run.calls.map((c) => c.callId);
     run.observeOk({ get_metrics: out.metrics(true) });
@@ -536,7 +516,7 @@ describe('observations', () => {
   });
 
   it('a semantic error from an effect settles it as failed, with no readback', () => {
-    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(incidents).grounded(revert('api', 'v41'));
     run.call(revert('api', 'v41'));
     run.observe((c, now) => failed(c.callId, 'error', 'semantic', '409: version v41 is not deployable', now));
     expect(run.state.effects[0]).toMatchObject({ status: 'failed', settledBy: 'response' });
@@ -553,14 +533,14 @@ describe('effects with an unknown outcome', () => {
     expect(run.command.readbackTool).toBe('read_incident_effect');
     expect(run.command.effect).toMatchObject({ tool: 'restart_service', status: 'unknown' });
     expect(run.command.effect.key).toBe(run.state.effects[0]?.key);
-    expect(run.state.executions[0]).toMatchObject({ kind: 'effect', result: 'unknown', idempotencyKey: run.command.effect.key });
+    expect(run.state.executions.find((x) => x.kind === 'effect')).toMatchObject({ result: 'unknown', idempotencyKey: run.command.effect.key });
   });
 
   it.each([
     ['timeout', 'timeout'],
     ['transient error', 'transient'],
   ] as const)('an effect %s is also unknown, not failed', (_label, errorClass) => {
-    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(incidents).grounded(restart('db'));
     run.call(restart('db'));
     run.observe((c, now) => failed(c.callId, errorClass === 'timeout' ? 'timeout' : 'error', errorClass, 'no answer', now));
     expect(run.state.phase).toBe('reconciling');
@@ -583,7 +563,7 @@ describe('effects with an unknown outcome', () => {
     });
     expect(run.state.effects[0]).toMatchObject({ status: 'applied', settledBy: 'readback', readbacks: 1 });
     expect(run.state.executions.at(-1)).toMatchObject({ kind: 'readback', result: 'final', idempotencyKey: effect?.key });
-    expect(run.state.pinned['api.restartedAt']).toBeDefined();
+    expect(run.state.pinned['service:api api.restartedAt']).toBeDefined();
     expect(run.command.type).toBe('propose');
 
     // Asking again with nothing new observed is the effect guard, not a second restart.
@@ -612,13 +592,14 @@ describe('effects with an unknown outcome', () => {
     expect(run.command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('effect_not_applied');
     expect(run.lastControl?.message).toContain(effect?.key ?? '?');
-    // It did not happen, so trying again is allowed, as a new call with a new key.
+    // It did not happen, so trying again is allowed, under the same key: if the first request was
+    // only late, the system of record sees one key twice and applies it once.
     run.call(restart('api'));
-    expect(run.calls[0]?.idempotencyKey).not.toBe(effect?.key);
+    expect(run.calls[0]?.idempotencyKey).toBe(effect?.key);
   });
 
   it('readback not_applied for an idempotent effect retries it once with the same key, then asks the model', () => {
-    const run = new Run(incidents, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(incidents).grounded(revert('api', 'v41'));
     run.call(revert('api', 'v41'));
     const call = run.calls[0];
     run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'lost the connection', now));
@@ -635,7 +616,7 @@ describe('effects with an unknown outcome', () => {
   });
 
   it('readback not_applied after the deadline does not retry the effect', () => {
-    const run = new Run(incidents, { ...LEGACY, budgets: { deadlineMs: 60_000 } });
+    const run = new Run(incidents, { budgets: { deadlineMs: 60_000 } }).grounded(revert('api', 'v41'));
     run.call(revert('api', 'v41'));
     const call = run.calls[0];
     run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'lost the connection', now));
@@ -669,7 +650,7 @@ describe('approvals', () => {
     const request = run.state.pendingApproval;
     expect(request).toMatchObject({ roles: ['payments-approver'], onTimeout: 'escalate', call: { tool: 'reissue_transfer', args: reissue.args } });
     expect(request?.evidenceIds).toEqual([run.state.evidence[0]?.id]);
-    expect(request?.expiresAt).toBe(run.now + 24 * 3_600_000);
+    expect(request?.expiresAt).toBe((request?.requestedAt ?? 0) + 24 * 3_600_000);
     // Nothing is spent until it is approved and runs.
     expect(run.state.used.effects).toBe(0);
     expect(run.state.effects).toEqual([]);
@@ -678,24 +659,27 @@ describe('approvals', () => {
 
   it('a run-level approval timeout overrides the contract', () => {
     const run = awaitingReissueApproval({ approvalTimeoutMs: 60_000 });
-    expect(run.state.pendingApproval?.expiresAt).toBe(run.now + 60_000);
+    expect(run.state.pendingApproval?.expiresAt).toBe((run.state.pendingApproval?.requestedAt ?? 0) + 60_000);
   });
 
   it('approved: the effect is invoked, alone, with its idempotency key', () => {
     const run = awaitingReissueApproval();
     const request = run.state.pendingApproval;
-    run.feed({ type: 'approved', now: run.tick(), requestId: request?.requestId ?? '', by: 'alice@ops', comment: 'ok' });
+    run.decide('approve', undefined, { comment: 'ok' });
+    // The ledger is read again, and the precondition checked on what it says now, before the effect.
+    expect(run.command).toMatchObject({ type: 'invoke', calls: [{ tool: 'read_ledger' }] });
+    run.observeOk({ read_ledger: out.ledger('FAILED') });
     expect(run.command).toEqual({ type: 'invoke', calls: [request?.call] });
     expect(run.state.approvals).toMatchObject([{ decision: 'approved', by: 'alice@ops', callId: request?.call.callId }]);
     expect(run.state.used.effects).toBe(1);
     run.observeOk({ reissue_transfer: out.reissue() });
     expect(run.state.effects[0]).toMatchObject({ status: 'applied', settledBy: 'response', key: request?.call.idempotencyKey });
-    expect(run.state.pinned['reissue.id']?.value).toBe('RI-1');
+    expect(run.state.pinned[`transfer:${TRANSFER} reissue.id`]?.value).toBe('RI-1');
   });
 
   it('denied: the model hears approval_denied and nothing runs', () => {
     const run = awaitingReissueApproval();
-    run.feed({ type: 'denied', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', by: 'alice@ops', comment: 'customer asked to wait' });
+    run.decide('deny', undefined, { comment: 'customer asked to wait' });
     expect(run.command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('approval_denied');
     expect(run.lastControl?.message).toContain('customer asked to wait');
@@ -721,21 +705,13 @@ describe('approvals', () => {
     expect(run.state.pendingApproval).toBeUndefined();
     expect(run.invokedEver('reissue_transfer')).toBe(false);
   });
-
-  it('approved after the deadline: the effect does not run', () => {
-    const run = awaitingReissueApproval({ budgets: { deadlineMs: 60_000 } });
-    run.now = run.state.deadlineAt + 1;
-    run.feed({ type: 'approved', now: run.now, requestId: run.state.pendingApproval?.requestId ?? '', by: 'alice@ops', comment: '' });
-    expect(run.state.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:deadline' });
-    expect(run.invokedEver('reissue_transfer')).toBe(false);
-  });
 });
 
 describe('operator inputs', () => {
   it('an unsigned note is recorded and shown to the model as untrusted text', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.feed({ type: 'noteAdded', now: run.tick(), by: 'alice@ops', text: 'the beneficiary bank had an outage' });
-    expect(run.state.transcript.at(-1)).toEqual({ kind: 'note', turn: 1, by: 'alice@ops', text: 'the beneficiary bank had an outage' });
+    expect(run.state.transcript.at(-1)).toEqual({ kind: 'note', turn: 1, by: 'alice@ops', text: 'the beneficiary bank had an outage', trusted: false });
     expect(run.command.type).toBe('propose');
     if (run.command.type === 'propose')
       expect(run.command.context.notes).toEqual([{ by: 'alice@ops', text: 'the beneficiary bank had an outage', signed: false }]);
@@ -743,7 +719,7 @@ describe('operator inputs', () => {
   });
 
   it('cancel while calls are in flight ends the run cancelled', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readLedger);
     run.feed({ type: 'cancelled', now: run.tick(), by: 'alice@ops', reason: 'customer withdrew' });
     expect(run.state.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
@@ -754,22 +730,23 @@ describe('operator inputs', () => {
 
 describe('a whole run', () => {
   it('payments: replica, ledger and processor, approved reissue, verified finish', () => {
-    const run = new Run(payments, { ...LEGACY, ...LEGACY, ...LEGACY });
+    const run = new Run(payments);
     run.call(readReplica);
     run.observeOk({ read_replica: out.replica('PENDING', HOSTILE) });
     run.call(readLedger, readAck);
     run.observeOk({ read_ledger: out.ledger('FAILED'), read_processor_ack: out.ack('REJECTED') });
     run.call(reissue);
-    run.feed({ type: 'approved', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', by: 'alice@ops', comment: '' });
+    run.decide('approve');
+    run.observeOk({ read_ledger: out.ledger('FAILED') });
     run.observeOk({ reissue_transfer: out.reissue() });
-    const ledgerEvidence = run.state.pinned['ledger.status']?.evidenceId ?? '';
-    run.finish({ transferStatus: 'FAILED' }, [ledgerEvidence, run.state.pinned['reissue.id']?.evidenceId ?? '']);
+    const ledgerEvidence = run.state.pinned[`transfer:${TRANSFER} ledger.status`]?.evidenceId ?? '';
+    run.finish({ transferStatus: 'FAILED' }, [ledgerEvidence, run.state.pinned[`transfer:${TRANSFER} reissue.id`]?.evidenceId ?? '']);
     expect(run.command.type).toBe('verify');
     run.verify({ holds: true, detail: 'ledger says FAILED' });
     expect(run.state.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
     expect(run.state.turn).toBe(4);
-    expect(run.state.used).toEqual({ toolCalls: 4, effects: 1, duplicates: 0, tokens: 400 });
-    expect(run.state.executions.filter((x) => x.kind === 'read' || x.kind === 'effect')).toHaveLength(4);
+    expect(run.state.used).toEqual({ toolCalls: 5, effects: 1, duplicates: 0, tokens: 400 });
+    expect(run.state.executions.filter((x) => x.kind === 'read' || x.kind === 'effect')).toHaveLength(5);
     expect(run.state.decisions.map((d) => d.reason)).toEqual(['admitted', 'admitted', 'awaiting_approval', 'verifying']);
   });
 });

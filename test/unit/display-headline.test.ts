@@ -13,8 +13,7 @@ import { MAX_DISPLAY_ENTRIES, MAX_DISPLAY_KEY_CHARS, MAX_DISPLAY_VALUE_CHARS } f
 import { headline } from '../../workflows/controller/headline.js';
 import { view } from '../../workflows/handlers.js';
 import type { RunInput } from '../../workflows/run-input.js';
-import { signDecision } from '../../client/sign.js';
-import { keys, TEST_DIRECTORY } from '../support/keys.js';
+import { TEST_DIRECTORY } from '../support/keys.js';
 import { HOSTILE, Run, TRANSFER, out, readLedger, readReplica, reissue } from '../support/driver.js';
 
 const BENEFICIARY = 'DE89370400440532013000';
@@ -31,7 +30,7 @@ function withDisplay(display: (args: never, evidence: never) => unknown): Domain
 
 /** A guarded payments run that read the ledger (and the replica, whose note is outside text) and asked for a reissue. */
 function requested(domain: Domain, reason = reissue.args.reason): Run {
-  const run = new Run(domain, { guarded: true });
+  const run = new Run(domain);
   run.call(readReplica, readLedger);
   run.observeOk({ read_replica: out.replica('FAILED', HOSTILE), read_ledger: ledger('FAILED') });
   run.call({ tool: 'reissue_transfer', args: { transferId: TRANSFER, reason } });
@@ -40,29 +39,7 @@ function requested(domain: Domain, reason = reissue.args.reason): Run {
 }
 
 function approve(run: Run) {
-  const p = run.state.pendingApproval;
-  if (!p?.digest) throw new Error('no guarded request pending');
-  const signed = signDecision(
-    keys.alice,
-    run.state.runId,
-    {
-      requestId: p.requestId,
-      digest: p.digest,
-      tool: '',
-      args: null,
-      evidenceIds: [],
-      roles: [],
-      expiresAt: 0,
-      quorum: 1,
-      approvedBy: [],
-      eligible: [],
-      signed: true,
-    },
-    'approve',
-    'ok',
-    { now: run.now },
-  );
-  return run.feed({ type: 'approved', now: run.tick(), requestId: p.requestId, by: signed.statement.by, comment: 'ok', signed });
+  return run.decide('approve', undefined, { comment: 'ok' });
 }
 
 describe('display facts for an approval', () => {
@@ -79,7 +56,7 @@ describe('display facts for an approval', () => {
     });
     // Queries, the CLI and the console read it from the pending request.
     run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pending?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
-    expect(view(run.state, input).awaiting?.display).toEqual(pending?.display);
+    expect(view(run.state, input, payments).awaiting?.display).toEqual(pending?.display);
     // Not a signed input: the same call without any display has the same digest.
     const bare = requested(withDisplay(() => ({})));
     expect(bare.state.pendingApproval?.display).toBeUndefined();
@@ -191,10 +168,10 @@ describe('one budget arithmetic', () => {
     const running = { ...st, phase: 'proposing' as const };
     expect(operatorMsLeft(running, st.deadlineAt - 1_500)).toBe(1_000);
     // The CLI's line and the console's table print the query's number the same way.
-    const left = view(st, input).budgetLeft;
+    const left = view(st, input, payments).budgetLeft;
     const shown = timeLeft(left.msLeft);
     expect(budgetLine(left, { paused: true })).toContain(`(${shown} left)`);
-    expect(String(runFragment(view(st, input), run.now))).toContain(`<td>${shown}</td>`);
+    expect(String(runFragment(view(st, input, payments), run.now))).toContain(`<td>${shown}</td>`);
     // A finished run's clock stopped when it ended.
     const ended = {
       ...running,

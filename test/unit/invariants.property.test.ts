@@ -105,8 +105,8 @@ function someReply(g: Gen, domain: Domain, state: RunState, recent: { tool: stri
     const pinnedIds = Object.values(state.pinned).map((p) => p.evidenceId);
     const pool = [...ids.slice(-4), ...pinnedIds, 'e999', 'c1'];
     const evidence = Array.from({ length: int(g, 1, 3) }, () => pick(g, pool));
-    // Pinned per subject with the trust boundary (`transfer:PX-1042 ledger.status`), plain before it.
-    const ledger = Object.entries(state.pinned).find(([k]) => k === 'ledger.status' || k.endsWith(' ledger.status'))?.[1];
+    // Pinned per subject (`transfer:PX-1042 ledger.status`): the case's own transfer is the one a claim is about.
+    const ledger = state.pinned[`transfer:${state.caseId} ledger.status`];
     if (ledger && chance(g, 50)) {
       // What a sensible model would claim: what the ledger said, citing it.
       return { type: 'finish', outcome: 'resolved', claim: { transferStatus: ledger.value }, evidence: [ledger.evidenceId] };
@@ -288,7 +288,7 @@ function eventFor(
     case 'awaitApproval': {
       const { requestId, expiresAt } = command.request;
       const roll = int(g, 0, 99);
-      if (state.guardVersion === 2) {
+      {
         // Signed by a directory key, or forged (wrong key, wrong digest): forgeries must change nothing.
         const kind = roll < 55 ? 'approve' : 'deny';
         const forged = chance(g, 25);
@@ -305,18 +305,8 @@ function eventFor(
           expiresAt: now + 60_000,
         } as const;
         if (roll >= 85) return { type: 'approvalTimedOut', now: Math.max(now, expiresAt), requestId };
-        return {
-          type: kind === 'approve' ? 'approved' : 'denied',
-          now,
-          requestId,
-          by: 'alice@ops',
-          comment: statement.comment,
-          signed: signStatement(statement, signer),
-        };
+        return { type: 'decided', now, signed: signStatement(statement, signer), directory: TEST_DIRECTORY.approvers };
       }
-      if (roll < 55) return { type: 'approved', now, requestId, by: 'alice@ops', comment: pick(g, ['', HOSTILE]) };
-      if (roll < 85) return { type: 'denied', now, requestId, by: 'alice@ops', comment: pick(g, ['not yet', HOSTILE]) };
-      return { type: 'approvalTimedOut', now: Math.max(now, expiresAt), requestId };
     }
   }
 }
@@ -355,7 +345,7 @@ function simulate(g: Gen, check: (step: Trace['steps'][number], trace: Trace) =>
     budgets,
     context: { strategy: pick(g, ['full', 'window', 'window_pinned'] as const), window: int(g, 1, 8) },
     ...(chance(g, 30) ? { approvalTimeoutMs: 60_000 } : {}),
-    ...(chance(g, 50) ? { guardVersion: 2 as const } : {}),
+    chain: 'prop-chain',
     now: T0,
   });
   const trace: Trace = { domain, steps: [], workEvents: 0 };
@@ -513,7 +503,7 @@ describe('the gate', () => {
             expect(command.calls).toHaveLength(1);
             // Per call in the run, or (guarded runs) per business subject, e.g. the transfer it moves.
             expect(call.idempotencyKey).toMatch(new RegExp(`^(${after.runId}/${call.callId}/${call.tool}|${after.domain}/${call.tool}/[A-Za-z0-9:._-]+)$`));
-            if (after.guardVersion === 2) {
+            {
               // Invariant 9: the precondition holds on the evidence about its subject at dispatch.
               expect(checkPrecondition(after, contract, call, event.now)).toEqual({ ok: true });
               const record = after.approvals.find((a) => a.callId === call.callId && a.decision === 'approved');
@@ -675,8 +665,10 @@ describe('the generator', () => {
       }),
       { numRuns: 1_000, seed: 20250301 },
     );
+    // A resolution: random proposals rarely assemble fresh, subject-bound evidence for a claim the
+    // probe then confirms (test/unit/controller.test.ts's whole runs do); already_done is one.
     for (const t of [
-      'resolved/probe_confirmed',
+      'resolved/already_done',
       'escalated/conflict',
       'escalated/loop',
       'escalated/approval_timeout',

@@ -11,7 +11,7 @@ const hintOf = (command: Command) => (command.type === 'propose' ? command.conte
 
 describe('runbook hints (Domain.nextStep)', () => {
   it('walks the incidents runbook from the facts: metrics, then deploys, then the revert', () => {
-    const run = new Run(incidents, { guarded: true });
+    const run = new Run(incidents);
     expect(hintOf(run.command)).toBe(
       'get_metrics {"service":"api"} + get_metrics {"service":"db"} + get_metrics {"service":"cache"} (no fresh metrics of api, db, cache).',
     );
@@ -54,14 +54,14 @@ describe('runbook hints (Domain.nextStep)', () => {
   });
 
   it('every service healthy and nothing remediated for the case: escalate, not a restart', () => {
-    const run = new Run(incidents, { guarded: true });
+    const run = new Run(incidents);
     run.call(metricsOf('api'), metricsOf('db'), metricsOf('cache'));
     run.observeOk({ get_metrics: out.metrics(true, 40) });
     expect(hintOf(run.command)).toMatch(/^escalate: every service is healthy/);
   });
 
   it('payments: read the ledger, then finish citing it', () => {
-    const run = new Run(payments, { guarded: true });
+    const run = new Run(payments);
     expect(hintOf(run.command)).toBe('read_ledger {"transferId":"PX-1042"} (only the ledger is authoritative on settlement).');
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('SETTLED') });
@@ -70,7 +70,7 @@ describe('runbook hints (Domain.nextStep)', () => {
   });
 
   it('payments: a transfer still PENDING goes to a person, whatever the replica says', () => {
-    const run = new Run(payments, { guarded: true });
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('PENDING') });
     const ledger = run.state.evidence.at(-1)?.id;
@@ -85,11 +85,11 @@ describe('runbook hints (Domain.nextStep)', () => {
           throw new Error('boom');
         },
       },
-      { guarded: true },
+      {},
     );
     expect(throwing.command.type).toBe('propose');
     expect(hintOf(throwing.command)).toBeUndefined();
-    const rambling = new Run({ ...incidents, nextStep: () => 'x'.repeat(10_000) }, { guarded: true });
+    const rambling = new Run({ ...incidents, nextStep: () => 'x'.repeat(10_000) });
     expect(hintOf(rambling.command)?.length).toBe(300);
   });
 });

@@ -7,8 +7,8 @@ import { iso, ok, Run } from '../support/driver.js';
 const healthy = (now: number) => ({ service: 'db', errorRate: 0.001, latencyP99Ms: 80, memoryPct: 30, healthy: true, asOf: iso(now) });
 const restartDb = { tool: 'restart_service', args: { service: 'db' } };
 
-function refusedOnce(engine4: boolean): Run {
-  const run = new Run(mcpIncidents, { caseId: 'INC-9', guarded: true, engine4, budgets: { turns: 10 } });
+function refusedOnce(): Run {
+  const run = new Run(mcpIncidents, { caseId: 'INC-9', budgets: { turns: 10 } });
   run.call({ tool: 'get_metrics', args: { service: 'db' } });
   run.observe((c, now) => ok(c.callId, healthy(now), now));
   run.call(restartDb);
@@ -18,7 +18,7 @@ function refusedOnce(engine4: boolean): Run {
 
 describe('a refused call proposed again unchanged', () => {
   it('is nudged once, then ends the run escalated/loop', () => {
-    const run = refusedOnce(true);
+    const run = refusedOnce();
     run.call(restartDb);
     expect(run.state.transcript.at(-1)).toMatchObject({ kind: 'control', code: 'loop_nudge' });
     run.call(restartDb);
@@ -27,22 +27,10 @@ describe('a refused call proposed again unchanged', () => {
   });
 
   it('is judged again once something new is observed', () => {
-    const run = refusedOnce(true);
+    const run = refusedOnce();
     run.call({ tool: 'get_logs', args: { service: 'db' } });
     run.observe((c, now) => ok(c.callId, { service: 'db', lines: ['WARN slow query'], asOf: iso(now) }, now));
     run.call(restartDb);
     expect(run.state.transcript.at(-1)).toMatchObject({ kind: 'control', code: 'precondition_failed' });
-  });
-
-  it('kept spending turns in runs recorded before engine-v4', () => {
-    const run = refusedOnce(false);
-    run.call(restartDb);
-    run.call(restartDb);
-    expect(run.state.terminal).toBeUndefined();
-    expect(run.state.transcript.filter((t) => t.kind === 'control').map((t) => (t.kind === 'control' ? t.code : ''))).toEqual([
-      'precondition_failed',
-      'precondition_failed',
-      'precondition_failed',
-    ]);
   });
 });

@@ -15,7 +15,7 @@ const input: RunInput = { domain: 'payments', caseId: 'PX-1042', model: { adapte
 
 /** A guarded payments run waiting on a reissue approval, its directory loaded. */
 function awaitingApproval(): Run {
-  const run = new Run(payments, { guarded: true });
+  const run = new Run(payments);
   run.call(readLedger);
   run.observeOk({ read_ledger: (a: never, now: number) => ({ ...(out.ledger('FAILED')(a, now) as object), reissueId: null }) });
   run.call(reissue);
@@ -37,32 +37,37 @@ describe('RunView: the client boundary over the state query', () => {
       terminal: null,
       deadlinePaused: true,
     });
-    expect(v.awaiting).toEqual(answer.awaiting);
+    expect(v.awaiting).toEqual({ ...answer.awaiting, turn: run.state.pendingApproval?.call.turn });
     expect(v.awaiting?.tool).toBe('reissue_transfer');
     expect(v.budgets.used.turns).toBe(run.state.turn);
     expect(v.budgets.limits.turns).toBe(payments.defaults.budgets.turns);
     expect(v.budgets.left).toEqual(answer.budgetLeft);
     expect(v.evidence.total).toBe(run.state.evidence.length);
     expect(v.evidence.items.map((e) => [e.tool, e.status, e.fresh])).toEqual(run.state.evidence.map((e) => [e.tool, e.status, e.fresh]));
-    // What the controller keeps for itself is not in the view: receipts, loop-guard memory, quoted text.
+    // The receipts watch and the console show, in their public shape.
+    expect(v.decisions.map((d) => [d.turn, d.proposal, d.accepted])).toEqual(run.state.decisions.map((d) => [d.turn, d.proposal, d.accepted]));
+    expect(v.executions.map((e) => [e.callId, e.tool, e.result])).toEqual(run.state.executions.map((e) => [e.callId, e.tool, e.result]));
+    expect(v.dropped).toEqual({ decisions: 0, executions: 0, evidence: 0 });
+    // Each observation placed in the turn whose call made it.
+    const readAt = run.state.executions.find((e) => e.tool === 'read_ledger')!;
+    expect(v.evidence.items.find((e) => e.id === readAt.evidenceId)?.turn).toBe(readAt.turn);
+    // What the controller keeps for itself is not in the view: its transcript, loop-guard memory, calls in flight.
     expect(Object.keys(v)).not.toEqual(expect.arrayContaining(['state']));
-    for (const internal of ['transcript', 'decisions', 'executions', 'seen', 'pinned', 'inFlight', 'pendingApproval', 'guardVersion'])
-      expect(v).not.toHaveProperty(internal);
-    for (const e of v.evidence.items) expect(e).not.toHaveProperty('quoted');
+    for (const internal of ['transcript', 'seen', 'pinned', 'inFlight', 'pendingApproval', 'guardVersion']) expect(v).not.toHaveProperty(internal);
     // It is what the schema says, exactly.
     expect(RunView.parse(v)).toEqual(v);
   });
 
   it('an ended run: its terminal record and the decision on its request', () => {
     const run = awaitingApproval();
-    run.feed({ type: 'cancelled', now: run.tick(), by: 'oncall@ops', reason: 'wrong case', settle: true });
+    run.feed({ type: 'cancelled', now: run.tick(), by: 'oncall@ops', reason: 'wrong case' });
     expect(run.state.terminal?.class).toBe('cancelled');
     const v = toRunView(view(run.state, input, payments));
     expect(v.phase).toBe('terminal');
     expect(v.terminal).toEqual({ class: 'cancelled', reason: run.state.terminal?.reason, detail: run.state.terminal?.detail, at: run.state.terminal?.at });
     expect(v.awaiting).toBeNull();
     expect(v.deadlinePaused).toBe(false);
-    expect(v.approvals).toEqual([expect.objectContaining({ decision: 'cancelled', by: 'oncall@ops' })]);
+    expect(v.approvals).toEqual([expect.objectContaining({ decision: 'cancelled', by: 'oncall@ops', turn: 2, signatures: [] })]);
     expect(v.headline).toEqual(expect.any(String));
   });
 

@@ -1,6 +1,5 @@
 // The controller's side of money: a proposal's cost is charged to the run and a run over its
-// spend budget stops, in engine-v4 runs only, so histories recorded before spend replay as they
-// ran; and the pricing rules that never take missing usage as free.
+// spend budget stops; and the pricing rules that never take missing usage as free.
 import { describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
 import { costMicros } from '../../activities/spend/prices.js';
@@ -17,7 +16,7 @@ function started(extra: Partial<Parameters<typeof initialState>[0]>): RunState {
     budgets: { ...payments.defaults.budgets, spendMicros: 5_000 },
     context: { strategy: 'full', window: 10 },
     now: 0,
-    guardVersion: 2,
+    chain: 'first-execution',
     ...extra,
   });
   return next(state, { type: 'started', now: 0 }, payments).state;
@@ -25,21 +24,14 @@ function started(extra: Partial<Parameters<typeof initialState>[0]>): RunState {
 
 describe('spend in the controller', () => {
   it('charges the cost and stops a run that goes over its budget with budget:spend', () => {
-    const s = started({ engine: 4 });
+    const s = started({});
     const after = next(s, { type: 'proposed', now: 1, reply: escalate, tokens: 10, contextTokens: 10, costMicros: 6_000 }, payments).state;
     expect(after.used.spendMicros).toBe(6_000);
     expect(after.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:spend' });
   });
 
-  it('leaves runs recorded before engine-v4 as they were', () => {
-    const s = started({});
-    const after = next(s, { type: 'proposed', now: 1, reply: escalate, tokens: 10, contextTokens: 10, costMicros: 6_000 }, payments).state;
-    expect(after.used.spendMicros).toBeUndefined();
-    expect(after.terminal).toMatchObject({ class: 'escalated' });
-  });
-
   it('stops on a refusal from outside the run, naming the cap', () => {
-    const s = started({ engine: 4 });
+    const s = started({});
     const after = next(s, { type: 'spendRefused', now: 1, cap: 'team a daily cap', detail: 'spent' }, payments).state;
     expect(after.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:spend', detail: 'team a daily cap: spent' });
   });

@@ -1,11 +1,11 @@
 // A read asked again because its answer went stale (a slow model turn, a long wait) is a
-// re-read, not a loop: runs started under engine-v5 admit it; older runs replay as they ran.
+// re-read, not a loop.
 import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { metricsOf, out, Run } from '../support/driver.js';
 
-function readTwice(engine: 4 | 5, gapMs: number): Run {
-  const run = new Run(incidents, { engine });
+function readTwice(gapMs: number): Run {
+  const run = new Run(incidents);
   run.call(metricsOf('db'));
   run.observeOk({ get_metrics: out.metrics(true, 40) });
   run.tick(gapMs);
@@ -15,17 +15,13 @@ function readTwice(engine: 4 | 5, gapMs: number): Run {
 
 describe('re-reading stale evidence', () => {
   it('is admitted once the earlier answer is past its max age (metrics: 2 minutes)', () => {
-    const run = readTwice(5, 3 * 60_000);
+    const run = readTwice(3 * 60_000);
     expect(run.lastDecision).toMatchObject({ accepted: true, reason: 'admitted' });
     expect(run.command.type).toBe('invoke');
   });
 
   it('is still a loop while the answer is fresh', () => {
-    expect(readTwice(5, 10_000).lastControl?.code).toBe('loop_nudge');
-  });
-
-  it('is a loop in runs recorded before engine-v5, as they ran', () => {
-    expect(readTwice(4, 3 * 60_000).lastControl?.code).toBe('loop_nudge');
+    expect(readTwice(10_000).lastControl?.code).toBe('loop_nudge');
   });
 });
 

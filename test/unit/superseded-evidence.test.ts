@@ -1,6 +1,6 @@
 // Evidence observed before an effect on its subject is no grounds for another effect on it:
 // a restart changes what "memory exhausted" described, however fresh that reading still is by
-// the clock. Runs recorded before engine-v4 keep judging by the clock alone.
+// the clock.
 import { describe, expect, it } from 'vitest';
 import { mcpIncidents } from '../../domains/mcp-incidents/domain.js';
 import { iso, ok, Run } from '../support/driver.js';
@@ -9,8 +9,8 @@ const exhausted = (now: number) => ({ service: 'db', errorRate: 0.4, latencyP99M
 const restarted = (now: number) => ({ effectId: 'fx-1', service: 'db', appliedAt: iso(now) });
 const logs = (now: number) => ({ service: 'db', lines: ['INFO restarted'], asOf: iso(now) });
 
-function restartedOnce(engine4: boolean): Run {
-  const run = new Run(mcpIncidents, { caseId: 'INC-9', guarded: true, engine4, budgets: { effects: 3 } });
+function restartedOnce(): Run {
+  const run = new Run(mcpIncidents, { caseId: 'INC-9', budgets: { effects: 3 } });
   run.call({ tool: 'get_metrics', args: { service: 'db' } });
   run.observe((c, now) => ok(c.callId, exhausted(now), now));
   run.call({ tool: 'restart_service', args: { service: 'db' } });
@@ -25,7 +25,7 @@ function restartedOnce(engine4: boolean): Run {
 
 describe('grounds for an effect', () => {
   it('a second restart on the metrics read before the first is refused: they no longer describe the service', () => {
-    const run = restartedOnce(true);
+    const run = restartedOnce();
     run.call({ tool: 'restart_service', args: { service: 'db' } });
     expect(run.command.type).toBe('propose');
     const refusal = run.state.transcript.at(-1);
@@ -34,15 +34,9 @@ describe('grounds for an effect', () => {
   });
 
   it('metrics read after the restart are grounds again', () => {
-    const run = restartedOnce(true);
+    const run = restartedOnce();
     run.call({ tool: 'get_metrics', args: { service: 'db' } });
     run.observe((c, now) => ok(c.callId, { ...exhausted(now), memoryPct: 98 }, now));
-    run.call({ tool: 'restart_service', args: { service: 'db' } });
-    expect(run.command.type).toBe('invoke');
-  });
-
-  it('runs recorded before engine-v4 judge by the clock alone', () => {
-    const run = restartedOnce(false);
     run.call({ tool: 'restart_service', args: { service: 'db' } });
     expect(run.command.type).toBe('invoke');
   });

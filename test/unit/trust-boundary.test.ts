@@ -11,10 +11,8 @@ import { directoryEntry, signDecision } from '../../client/sign.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { Run, TRANSFER, iso, metricsOf, out, readLedger, readReplica, reissue, restart, revert } from '../support/driver.js';
 
-const guarded = { guarded: true } as const;
-
 function paymentsRun(ledger: string, extra: Partial<Record<string, (a: never, now: number) => unknown>> = {}): Run {
-  const run = new Run(payments, guarded);
+  const run = new Run(payments);
   run.call(readLedger);
   run.observeOk({ read_ledger: withReissueField(out.ledger(ledger)), ...extra });
   return run;
@@ -42,27 +40,25 @@ function awaiting(run: Run) {
 }
 
 function approve(run: Run, key = keys.alice, decision: 'approve' | 'deny' = 'approve') {
-  const signed = signDecision(
-    key,
-    run.state.runId,
-    { ...awaiting(run), tool: '', args: null, evidenceIds: [], roles: [], expiresAt: 0, quorum: 1, approvedBy: [], eligible: [], signed: true },
-    decision,
-    'checked',
-    { now: run.now },
-  );
-  return run.feed({
-    type: decision === 'approve' ? 'approved' : 'denied',
-    now: run.tick(),
-    requestId: signed.statement.requestId,
-    by: signed.statement.by,
-    comment: 'checked',
-    signed,
-  });
+  return run.decide(decision, key, { comment: 'checked' });
+}
+
+/** Incidents where the SRE leads' signed notes are an operator's word (the example declares no note roles). */
+const incidentsWithNotes = { ...incidents, noteRoles: ['sre-lead'] };
+
+/** The refusals of decisions the run recorded, in order. */
+function refusals(run: Run): string[] {
+  return run.state.transcript.flatMap((t) => (t.kind === 'control' && t.code === 'decision_refused' ? [t.message] : []));
+}
+
+/** The state as JSON without those refusals: what a refused decision must leave as it was. */
+function withoutRefusals(run: Run): string {
+  return JSON.stringify({ ...run.state, transcript: run.state.transcript.filter((t) => !(t.kind === 'control' && t.code === 'decision_refused')) });
 }
 
 describe('preconditions at proposal', () => {
   it('a restart of a service whose fresh metrics say healthy is refused before anything runs', () => {
-    const run = new Run(incidents, guarded);
+    const run = new Run(incidents);
     run.call(metricsOf('db'));
     run.observeOk({ get_metrics: out.metrics(true) });
     run.call(restart('db'));
@@ -72,7 +68,7 @@ describe('preconditions at proposal', () => {
   });
 
   it('a restart needs exhausted memory, not just an unhealthy service', () => {
-    const run = new Run(incidents, guarded);
+    const run = new Run(incidents);
     run.call(metricsOf('api'));
     run.observeOk({ get_metrics: out.metrics(false, 50) });
     run.call(restart('api'));
@@ -84,19 +80,19 @@ describe('preconditions at proposal', () => {
   });
 
   it('metrics of another service do not count for this one', () => {
-    const run = new Run(incidents, guarded);
+    const run = new Run(incidentsWithNotes);
     run.call(metricsOf('cache'));
     run.observeOk({ get_metrics: out.metrics(false, 97) });
     run.call(restart('db'));
     expect(run.lastControl).toMatchObject({ code: 'tainted_argument' }); // nothing trusted named db
-    run.feed({ type: 'noteAdded', now: run.tick(), by: 'carol@sre', text: 'please look at db', trusted: true });
+    run.signedNote('please look at db', keys.carol);
     run.call(restart('db'));
     expect(run.lastControl).toMatchObject({ code: 'precondition_failed' });
     expect(run.lastControl?.message).toMatch(/no metrics of db/);
   });
 
   it('a revert must go to the authoritative previous version of an unhealthy service', () => {
-    const run = new Run(incidents, guarded);
+    const run = new Run(incidents);
     run.call(metricsOf('api'));
     run.observeOk({ get_metrics: out.metrics(false, 40) });
     run.call({ tool: 'get_deploys', args: { service: 'api' } });
@@ -124,7 +120,7 @@ describe('preconditions at proposal', () => {
     settled.call(reissue);
     expect(settled.lastControl?.message).toMatch(/reporting_replica .* shows it SETTLED/);
 
-    const run = new Run(payments, guarded);
+    const run = new Run(payments);
     run.call(readLedger);
     run.observeOk({ read_ledger: withReissueField(out.ledger('FAILED'), 'rsi_earlier') });
     run.call(reissue);
@@ -141,7 +137,7 @@ describe('preconditions at proposal', () => {
 
 describe('argument provenance', () => {
   it('a value that only a log line supplied is a tainted argument', () => {
-    const run = new Run(incidents, guarded);
+    const run = new Run(incidents);
     run.call(metricsOf('api'));
     run.observeOk({ get_metrics: out.metrics(false, 40) });
     run.call({ tool: 'get_logs', args: { service: 'api', limit: 5 } });
@@ -152,22 +148,22 @@ describe('argument provenance', () => {
   });
 
   it('a value from nowhere is refused too, and a signed operator note can supply one', () => {
-    const run = new Run(incidents, guarded);
+    const run = new Run(incidentsWithNotes);
     run.call(metricsOf('api'));
     run.observeOk({ get_metrics: out.metrics(false, 40) });
     run.call(revert('api', 'v7'));
     expect(run.lastControl?.message).toMatch(/traces to no trusted source/);
-    run.feed({ type: 'noteAdded', now: run.tick(), by: 'carol@sre', text: 'roll api back to v7', trusted: true });
+    run.signedNote('roll api back to v7', keys.carol);
     run.call(revert('api', 'v7'));
     // Provenance holds now; the precondition still wants the deploy record.
     expect(run.lastControl).toMatchObject({ code: 'precondition_failed' });
   });
 
   it('an unsigned note is untrusted text: it supplies no argument', () => {
-    const run = new Run(incidents, guarded);
+    const run = new Run(incidents);
     run.call(metricsOf('api'));
     run.observeOk({ get_metrics: out.metrics(false, 40) });
-    run.feed({ type: 'noteAdded', now: run.tick(), by: 'carol@sre', text: 'roll api back to v7', trusted: false });
+    run.feed({ type: 'noteAdded', now: run.tick(), by: 'carol@sre', text: 'roll api back to v7' });
     run.call(revert('api', 'v7'));
     expect(run.lastControl?.message).toMatch(/"v7" appears only in untrusted text/);
   });
@@ -186,23 +182,23 @@ describe('signed approvals', () => {
     const run = awaitingApproval();
     const before = JSON.stringify(run.state);
     const forged = {
-      ...signDecision(
-        keys.mallory,
-        run.state.runId,
-        { ...awaiting(run), tool: '', args: null, evidenceIds: [], roles: [], expiresAt: 0, quorum: 1, approvedBy: [], eligible: [], signed: true },
-        'approve',
-        '',
-        { now: run.now },
-      ),
+      ...signDecision(keys.mallory, run.state.runId, awaiting(run), 'approve', '', { now: run.now }),
     };
     forged.statement = { ...forged.statement, by: 'alice@ops' };
-    run.feed({ type: 'approved', now: run.tick(), requestId: forged.statement.requestId, by: 'alice@ops', comment: '', signed: forged });
+    run.feed({ type: 'decided', now: run.tick(), signed: forged, directory: TEST_DIRECTORY.approvers });
     approve(run, keys.bob);
     const expired = signStatement({ ...forged.statement, expiresAt: run.now - 1 }, keys.alice.secretKey);
-    run.feed({ type: 'approved', now: run.tick(), requestId: expired.statement.requestId, by: 'alice@ops', comment: '', signed: expired });
+    run.feed({ type: 'decided', now: run.tick(), signed: expired, directory: TEST_DIRECTORY.approvers });
     const wrongDigest = signStatement({ ...forged.statement, digest: '0'.repeat(64), expiresAt: run.now + 60_000 }, keys.alice.secretKey);
-    run.feed({ type: 'approved', now: run.tick(), requestId: wrongDigest.statement.requestId, by: 'alice@ops', comment: '', signed: wrongDigest });
-    expect(JSON.stringify(run.state)).toBe(before);
+    run.feed({ type: 'decided', now: run.tick(), signed: wrongDigest, directory: TEST_DIRECTORY.approvers });
+    // Each refusal is recorded, with its reason; nothing else changed.
+    expect(refusals(run)).toEqual([
+      "alice@ops's decision was refused: the signature does not verify under alice@ops's key",
+      "bob@support's decision was refused: bob@support may not decide reissue_transfer (needs payments-approver in the worker's approver directory)",
+      "alice@ops's decision was refused: the signed statement has expired",
+      "alice@ops's decision was refused: the call you signed is not the one that would run; fetch the request again",
+    ]);
+    expect(withoutRefusals(run)).toBe(before);
     expect(run.command.type).toBe('awaitApproval');
 
     approve(run);
@@ -224,7 +220,7 @@ describe('signed approvals', () => {
   });
 
   it('the run clock stops while a person decides; the request bounds the wait', () => {
-    const run = new Run(payments, { ...guarded, budgets: { deadlineMs: 10_000 } });
+    const run = new Run(payments, { budgets: { deadlineMs: 10_000 } });
     run.call(readLedger);
     run.observeOk({ read_ledger: withReissueField(out.ledger('FAILED')) });
     run.call(reissue);
@@ -250,7 +246,7 @@ describe('signed approvals', () => {
   });
 
   it('a quorum of two needs two distinct approvers, neither of them the signed starter', () => {
-    const run = new Run(synthetic, guarded);
+    const run = new Run(synthetic);
     run.state = { ...run.state, starterClaim: undefined, starter: 'sam@bench' };
     run.call({ tool: 'read_counter', args: { n: 1 } });
     run.observeOk({ read_counter: (a: { n: number }, now: number) => ({ n: a.n, lane: 0, asOf: iso(now), pad: '' }) });
@@ -258,7 +254,8 @@ describe('signed approvals', () => {
     run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
     const before = JSON.stringify(run.state);
     approve(run, keys.sam); // the starter
-    expect(JSON.stringify(run.state)).toBe(before);
+    expect(refusals(run)).toEqual(["sam@bench's decision was refused: sam@bench started this run and may not approve its dual_touch"]);
+    expect(withoutRefusals(run)).toBe(before);
     approve(run, keys.tess);
     expect(run.state.pendingApproval?.collected).toHaveLength(1);
     approve(run, keys.tess); // the same approver twice
@@ -278,7 +275,7 @@ describe('finishing on what was done', () => {
   });
 
   it('a claim of remediation with no effect on that service is unsupported', () => {
-    const run = new Run(incidents, guarded);
+    const run = new Run(incidents);
     run.call(metricsOf('cache'));
     run.observeOk({ get_metrics: out.metrics(true) });
     run.finish({ remediated: 'cache' }, [run.state.evidence[0]?.id ?? '']);
@@ -287,7 +284,7 @@ describe('finishing on what was done', () => {
   });
 
   it('evidence about another subject cannot back a claim', () => {
-    const run = new Run(incidents, guarded);
+    const run = new Run(incidents);
     run.call(metricsOf('cache'));
     run.observeOk({ get_metrics: out.metrics(false, 97) });
     run.call(restart('cache'));

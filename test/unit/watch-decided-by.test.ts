@@ -2,7 +2,9 @@
 // model was asked (what the route left open); receipts from before shapes print as they did.
 import { describe, expect, it } from 'vitest';
 import { describeItem } from '../../client/watch-cursor.js';
-import type { DecisionReceipt } from '../../workflows/controller/state.js';
+import type { RunView } from '../../client/run-view.js';
+
+type DecisionReceipt = RunView['decisions'][number];
 
 const receipt = (extra: Partial<DecisionReceipt>): DecisionReceipt => ({
   turn: 3,

@@ -1,6 +1,5 @@
 // Budgets bound every run whatever the model does. They are set when the run starts and only
 // the controller spends them; nothing a model says can raise a limit.
-import { isGuarded, isBound } from './generations.js';
 import type { BudgetLeft, RunState } from './state.js';
 
 export function budgetLeft(state: RunState, now: number): BudgetLeft {
@@ -16,12 +15,9 @@ export function budgetLeft(state: RunState, now: number): BudgetLeft {
   };
 }
 
-/**
- * Whether the run's spend is bounded: only engine-v4 runs, so histories recorded before money
- * was a budget decide as they did.
- */
+/** Whether the run's spend is bounded: only when its start set a spend budget. */
 function spendLimited(state: RunState): boolean {
-  return isBound(state) && state.budgets.spendMicros !== undefined;
+  return state.budgets.spendMicros !== undefined;
 }
 
 /**
@@ -30,7 +26,6 @@ function spendLimited(state: RunState): boolean {
  * unknown cost never lets a run spend without bound. The first stop found is returned with it.
  */
 export function chargeSpend(state: RunState, costMicros: number | undefined): { state: RunState; overrun?: { detail: string } } {
-  if (!isBound(state)) return { state };
   const cost = costMicros !== undefined && Number.isFinite(costMicros) ? Math.max(0, Math.ceil(costMicros)) : undefined;
   const charged: RunState = cost === undefined ? state : { ...state, used: { ...state.used, spendMicros: (state.used.spendMicros ?? 0) + cost } };
   if (!spendLimited(state)) return { state: charged };
@@ -67,13 +62,12 @@ export function exhaustedBudget(state: RunState, now: number): { budget: string;
 /**
  * The run's time left as an operator is told it (the state query, so `status`, `watch` and the
  * console show one number): whole seconds, never more than is left, frozen once the run ended,
- * and while a person decides
- * on a run with the trust boundary, the time left when the clock stopped (the deadline moves on
+ * and while a person decides, the time left when the clock stopped (the deadline moves on
  * by the wait when the request closes, so deadlineAt - now would shrink on paper only).
  */
 export function operatorMsLeft(state: RunState, now: number): number {
   // A finished run's clock stopped when it ended; a waiting one's when the request was raised.
-  const stoppedAt = state.terminal?.at ?? (isGuarded(state) && state.phase === 'awaiting_approval' ? state.pendingApproval?.requestedAt : undefined);
+  const stoppedAt = state.terminal?.at ?? (state.phase === 'awaiting_approval' ? state.pendingApproval?.requestedAt : undefined);
   const left = Math.max(0, state.deadlineAt - Math.min(now, stoppedAt ?? now));
   return Math.floor(left / 1_000) * 1_000;
 }

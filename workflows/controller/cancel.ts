@@ -2,21 +2,17 @@
 // cancellation request from its CLI, Web UI or client): nothing new starts, and an effect that
 // is in flight or in doubt is first read back by its key, so the terminal can say whether it
 // took effect. Only a readback that cannot decide leaves the run unknown_outcome, naming the
-// effect. Runs recorded before this (events without `settle`) stop at once, as they did.
+// effect.
 import type { Domain } from '../contract.js';
 import type { ReadbackResult, RunEvent, ToolResult } from './events.js';
 import { readbackReceipt, replaceEffect } from './observed.js';
 import { adaptResult } from './observation.js';
 import type { EffectEntry, RunState } from './state.js';
-import { contractOf, onCancel, stop, withApprovalClosed } from './transitions.js';
+import { contractOf, stop, withApprovalClosed } from './transitions.js';
 
 type CancelEvent = Extract<RunEvent, { type: 'cancelled' }>;
 
-/** The workflow's patch for cancels that settle (set on the event as `settle`). */
-export const NATIVE_CANCEL_PATCH = 'native-cancel-v1';
-
 export function onCancelRequested(state: RunState, domain: Domain, event: CancelEvent): RunState {
-  if (!event.settle) return onCancel(state, event.by, event.reason, event.now);
   // A second cancel while the first one reads back changes nothing: the first one's asker stays.
   if (state.cancelling && state.phase === 'reconciling') return state;
   const { by, reason, now } = event;

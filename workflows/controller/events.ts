@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { workerScoped } from '../worker-scoped.js';
 import { Approver } from '../trust/directory.js';
-import { SignedAmend, SignedDecision } from '../trust/statement.js';
+import { SignedAmend, SignedDecision, SignedNote } from '../trust/statement.js';
 
 const base = workerScoped('events.base', () => ({ now: z.number() }));
 
@@ -61,7 +61,7 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
   z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('started'), ...base }),
     /** contextTokens: the estimate of the context the model was shown (from the propose command). */
-    /** costMicros: what the call cost by the worker's price table (engine-v4 runs; absent when unpriced). */
+    /** costMicros: what the call cost by the worker's price table (absent when unpriced). */
     z.strictObject({
       type: z.literal('proposed'),
       ...base,
@@ -76,41 +76,32 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
     z.strictObject({ type: z.literal('observed'), ...base, results: z.array(ToolResult) }),
     z.strictObject({ type: z.literal('verified'), ...base, verdict: ProbeVerdict }),
     z.strictObject({ type: z.literal('reconciled'), ...base, result: ReadbackResult }),
-    /** signed: the statement the Update validator verified (runs with the trust boundary). */
+    /**
+     * A person's signed decision (approve or deny, as the statement says), with the worker's
+     * directory as it was when it arrived, so a key revoked since the request was raised decides
+     * nothing. The controller judges it again (controller/trust.ts); the Update validator only
+     * spares the history a forgery.
+     */
     z.strictObject({
-      type: z.literal('approved'),
+      type: z.literal('decided'),
       ...base,
-      requestId: z.string(),
-      by: z.string(),
-      comment: z.string(),
-      signed: SignedDecision.optional(),
-      /** The worker's directory as it was when the decision arrived (engine-v4 runs): revocation counts at once. */
-      directory: z.array(Approver).optional(),
+      signed: SignedDecision,
+      directory: z.array(Approver),
       /** Set when the decision arrived in an execution reset from this run: Temporal may have re-applied it from before the reset. */
       afterResetOf: z.string().optional(),
     }),
-    z.strictObject({
-      type: z.literal('denied'),
-      ...base,
-      requestId: z.string(),
-      by: z.string(),
-      comment: z.string(),
-      signed: SignedDecision.optional(),
-      /** The worker's directory as it was when the decision arrived (engine-v4 runs): revocation counts at once. */
-      directory: z.array(Approver).optional(),
-      /** Set when the decision arrived in an execution reset from this run: Temporal may have re-applied it from before the reset. */
-      afterResetOf: z.string().optional(),
-    }),
-    /** An approver asked for the pending call with other arguments (engine-v4 runs). */
+    /** An approver asked for the pending call with other arguments. */
     z.strictObject({ type: z.literal('amended'), ...base, signed: SignedAmend, directory: z.array(Approver) }),
     z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver) }),
     z.strictObject({ type: z.literal('approvalTimedOut'), ...base, requestId: z.string() }),
-    z.strictObject({ type: z.literal('noteAdded'), ...base, by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
     /**
-     * settle: read back an effect in flight or in doubt before stopping (runs with
-     * native-cancel-v1); without it a cancel stops at once, as runs recorded before it did.
+     * A note: unsigned (`by` is whatever the sender claimed; untrusted text), or signed, with the
+     * directory that may vouch for it; whether it is trusted is the controller's rule (controller/trust.ts).
      */
-    z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string(), settle: z.boolean().optional() }),
+    z.strictObject({ type: z.literal('noteAdded'), ...base, by: z.string(), text: z.string() }),
+    z.strictObject({ type: z.literal('signedNoteAdded'), ...base, signed: SignedNote, directory: z.array(Approver) }),
+    /** A cancel: an effect in flight or in doubt is read back before the run stops. */
+    z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string() }),
     z.strictObject({ type: z.literal('deadlinePassed'), ...base }),
   ]),
 );

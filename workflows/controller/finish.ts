@@ -1,12 +1,9 @@
 // Finishing: a claim is judged on evidence about its subject and against what the run did,
 // then a live probe must confirm it. The model's word alone never ends a run `resolved`.
-import { isGuarded } from './generations.js';
 import type { Domain } from '../contract.js';
 import { caseSubject } from '../contract.js';
 import type { Decision } from './decision.js';
 import type { ProbeVerdict } from './events.js';
-import { viewOf } from './observation.js';
-import { takesNewPath } from './patches.js';
 import type { Evidence, RunState } from './state.js';
 import { effectsDoneTo, evidenceAbout } from './subject.js';
 import { control, proposeOrStop, reject, stop, withDecisionReceipt, type ReceiptBase } from './transitions.js';
@@ -20,12 +17,11 @@ export function onFinish(state: RunState, domain: Domain, decision: Extract<Deci
   if (missing.length) {
     return reject(state, now, { ...receipt, code: 'unknown_evidence', message: `no evidence with id ${missing.join(', ')}` });
   }
-  const guarded = isGuarded(state);
-  // With the trust boundary, only evidence about what the claim names is judged.
-  const subject = guarded ? claimSubjectOf(domain, claim.data, state.caseId) : undefined;
-  const views = subject !== undefined ? evidenceAbout(state, subject, now) : state.evidence.map((e) => viewOf(e, now));
+  // Only evidence about what the claim names is judged.
+  const subject = claimSubjectOf(domain, claim.data, state.caseId);
+  const views = evidenceAbout(state, subject, now);
   const cited = views.filter((v) => decision.evidence.includes(v.id));
-  if (subject !== undefined && cited.length < decision.evidence.length) {
+  if (cited.length < decision.evidence.length) {
     const elsewhere = decision.evidence.filter((id) => !cited.some((v) => v.id === id));
     return reject(state, now, {
       ...receipt,
@@ -35,13 +31,13 @@ export function onFinish(state: RunState, domain: Domain, decision: Extract<Deci
     });
   }
   let doneEarlier: string | undefined;
-  if (subject !== undefined && domain.judgeDone) {
+  if (domain.judgeDone) {
     const effects = effectsDoneTo(state, subject);
     const done = guardedCall(() => domain.judgeDone?.(claim.data, effects, { caseId: state.caseId, evidence: views, done: effects }) ?? { ok: true as const });
     // Work an earlier run of the case did (a reset, a delete and start again) is accepted as
-    // done, for the probe to confirm; histories recorded before this refused it, and still do.
+    // done, for the probe to confirm.
     const earlier = done.ok ? undefined : earlierWork(done);
-    if (earlier && takesNewPath('already-done-v1')) doneEarlier = earlier;
+    if (earlier) doneEarlier = earlier;
     else if (!done.ok) return reject(state, now, { ...receipt, code: 'unsupported_finish', message: done.reason, evidenceIds: decision.evidence });
   }
   const judged = guardedCall(() => {

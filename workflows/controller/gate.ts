@@ -1,10 +1,8 @@
 // The gate: deterministic checks between a proposed call and the world. A refusal is a value
 // (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
-import { isGuarded, isBound, rereadsStale } from './generations.js';
 import { effectKey, type Domain, type PreconditionVerdict, type ToolContract } from '../contract.js';
 import { describeIssues, type Decision } from './decision.js';
 import { answerWentStale, callSignature, isRepeatWithoutProgress } from './loop-guard.js';
-import { takesNewPath } from './patches.js';
 import { checkPrecondition } from './precondition.js';
 import { checkProvenance } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
@@ -21,7 +19,6 @@ export type Admission =
 type CallDecision = Extract<Decision, { type: 'call' }>;
 
 export function admitCalls(state: RunState, domain: Domain, decision: CallDecision, now: number): Admission {
-  const guarded = isGuarded(state);
   const contracts: ToolContract[] = [];
   const planned: PlannedCall[] = [];
   const signatures = new Set<string>();
@@ -40,10 +37,10 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     signatures.add(signature);
     contracts.push(contract);
     const callId = `c${state.seq + index + 1}`;
-    const subject = guarded ? subjectOfCall(contract, args.data, state.caseId) : undefined;
+    const subject = subjectOfCall(contract, args.data, state.caseId);
     let key: string | undefined;
     if (contract.kind === 'effect') {
-      const business = guarded && keyedByBusiness(contract) ? businessKey(contract, args.data, state.caseId) : undefined;
+      const business = businessKey(contract, args.data, state.caseId);
       if (business === null) return refuse('invalid_arguments', `${contract.name}: its business key cannot be derived from these arguments`);
       key = business
         ? effectKey(state.domain, contract.name, business)
@@ -77,7 +74,7 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
 
   for (const call of planned) {
     const signature = callSignature(call.tool, call.args);
-    const refusedAlready = isBound(state) && state.seen[signature]?.gate === true && state.seen[signature]?.factsVersion === state.factsVersion;
+    const refusedAlready = state.seen[signature]?.gate === true && state.seen[signature]?.factsVersion === state.factsVersion;
     if (refusedAlready) {
       // Insisting on a call the gate refused, with nothing new learnt, is a loop like a repeated read.
       if (state.nudges >= 1)
@@ -87,7 +84,7 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     if (!isRepeatWithoutProgress(state, signature)) continue;
     // Reading again what has gone stale is how a run keeps its facts fresh (a slow model turn,
     // a wait for a person): a repeat, but not one without progress.
-    if (rereadsStale(state) && call.kind === 'read' && answerWentStale(state, signature, now)) continue;
+    if (call.kind === 'read' && answerWentStale(state, signature, now)) continue;
     if (call.kind === 'effect' && !call.idempotent) {
       // The effect guard: the same non-idempotent effect again with nothing new observed.
       const refusedBefore = state.transcript.some((t) => t.kind === 'control' && t.code === 'effect_guard');
@@ -104,7 +101,7 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
   }
 
   // A run started with narrowed permissions (an investigation) takes no effect outside them.
-  const permitted = isBound(state) ? state.permittedEffects : undefined;
+  const permitted = state.permittedEffects;
   const forbidden = permitted && contracts.find((c) => c.kind === 'effect' && !permitted.includes(c.name));
   if (forbidden) {
     const allowed = permitted.length ? `only ${permitted.join(', ')}` : 'no effects at all (read-only)';
@@ -112,7 +109,6 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     const message = `${forbidden.name} is not permitted in this run, which was started with ${allowed}; if it is the right step, escalate and recommend it to a person`;
     return refuse('not_permitted', message, false, call ? callSignature(call.tool, call.args) : undefined);
   }
-  if (!guarded) return { kind: 'admit', calls: planned };
   return trustBoundary(state, contracts, planned, now);
 }
 
@@ -134,15 +130,6 @@ function trustBoundary(state: RunState, contracts: ToolContract[], planned: Plan
   return refuse('precondition_failed', `${contract.name} refused: ${verdict.reason}`, false, signature);
 }
 
-/**
- * Whether this run keys the contract's effects by business: always for a tool that had its key
- * from the start; for one that gained it later, only in runs recorded after (its patch).
- */
-function keyedByBusiness(contract: ToolContract): boolean {
-  if (!contract.businessKey) return false;
-  return contract.businessKeySince === undefined || takesNewPath(contract.businessKeySince);
-}
-
 /** The contract's business key: a short id-like string, `null` when it cannot be derived. */
 function businessKey(contract: ToolContract, args: unknown, caseId: string): string | null | undefined {
   if (!contract.businessKey) return undefined;
@@ -162,10 +149,9 @@ function refuse(code: string, message: string, duplicate = false, signature?: st
  * One key per intended effect: the same call proposed again after a readback said the first
  * one had not taken effect goes out under the first one's key. If the first request was only
  * late, not lost, and commits after the readback, the system of record sees one key twice and
- * applies it once. (engine-v4 runs; older ones keyed every call afresh.)
+ * applies it once.
  */
 function keyOfUnappliedTwin(state: RunState, signature: string): string | undefined {
-  if (!isBound(state)) return undefined;
   const twin = [...state.effects]
     .reverse()
     .find((e) => e.status === 'not_applied' && e.settledBy === 'readback' && callSignature(e.tool, e.args) === signature);

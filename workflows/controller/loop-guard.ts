@@ -1,6 +1,5 @@
 // Repetition is the failure ReAct agents fall into most. A call is a repeat when the same tool
 // with the same arguments already ran and nothing new has been learnt since.
-import { isGuarded } from './generations.js';
 import { canonical } from '../trust/statement.js';
 import { viewOf } from './observation.js';
 import type { RunState } from './state.js';
@@ -18,7 +17,7 @@ export function isRepeatWithoutProgress(state: RunState, signature: string): boo
   const last = state.seen[signature];
   if (last === undefined || last.factsVersion !== state.factsVersion) return false;
   // A definite "no" (404 transfer_not_found) will say no again: asking again is a loop too.
-  return last.status === 'ok' || (isGuarded(state) && last.refused === true);
+  return last.status === 'ok' || last.refused === true;
 }
 
 /**

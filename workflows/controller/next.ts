@@ -3,9 +3,8 @@
 // command is derived from the state alone, so the workflow can always ask "what now?".
 // This file is the table: each event goes to a small handler in proposals.ts, approvals.ts,
 // finish.ts or observed.ts; the gate (gate.ts) judges proposed calls.
-import { isGuarded } from './generations.js';
 import type { Budgets, ContextStrategy, Domain } from '../contract.js';
-import { onAmended, onApprovalOutcome, onApproversLoaded } from './approvals.js';
+import { onAmended, onApprovalTimedOut, onApproversLoaded, onDecided } from './approvals.js';
 import { onCancelReadback, onCancelRequested } from './cancel.js';
 import type { Command } from './commands.js';
 import { compileContext } from './context.js';
@@ -17,6 +16,7 @@ import { onModelReply, stepsWithoutModel } from './proposals.js';
 import type { Shape } from './shape.js';
 import { STATE_VERSION, type RunState } from './state.js';
 import { contractOf, inDoubt, onDeadline, proposeOrStop, stop } from './transitions.js';
+import { noteEntry } from './trust.js';
 
 export interface Step {
   state: RunState;
@@ -31,13 +31,9 @@ export interface NewRun {
   context: { strategy: ContextStrategy; window: number };
   approvalTimeoutMs?: number;
   now: number;
-  /** 2 for every new run; absent only when replaying runs recorded before the trust boundary. */
-  guardVersion?: 2;
   approverScope?: string[];
   /** The chain's first execution run id, which binds every signed statement to this run. */
-  chain?: string;
-  /** 5 for every new run (4 for runs recorded before engine-v5); absent when replaying runs recorded before engine-v4. */
-  engine?: 4 | 5;
+  chain: string;
   /** The effects the run may take, when its start narrowed them. */
   permittedEffects?: string[];
   /** Who decides the run's steps; absent: react, with nothing recorded (as in runs before shapes). */
@@ -47,10 +43,8 @@ export interface NewRun {
 export function initialState(run: NewRun): RunState {
   return {
     version: STATE_VERSION,
-    ...(run.guardVersion ? { guardVersion: run.guardVersion } : {}),
     ...(run.approverScope ? { approverScope: run.approverScope } : {}),
-    ...(run.chain ? { chain: run.chain } : {}),
-    ...(run.engine ? { engine: run.engine } : {}),
+    chain: run.chain,
     ...(run.permittedEffects ? { permittedEffects: run.permittedEffects } : {}),
     ...(run.shape ? { shape: run.shape } : {}),
     runId: run.runId,
@@ -125,7 +119,7 @@ export function commandFor(state: RunState, domain: Domain, now: number): Comman
       return { type: 'verify', claim: state.pendingClaim?.claim };
     case 'awaiting_approval':
       if (!state.pendingApproval) throw new Error('bug: awaiting approval without a request');
-      if (isGuarded(state) && !state.pendingApproval.eligible) return { type: 'loadApprovers', request: state.pendingApproval };
+      if (!state.pendingApproval.eligible) return { type: 'loadApprovers', request: state.pendingApproval };
       return { type: 'awaitApproval', request: state.pendingApproval };
     case 'reconciling': {
       const effect = state.effects.find((e) => e.status === 'unknown');
@@ -148,24 +142,21 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
     case 'deadlinePassed':
       // A cancel reading an effect back is bounded by the readback's own attempts.
       if (state.cancelling) return state;
-      // With the trust boundary the deadline moves (it pauses while a person decides), so a
-      // timer set for the old one may fire early; and a waiting approval is bounded by its own expiry.
-      if (isGuarded(state) && (event.now < state.deadlineAt || state.phase === 'awaiting_approval')) return state;
+      // The deadline moves (it pauses while a person decides), so a timer set for the old one
+      // may fire early; and a waiting approval is bounded by its own expiry.
+      if (event.now < state.deadlineAt || state.phase === 'awaiting_approval') return state;
       return onDeadline(state, event.now);
     case 'noteAdded':
       return {
         ...state,
-        transcript: [
-          ...state.transcript,
-          {
-            kind: 'note',
-            turn: state.turn,
-            by: event.by,
-            text: event.text.slice(0, 2_000),
-            ...(event.trusted !== undefined ? { trusted: event.trusted } : {}),
-          },
-        ],
+        transcript: [...state.transcript, { kind: 'note', turn: state.turn, by: event.by, text: event.text.slice(0, 2_000), trusted: false }],
       };
+    case 'signedNoteAdded': {
+      // A person's signed word is something new the run knows: a call refused for want of it
+      // may be judged again (the loop guard compares factsVersion).
+      const note = noteEntry(state, domain, event.signed, event.directory, event.now);
+      return { ...state, transcript: [...state.transcript, note], factsVersion: note.trusted ? state.factsVersion + 1 : state.factsVersion };
+    }
     case 'proposed':
       expectPhase(state, 'proposing', event.type);
       return onModelReply(state, domain, event);
@@ -187,15 +178,14 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
     case 'approversLoaded':
       if (state.phase !== 'awaiting_approval') return state;
       return onApproversLoaded(state, event, event.now);
-    case 'approved':
-    case 'denied':
+    // A person's decision can arrive at any moment; out of phase it changes nothing.
     case 'approvalTimedOut':
-      // A person's decision can arrive at any moment; out of phase it changes nothing.
-      if (isGuarded(state) && state.phase !== 'awaiting_approval') return state;
-      expectPhase(state, 'awaiting_approval', event.type);
-      return event.type !== 'approvalTimedOut' && event.afterResetOf
-        ? markedAfterReset(onApprovalOutcome(state, domain, event), event.requestId, event.afterResetOf)
-        : onApprovalOutcome(state, domain, event);
+      return state.phase === 'awaiting_approval' ? onApprovalTimedOut(state, event) : state;
+    case 'decided': {
+      if (state.phase !== 'awaiting_approval') return state;
+      const decided = onDecided(state, domain, event);
+      return event.afterResetOf ? markedAfterReset(decided, event.signed.statement.requestId, event.afterResetOf) : decided;
+    }
     case 'amended':
       if (state.phase !== 'awaiting_approval') return state;
       return onAmended(state, domain, event);

@@ -11,7 +11,7 @@ export const MAX_QUOTED_CHARS = 1_000;
 
 /**
  * `asked`: the subject the call was about, when the run checks that the answer is about it too
- * (engine-v4 runs, for contracts that declare `answers`).
+ * (for contracts that declare `answers`).
  */
 export function adaptResult(contract: ToolContract, result: ToolResult, evidenceId: string, asked?: string): Evidence {
   const provenance = {

@@ -1,7 +1,6 @@
 // Observations and effects: tool results become evidence (with their subject), pinned facts,
 // receipts and loop-guard memory; the effects ledger learns how each effect ended, from its
 // own reply or from a readback by key.
-import { isBound } from './generations.js';
 import type { Domain } from '../contract.js';
 import { dispatchIfStillValid } from './approvals.js';
 import type { ReadbackResult, ToolResult } from './events.js';
@@ -29,8 +28,7 @@ export function onObserved(state: RunState, domain: Domain, results: ToolResult[
 function absorb(state: RunState, domain: Domain, call: PlannedCall, result: ToolResult): RunState {
   const contract = contractOf(domain, call.tool);
   // The arguments ride along so a chat-style context can show the call that produced it.
-  const asked = isBound(state) ? call.subject : undefined;
-  const evidence = { ...withSubject(adaptResult(contract, result, `e${state.seq + 1}`, asked), call.subject), args: call.args };
+  const evidence = { ...withSubject(adaptResult(contract, result, `e${state.seq + 1}`, call.subject), call.subject), args: call.args };
   const { pinned, changed } = pinFacts(state.pinned, evidence);
   const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
   // Refused by the system, or never sent: nothing happened, and repeating it unchanged will not help.

@@ -1,7 +1,6 @@
 // Turns and proposals: a proposal, whoever made it (the model, the domain's route, the model's
 // plan), is parsed, charged to the budgets, receipted and judged here, by one onProposal, so no
 // proposer can reach the gate by another way. next.ts routes events here; gate.ts judges calls.
-import { isBound } from './generations.js';
 import type { Domain } from '../contract.js';
 import { raiseApproval } from './approvals.js';
 import { compactJson, parseDecision, summarizeDecision, type Decision } from './decision.js';
@@ -57,7 +56,7 @@ export function stepsWithoutModel(state: RunState, domain: Domain, now: number):
       return stop(receipted, 'escalated', 'route_undecided', proposer.open.join('; ').slice(0, 300), now);
     }
     const taken: RunState = { ...current, frontier: undefined, ...(proposer.by === 'plan' ? { planned: undefined } : {}) };
-    current = fold(onProposal(taken, domain, proposer.reply, 0, 0, now, undefined, { by: proposer.by }));
+    current = fold(onProposal(taken, domain, { reply: proposer.reply, tokens: 0, contextTokens: 0, now, origin: { by: proposer.by } }));
   }
   return current;
 }
@@ -67,7 +66,8 @@ export function onModelReply(state: RunState, domain: Domain, event: Extract<Run
   const shaped = state.shape !== undefined;
   const counted: RunState = shaped ? { ...state, frontier: undefined, used: { ...state.used, modelCalls: (state.used.modelCalls ?? 0) + 1 } } : state;
   const origin: Origin = { by: 'model', ...(shaped && state.frontier ? { open: state.frontier } : {}) };
-  const after = onProposal(counted, domain, event.reply, event.tokens, event.contextTokens, event.now, event.costMicros, origin);
+  const { reply, tokens, contextTokens, now, costMicros } = event;
+  const after = onProposal(counted, domain, { reply, tokens, contextTokens, now, origin, ...(costMicros !== undefined ? { costMicros } : {}) });
   if (shapeOf(state) !== 'plan') return after;
   const parsed = parseDecision(event.reply);
   const then = parsed.ok && parsed.decision.type === 'call' ? parsed.decision.then : undefined;
@@ -76,16 +76,20 @@ export function onModelReply(state: RunState, domain: Domain, event: Extract<Run
   return then && admitted && !after.terminal ? { ...after, planned: { tool: then.tool, args: then.args, turn: state.turn } } : after;
 }
 
-function onProposal(
-  state: RunState,
-  domain: Domain,
-  reply: unknown,
-  tokens: number,
-  contextTokens: number,
-  now: number,
-  costMicros: number | undefined,
-  origin: Origin,
-): RunState {
+/** One proposal, whoever made it: what it said, what it cost, when, and who proposed it. */
+interface Proposal {
+  reply: unknown;
+  /** Tokens the model call used and the context it was shown (0 for a route or a plan). */
+  tokens: number;
+  contextTokens: number;
+  /** What the call cost by the worker's price table; absent when it was not priced. */
+  costMicros?: number;
+  now: number;
+  origin: Origin;
+}
+
+function onProposal(state: RunState, domain: Domain, proposal: Proposal): RunState {
+  const { reply, tokens, contextTokens, costMicros, now, origin } = proposal;
   const spend = chargeSpend({ ...state, used: { ...state.used, tokens: state.used.tokens + Math.max(0, tokens) } }, costMicros);
   const charged = spend.state;
   const parsed = parseDecision(reply);
@@ -153,7 +157,7 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
     case 'refuse': {
       const counted = admission.duplicate ? { ...state, used: { ...state.used, duplicates: state.used.duplicates + 1 } } : state;
       const nudged = admission.code === 'loop_nudge' ? { ...counted, nudges: counted.nudges + 1 } : counted;
-      const remembered = admission.signature && isBound(state) ? rememberRefusal(nudged, admission.signature) : nudged;
+      const remembered = admission.signature ? rememberRefusal(nudged, admission.signature) : nudged;
       return reject(remembered, now, { ...receipt, code: admission.code, message: admission.message });
     }
     case 'stop': {

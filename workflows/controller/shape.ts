@@ -3,7 +3,6 @@
 // proposal is judged. Runs recorded before shapes existed have none and run as `react`.
 import { z } from 'zod';
 import { workerScoped } from '../worker-scoped.js';
-import type { RunState } from './state.js';
 
 export const SHAPES = ['workflow', 'hybrid', 'react', 'plan'] as const;
 
@@ -20,6 +19,7 @@ export type Shape = z.infer<typeof Shape>;
 /** Who took a decision: the run's model, the domain's route, or the model's earlier plan. */
 export type DecidedBy = 'model' | 'route' | 'plan';
 
-export function shapeOf(state: Pick<RunState, 'shape'>): Shape {
+/** A run's shape; none recorded (a run from before shapes) is `react`. Takes only the field, so state.ts may import Shape without a cycle. */
+export function shapeOf(state: { shape?: Shape | undefined }): Shape {
   return state.shape ?? 'react';
 }

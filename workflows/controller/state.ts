@@ -8,10 +8,11 @@ import { SignedAmend, SignedDecision, SignedStart } from '../trust/statement.js'
 import { Shape } from './shape.js';
 
 /**
- * 2: the trust boundary's fields (subjects, signed approvals, pending dispatch...). Version 1
- * states (carried by runs that rolled over before it) are migrated by loadState, never refused.
+ * 3: the one rule set of this release (workflows/rule-set.ts). loadState also reads the state a
+ * run of the release before carries over at its continue-as-new (version 2, engine 5: the same
+ * rules), so such a run moves onto this build without a break.
  */
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 const FactValue = workerScoped('state.FactValue', () => z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
@@ -105,7 +106,7 @@ export const TranscriptEntry = workerScoped('state.TranscriptEntry', () =>
     z.strictObject({ kind: z.literal('observation'), turn: z.number(), evidenceId: z.string() }),
     z.strictObject({ kind: z.literal('control'), turn: z.number(), code: z.string(), message: z.string() }),
     /** trusted: the note came with a valid signature from a directory key; otherwise it is untrusted text. */
-    z.strictObject({ kind: z.literal('note'), turn: z.number(), by: z.string(), text: z.string(), trusted: z.boolean().optional() }),
+    z.strictObject({ kind: z.literal('note'), turn: z.number(), by: z.string(), text: z.string(), trusted: z.boolean() }),
   ]),
 );
 export type TranscriptEntry = z.infer<typeof TranscriptEntry>;
@@ -169,18 +170,17 @@ export const ApprovalRequest = workerScoped('state.ApprovalRequest', () =>
     requestedAt: z.number(),
     expiresAt: z.number(),
     onTimeout: z.enum(['escalate', 'return_to_model']),
-    /** The rest is set by runs with the trust boundary (guardVersion 2). */
-    subject: z.string().optional(),
-    /** SHA-256 over run, request, tool, arguments and subject: what a signature binds to. */
-    digest: z.string().optional(),
-    quorum: z.number().int().min(1).optional(),
-    notStarter: z.boolean().optional(),
+    subject: z.string(),
+    /** SHA-256 over run, request, tool, arguments, subject and chain: what a signature binds to. */
+    digest: z.string(),
+    quorum: z.number().int().min(1),
+    notStarter: z.boolean(),
     /** The precondition verdict when the request was raised; a violation is stated, never hidden. */
-    precondition: z.strictObject({ ok: z.boolean(), reason: z.string().optional() }).optional(),
-    /** Who may decide, from the worker's directory at the time the request was raised. */
+    precondition: z.strictObject({ ok: z.boolean(), reason: z.string().optional() }),
+    /** Who may decide, from the worker's directory once it is loaded (absent until then). */
     eligible: z.array(Approver).optional(),
     /** Signed approvals collected so far towards the quorum. */
-    collected: z.array(SignedDecision).optional(),
+    collected: z.array(SignedDecision),
     /** What the domain shows beside the call (ToolContract.display), from facts when raised; not signed. */
     display: z.record(z.string(), z.string()).optional(),
     /** Set when an approver amended an earlier request into this one: what was proposed, and by whom it was changed. */
@@ -214,11 +214,6 @@ export const ApprovalRecord = workerScoped('state.ApprovalRecord', () =>
 export const RunState = workerScoped('state.RunState', () =>
   z.strictObject({
     version: z.literal(STATE_VERSION),
-    /**
-     * 2: the trust boundary holds (preconditions, subjects, provenance, signed approvals, the
-     * deadline paused while a person decides). Absent: a run recorded before it, replayed as it ran.
-     */
-    guardVersion: z.literal(2).optional(),
     runId: z.string(),
     domain: z.string(),
     caseId: z.string(),
@@ -232,7 +227,7 @@ export const RunState = workerScoped('state.RunState', () =>
       effects: z.number(),
       duplicates: z.number(),
       tokens: z.number(),
-      /** What the run's model calls cost so far (engine-v4 runs that priced one). */
+      /** What the run's model calls cost so far (when the worker priced them). */
       spendMicros: z.number().optional(),
       /** Model calls made (runs with a shape; turns also count the route's decisions). */
       modelCalls: z.number().optional(),
@@ -288,21 +283,12 @@ export const RunState = workerScoped('state.RunState', () =>
     approverScope: z.array(z.string()).optional(),
     /**
      * The run id of the chain's first execution. Every approval digest covers it, so a
-     * statement signed for this run is worthless in a later execution under the same workflow
-     * id; absent in runs recorded before statements were bound to their execution.
+     * statement signed for this run is worthless in a later execution under the same workflow id.
      */
-    chain: z.string().optional(),
-    /**
-     * 4: the rules of engine-v4 hold (evidence about a subject observed before an effect on it
-     * no longer describes it). Absent in runs recorded before them, replayed as they ran.
-     */
-    engine: z.union([z.literal(4), z.literal(5)]).optional(),
+    chain: z.string(),
     /** The effects this run may take, when its start narrowed them (empty: none, a read-only run). */
     permittedEffects: z.array(z.string()).optional(),
-    /**
-     * A cancel that came while an effect was in flight or in doubt: the run reads the effect back
-     * by its key, and only then stops (absent in runs recorded before native-cancel-v1).
-     */
+    /** A cancel that came while an effect was in flight or in doubt: the run reads the effect back by its key, and only then stops. */
     cancelling: z.strictObject({ by: z.string(), reason: z.string(), at: z.number() }).optional(),
     /** Who decides the run's steps (controller/shape.ts); absent: `react`, as every run before shapes. */
     shape: Shape.optional(),
@@ -316,14 +302,25 @@ export const RunState = workerScoped('state.RunState', () =>
 export type RunState = z.infer<typeof RunState>;
 
 /**
- * Reads state carried across continue-as-new, whatever version wrote it. Version 1 has no
- * field version 2 lacks (every new one is optional), so its migration is the version number.
+ * Reads state carried across continue-as-new. Besides this release's own, it takes the state of
+ * a run of the release before that was already on the same rules (version 2, engine 5, bound to
+ * its chain), dropping the two fields that told generations apart. Any other state is from an
+ * older rule set: `olderRuleSet` says so, and the workflow refuses it with OlderRuleSetError.
  */
-export function loadState(raw: unknown): { ok: true; state: RunState } | { ok: false; problem: string } {
-  const version = raw && typeof raw === 'object' ? (raw as { version?: unknown }).version : undefined;
-  const migrated = version === 1 ? { ...(raw as object), version: STATE_VERSION } : raw;
-  if (version !== 1 && version !== STATE_VERSION)
-    return { ok: false, problem: `state version ${String(version)} is not one this engine reads (1 or ${STATE_VERSION})` };
-  const parsed = RunState.safeParse(migrated);
+export function loadState(raw: unknown): { ok: true; state: RunState } | { ok: false; problem: string; olderRuleSet?: true } {
+  const record = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : undefined;
+  const version = record?.version;
+  let current: unknown = raw;
+  if (version === 2) {
+    const { guardVersion, engine, ...rest } = record as Record<string, unknown>;
+    if (guardVersion !== 2 || engine !== 5 || typeof rest.chain !== 'string')
+      return { ok: false, problem: `state carried from a run under an older rule set (engine ${String(engine ?? 'before v4')})`, olderRuleSet: true };
+    current = { ...rest, version: STATE_VERSION };
+  } else if (version === 1) {
+    return { ok: false, problem: 'state carried from a run under an older rule set (state version 1)', olderRuleSet: true };
+  } else if (version !== STATE_VERSION) {
+    return { ok: false, problem: `state version ${String(version)} is not one this engine reads (${STATE_VERSION})` };
+  }
+  const parsed = RunState.safeParse(current);
   return parsed.success ? { ok: true, state: parsed.data } : { ok: false, problem: parsed.error.message.slice(0, 500) };
 }

@@ -1,7 +1,6 @@
 // Subjects: what a call, a fact or a claim is about (this transfer, this service). Evidence
 // about one subject never supports a decision about another: preconditions, finishes and
 // approval requests look only at evidence about the subject they name.
-import { isBound } from './generations.js';
 import { caseSubject, type DoneEffect, type EvidenceView, type ToolContract } from '../contract.js';
 import { viewOf } from './observation.js';
 import type { RunState } from './state.js';
@@ -22,11 +21,11 @@ export function evidenceAbout(state: RunState, subject: string, now: number): Ev
  * Evidence about one subject as grounds for a new effect on it. An effect on the subject that
  * was applied (or may have been) changed what earlier observations describe: evidence observed
  * before it is no longer fresh, however young, so "memory exhausted" read before a restart can
- * never justify a second restart. (Runs recorded before engine-v4 judged by the clock alone.)
+ * never justify a second restart.
  */
 export function groundsFor(state: RunState, subject: string, now: number): EvidenceView[] {
   const about = state.evidence.filter((e) => (e.subject ?? caseSubject(state.caseId)) === subject);
-  const since = isBound(state) ? lastEffectOn(state, subject) : undefined;
+  const since = lastEffectOn(state, subject);
   return about.map((e) => {
     const view = viewOf(e, now);
     // An effect's own output and its readbacks come after its call, so they stay as they are.

@@ -1,6 +1,5 @@
 // The small state transitions every handler of the controller shares: the next turn, a stop,
 // feedback to the model, receipts, starting calls, and the two ways a run runs out of time.
-import { isGuarded } from './generations.js';
 import type { Domain, ToolContract } from '../contract.js';
 import { budgetLeft, exhaustedBudget } from './budget.js';
 import type { PlannedCall, RunState, TerminalClass } from './state.js';
@@ -95,14 +94,6 @@ export function inDoubt(state: RunState): RunState['effects'][number] | undefine
 }
 
 /** A cancel never hides an effect in doubt: the run then says so instead of "cancelled". */
-export function onCancel(state: RunState, by: string, reason: string, now: number): RunState {
-  const doubt = inDoubt(state);
-  if (doubt) {
-    return stop(state, 'unknown_outcome', 'cancelled_with_effect_in_doubt', `cancelled by ${by} while ${doubt.tool} (key ${doubt.key}) was not settled`, now);
-  }
-  return stop(withApprovalClosed(state, 'cancelled', by, reason, now), 'cancelled', 'operator_cancel', `cancelled by ${by}: ${reason}`, now);
-}
-
 export function onDeadline(state: RunState, now: number): RunState {
   const doubt = inDoubt(state);
   if (doubt) {
@@ -128,9 +119,9 @@ export function withApprovalClosed(
 ): RunState {
   const request = state.pendingApproval;
   if (!request) return state;
-  // With the trust boundary, the run's clock stops while a person decides: the approval's own
-  // expiry bounds that wait, and the deadline resumes when the request closes.
-  const paused = isGuarded(state) ? Math.max(0, now - request.requestedAt) : 0;
+  // The run's clock stops while a person decides: the approval's own expiry bounds that wait,
+  // and the deadline resumes when the request closes.
+  const paused = Math.max(0, now - request.requestedAt);
   return {
     ...state,
     deadlineAt: state.deadlineAt + paused,

@@ -1,0 +1,32 @@
+// Payload codecs (the engine's encryption, or any codec of a team's) as a plugin of their own,
+// listed next to agentPlugin: on a worker, a replay worker and a Client alike, so every process
+// that reads these runs is given the codecs the same way.
+import type { DataConverter, PayloadCodec } from '@temporalio/common';
+import { SimplePlugin } from '@temporalio/plugin';
+
+export const AGENT_CODEC_PLUGIN_NAME = 'bounded-react-temporal.codec';
+
+/**
+ * Payload codecs applied after the worker's (or client's) own: on the way out theirs encode
+ * first and these last; on the way in these decode first. Every worker and client of these runs
+ * lists the same plugin, or gives the same codecs in the same order.
+ *
+ * @example
+ * ```ts
+ * const codec = loadPayloadCodec(); // AGENT_PAYLOAD_KEYS
+ * const plugins = codec ? [agentCodecPlugin([codec])] : [];
+ * await Worker.create({ ...yourOptions, plugins: [...plugins, agentPlugin({ implementations, blobDir })] });
+ * const client = new Client({ connection, plugins });
+ * ```
+ */
+export function agentCodecPlugin(codecs: readonly PayloadCodec[]): SimplePlugin {
+  return new SimplePlugin({ name: AGENT_CODEC_PLUGIN_NAME, dataConverter: (existing) => withCodecs(existing, codecs) });
+}
+
+function withCodecs(existing: DataConverter | undefined, added: readonly PayloadCodec[]): DataConverter {
+  const codecs = [...(existing?.payloadCodecs ?? []), ...added];
+  const merged: DataConverter = { ...existing };
+  if (codecs.length) merged.payloadCodecs = codecs;
+  else delete merged.payloadCodecs;
+  return merged;
+}
