@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
 import { budgetLine, timeLeft } from '../../client/format.js';
 import { runFragment } from '../../console/views.js';
+import { toRunView } from '../../client/run-view.js';
 import type { AnyTool, Domain } from '../../workflows/contract.js';
 import { approvalDigest } from '../../workflows/controller/approvals.js';
 import { operatorMsLeft } from '../../workflows/controller/budget.js';
@@ -134,7 +135,7 @@ describe("a finished run's headline", () => {
     // Without the domain (a client, or a domain without summarize): the effects ledger says it.
     expect(headline(run.state)).toBe(`reissue_transfer ${TRANSFER} applied (reissue.id RI-1) · resolved (probe_confirmed)`);
     // The run page leads with it.
-    expect(String(runFragment(view(run.state, input, payments), run.now))).toContain(`reissued ${TRANSFER} (123.45 EUR) as RI-1`);
+    expect(String(runFragment(toRunView(view(run.state, input, payments)), run.now))).toContain(`reissued ${TRANSFER} (123.45 EUR) as RI-1`);
   });
 
   it("a summarize that throws or rambles leaves the engine's words or a cut line; a running run has none", () => {
@@ -171,7 +172,7 @@ describe('one budget arithmetic', () => {
     const left = view(st, input, payments).budgetLeft;
     const shown = timeLeft(left.msLeft);
     expect(budgetLine(left, { paused: true })).toContain(`(${shown} left)`);
-    expect(String(runFragment(view(st, input, payments), run.now))).toContain(`<td>${shown}</td>`);
+    expect(String(runFragment(toRunView(view(st, input, payments)), run.now))).toContain(`<td>${shown}</td>`);
     // A finished run's clock stopped when it ended.
     const ended = {
       ...running,
