@@ -57,8 +57,26 @@ export async function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `temporal server start-dev` on loopback and resolves once the frontend answers. */
+/**
+ * Starts `temporal server start-dev` on loopback and resolves once the frontend answers. Ports it
+ * chose itself are free when chosen but may be taken before the server binds them (test files
+ * start servers side by side; the server also opens an HTTP port of its own choosing): such a
+ * start is tried again on new ports, at most three times.
+ */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const ownPorts = options.port === undefined && (options.headless || options.uiPort === undefined);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevServerOnce(options);
+    } catch (err) {
+      const portTaken = err instanceof Error && /address already in use/.test(err.message);
+      if (!ownPorts || !portTaken || attempt >= 3) throw err;
+      options.log(`a port was taken before the dev server bound it; starting again on new ports (attempt ${attempt + 1})`);
+    }
+  }
+}
+
+async function startDevServerOnce(options: DevServerOptions): Promise<DevServer> {
   const { log } = options;
   const cli = resolveTemporalCli(log);
   const port = options.port ?? (await freePort());
