@@ -241,7 +241,7 @@ function refuseForeignState(carried: RunState): void {
   // Runs roll over only at quiet points (nothing in flight, no effect in doubt): state that
   // says otherwise was not written by a rollover, and nothing in it may skip the gate.
   const doubt = carried.effects.some((e) => e.status === 'in_flight' || e.status === 'unknown');
-  if (carried.inFlight.length > 0 || carried.pendingDispatch || doubt) {
+  if (carried.inFlight.length > 0 || carried.pendingDispatch || carried.pendingRefresh || doubt) {
     throw ApplicationFailure.nonRetryable('carried state has calls in flight or in doubt; it was not written at a rollover', ErrorTypes.invalidRunInput);
   }
 }

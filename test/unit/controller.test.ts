@@ -349,6 +349,9 @@ describe('finishing', () => {
     run.observeOk({ read_ledger: out.ledger('SETTLED') });
     run.tick(6 * 60_000);
     run.finish({ transferStatus: 'SETTLED' }, [run.state.evidence[0]?.id ?? '']);
+    // The engine reads the ledger again first (controller/refresh.ts); when that read fails, the finish is unsupported.
+    expect(run.command).toMatchObject({ type: 'invoke', calls: [{ tool: 'read_ledger' }] });
+    run.observe((c, now) => failed(c.callId, 'error', 'transient', '503 from the ledger', now));
     expect(run.lastControl?.code).toBe('unsupported_finish');
   });
 

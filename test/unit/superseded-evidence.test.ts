@@ -24,12 +24,16 @@ function restartedOnce(): Run {
 }
 
 describe('grounds for an effect', () => {
-  it('a second restart on the metrics read before the first is refused: they no longer describe the service', () => {
+  it('a second restart is never judged on the metrics read before the first: they are read again first, and decide', () => {
     const run = restartedOnce();
     run.call({ tool: 'restart_service', args: { service: 'db' } });
+    // Not the restart: the engine re-reads the metrics the first restart made stale.
+    expect(run.command).toMatchObject({ type: 'invoke', calls: [{ tool: 'get_metrics', args: { service: 'db' } }] });
+    expect(run.lastDecision).toMatchObject({ accepted: false, reason: 'refreshing' });
+    // The service is healthy now: the same proposal, judged again, is refused; nothing else ran.
+    run.observe((c, now) => ok(c.callId, { ...exhausted(now), memoryPct: 40, healthy: true }, now));
     expect(run.command.type).toBe('propose');
-    const refusal = run.state.transcript.at(-1);
-    expect(refusal).toMatchObject({ kind: 'control', code: 'precondition_failed' });
+    expect(run.lastControl).toMatchObject({ code: 'precondition_failed' });
     expect(run.state.effects).toHaveLength(1);
   });
 

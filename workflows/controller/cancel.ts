@@ -35,6 +35,7 @@ export function onCancelRequested(state: RunState, domain: Domain, event: Cancel
     inFlight: [],
     pendingClaim: undefined,
     pendingDispatch: undefined,
+    pendingRefresh: undefined,
     cancelling: { by, reason, at: now },
     // The workflow takes a cancel only between commands, so an effect still marked in flight was
     // planned and perhaps never sent: whichever it is, its key says.

@@ -121,7 +121,8 @@ function probeEvidence(state: RunState, verdict: ProbeVerdict): Evidence {
   };
 }
 
-function claimSubjectOf(domain: Domain, claim: unknown, caseId: string): string {
+/** What a claim is about (Domain.claimSubject), or the case itself. */
+export function claimSubjectOf(domain: Domain, claim: unknown, caseId: string): string {
   const named = guardedCall(() => ({ ok: true as const, v: domain.claimSubject?.(claim, caseId) }));
   return named.ok && typeof named.v === 'string' && named.v ? named.v : caseSubject(caseId);
 }

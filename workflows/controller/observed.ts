@@ -6,6 +6,8 @@ import { dispatchIfStillValid } from './approvals.js';
 import type { ReadbackResult, ToolResult } from './events.js';
 import { callSignature } from './loop-guard.js';
 import { adaptResult } from './observation.js';
+import { rejudgeAfterRefresh } from './proposals.js';
+import { regainedFreshness } from './refresh.js';
 import type { Evidence, ExecutionReceipt, PlannedCall, RunState } from './state.js';
 import { contractOf, control, deadlineReached, proposeOrStop, stop } from './transitions.js';
 
@@ -17,20 +19,22 @@ export function onObserved(state: RunState, domain: Domain, results: ToolResult[
   let next: RunState = { ...state, inFlight: [] };
   for (const call of state.inFlight) {
     const result = byCall.get(call.callId) as ToolResult;
-    next = absorb(next, domain, call, result);
+    next = absorb(next, domain, call, result, now);
   }
   if (next.effects.some((e) => e.status === 'unknown')) return { ...next, phase: 'reconciling' };
   if (next.pendingDispatch) return dispatchIfStillValid(next, domain, now);
+  if (next.pendingRefresh) return rejudgeAfterRefresh(next, domain, now);
   return proposeOrStop(next, now);
 }
 
 /** One result becomes evidence, updates facts, receipts, the loop guard and the effects ledger. */
-function absorb(state: RunState, domain: Domain, call: PlannedCall, result: ToolResult): RunState {
+function absorb(state: RunState, domain: Domain, call: PlannedCall, result: ToolResult, now: number): RunState {
   const contract = contractOf(domain, call.tool);
   // The arguments ride along so a chat-style context can show the call that produced it.
   const evidence = { ...withSubject(adaptResult(contract, result, `e${state.seq + 1}`, call.subject), call.subject), args: call.args };
   const { pinned, changed } = pinFacts(state.pinned, evidence);
-  const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
+  // Progress is a fact that changed, or one that is usable again: the same values, fresh once more.
+  const factsVersion = changed || regainedFreshness(state, evidence, now) ? state.factsVersion + 1 : state.factsVersion;
   // Refused by the system, or never sent: nothing happened, and repeating it unchanged will not help.
   const refused = result.status === 'error' && (result.errorClass === 'semantic' || result.errorClass === 'not_sent');
   const effectStatus = call.kind !== 'effect' ? undefined : evidence.status === 'ok' ? 'applied' : refused ? 'failed' : 'unknown';

@@ -5,18 +5,22 @@ import type { Domain } from '../contract.js';
 import { raiseApproval } from './approvals.js';
 import { compactJson, parseDecision, summarizeDecision, type Decision } from './decision.js';
 import type { RunEvent } from './events.js';
-import { onFinish } from './finish.js';
+import { claimSubjectOf, onFinish } from './finish.js';
 import { admitCalls } from './gate.js';
 import { chargeSpend } from './budget.js';
 import { fold } from './retention.js';
 import { proposerFor } from './route.js';
 import { shapeOf } from './shape.js';
-import type { RunState } from './state.js';
+import { REFRESHABLE_REFUSALS, refreshedId, staleReadsFor } from './refresh.js';
+import type { PlannedCall, RunState } from './state.js';
+import { subjectOfCall } from './subject.js';
 import {
   contractOf,
+  control,
   deadlineReached,
   latestEvidenceIds,
   onDeadline,
+  proposeOrStop,
   reject,
   startCalls,
   stop,
@@ -141,9 +145,8 @@ function onProposal(state: RunState, domain: Domain, proposal: Proposal): RunSta
       return stop(receipted, 'escalated', reason, decision.reason, now);
     }
     case 'finish':
-      return onFinish(proposed, domain, decision, now, receiptBase);
     case 'call':
-      return onCall(proposed, domain, decision, now, receiptBase);
+      return judge(proposed, domain, decision, now, receiptBase, true);
   }
 }
 
@@ -178,6 +181,68 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
   });
   if (first && approval) return raiseApproval(receipted, domain, first, admission.precondition, now);
   return startCalls(receipted, admission.calls);
+}
+
+type Judged = Extract<Decision, { type: 'call' | 'finish' }>;
+
+/**
+ * A call or a finish, judged. When the verdict is a refusal that fresher evidence could change
+ * (controller/refresh.ts) and evidence about its subject went stale, the engine re-reads that
+ * first, all at once, and judges the same proposal again when the reads are in; once per
+ * proposal, and only when the tool-call budget leaves room for the reads (and a call after them).
+ */
+function judge(state: RunState, domain: Domain, decision: Judged, now: number, receipt: ReceiptBase, mayRefresh: boolean): RunState {
+  const judged = decision.type === 'call' ? onCall(state, domain, decision, now, receipt) : onFinish(state, domain, decision, now, receipt);
+  const verdict = judged.decisions.at(-1);
+  // Never past the deadline, and never instead of a stop (the refusal ended the run: turns spent).
+  if (!mayRefresh || deadlineReached(state, now) || judged.terminal) return judged;
+  if (judged.decisions.length !== state.decisions.length + 1 || !verdict || verdict.accepted || !REFRESHABLE_REFUSALS.has(verdict.reason)) return judged;
+  const subject = subjectOf(state, domain, decision);
+  const reads = subject === undefined ? [] : staleReadsFor(state, domain, subject, now, decision.type === 'finish' ? decision.evidence : undefined);
+  const room = state.budgets.toolCalls - state.used.toolCalls - (decision.type === 'call' ? 1 : 0);
+  if (reads.length === 0 || reads.length > room) return judged;
+  const why = [...judged.transcript].reverse().find((t) => t.kind === 'control');
+  return startRefresh(state, decision, reads, now, receipt, why?.kind === 'control' ? why.message : verdict.reason);
+}
+
+/** What a proposal is about: the subject of its one effect, or of its claim. */
+function subjectOf(state: RunState, domain: Domain, decision: Judged): string | undefined {
+  if (decision.type === 'finish') return claimSubjectOf(domain, decision.claim, state.caseId);
+  const [call] = decision.calls;
+  const contract = domain.tools.find((t) => t.name === call?.tool);
+  const args = contract?.input.safeParse(call?.args);
+  if (decision.calls.length !== 1 || !contract || contract.kind !== 'effect' || !args?.success) return undefined;
+  return subjectOfCall(contract, args.data, state.caseId);
+}
+
+/** The stale reads go out, all at once; the proposal waits beside them, receipted as refreshing. */
+function startRefresh(state: RunState, decision: Judged, reads: PlannedCall[], now: number, receipt: ReceiptBase, why: string): RunState {
+  const named = reads.map((r) => `${r.tool}(${compactJson(r.args, 60)})`).join(', ');
+  const receipted = withDecisionReceipt({ ...state, seq: state.seq + reads.length }, now, {
+    ...receipt,
+    accepted: false,
+    reason: 'refreshing',
+    evidenceIds: [],
+  });
+  const told = control(receipted, 'refreshing', `${why}; the engine re-reads ${named} and judges the proposal again on what they say now`.slice(0, 500));
+  const { proposal, by, open } = receipt;
+  return startCalls({ ...told, pendingRefresh: { decision, proposal, ...(by ? { by } : {}), ...(open ? { open } : {}) } }, reads);
+}
+
+/**
+ * After the refresh reads: the same proposal, judged again on what they said, with no second
+ * refresh. A finish's citations of evidence that was re-read point at the new answers.
+ */
+export function rejudgeAfterRefresh(state: RunState, domain: Domain, now: number): RunState {
+  const pending = state.pendingRefresh;
+  if (!pending) return state;
+  const parsed = parseDecision(pending.decision);
+  const cleared: RunState = { ...state, pendingRefresh: undefined };
+  if (!parsed.ok || (parsed.decision.type !== 'call' && parsed.decision.type !== 'finish')) return proposeOrStop(cleared, now);
+  const decision =
+    parsed.decision.type === 'finish' ? { ...parsed.decision, evidence: parsed.decision.evidence.map((id) => refreshedId(cleared, id)) } : parsed.decision;
+  const { proposal, by, open } = pending;
+  return judge(cleared, domain, decision, now, { proposal, tokens: 0, contextTokens: 0, ...(by ? { by } : {}), ...(open ? { open } : {}) }, false);
 }
 
 /** The gate said no to this exact call at this state of knowledge; the loop guard remembers it. */

@@ -273,6 +273,19 @@ export const RunState = workerScoped('state.RunState', () =>
     approvalTimeoutMs: z.number().optional(),
     /** doneEarlier: the domain found the work done by an earlier run (DoneVerdict); the probe still decides. */
     pendingClaim: z.strictObject({ claim: z.unknown(), evidenceIds: z.array(z.string()), doneEarlier: z.string().optional() }).optional(),
+    /**
+     * A proposal waiting for the engine's own re-read of the evidence that went stale under it;
+     * judged again, once, when the reads are in (controller/refresh.ts).
+     */
+    pendingRefresh: z
+      .strictObject({
+        /** The proposal as parsed (a call or a finish), judged again as it was made. */
+        decision: z.unknown(),
+        proposal: z.string(),
+        by: z.enum(['model', 'route', 'plan']).optional(),
+        open: z.array(z.string()).optional(),
+      })
+      .optional(),
     /** An approved effect waiting for its authoritative re-read before dispatch. */
     pendingDispatch: z.strictObject({ call: PlannedCall, requestId: z.string(), acceptedViolation: z.string().optional() }).optional(),
     /** The start statement the run was given, verified once the approver directory is loaded. */

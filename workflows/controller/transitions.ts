@@ -28,6 +28,7 @@ export function stop(state: RunState, terminalClass: TerminalClass, reason: stri
     pendingClaim: undefined,
     pendingApproval: undefined,
     pendingDispatch: undefined,
+    pendingRefresh: undefined,
     terminal: { class: terminalClass, reason, detail, at: now },
   };
 }
