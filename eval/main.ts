@@ -10,7 +10,7 @@
 //
 //   npx tsx eval/main.ts [--endpoint URL [--model NAME]] [--models rules,obedient,endpoint]
 //                        [--agents workflow,hybrid,react,plan,baseline] [--only name,name] [--concurrency N]
-//                        [--steps N] [--run-timeout-s N] [--out FILE | --update-results]
+//                        [--steps N] [--run-timeout-s N] [--model-delay-s N] [--out FILE | --update-results]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname } from 'node:path';
@@ -39,6 +39,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '6' },
     steps: { type: 'string', default: '12' },
     'run-timeout-s': { type: 'string' },
+    'model-delay-s': { type: 'string' },
     out: { type: 'string' },
     'update-results': { type: 'boolean', default: false },
   },
@@ -91,6 +92,7 @@ const models = createEvalModels(
         timeoutMs: Number(process.env.OPENAI_TIMEOUT_MS ?? 60_000),
         maxTokens: Number(process.env.OPENAI_MAX_TOKENS ?? 1_024),
         render: process.env.OPENAI_RENDER?.trim() === 'document' ? 'document' : 'chat',
+        ...(values['model-delay-s'] !== undefined ? { delayMs: positive(values['model-delay-s'], 'model-delay-s') * 1_000 } : {}),
       }
     : undefined,
 );
@@ -181,6 +183,7 @@ writeFileSync(
         concurrency,
         runTimeoutMs,
         toolTimeoutMs: TOOL_TIMEOUT_MS,
+        ...(values['model-delay-s'] !== undefined ? { modelDelayS: Number(values['model-delay-s']) } : {}),
         only,
       },
       scenarios: scenarios.map((s) => ({

@@ -19,6 +19,11 @@ export interface EndpointOptions {
   timeoutMs: number;
   maxTokens: number;
   render: 'chat' | 'document';
+  /**
+   * A slowed model (`--model-delay-s`): every call waits this long before it is sent, as a hosted
+   * model under load or a bigger local one answers late, so evidence ages while it "thinks".
+   */
+  delayMs?: number;
 }
 
 export interface EvalModels {
@@ -46,13 +51,21 @@ export function scriptedAdapter(replies: unknown[]): ModelAdapter {
   };
 }
 
+function slowed(adapter: ModelAdapter, delayMs: number): ModelAdapter {
+  if (delayMs <= 0) return adapter;
+  return async (input, domain) => {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    return adapter(input, domain);
+  };
+}
+
 export function createEvalModels(implementations: readonly AnyImplementation[], endpoint?: EndpointOptions): EvalModels {
   const obedient = createObedientModel(implementations);
   return {
     adapters: {
       rules: rulesAdapter(implementations),
       obedient: obedient.adapter,
-      endpoint: endpoint ? createOpenAiAdapter(endpoint) : undefined,
+      endpoint: endpoint ? slowed(createOpenAiAdapter(endpoint), endpoint.delayMs ?? 0) : undefined,
     },
     obedient,
   };
