@@ -317,7 +317,7 @@ export type RunState = z.infer<typeof RunState>;
 /**
  * Reads state carried across continue-as-new. Besides this release's own, it takes the state of
  * a run of the release before that was already on the same rules (version 2, engine 5, bound to
- * its chain), dropping the two fields that told generations apart. Any other state is from an
+ * its chain), dropping the two fields that told the old rule sets apart. Any other state is from an
  * older rule set: `olderRuleSet` says so, and the workflow refuses it with OlderRuleSetError.
  */
 export function loadState(raw: unknown): { ok: true; state: RunState } | { ok: false; problem: string; olderRuleSet?: true } {
