@@ -179,6 +179,12 @@ export function classifyFailure(err: unknown): CallFailure {
     // A 2xx that failed: the SDK could not parse or validate the body it got.
     if (status >= 200 && status < 300) return { kind: 'rejected', message: `the model endpoint's reply could not be read: ${body}` };
     const said = `model endpoint said ${status} ${body}`;
+    // A key it refuses, a model or path it does not have: every call of every run would get the
+    // same answer, so the run stops at once saying so instead of spending its turns on it.
+    if (status === 401 || status === 403 || status === 404) {
+      const what = status === 404 ? 'the base URL or the model name' : 'the API key';
+      return { kind: 'config', message: `model endpoint ${err.url} said ${status}: check ${what} the worker is configured with (${body.slice(0, 200)})` };
+    }
     // The statuses a careful client retries; the provider's own `isRetryable` agrees for these.
     if (status === 408 || status === 409 || status === 429 || status >= 500) {
       const retryAfterMs = retryAfter(err.responseHeaders);

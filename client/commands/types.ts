@@ -1,5 +1,6 @@
 // What every command gets: its parsed arguments and flags, a lazily connected AgentClient (usage
 // errors are reported before anything connects) and the output mode.
+import { userInfo } from 'node:os';
 import type { AgentClient } from '../agent-client.js';
 import { UsageError } from '../usage.js';
 import type { Domain } from '../../workflows/contract.js';
@@ -66,11 +67,22 @@ export class Flags {
   }
 }
 
-/** Who is acting: --as, else $USER. */
-export function identity(flags: Flags, env: NodeJS.ProcessEnv): string {
-  const who = flags.str('as') ?? env.USER ?? env.USERNAME;
-  if (!who || !who.trim()) throw new UsageError('say who you are with --as <identity> ($USER is not set)');
+/**
+ * Who is acting: --as, else $USER (or %USERNAME%), else the operating system's account name (a
+ * container sets no $USER, but its process still runs as someone).
+ */
+export function identity(flags: Flags, env: NodeJS.ProcessEnv, osUser: () => string | undefined = accountName): string {
+  const who = [flags.str('as'), env.USER, env.USERNAME, osUser()].find((w) => w !== undefined && w.trim() !== '');
+  if (who === undefined) throw new UsageError('say who you are with --as <identity> ($USER is not set, and the account has no name)');
   return who.trim();
 }
 
-export const asOption: OptionSpec = { type: 'string', value: 'IDENTITY', description: 'who is acting (default: $USER)' };
+function accountName(): string | undefined {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined; // a uid with no passwd entry
+  }
+}
+
+export const asOption: OptionSpec = { type: 'string', value: 'IDENTITY', description: 'who is acting (default: $USER, else the account name)' };

@@ -228,6 +228,16 @@ describe.each(PROVIDERS)('$provider, over its wire protocol ($dialect)', ({ prov
     expect(out.reply).toMatchObject({ invalid: expect.stringMatching(/^model endpoint said 400 .*Invalid schema for function read_ledger/) });
   });
 
+  it.each([401, 403, 404])('%d: a configuration failure naming the status and the endpoint, never retried', async (status) => {
+    server.enqueue(errorWire(dialect, status, 'no such key or model'));
+    const failure = await failureOf(propose());
+    expect(failure.type).toBe('ModelConfigError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toContain(`said ${status}`);
+    expect(failure.message).toContain(server.baseUrl);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('a 200 that is not this protocol becomes a rejected proposal, not a crash', async () => {
     server.enqueue({ status: 200, body: { hello: 'proxy' } });
     const out = await propose();

@@ -21,7 +21,7 @@ import { caseIdsFor, evalScenarios } from '../../eval/scenarios.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
-import { readRequest, startProviderServer, type Dialect, type ProviderServer, type Turn } from './provider-server.js';
+import { errorWire, readRequest, startProviderServer, type Dialect, type ProviderServer, type Turn } from './provider-server.js';
 
 const PROVIDERS: { provider: ProviderName; dialect: Dialect }[] = [
   { provider: 'openai-compatible', dialect: 'chat' },
@@ -133,6 +133,22 @@ for (const [name, adapter] of Object.entries(custom)) {
 
 describe('whole runs through the AI SDK adapter', () => {
   const h = useAgentHarness({ models: { custom } });
+
+  it('an endpoint that answers 401 ends the run at once as a configuration failure naming the status, not a spent budget', async () => {
+    const server = await (servers.get('chat') as Promise<ProviderServer>);
+    server.reset();
+    server.enqueue(errorWire('chat', 401, 'invalid api key'));
+    const transferId = uniqueCase('PX');
+    await seedTransfer(h.world, transferId);
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'custom', name: 'openai-compatible' } });
+    const result = await handle.result();
+    expect(result.terminal).toMatchObject({ class: 'failed', reason: 'model_error' });
+    expect(result.terminal.detail).toContain('said 401');
+    expect(result.terminal.detail).toContain(server.baseUrl);
+    // One call, not one per turn: nothing retried the refusal, and no turn was spent on it.
+    expect(server.requests).toHaveLength(1);
+    expect(result.turns).toBe(1);
+  });
 
   it.each(PROVIDERS)('$provider: reads, sends the evidence back as a tool result, and finishes citing it', async ({ provider, dialect }) => {
     const server = await (servers.get(dialect) as Promise<ProviderServer>);

@@ -60,8 +60,10 @@ describe('the README and the docs it leads to, run as printed', { timeout: 1_200
       AGENT_DEV_WORLD_PORT: String(worldPort),
       WORLD_URL: `http://127.0.0.1:${worldPort}`,
       AGENT_CONSOLE_PORT: String(consolePort),
-      USER: env.USER ?? 'readme-reader',
     });
+    // As in a container: no $USER. `note` and `cancel` as printed still know who is acting.
+    delete env.USER;
+    delete env.USERNAME;
     const connected = await connectClient();
     closeClient = connected.close;
     agent = new AgentClient({ client: connected.client, taskQueue: env.AGENT_TASK_QUEUE ?? '' });
