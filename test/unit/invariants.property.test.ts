@@ -680,7 +680,7 @@ describe('the generator', () => {
         for (const t of final?.transcript ?? []) if (t.kind === 'control') codes.add(t.code);
         for (const e of final?.effects ?? []) effects.add(`${e.status}/${e.settledBy ?? '-'}`);
       }),
-      { numRuns: 2_000, seed: 3 },
+      { numRuns: 3_000, seed: 12 },
     );
     for (const t of [
       'resolved/probe_confirmed',

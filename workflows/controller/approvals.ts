@@ -180,6 +180,10 @@ export function dispatchIfStillValid(state: RunState, domain: Domain, now: numbe
     return proposeOrStop(control(cleared, 'precondition_failed', `${pending.call.tool} was approved, but just before dispatch: ${verdict.reason}`), now);
   }
   if (inDoubt(cleared)) return proposeOrStop(control(cleared, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
+  // The re-read spent a call of its own: the budget is judged again on what is left now.
+  if (cleared.used.effects + 1 > cleared.budgets.effects || cleared.used.toolCalls + 1 > cleared.budgets.toolCalls) {
+    return proposeOrStop(control(cleared, 'over_budget', `${pending.call.tool} was approved, but after its re-read the budget no longer allows it`), now);
+  }
   return startCalls(cleared, [pending.call]);
 }
 
