@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.temporal/', '.world/', 'bench/results/', 'coverage/', 'dist/'] },
+  { ignores: ['node_modules/', '.temporal/', '.world/', 'bench/results/', 'coverage/', 'dist/', '.agentdojo/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -15,6 +15,22 @@ export interface ToolContext<Deps = unknown> {
   caseId: string;
   /** Effects only: the key the system of record must dedupe on. */
   idempotencyKey?: string;
+  /**
+   * Effects only: when the run sent this attempt (epoch ms, the run's clock). Send it with the
+   * request if your system can fence keys: a request sent before a fence must be refused.
+   */
+  sentAt?: number;
+  /**
+   * Readbacks only: fence the key as you read it, if your system can. Any request under the key
+   * sent before this time (epoch ms, the run's clock) must from now on be refused; say so with
+   * `fenced: true`. Then "not applied" is final: the request can no longer commit.
+   */
+  fenceBefore?: number;
+  /**
+   * Probes only, for a domain with a soak (Domain.soak): the window (epoch ms) over which the
+   * condition must have stayed false. Check the whole window, not this instant.
+   */
+  soak?: { from: number; to: number };
   /** What the worker was created with: your clients, connections, configuration. */
   deps: Deps;
   /** How long one request may take before it counts as a timeout. */
@@ -28,6 +44,12 @@ export interface Readback {
   applied: boolean;
   /** The effect as the system of record stored it, in the effect tool's output shape. */
   output?: unknown;
+  /**
+   * With `applied: false`: the key is fenced (ToolContext.fenceBefore), so a request still on its
+   * way can no longer commit. Without it the engine reads back again once the contract's commit
+   * window has passed before it believes the effect did not happen.
+   */
+  fenced?: boolean;
 }
 
 /** A probe's answer: does the world now show what the claim says (`holds`), is there a conflict, was it decided, in words and facts. */

@@ -8,6 +8,7 @@ import { modelActivities, type ModelAdapters } from './model/index.js';
 import { pingActivities } from './ping.js';
 import { probeActivities } from './probes.js';
 import { toolActivities } from './tools.js';
+import { usedStatementActivities } from './used-statements.js';
 
 export interface ActivityDeps {
   /** One implementation per domain the worker serves (see implement()). */
@@ -29,6 +30,7 @@ export function createActivities(options: ActivityDeps) {
   return {
     ...pingActivities,
     ...continuationActivities,
+    ...usedStatementActivities,
     // Priced by agentSpendPlugin (worker/spend-plugin.ts) when a worker lists it.
     ...modelActivities(options.models ?? {}, implementations),
     ...toolActivities({ implementations, deps: options.deps, blobDir: options.blobDir, toolTimeoutMs }),

@@ -22,6 +22,8 @@ export interface ReadbackInput {
   tool: string;
   key: string;
   callId: string;
+  /** Fence the key against requests sent before this time, where the system can (ToolContext.fenceBefore). */
+  fenceBefore?: number;
 }
 
 export function probeActivities(deps: ProbeDeps) {
@@ -31,11 +33,23 @@ export function probeActivities(deps: ProbeDeps) {
       return deps.approvers;
     },
 
-    async verify({ domain, caseId, claim }: { domain: string; caseId: string; claim: unknown }): Promise<ProbeVerdict> {
+    async verify({
+      domain,
+      caseId,
+      claim,
+      soak,
+    }: {
+      domain: string;
+      caseId: string;
+      claim: unknown;
+      soak?: { from: number; until: number };
+    }): Promise<ProbeVerdict> {
       const impl = deps.implementations.get(domain);
       if (!impl) throw ApplicationFailure.nonRetryable(`no probe for ${domain}`, 'UnknownDomain');
       try {
-        const verdict = await withHeartbeat(() => impl.probe(claim, { caseId, deps: deps.deps, timeoutMs: deps.toolTimeoutMs }));
+        const verdict = await withHeartbeat(() =>
+          impl.probe(claim, { caseId, deps: deps.deps, timeoutMs: deps.toolTimeoutMs, ...(soak ? { soak: { from: soak.from, to: soak.until } } : {}) }),
+        );
         return { ...verdict, checkedAt: Date.now() };
       } catch (err) {
         // A probe that cannot read the world has not confirmed anything.
@@ -43,16 +57,19 @@ export function probeActivities(deps: ProbeDeps) {
       }
     },
 
-    async readback({ domain, caseId, tool, key, callId }: ReadbackInput): Promise<ReadbackResult> {
+    async readback({ domain, caseId, tool, key, callId, fenceBefore }: ReadbackInput): Promise<ReadbackResult> {
       const readbacks = deps.implementations.get(domain)?.readbacks as Record<string, ReadbackFn> | undefined;
       const read = readbacks && Object.hasOwn(readbacks, tool) ? readbacks[tool] : undefined;
       if (!read) throw ApplicationFailure.nonRetryable(`no readback ${tool} in ${domain}`, 'UnknownReadback');
       let lastError = '';
       for (let attempt = 1; attempt <= deps.readbackAttempts; attempt++) {
         try {
-          const found = await withHeartbeat(() => read(key, { caseId, deps: deps.deps, timeoutMs: deps.toolTimeoutMs }));
-          return found.applied
-            ? { callId, outcome: 'applied', output: found.output, detail: `found by key ${key}`, attempts: attempt }
+          const found = await withHeartbeat(() =>
+            read(key, { caseId, deps: deps.deps, timeoutMs: deps.toolTimeoutMs, ...(fenceBefore !== undefined ? { fenceBefore } : {}) }),
+          );
+          if (found.applied) return { callId, outcome: 'applied', output: found.output, detail: `found by key ${key}`, attempts: attempt };
+          return found.fenced === true
+            ? { callId, outcome: 'not_applied', detail: `no effect stored under key ${key}; the key is fenced`, attempts: attempt, fenced: true }
             : { callId, outcome: 'not_applied', detail: `no effect stored under key ${key}`, attempts: attempt };
         } catch (err) {
           lastError = message(err);

@@ -59,6 +59,7 @@ export function toolActivities(deps: ToolDeps) {
               timeoutMs: deps.toolTimeoutMs,
               signal,
               ...(call.idempotencyKey ? { idempotencyKey: call.idempotencyKey } : {}),
+              ...(call.sentAt !== undefined ? { sentAt: call.sentAt } : {}),
             }),
           ),
         );

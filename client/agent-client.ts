@@ -34,11 +34,11 @@ import {
 import { connect } from './connect.js';
 import { describeError, formatZodError } from './errors.js';
 import { toRunExport, type RunExport } from './export-schema.js';
-import { buildListQuery, DEFAULT_LIST_LIMIT, type ListFilter, type ListRow } from './list-query.js';
+import { buildListQuery, DEFAULT_LIST_LIMIT, notServedWords, type ListFilter, type ListRow } from './list-query.js';
 import { buildOf } from './run-build.js';
 import { closedAsOf, noPollerWords, noticesOf, RunReport, statusWords, workflowTaskFailingWords, type PollerFacts, type Unanswered } from './run-report.js';
 import { fromSearchAttributes, pollersOf, serverFacts } from './server-facts.js';
-import { signAmend, signDecision, type KeyFile } from './sign.js';
+import { shownDigest, signAmend, signDecision, type KeyFile } from './sign.js';
 import { startRun } from './start-run.js';
 import { toRunView, type RunView } from './run-view.js';
 import { WatchCursor, type WatchItem } from './watch-cursor.js';
@@ -235,6 +235,30 @@ export class AgentClient {
     });
   }
 
+  /**
+   * The task queues whose runs are this engine's: the one its workers poll. A run on another
+   * queue is answered for by whoever polls that queue (anyone who can start a workflow can start
+   * one that looks like ours, with a worker of their own), so lists mark it, the inbox shows no
+   * card for it and a decision is not signed for it.
+   */
+  get servedQueues(): readonly string[] {
+    return [this.taskQueue];
+  }
+
+  /** Whether runs on `taskQueue` are this engine's (see servedQueues). */
+  serves(taskQueue: string): boolean {
+    return this.servedQueues.includes(taskQueue);
+  }
+
+  /**
+   * Refuses a run whose execution the server places on a queue this engine does not serve:
+   * InvalidRequestError naming both queues. Asked of the server (describe), never of the run.
+   */
+  async assertServed(runId: string, doing: string): Promise<void> {
+    const { taskQueue } = await this.describe(runId);
+    if (!this.serves(taskQueue)) throw new InvalidRequestError(`run ${runId}: ${notServedWords(taskQueue, this.servedQueues)}; ${doing}`);
+  }
+
   /** Whether any worker polls `taskQueue` now, per the server (one answer per queue for a moment). */
   async pollers(taskQueue: string): Promise<PollerFacts> {
     const now = Date.now();
@@ -328,6 +352,7 @@ export class AgentClient {
   async sendSignedDecision(runId: string, signed: SignedDecision, kind: 'approve' | 'deny'): Promise<SignedDecisionResult> {
     const parsed = SignedDecision.safeParse(signed);
     if (!parsed.success) throw new InvalidRequestError(`not a signed decision: ${formatZodError(parsed.error)}`);
+    await this.assertServed(runId, 'the decision was not sent');
     const ack = await this.update(runId, kind, () => this.handle(runId).executeUpdate(kind === 'approve' ? approveUpdate : denyUpdate, { args: [signed] }));
     const { by, digest, expiresAt } = parsed.data.statement;
     return { runId, ...ack, by, digest, expiresAt };
@@ -372,11 +397,15 @@ export class AgentClient {
     });
   }
 
-  /** Runs by domain, phase or outcome, from the server's visibility store (eventually consistent). */
+  /**
+   * Runs by domain, phase or outcome, from the server's visibility store (eventually consistent).
+   * Each row says whether its task queue is one this engine serves (`served`); `served: true`
+   * lists only those, filtered by the server.
+   */
   async list(filter: ListFilter = {}): Promise<ListRow[]> {
-    const query = buildListQuery(filter);
+    const query = buildListQuery(filter, this.servedQueues);
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
-    return listRows(this.client, query, limit);
+    return (await listRows(this.client, query, limit)).map((row) => ({ ...row, served: this.serves(row.taskQueue) }));
   }
 
   /** What the server knows about the run (status, search attributes) without asking a worker. */
@@ -446,12 +475,19 @@ export class AgentClient {
     };
   }
 
-  /** The request to decide, once it is the pending one and (if just raised) its directory has loaded. */
+  /**
+   * The request to decide, once it is the pending one and (if just raised) its directory has
+   * loaded, from a run this engine serves, answering as itself, whose reported digest is the
+   * digest of the request it shows: what is signed is computed from the shown values (sign.ts).
+   */
   private async pendingRequest(runId: string, requestId: string, kind: 'approve' | 'deny'): Promise<NonNullable<StateAnswer['awaiting']>> {
     const giveUpAt = Date.now() + DIRECTORY_WAIT_MS;
+    await this.assertServed(runId, `nothing was signed (${kind})`);
     for (;;) {
       const view = await this.queryState(runId);
       const st = view.state;
+      if (st.runId !== runId)
+        throw new InvalidRequestError(`run ${runId} answers as run ${st.runId}: it is not the run asked for; nothing was signed (${kind})`);
       if (st.terminal) throw new RunEndedError(runId, `run ${runId} has already ended (${st.terminal.class}/${st.terminal.reason}); nothing to ${kind}`);
       const awaiting = view.awaiting;
       // A request just raised is shown once its approver directory has loaded (a moment).
@@ -474,9 +510,11 @@ export class AgentClient {
           `run ${runId} predates signed approvals; its request ${requestId} cannot be decided with a key (cancel the run instead)`,
         );
       }
+      const shown = shownDigest({ runId, ...awaiting, chain: st.chain });
+      if (!shown.ok) throw new InvalidRequestError(shown.error);
       // Until the worker's directory is loaded nobody is eligible and the run would refuse any
       // decision as "still loading": a request raised a moment ago gets a few seconds.
-      if (awaiting.eligible.length > 0 || Date.now() >= giveUpAt) return awaiting;
+      if (awaiting.eligible.length > 0 || Date.now() >= giveUpAt) return { ...awaiting, digest: shown.digest };
       await sleep(200);
     }
   }

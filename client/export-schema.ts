@@ -38,6 +38,8 @@ export const RunExport = z.strictObject({
   runId: s.runId,
   /** The chain's first execution run id: approval digests cover it (absent in exports of older runs). */
   chain: z.string().optional(),
+  /** The tools of the run's domain that need approval: `agent verify` requires an approved, signed record for each of their effects (absent in exports of older runs). */
+  approvalTools: z.array(z.string()).optional(),
   domain: s.domain,
   caseId: s.caseId,
   goal: s.goal,
@@ -71,6 +73,7 @@ export function toRunExport(view: RunView, now = new Date(), execution?: Executi
     ruleSet: RULE_SET,
     runId: st.runId,
     chain: st.chain,
+    ...(view.approvalTools ? { approvalTools: view.approvalTools } : {}),
     domain: st.domain,
     caseId: st.caseId,
     goal: st.goal,

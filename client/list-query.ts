@@ -1,7 +1,11 @@
 // Finding runs by their search attributes: the filter AgentClient.list takes, checked before it
 // becomes a visibility query (values are quoted; a value that could break out is refused), and
 // the row each run comes back as. Visibility is eventually consistent: a run that has just
-// changed phase may take a moment to show up under its new phase.
+// changed phase may take a moment to show up under its new phase. The workflow type and the
+// search attributes are whatever a starter set: anyone who can start a workflow can make one
+// that looks like ours, run by a worker of their own. Only the task queue tells the engine's runs
+// from such look-alikes (the engine's workers poll its queue), so a row says whether its queue
+// is one this client serves, and a filter can ask for those runs alone.
 import { TerminalClass } from '../workflows/controller/state.js';
 import { domainKey, phaseKey, terminalKey, VisiblePhase } from '../workflows/search-attributes.js';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
@@ -17,6 +21,12 @@ export interface ListFilter {
   terminal?: string;
   /** At most this many runs (default 50, at most 10000). */
   limit?: number;
+  /**
+   * true: only runs on a task queue this client serves (the engine's runs); false: only runs on
+   * other queues (look-alikes, or runs started on a queue nobody here serves); absent: both,
+   * each row saying which (`served`).
+   */
+  served?: boolean;
 }
 
 export const DEFAULT_LIST_LIMIT = 50;
@@ -37,6 +47,17 @@ export interface ListRow {
   taskQueue: string;
   /** The build the execution is on under Worker Versioning (client/run-build.ts); null when it is not versioned. */
   build?: RunBuild | null;
+  /** Temporal's id of the execution listed (a run that continued as new is listed once per execution). */
+  executionRunId?: string;
+  /** Temporal's id of the chain's first execution, when the server says (the run's `chain`). */
+  firstRunId?: string | null;
+  /** Whether the run's task queue is one this client serves; false: not one of this engine's runs. */
+  served?: boolean;
+}
+
+/** What a row or a report says of a run whose task queue this engine's workers do not serve. */
+export function notServedWords(taskQueue: string, served: readonly string[]): string {
+  return `not served by this engine's queue: task queue ${taskQueue} is not ${served.join(' or ')}, so this is not one of this engine's runs`;
 }
 
 /**
@@ -59,10 +80,16 @@ export function validateListFilter(filter: ListFilter, label: (field: keyof List
   }
 }
 
-/** The visibility query for a filter (validated first). */
-export function buildListQuery(filter: ListFilter): string {
+/** The visibility query for a filter (validated first); `served` is the client's own task queues. */
+export function buildListQuery(filter: ListFilter, served: readonly string[] = []): string {
   validateListFilter(filter);
+  for (const queue of served) checkValue('task queue', queue);
   const clauses = [`WorkflowType = '${AGENT_WORKFLOW_TYPE}'`];
+  if (filter.served !== undefined) {
+    if (served.length === 0) throw new InvalidRequestError('this client serves no task queue: it cannot tell its own runs from others');
+    // The server filters: runs on other queues never take places in the limit.
+    clauses.push(filter.served ? `(${served.map((q) => `TaskQueue = '${q}'`).join(' OR ')})` : served.map((q) => `TaskQueue != '${q}'`).join(' AND '));
+  }
   if (filter.domain !== undefined) clauses.push(`${domainKey.name} = '${filter.domain}'`);
   if (filter.phase !== undefined) {
     clauses.push(`${phaseKey.name} = '${filter.phase}'`);

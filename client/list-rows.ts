@@ -56,6 +56,8 @@ function rowOf(raw: RawExecution): ListRow {
     startTime: new Date(millis(raw.startTime)).toISOString(),
     taskQueue: raw.taskQueue ?? '',
     build: buildOf({ raw, typedSearchAttributes }),
+    executionRunId: raw.execution?.runId ?? '',
+    firstRunId: raw.firstRunId || null,
   } as ListRow;
 }
 

@@ -36,8 +36,14 @@ export const PendingApproval = z.object({
   precondition: z.object({ ok: z.boolean(), reason: z.string().optional() }).optional(),
   /** False for runs recorded before signed approvals: they cannot be approved any more. */
   signed: z.boolean(),
-  /** What the domain shows beside the call (amount, beneficiary...); not signed. */
+  /**
+   * What the domain shows beside the call (amount, beneficiary...), signed with it: the digest
+   * covers these lines. A line whose key starts with `against: ` is a fact the domain says argues
+   * against the call (see {@link AGAINST_PREFIX}).
+   */
   display: z.record(z.string(), z.string()).optional(),
+  /** Who proposed the call: the model, the domain's route, or the model's earlier plan (from the decision receipt of its turn, while the run's state keeps it). */
+  proposedBy: z.enum(['model', 'route', 'plan']).optional(),
   /** When an approver amended an earlier request into this one: what was proposed, and who changed it. */
   amendedFrom: z.object({ requestId: z.string(), args: z.unknown(), by: z.string() }).optional(),
 });
@@ -108,6 +114,15 @@ export const RunView = z.object({
   goal: z.string(),
   /** The run id of the chain's first execution: every approval digest covers it. */
   chain: z.string(),
+  /**
+   * Who started the run: `signed` when the start carried a signed statement, `by` the directory
+   * id whose signature on it verified (absent while unverified, or for an unsigned start).
+   */
+  start: z.object({ signed: z.boolean(), by: z.string().optional() }),
+  /** Which model proposes the run's steps (`adapter`: rules, scripted, openai, custom; `name`: the model or adapter named in the run's input), when the worker reports its input. */
+  model: z.object({ adapter: z.string(), name: z.string().optional() }).optional(),
+  /** Who decides the run's steps: react (the model), hybrid, workflow (the route) or plan; absent when the worker does not report it. */
+  shape: z.enum(['workflow', 'hybrid', 'react', 'plan']).optional(),
   /** Where the run is: proposing, acting, verifying, awaiting_approval, reconciling, terminal. */
   phase: z.enum(['proposing', 'acting', 'verifying', 'awaiting_approval', 'reconciling', 'terminal']),
   /** How the run ended (null while it runs): a class, a short machine-readable reason, words. */
@@ -146,6 +161,8 @@ export const RunView = z.object({
   ),
   /** The request waiting for a person's decision, if any. */
   awaiting: PendingApproval.nullable(),
+  /** The tools of the run's domain that need a person's approval (absent when the worker predates it). */
+  approvalTools: z.array(z.string()).optional(),
   /** Decisions on approval requests so far: approved, denied, timed out, cancelled, amended, with the signed statements behind each. */
   approvals: z.array(
     z.object({
@@ -238,7 +255,11 @@ export function toRunView(answer: StateAnswer): RunView {
       ...optional('settledBy', e.settledBy),
       ...optional('subject', e.subject),
     })),
-    awaiting: answer.awaiting && st.pendingApproval ? { ...answer.awaiting, turn: st.pendingApproval.call.turn } : null,
+    start: { signed: !!(st.starterClaim ?? answer.input?.start), ...optional('by', st.starter) },
+    ...optional('model', answer.input ? modelOf(answer.input.model) : undefined),
+    ...optional('shape', st.shape ?? answer.input?.shape),
+    awaiting: answer.awaiting && st.pendingApproval ? awaitingOf(answer.awaiting, st.pendingApproval.call.turn, st.decisions) : null,
+    ...optional('approvalTools', answer.approvalTools),
     approvals: st.approvals.map((a) => ({
       requestId: a.requestId,
       turn: a.turn,
@@ -275,4 +296,20 @@ export function toRunView(answer: StateAnswer): RunView {
       })),
     },
   });
+}
+
+/** A display line whose key starts with this argues against the call: the card shows it in its own block. */
+export const AGAINST_PREFIX = 'against: ';
+
+/** The pending request with its turn and who proposed it (the last accepted receipt of that turn: a re-judged proposal leaves two). */
+function awaitingOf(awaiting: NonNullable<StateAnswer['awaiting']>, turn: number, decisions: StateAnswer['state']['decisions']): PendingApproval {
+  const receipt = decisions.filter((d) => d.turn === turn && d.accepted).at(-1);
+  return { ...awaiting, turn, ...(receipt?.by ? { proposedBy: receipt.by } : {}) };
+}
+
+/** The model config as a client may show it: the adapter, and the model or adapter it names; never scripted replies. */
+function modelOf(model: NonNullable<StateAnswer['input']>['model']): { adapter: string; name?: string } {
+  if (model.adapter === 'openai') return model.model ? { adapter: 'openai', name: model.model } : { adapter: 'openai' };
+  if (model.adapter === 'custom') return { adapter: 'custom', name: model.name };
+  return { adapter: model.adapter };
 }

@@ -4,6 +4,7 @@
 import { chmodSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { z } from 'zod';
+import { approvalDigest } from '../workflows/controller/approvals.js';
 import type { RunView } from '../workflows/messages.js';
 import { publicKeyOf, signStatement, toHex, type SignedDecision, type SignedNote, type SignedStart, type SignedAmend } from '../workflows/trust/statement.js';
 
@@ -73,6 +74,66 @@ export function signDecision(
     },
     key.secretKey,
   );
+}
+
+/**
+ * What an approver is shown of a request: the run it names, the request, the exact call, the
+ * chain (the first execution's run id) and the lines beside the call, with the digest the run
+ * reports for them. A decision is signed over the digest of these values, never over the
+ * reported one taken on trust.
+ */
+export interface ShownRequest {
+  runId: string;
+  requestId: string;
+  tool: string;
+  args: unknown;
+  subject?: string | undefined;
+  /** Absent only for a run recorded before digests covered the chain. */
+  chain?: string | undefined;
+  display?: Record<string, string> | undefined;
+  /** The digest the answering run reports. */
+  digest: string;
+}
+
+/** Why signing from a card is refused when the card's values do not give the digest its run reports. */
+export const CARD_DIGEST_MISMATCH = 'the card does not match the digest the run reports; do not approve';
+
+/**
+ * The digest of what is shown (workflows/controller/approvals.ts approvalDigest), or an error
+ * when the run reports another one. A run raises `subject: ''` for a call without one, whose
+ * digest covers `null`: an empty subject is tried both ways (both mean "no subject shown").
+ */
+export function shownDigest(shown: ShownRequest): { ok: true; digest: string } | { ok: false; error: string } {
+  const subjects = shown.subject ? [shown.subject] : [undefined, ''];
+  for (const subject of subjects) {
+    const digest = approvalDigest(
+      shown.runId,
+      shown.requestId,
+      { tool: shown.tool, args: shown.args, ...(subject !== undefined ? { subject } : {}) },
+      shown.chain || undefined,
+      shown.display,
+    );
+    if (digest === shown.digest) return { ok: true, digest };
+  }
+  return { ok: false, error: `${CARD_DIGEST_MISMATCH} (request ${shown.requestId} of run ${shown.runId})` };
+}
+
+/**
+ * A decision on the request as it is shown: signed over the digest computed from the shown
+ * values, so the signature counts only at a run whose own request has exactly these values. A
+ * card whose values do not give the digest its run reports (a look-alike run answering a copy
+ * of a real request with lines of its choosing) is refused, not signed.
+ */
+export function signShownDecision(
+  key: KeyFile,
+  shown: ShownRequest,
+  decision: 'approve' | 'deny',
+  comment = '',
+  options: { validForMs?: number; now?: number } = {},
+): { ok: true; signed: SignedDecision } | { ok: false; error: string } {
+  const checked = shownDigest(shown);
+  if (!checked.ok) return checked;
+  return { ok: true, signed: signDecision(key, shown.runId, { requestId: shown.requestId, digest: checked.digest }, decision, comment, options) };
 }
 
 export function signNote(key: KeyFile, runId: string, text: string, options: { validForMs?: number; now?: number } = {}): SignedNote {

@@ -5,7 +5,8 @@
 // "started" and the rest "attached", and a case whose run may have moved money is never silently
 // run twice. An attach is refused with RunSettingsConflictError unless the run is served by the
 // same task queue and was asked for the same settings (client/start-settings.ts, read back from
-// the run's memo).
+// the run's memo). The one exception to "never twice": a case whose last run was cleared
+// (terminated by `agent clear`, client/clear-run.ts) may be started afresh.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Domain } from '../workflows/contract.js';
 import type { AgentWorkflow } from '../workflows/agent.js';
@@ -14,6 +15,7 @@ import { RunInput, unknownEffectOf } from '../workflows/run-input.js';
 import { startSearchAttributes } from '../workflows/search-attributes.js';
 import { InvalidRunInputError, RunSettingsConflictError } from './agent-errors.js';
 import { formatZodError } from './errors.js';
+import { wasCleared } from './clear-run.js';
 import { diffStartSettings, recordedSettings, START_SETTINGS_MEMO, startSettingsOf, type StartSettings } from './start-settings.js';
 
 export { InvalidRunInputError } from './agent-errors.js';
@@ -75,29 +77,41 @@ export async function startRun(client: Client, input: RunInput, taskQueue: strin
   const run = checkRunInput(input, domains);
   const workflowId = runIdFor(run);
   const settings = startSettingsOf(run);
-  try {
-    // By name: the client need not load the workflow code to start it.
-    const handle = await client.workflow.start<AgentWorkflow>(AGENT_WORKFLOW_TYPE, {
-      taskQueue,
-      workflowId,
-      args: [{ run }],
-      // Findable by domain and case from the start, before (or without) a worker's first task.
-      typedSearchAttributes: startSearchAttributes(run),
-      // What a later start of the case compares itself with, readable by describe() alone.
-      memo: { [START_SETTINGS_MEMO]: settings },
-      workflowIdConflictPolicy: 'FAIL',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
-    return {
-      runId: workflowId,
-      executionRunId: handle.firstExecutionRunId,
-      attached: false,
-      running: true,
-      handle,
-      servedBy: { taskQueue, workflowType: AGENT_WORKFLOW_TYPE },
-    };
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  const begin = async (reuse: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE_FAILED_ONLY'): Promise<StartedRun | undefined> => {
+    try {
+      // By name: the client need not load the workflow code to start it.
+      const handle = await client.workflow.start<AgentWorkflow>(AGENT_WORKFLOW_TYPE, {
+        taskQueue,
+        workflowId,
+        args: [{ run }],
+        // Findable by domain and case from the start, before (or without) a worker's first task.
+        typedSearchAttributes: startSearchAttributes(run),
+        // What a later start of the case compares itself with, readable by describe() alone.
+        memo: { [START_SETTINGS_MEMO]: settings },
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: reuse,
+      });
+      return {
+        runId: workflowId,
+        executionRunId: handle.firstExecutionRunId,
+        attached: false,
+        running: true,
+        handle,
+        servedBy: { taskQueue, workflowType: AGENT_WORKFLOW_TYPE },
+      };
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      return undefined;
+    }
+  };
+  const started = await begin('REJECT_DUPLICATE');
+  if (started) return started;
+  const existing = await client.workflow.getHandle<AgentWorkflow>(workflowId).describe();
+  // A case whose last run was cleared (client/clear-run.ts) is free again. FAILED_ONLY: if another
+  // start got in first and its run already completed, the server refuses this one, and it attaches.
+  if (existing.status.name === 'TERMINATED' && (await wasCleared(client, workflowId, existing.runId))) {
+    const again = await begin('ALLOW_DUPLICATE_FAILED_ONLY');
+    if (again) return again;
   }
   return await attach(client, run, settings, taskQueue);
 }

@@ -1,11 +1,22 @@
-// Offline verification of an exported run's approvals: every signed statement must verify under
-// the directory's key for its signer and be bound to this run, this request and the decision
-// recorded; the effect that ran must be the call that was signed. Needs no Temporal, no worker
-// and no private key: an auditor runs it on an export file and the approver directory.
+// Offline verification of an exported run: every effect of a tool that needs approval must have
+// an approved record whose signed statements verify under the directory's keys and whose signed
+// digest is the call that ran (with the lines its approvers were shown); every signed statement
+// must be bound to this run, this request and the decision recorded; and the export must carry
+// what its rule set requires (client/verify-generation.ts). It walks the effects, not only the
+// approvals it is shown: an effect whose record was deleted, or that was moved to another call
+// id, fails instead of going unseen. Needs no Temporal, no worker and no private key: an auditor
+// runs it on an export file and the approver directory.
 import { approvalDigest } from '../workflows/controller/approvals.js';
 import type { ApproverDirectory } from '../workflows/trust/directory.js';
 import { verifyStatement, type SignedDecision } from '../workflows/trust/statement.js';
 import type { RunExport } from './export-schema.js';
+import { generationProblems, type GenerationOptions } from './verify-generation.js';
+
+/** What the auditor insists on beyond what the export says of itself. */
+export interface VerifyOptions extends GenerationOptions {
+  /** Tools whose effects must have approvals whatever the export's `approvalTools` says. */
+  requireApproval?: readonly string[];
+}
 
 export interface StatementCheck {
   requestId: string;
@@ -16,8 +27,25 @@ export interface StatementCheck {
   ok: boolean;
   /** Why it failed; absent when ok. */
   reason?: string;
-  /** Whether the signed digest was compared with the effect that ran (absent if it did not run). */
+  /** Whether the signed digest was compared with the call it approves (the effect that ran, or the pending call). */
   digestChecked: boolean;
+}
+
+/** One effect of the ledger, judged: whether it needed an approval, and whether it had one that holds. */
+export interface EffectCheck {
+  callId: string;
+  tool: string;
+  /** Its tool needs approval (the export's `approvalTools` or the auditor's `requireApproval`), or an approval record names it. */
+  needsApproval: boolean;
+  ok: boolean;
+  /** Why it failed; absent when ok. */
+  reason?: string;
+  /** The approved request it ran under. */
+  requestId?: string;
+  /** Who signed that approval (verified statements only). */
+  approvedBy?: string[];
+  /** Approved without signed statements in a run that predates signing (accepted unversioned exports only). */
+  unsigned?: boolean;
 }
 
 export interface RecordProblem {
@@ -26,12 +54,16 @@ export interface RecordProblem {
   reason: string;
 }
 
-/** What verifyExport found: each signed statement checked against the directory, and any problem with the record. */
+/** What verifyExport found: each effect, each signed statement checked against the directory, and any problem with the record. */
 export interface VerifyReport {
   runId: string;
   ok: boolean;
   /** True when the run's decisions had to be signed (every run with a rule set, guardVersion 2 in older exports, or any signed record). */
   signedRun: boolean;
+  /** What the export lacks for its rule set, or the auditor's minimum it falls short of. */
+  exportProblems: string[];
+  /** Every effect of the ledger, in order. */
+  effects: EffectCheck[];
   statements: StatementCheck[];
   /** Decisions that should carry signed statements and do not, or whose signers disagree with the record. */
   problems: RecordProblem[];
@@ -39,8 +71,17 @@ export interface VerifyReport {
   unsigned: Array<{ requestId: string; recorded: string; by: string }>;
 }
 
-/** Checks an exported run offline: every signed statement verifies under its signer's directory key and is bound to this run, request and recorded decision; no Temporal, worker or private key needed. */
-export function verifyExport(record: RunExport, directory: ApproverDirectory): VerifyReport {
+type Approval = RunExport['approvals'][number];
+type Effect = RunExport['effects'][number];
+/** The call a signature is checked against: the effect that ran, or the call still pending. */
+interface Bound {
+  call: { tool: string; args: unknown; subject?: string | undefined };
+  display: Record<string, string> | undefined;
+  what: string;
+}
+
+/** Checks an exported run offline: every effect needing approval has a signed approval of exactly that call, every signed statement verifies under its signer's directory key and is bound to this run, request and recorded decision; no Temporal, worker or private key needed. */
+export function verifyExport(record: RunExport, directory: ApproverDirectory, options: VerifyOptions = {}): VerifyReport {
   const signedRun = record.ruleSet !== undefined || record.guardVersion === 2 || record.approvals.some((a) => a.signed !== undefined);
   const statements: StatementCheck[] = [];
   const problems: RecordProblem[] = [];
@@ -60,9 +101,9 @@ export function verifyExport(record: RunExport, directory: ApproverDirectory): V
       else unsigned.push({ requestId: a.requestId, recorded: a.decision, by: a.by });
       continue;
     }
-    // The call that ran under this approval, if the export holds it: the signed digest must be its digest.
     const effect = record.effects.find((e) => e.callId === a.callId);
-    for (const s of signed) statements.push(checkStatement(record, a.requestId, a.decision, expected, s, directory, effect));
+    const bound = effect ? ranUnder(effect, a) : undefined;
+    for (const s of signed) statements.push(checkStatement(record, a.requestId, a.decision, expected, s, directory, bound));
     if (expected && signed.length > 0) {
       const signers = signed.map((s) => s.statement.by);
       const named = a.by.split(',').map((b) => b.trim());
@@ -74,10 +115,64 @@ export function verifyExport(record: RunExport, directory: ApproverDirectory): V
     }
   }
   const pending = record.pendingApproval;
-  for (const s of pending?.collected ?? []) {
-    statements.push(checkStatement(record, pending?.requestId ?? '', 'pending', 'approve', s, directory, undefined));
+  if (pending) {
+    const bound: Bound = { call: pending.call, display: pending.display, what: `the pending ${pending.call.tool} call` };
+    for (const s of pending.collected) statements.push(checkStatement(record, pending.requestId, 'pending', 'approve', s, directory, bound));
   }
-  return { runId: record.runId, ok: problems.length === 0 && statements.every((s) => s.ok), signedRun, statements, problems, unsigned };
+
+  const exportProblems = generationProblems(record, options);
+  const effects = checkEffects(record, directory, options, signedRun);
+  const ok = exportProblems.length === 0 && problems.length === 0 && statements.every((s) => s.ok) && effects.every((e) => e.ok);
+  return { runId: record.runId, ok, signedRun, exportProblems, effects, statements, problems, unsigned };
+}
+
+/**
+ * Every effect of the ledger, whatever the approvals say: one of a tool that needs approval, or
+ * one an approval record names, must have run under exactly one approved record for its call
+ * id, carrying statements that all verify and sign this very call and the lines shown with it.
+ */
+function checkEffects(record: RunExport, directory: ApproverDirectory, options: VerifyOptions, signedRun: boolean): EffectCheck[] {
+  const required = new Set([...(record.approvalTools ?? []), ...(options.requireApproval ?? [])]);
+  const count = (values: string[], v: string) => values.filter((x) => x === v).length;
+  const callIds = record.effects.map((e) => e.callId);
+  const requestIds = record.approvals.map((a) => a.requestId);
+
+  return record.effects.map((e): EffectCheck => {
+    const records = record.approvals.filter((a) => a.callId === e.callId);
+    const needsApproval = required.has(e.tool) || records.length > 0;
+    const base = { callId: e.callId, tool: e.tool, needsApproval };
+    const fail = (reason: string, more: Partial<EffectCheck> = {}): EffectCheck => ({ ...base, ...more, ok: false, reason });
+    if (!needsApproval) return { ...base, ok: true };
+    if (count(callIds, e.callId) > 1) return fail(`call id ${e.callId} appears ${count(callIds, e.callId)} times in the effects ledger`);
+
+    const approved = records.filter((a) => a.decision === 'approved');
+    if (approved.length === 0) {
+      if (records.length === 0) return fail(`${e.tool} needs approval, but no approval record names call ${e.callId}`);
+      return fail(`its approval request was ${records.map((a) => a.decision).join(', ')}, never approved`);
+    }
+    const [a] = approved;
+    if (!a || approved.length > 1) return fail(`${approved.length} approved records name call ${e.callId}`);
+    const more = { requestId: a.requestId };
+    // A copied record under another call id would carry the same signed request id.
+    if (count(requestIds, a.requestId) > 1) return fail(`request ${a.requestId} is recorded ${count(requestIds, a.requestId)} times`, more);
+
+    const signed = a.signed ?? [];
+    if (signed.length === 0) {
+      if (signedRun) return fail(`approved by ${a.by} without any signed statement`, more);
+      return { ...base, ...more, ok: true, unsigned: true, approvedBy: a.by.split(',').map((b) => b.trim()) };
+    }
+    const bound = ranUnder(e, a);
+    for (const s of signed) {
+      const check = checkStatement(record, a.requestId, a.decision, 'approve', s, directory, bound);
+      if (!check.ok) return fail(`${s.statement.by}'s approval does not hold: ${check.reason ?? 'unknown reason'}`, more);
+    }
+    return { ...base, ...more, ok: true, approvedBy: signed.map((s) => s.statement.by) };
+  });
+}
+
+/** The effect as the call its approvers signed, with the lines they were shown beside it. */
+function ranUnder(effect: Effect, approval: Approval): Bound {
+  return { call: effect, display: approval.display, what: `the ${effect.tool} call that ran (${effect.callId})` };
 }
 
 function checkStatement(
@@ -87,7 +182,7 @@ function checkStatement(
   expected: 'approve' | 'deny' | undefined,
   signed: SignedDecision,
   directory: ApproverDirectory,
-  effect: RunExport['effects'][number] | undefined,
+  bound: Bound | undefined,
 ): StatementCheck {
   const s = signed.statement;
   const result = (reason?: string, digestChecked = false): StatementCheck => ({
@@ -106,14 +201,14 @@ function checkStatement(
   if (s.runId !== runId) return result(`signed for run ${s.runId}, not ${runId}`);
   if (s.requestId !== requestId) return result(`signed for request ${s.requestId}, not ${requestId}`);
   if (expected && s.decision !== expected) return result(`the statement says ${s.decision}, but the run recorded ${recorded}`);
-  if (!effect) return result();
-  const ran = approvalDigest(runId, requestId, { ...effect, kind: 'effect', idempotent: false }, chain);
-  if (s.digest !== ran) return result(`the signed call is not the ${effect.tool} call that ran (${effect.callId})`, true);
+  if (!bound) return result();
+  const digest = approvalDigest(runId, requestId, bound.call, chain, bound.display);
+  if (s.digest !== digest) return result(`the signed call (or the lines shown with it) is not ${bound.what}`, true);
   return result(undefined, true);
 }
 
 /** An amendment on record must be the signed word of a directory key, for this run and request. */
-function amendmentProblem(record: RunExport, approval: RunExport['approvals'][number], directory: ApproverDirectory): string | undefined {
+function amendmentProblem(record: RunExport, approval: Approval, directory: ApproverDirectory): string | undefined {
   const signed = approval.amendment;
   if (!signed) return `recorded as amended by ${approval.by} without the signed amendment`;
   const s = signed.statement;

@@ -4,15 +4,24 @@
 // answers are kept for a moment so every open inbox page shares them. A run that did not answer
 // is shown as such from then on while it is asked again in the background, so the inbox waits
 // for it once, not on every load. A decision forgets the run's answer, so the next read shows it.
+// A card is built only for one of this engine's runs, answering as itself: the list asks the
+// server for runs on the engine's own task queue (a look-alike started by anyone, on a queue of
+// their own with a worker of their own, is listed apart with a notice and never asked), the
+// exact execution listed is asked (workflow id and run id), and its answer must name that run and
+// chain and report the digest of the request it shows; otherwise the run is a problem line.
 import type { AgentClient } from '../client/agent-client.js';
 import { RunEndedError, RunNotFoundError } from '../client/agent-errors.js';
-import type { ListRow } from '../client/list-query.js';
+import { notServedWords, type ListRow } from '../client/list-query.js';
 import { noPollerWords } from '../client/run-report.js';
 import type { RunView } from '../client/run-view.js';
+import { shownDigest } from '../client/sign.js';
+import type { Domain } from '../workflows/contract.js';
 import type { InboxEntry } from './views.js';
 
 /** The inbox asks about at most this many waiting runs. */
 const INBOX_LIMIT = 100;
+/** Runs on other task queues listed as waiting are named, at most this many; none is asked. */
+const OTHERS_LIMIT = 20;
 
 export interface InboxReaderOptions {
   /** How long one run's state query may take. */
@@ -47,12 +56,18 @@ export class InboxReader {
     this.unansweredTtlMs = options.unansweredTtlMs ?? 10_000;
   }
 
-  /** Every run the visibility store shows waiting for approval, with its state or why there is none. */
+  /**
+   * Every run of this engine the visibility store shows waiting for approval, with its state or
+   * why there is none; then the runs on other task queues listed as waiting, each with a notice.
+   */
   async read(): Promise<InboxEntry[]> {
-    const rows = await this.agent.list({ phase: 'awaiting_approval', limit: INBOX_LIMIT });
+    const [rows, others] = await Promise.all([
+      this.agent.list({ phase: 'awaiting_approval', served: true, limit: INBOX_LIMIT }),
+      this.agent.list({ phase: 'awaiting_approval', served: false, limit: OTHERS_LIMIT }),
+    ]);
     const listed = new Set(rows.map((r) => r.runId));
     for (const runId of this.asked.keys()) if (!listed.has(runId)) this.asked.delete(runId);
-    return Promise.all(rows.map((row) => this.entry(row)));
+    return Promise.all([...rows.map((row) => this.entry(row)), ...others.map((row) => this.other(row))]);
   }
 
   /** Forgets what the run answered (after a decision on it), so the next read asks again. */
@@ -60,7 +75,21 @@ export class InboxReader {
     this.asked.delete(runId);
   }
 
+  /** A run on a queue this engine does not serve: never asked, never a card. */
+  private async other(row: ListRow): Promise<InboxEntry> {
+    const pollers = await this.agent.pollers(row.taskQueue);
+    const notServed = notServedWords(row.taskQueue, this.agent.servedQueues);
+    return {
+      row,
+      notice:
+        pollers.checked && pollers.recent === 0
+          ? `waits for approval, but ${noPollerWords(row.taskQueue, pollers.lastPollAt)}: nobody can decide it until a worker serves that queue (${notServed})`
+          : `is listed as waiting for approval, but ${notServed}: no card is shown for it and nothing it answers is`,
+    };
+  }
+
   private async entry(row: ListRow): Promise<InboxEntry> {
+    if (!this.agent.serves(row.taskQueue)) return this.other(row);
     const pollers = await this.agent.pollers(row.taskQueue);
     if (pollers.checked && pollers.recent === 0) {
       this.asked.delete(row.runId);
@@ -70,7 +99,10 @@ export class InboxReader {
       };
     }
     const outcome = await this.ask(row);
-    if (outcome.ok) return { row, view: outcome.view };
+    if (outcome.ok) {
+      const reread = outcome.view.awaiting ? rereadOf(this.agent.domains, outcome.view.domain, outcome.view.awaiting.tool) : undefined;
+      return { row, view: outcome.view, ...(reread ? { reread } : {}) };
+    }
     return outcome.gone ? { row } : { row, error: outcome.error };
   }
 
@@ -90,7 +122,13 @@ export class InboxReader {
 
   private async query(row: ListRow): Promise<Outcome> {
     try {
-      return { ok: true, view: await this.agent.state(row.runId, { timeoutMs: this.options.stateTimeoutMs }) };
+      // The execution listed, not whichever is latest under its workflow id by the time it is asked.
+      const view = await this.agent.state(row.runId, {
+        timeoutMs: this.options.stateTimeoutMs,
+        ...(row.executionRunId ? { executionRunId: row.executionRunId } : {}),
+      });
+      const problem = identityProblem(row, view);
+      return problem ? { ok: false, error: problem } : { ok: true, view };
     } catch (err) {
       if (err instanceof RunNotFoundError || err instanceof RunEndedError) return { ok: false, error: message(err), gone: true };
       // Why nobody answered, in the server's words when it has any (a failing workflow task, a closed run).
@@ -99,4 +137,33 @@ export class InboxReader {
       return { ok: false, error: words.length ? words.join('; ') : message(err) };
     }
   }
+}
+
+/**
+ * Why the answer cannot be shown as the listed run's card, or undefined: it names another run or
+ * chain than the execution listed, or reports a digest that is not the digest of the request it
+ * shows (the card would show other values than the signature binds).
+ */
+export function identityProblem(row: ListRow, view: RunView): string | undefined {
+  if (view.runId !== row.runId) return `run ${row.runId} answers as run ${view.runId}: no card is shown for it`;
+  if (row.firstRunId && view.chain !== row.firstRunId)
+    return `run ${row.runId} answers with chain ${view.chain}, but the server says its chain began with ${row.firstRunId}: no card is shown for it`;
+  const a = view.awaiting;
+  if (!a) return undefined;
+  const checked = shownDigest({
+    runId: view.runId,
+    requestId: a.requestId,
+    tool: a.tool,
+    args: a.args,
+    subject: a.subject,
+    chain: view.chain,
+    display: a.display,
+    digest: a.digest,
+  });
+  return checked.ok ? undefined : checked.error;
+}
+
+/** The read the tool's contract repeats before the call runs (its precondition's reread), when this console knows the domain. */
+export function rereadOf(domains: readonly Domain[] | undefined, domain: string, tool: string): string | undefined {
+  return domains?.find((d) => d.name === domain)?.tools.find((t) => t.name === tool)?.precondition?.reread?.tool;
 }

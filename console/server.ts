@@ -5,7 +5,9 @@
 // It listens on 127.0.0.1 only, answers only requests addressed to that host (no DNS rebinding),
 // and sends a strict Content-Security-Policy with every page. Every page answers for a run no
 // worker serves: a run's page is AgentClient.inspect rendered (the server's facts win), and the
-// inbox (console/inbox.ts) never waits on one run for the others.
+// inbox (console/inbox.ts) never waits on one run for the others. A run on a task queue this
+// engine's workers do not serve is not one of its runs (anyone who can start a workflow can make
+// one look like ours): its page shows what the server knows and says so, and it is never asked.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
@@ -14,7 +16,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { streamSSE } from 'hono/streaming';
 import { AgentClient } from '../client/agent-client.js';
 import { AgentClientError, InvalidRequestError, RequestRejectedError, RunEndedError, RunNotFoundError, WorkerTimeoutError } from '../client/agent-errors.js';
-import type { ListFilter } from '../client/list-query.js';
+import { notServedWords, type ListFilter } from '../client/list-query.js';
+import type { RunReport } from '../client/run-report.js';
 import { toRunView } from '../client/run-view.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
 import { InboxReader } from './inbox.js';
@@ -77,6 +80,14 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
   closing?.addEventListener('abort', () => wake.all());
   const app = new Hono();
 
+  /** A run's report: asked of its worker only when its queue is this engine's; otherwise the server's facts and why. */
+  const look = async (runId: string): Promise<RunReport> => {
+    if (agent.serves((await agent.describe(runId)).taskQueue)) return agent.inspect(runId, { timeoutMs: stateTimeoutMs });
+    const report = await agent.inspect(runId, { askWorker: false });
+    const notServed = `NOT ONE OF THIS ENGINE'S RUNS: ${notServedWords(report.taskQueue, agent.servedQueues)}; it was not asked, and nothing it says is shown`;
+    return { ...report, notices: [notServed, ...report.notices] };
+  };
+
   app.use('*', async (c, next) => {
     // A page on another site that resolves its own name to 127.0.0.1 would send its own Host.
     if (!allowedHosts.has(c.req.header('host') ?? '')) return c.text('this console answers only on its own address', 421);
@@ -110,7 +121,7 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
   app.get('/runs/:runId', async (c) => {
     const runId = c.req.param('runId');
     try {
-      return c.html(reportPage(await agent.inspect(runId, { timeoutMs: stateTimeoutMs }), Date.now()));
+      return c.html(reportPage(await look(runId), Date.now()));
     } catch (err) {
       return c.html(errorPage(`Run ${runId}`, message(err)), statusOf(err));
     }
@@ -119,7 +130,7 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
   app.get('/runs/:runId/live', (c) => {
     const runId = c.req.param('runId');
     return live(c, pollMs, closing, wake, async () => {
-      const report = await agent.inspect(runId, { timeoutMs: stateTimeoutMs });
+      const report = await look(runId);
       const view = report.view ? toRunView(report.view) : null;
       // Rendered again only when the run changed (time left counted in 10 s steps), so a page
       // whose run is idle is left alone and an operator can select text in it.

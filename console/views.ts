@@ -6,10 +6,12 @@
 import { html } from 'hono/html';
 import { budgetLine, duration, isoTime, timeLeft } from '../client/format.js';
 import type { ListFilter, ListRow } from '../client/list-query.js';
+import { modelWords, splitDisplay, starterWords } from '../client/card-words.js';
 import { buildCell } from '../client/run-build.js';
 import type { RunView } from '../client/run-view.js';
 import { TerminalClass } from '../workflows/controller/state.js';
 import { VisiblePhase } from '../workflows/search-attributes.js';
+import { againstBlock, evidenceLegend, lifetimeField, provenanceRows } from './card.js';
 
 export type Html = ReturnType<typeof html>;
 
@@ -21,8 +23,10 @@ export interface InboxEntry {
   row: ListRow;
   view?: RunView;
   error?: string;
-  /** What the server says instead of the run (no worker polls its queue): the run was not asked. */
+  /** What the server says instead of the run (no worker polls its queue, a queue this engine does not serve): the run was not asked. */
   notice?: string;
+  /** The read the tool's contract repeats before the call runs, when the console knows the domain. */
+  reread?: string;
 }
 
 const pretty = (value: unknown): string => {
@@ -130,7 +134,7 @@ export function runsPage(rows: ListRow[], filter: ListFilter, domains: readonly 
               <td>${r.domain ?? ''}</td>
               <td>${r.caseId ?? ''}</td>
               <td>
-                ${phaseBadge(r.phase, r.status)}${r.phase === 'awaiting_approval' && r.status === 'RUNNING' ? html` <a href="/inbox">decide</a>` : ''}${notices?.get(r) ? html` <span class="notice">${notices.get(r)}</span>` : ''}
+                ${phaseBadge(r.phase, r.status)}${r.phase === 'awaiting_approval' && r.status === 'RUNNING' && r.served !== false ? html` <a href="/inbox">decide</a>` : ''}${notices?.get(r) ? html` <span class="notice">${notices.get(r)}</span>` : ''}${r.served === false ? html` <span class="foreign">not served by this engine's queue (task queue ${r.taskQueue}): not one of its runs</span>` : ''}
               </td>
               <td>${terminalBadge(r.terminal, r.stopReason)}</td>
               <td>${isoTime(Date.parse(r.startTime))}</td>
@@ -209,7 +213,11 @@ function terminalLine(view: RunView): Html {
   if (!view.terminal) return html`<p class="status"><span class="badge p-${view.phase}">${view.phase}</span> turn ${view.budgets.used.turns}</p>`;
   const t = view.terminal;
   const said = view.headline;
+  // A run that ended after a person said no says who, and why, right under its headline.
+  const last = view.approvals.at(-1);
+  const denied = last?.decision === 'denied' ? last : undefined;
   return html`${said ? html`<p class="headline h-${t.class}">${said}</p>` : ''}
+    ${denied ? html`<p class="denied">request <code>${denied.requestId}</code> denied by ${denied.by}${denied.comment ? html`: ${denied.comment}` : ''}</p>` : ''}
     <p class="status">
       <span class="badge t-${t.class}">${t.class}</span> <code class="reason">${t.reason}</code> ${t.detail} <span class="muted">at ${when(t.at)}</span>
     </p>`;
@@ -242,9 +250,14 @@ export function callBlock(a: Pick<Awaiting, 'tool' | 'args' | 'subject'>): Html 
   return html`<pre class="call"><strong>${a.tool}</strong> ${pretty(a.args)}</pre>`;
 }
 
-/** What the domain shows beside the call (amount, beneficiary, ledger state): shown, not signed. */
-export function displayBlock(a: Pick<Awaiting, 'display'>): Html {
-  const entries = Object.entries(a.display ?? {});
+/**
+ * What the domain shows beside the call (amount, beneficiary, ledger state), signed with it. What
+ * is read again before the call runs is said only when the tool's contract says it (`reread`,
+ * its precondition's re-read); without the contract nothing domain-specific is claimed. The
+ * lines marked as arguing against the call are shown apart (card.ts againstBlock), not here.
+ */
+export function displayBlock(a: Pick<Awaiting, 'display'>, reread?: string): Html {
+  const entries = splitDisplay(a.display).lines;
   if (!entries.length) return html``;
   return html`<table class="display" aria-label="what this call does">
       ${entries.map(
@@ -256,7 +269,8 @@ export function displayBlock(a: Pick<Awaiting, 'display'>): Html {
       )}
     </table>
     <p class="muted small">
-      From the run's evidence when the request was raised. You sign the call and its digest, not these lines; the ledger is read again before the call runs.
+      From the run's evidence when the request was raised. You sign the call and these lines together (the digest covers
+      both).${reread ? html` Before the call runs, the run reads <code>${reread}</code> again and checks the tool's precondition on that answer.` : ''}
     </p>`;
 }
 
@@ -265,11 +279,12 @@ function precondition(p: Awaiting['precondition']): Html {
   return p.ok ? html`<span class="badge ok">holds</span>` : html`<span class="badge bad">VIOLATED</span> ${p.reason ?? 'no reason given'}`;
 }
 
-function pendingOnRunPage(a: Awaiting): Html {
+function pendingOnRunPage(view: RunView, a: Awaiting, now: number): Html {
   return html`<section class="pending">
     <h2>Waiting for a person</h2>
-    ${displayBlock(a)} ${callBlock(a)}
+    ${againstBlock(a)} ${displayBlock(a)} ${evidenceLegend(view, a, now)} ${callBlock(a)}
     <dl>
+      ${provenanceRows(view, a)}
       <dt>subject</dt>
       <dd><code>${a.subject ?? '—'}</code></dd>
       <dt>precondition</dt>
@@ -478,10 +493,14 @@ export function runFragment(view: RunView, now: number): Html {
         <dd>${view.goal}</dd>
         <dt>started</dt>
         <dd>${when(view.startedAt)}</dd>
+        <dt>started by</dt>
+        <dd>${starterWords(view.start)}</dd>
+        <dt>steps from</dt>
+        <dd>${modelWords(view.model)}${view.shape ? ` (${view.shape} shape)` : ''}</dd>
       </dl>
       <p class="muted asof">as of ${when(now)}</p>
     </section>
-    ${view.awaiting ? pendingOnRunPage(view.awaiting) : ''} ${budgets(view)} ${turns(view, now)} ${effectsLedger(view)} ${approvalsRecord(view)}`;
+    ${view.awaiting ? pendingOnRunPage(view, view.awaiting, now) : ''} ${budgets(view)} ${turns(view, now)} ${effectsLedger(view)} ${approvalsRecord(view)}`;
 }
 
 export function runPage(runId: string, view: RunView, now: number): Html {
@@ -505,8 +524,15 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
   const a = view.awaiting;
   const runId = view.runId;
   const rests = a.evidenceIds.map((id) => ({ id, evidence: view.evidence.items.find((e) => e.id === id) }));
-  // What the browser hashes to check the digest before signing (the chain, for runs whose digest covers it).
-  const call = JSON.stringify({ tool: a.tool, args: a.args, subject: a.subject ?? null, ...(view.chain ? { chain: view.chain } : {}) });
+  // What the browser hashes to compute the digest it signs (the chain, for runs whose digest
+  // covers it, and the lines shown beside the call): the same values the card shows.
+  const call = JSON.stringify({
+    tool: a.tool,
+    args: a.args,
+    subject: a.subject ?? null,
+    ...(view.chain ? { chain: view.chain } : {}),
+    ...(a.display ? { display: a.display } : {}),
+  });
   // The call and the controls first, side by side, so an approver at 1280x800 sees what they
   // sign and the buttons together; the evidence follows, folded.
   return html`<article
@@ -526,7 +552,7 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
     <p class="muted goal">${view.domain} case ${view.caseId}: ${view.goal}</p>
     <div class="card-main">
       <div class="card-call">
-        ${displayBlock(a)} ${callBlock(a)}
+        ${againstBlock(a)} ${displayBlock(a, entry.reread)} ${evidenceLegend(view, a, now)} ${callBlock(a)}
         <dl>
           <dt>subject</dt>
           <dd><code>${a.subject ?? '—'}</code></dd>
@@ -540,6 +566,7 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
       </div>
       <div class="card-decide">
         <dl>
+          ${provenanceRows(view, a)}
           <dt>needs</dt>
           <dd>
             ${a.quorum} approval${a.quorum === 1 ? '' : 's'} from ${a.roles.join(' or ')}; so far ${a.approvedBy.length ? a.approvedBy.join(', ') : 'none'}
@@ -548,22 +575,14 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
           <dd>
             ${a.eligible.length ? a.eligible.join(', ') : html`<span class="warn">the worker's approver directory is still loading for this request</span>`}
           </dd>
-          <dt>expires</dt>
+          <dt>request expires</dt>
           <dd>${when(a.expiresAt)} (in ${timeLeft(a.expiresAt - now)})</dd>
         </dl>
         ${
           a.signed
             ? html`<form class="decide" autocomplete="off">
                 <label>Comment <input name="comment" maxlength="500" placeholder="why (recorded with the decision)" /></label>
-                <label
-                  >Valid for
-                  <select name="validFor">
-                    <option value="300000">5 minutes</option>
-                    <option value="600000" selected>10 minutes</option>
-                    <option value="1800000">30 minutes</option>
-                    <option value="3600000">1 hour</option>
-                  </select></label
-                >
+                ${lifetimeField()}
                 <div class="buttons">
                   <button type="button" data-decision="approve" class="approve">Approve</button>
                   <button type="button" data-decision="deny" class="deny">Deny</button>

@@ -1,7 +1,9 @@
 // `npm run demo`: provisions a Temporal dev server (or uses TEMPORAL_ADDRESS, or the dev server
 // `npm run dev` already runs on .temporal/dev.sqlite), starts the simulated systems of record
 // and a worker, runs every scenario with the `rules` model (two use a scripted one to show the
-// guards), prints each run and the Web UI URL. Any failure is one line, never a stack.
+// guards), prints each run and the Web UI URL. Any failure is one line, never a stack. Each
+// scenario says what should happen before its run's lines and marks whether it did, so an
+// escalation a scenario is there to show (a conflict, a loop) does not read as a failure.
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -12,7 +14,7 @@ import { devDatabaseFile, projectRoot } from '../temporal-dev/paths.js';
 import { startLocalStack } from './local-stack.js';
 import { renderRun } from './render.js';
 import { runScenario, type DemoKeys, type ScenarioOutcome } from './run-scenario.js';
-import type { Scenario } from './scenarios.js';
+import { endedAsExpected, expectedEnd, type Scenario } from './scenarios.js';
 import { directoryEntry, generateKey } from '../client/sign.js';
 import { scenarios } from './scenarios.js';
 
@@ -54,6 +56,12 @@ const { target, world, client, worker, taskQueue } = stack;
 
 let failures = 0;
 const stamp = Date.now().toString(36);
+/** What a scenario should do, before anything of its run is printed. */
+const expectationLine = (s: Scenario) => `  expected: ${expectedEnd(s)}${s.expectation ? ` · ${s.expectation}` : ''}`;
+if (!values.json) {
+  out(`Running ${chosen.length} scenario${chosen.length === 1 ? '' : 's'} at once; each says what should happen, then how its run went:`);
+  for (const s of chosen) out(`  ${`${s.domain}/${s.name}`.padEnd(34)} expected: ${expectedEnd(s)}`);
+}
 type Attempt = ScenarioOutcome | { scenario: Scenario; error: string };
 await worker
   .runUntil(async () => {
@@ -69,12 +77,14 @@ await worker
         else {
           out('');
           out(`${o.scenario.domain}/${o.scenario.name}: ${o.scenario.story}`);
-          out(`  failed: ${o.error}`);
+          out(expectationLine(o.scenario));
+          out(`  ✗ NOT AS EXPECTED: the scenario failed to run: ${o.error}`);
         }
         continue;
       }
       const t = o.result.terminal;
-      if (t.class !== o.scenario.expected) failures++;
+      const asExpected = endedAsExpected(o.scenario, t);
+      if (!asExpected) failures++;
       if (values.json) {
         out(
           JSON.stringify({
@@ -85,14 +95,22 @@ await worker
             detail: t.detail,
             turns: o.result.turns,
             effects: o.result.effects.length,
+            expected: expectedEnd(o.scenario),
+            asExpected,
           }),
         );
         continue;
       }
       out('');
       out(`${o.scenario.domain}/${o.scenario.name}: ${o.scenario.story}`);
+      out(expectationLine(o.scenario));
       out(`  run ${o.workflowId}  model=${o.scenario.model(o.view.state.caseId).adapter}`);
       for (const line of renderRun(o.view.state, o.view.headline)) out(line);
+      out(
+        asExpected
+          ? `  ✓ as expected: ended ${t.class} (${t.reason})`
+          : `  ✗ NOT AS EXPECTED: ended ${t.class} (${t.reason}), expected ${expectedEnd(o.scenario)}`,
+      );
     }
   })
   .catch(fail);

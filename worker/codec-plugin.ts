@@ -3,6 +3,7 @@
 // that reads these runs is given the codecs the same way.
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
+import { QuarantineCodec } from './quarantine-codec.js';
 
 export const AGENT_CODEC_PLUGIN_NAME = 'bounded-react-temporal.codec';
 
@@ -24,6 +25,10 @@ export function agentCodecPlugin(codecs: readonly PayloadCodec[]): SimplePlugin 
 }
 
 function withCodecs(existing: DataConverter | undefined, added: readonly PayloadCodec[]): DataConverter {
+  // Listed after agentPlugin on a worker: these go inside its quarantine, which must decode last
+  // on the way in (codecs decode in reverse) to see what they could not open.
+  const quarantine = existing?.payloadCodecs?.find((c): c is QuarantineCodec => c instanceof QuarantineCodec);
+  if (quarantine) return { ...existing, payloadCodecs: existing!.payloadCodecs!.map((c) => (c === quarantine ? quarantine.withCodecs(added) : c)) };
   const codecs = [...(existing?.payloadCodecs ?? []), ...added];
   const merged: DataConverter = { ...existing };
   if (codecs.length) merged.payloadCodecs = codecs;

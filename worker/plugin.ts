@@ -6,8 +6,9 @@
 // (added to theirs; a name both define is refused, never silently replaced), the engine's
 // bundling (preloaded modules, the webpack hook) for a worker that bundles its workflows
 // itself, the shared-queue check and the identity that check reads, and a default task queue.
-// Their data converter, interceptors, tuner, rate limits (maxTaskQueueActivitiesPerSecond...)
-// and other plugins pass through untouched. Tracing, payload codecs and spend are integrations
+// Their data converter (its codecs put behind the engine's quarantine, quarantine-install.ts),
+// interceptors, tuner, rate limits (maxTaskQueueActivitiesPerSecond...) and other plugins pass
+// through untouched. Tracing, payload codecs and spend are integrations
 // of their own (telemetry-plugin.ts, codec-plugin.ts, spend-plugin.ts), listed beside this one.
 import { disconnectMcpSources } from '../activities/mcp/source.js';
 import { SimplePlugin } from '@temporalio/plugin';
@@ -26,6 +27,7 @@ import { AgentWorkerError } from '../activities/worker-error.js';
 import { withEngineBundling } from './bundle.js';
 import { taskQueueFor } from './connection.js';
 import { DeploymentConfigError, workerDeploymentOptions, type AgentDeployment } from './deployment.js';
+import { withQuarantine, withQuarantineModule } from './quarantine-install.js';
 import { agentWorkerIdentity, domainsOfIdentity, queueNeighbours, TaskQueueSharedError, unknownNeighboursWarning } from './shared-queue.js';
 
 export const AGENT_PLUGIN_NAME = 'bounded-react-temporal';
@@ -93,8 +95,9 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin {
       throw new DeploymentConfigError('the worker is given workerDeploymentOptions and agentPlugin a deployment: give one of them');
     }
     await this.checkQueue(options.connection, options.namespace ?? 'default', taskQueue);
+    // A client's payload the worker cannot decode is refused, not fatal (quarantine-install.ts).
     return this.simple.configureWorker({
-      ...options,
+      ...withQuarantine(options),
       taskQueue,
       ...(this.deployment ? { workerDeploymentOptions: this.deployment } : {}),
       identity: tagIdentity(options.identity, this.domainNames),
@@ -102,7 +105,7 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin {
   }
 
   configureReplayWorker(options: ReplayWorkerOptions): ReplayWorkerOptions {
-    return this.simple.configureReplayWorker(options);
+    return this.simple.configureReplayWorker(withQuarantine(options));
   }
 
   async runWorker(worker: Worker, next: (w: Worker) => Promise<void>): Promise<void> {
@@ -117,7 +120,7 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin {
 
   /** Called by the bundler of a worker given workflowsPath, and by bundleWorkflows({ plugins }). */
   configureBundler(options: BundleOptions): BundleOptions {
-    return withEngineBundling(this.simple.configureBundler(options));
+    return withQuarantineModule(withEngineBundling(this.simple.configureBundler(options)));
   }
 
   private async checkQueue(given: NativeConnection | undefined, namespace: string, taskQueue: string): Promise<void> {

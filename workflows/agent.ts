@@ -27,7 +27,7 @@ import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase
 import { ErrorTypes } from './policy.js';
 import { continuations, perform, probes } from './perform.js';
 import { observeStep } from './telemetry.js';
-import { currentDetails } from './web-ui.js';
+import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
 import { olderRuleSetError, RULE_SET } from './rule-set.js';
 
@@ -160,6 +160,9 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
       step = next(step.state, nativeCancel(), domain);
       continue;
     }
+    // Notes that came while the model was thinking are in the record before its proposal is
+    // judged: a request an operator signed and sent with the start counts from the first turn.
+    if (step.command.type === 'propose') step = takeNotes(step, queue, domain);
     step = next(step.state, outcome.ok ? work.done(outcome.value) : work.failed(outcome.err), domain);
   }
 
@@ -172,7 +175,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     { key: stopReasonKey, value: terminal.reason },
   ]);
   // The Web UI's last word on the run: what it did and how it ended (no command, no history).
-  setCurrentDetails(headline(step.state, domain) ?? terminal.class);
+  setCurrentDetails(finalDetails(step.state, headline(step.state, domain)));
   // Shielded: in a cancelled run a wait in the root scope would reject at once.
   await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   return {
@@ -188,6 +191,20 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 }
 
 /** The deadline timer is cancelled with the run; anything else rejecting it is a bug. */
+/** Takes the notes waiting in the queue, in order, leaving every other event where it is. */
+function takeNotes(step: Step, queue: RunEvent[], domain: Domain): Step {
+  for (let i = 0; i < queue.length;) {
+    const event = queue[i] as RunEvent;
+    if (event.type !== 'noteAdded' && event.type !== 'signedNoteAdded') {
+      i++;
+      continue;
+    }
+    queue.splice(i, 1);
+    step = next(step.state, event, domain);
+  }
+  return step;
+}
+
 function ignoreCancellation(err: unknown): void {
   if (!isCancellation(err)) throw err;
 }

@@ -93,8 +93,28 @@ export interface ToolContract<
    * Declare it on every read whose output names its subject.
    */
   answers?(output: z.infer<O>): string;
+  /**
+   * For reads: it reaches outside the run (fetches a URL, writes to a mailbox, calls another
+   * party), so its arguments leave for the world like an effect's: each must trace to the case, a
+   * fresh authoritative fact or a signed note. A read whose URL only a web page or a message named
+   * is how an injected instruction would carry data out. Default: false.
+   */
+  egress?: boolean;
   /** For effects: the readback (implemented beside the tools) that tells, by idempotency key, whether it happened. */
   readback?: R;
+  /**
+   * For effects: its reply is a claim, not the world's word. A success is recorded `applied` only
+   * once its readback finds the effect by key, and the readback's record (not the reply) becomes
+   * the evidence. Declare it on effects that move money or anything a person would pay twice for:
+   * a reply can come from a proxy, a bug or an operator's hand-made activity result.
+   */
+  confirmByReadback?: boolean;
+  /**
+   * For effects: the longest a request, once sent, may still commit at the system of record
+   * (its own request timeout). A readback that finds nothing is final only after this, unless the
+   * readback fenced the key (Readback.fenced). Default: DEFAULT_COMMIT_WINDOW_MS.
+   */
+  commitWindowMs?: number;
   /**
    * For effects: the business key of what it moves, e.g. the transfer id. When set, the
    * idempotency key is derived from it instead of from the run, so two runs of one case (or
@@ -116,8 +136,8 @@ export interface ToolContract<
    * For effects behind approval: what the approver should see beside the call, as labelled
    * strings (`amount: 125.00 EUR`, `ledger: FAILED (e3)`). Computed by the controller when the
    * request is raised, from the call's arguments without its narrative ones and the facts of
-   * the evidence about its subject, never from outside text. Shown only: the signed digest
-   * covers the call, not these. At most 12 entries of 200 characters; a hook that throws is dropped.
+   * the evidence about its subject, never from outside text. The signed digest covers them with
+   * the call. At most 12 entries of 200 characters; a hook that throws is dropped.
    */
   display?(args: z.infer<I>, evidence: EvidenceView[]): Record<string, string>;
   /**
@@ -164,8 +184,17 @@ type ReservedToolName = (typeof RESERVED_TOOL_NAMES)[number];
  * it happened (its outcome is read back, never guessed); a read has none of an effect's parts.
  */
 type KindRules<K extends ToolKind, R extends string> = K extends 'effect'
-  ? { readback: R }
-  : { readback?: never; businessKey?: never; precondition?: never; narrativeArgs?: never; approval?: never; display?: never };
+  ? { readback: R; egress?: never }
+  : {
+      readback?: never;
+      businessKey?: never;
+      precondition?: never;
+      narrativeArgs?: never;
+      approval?: never;
+      display?: never;
+      confirmByReadback?: never;
+      commitWindowMs?: never;
+    };
 type NameRules<N extends string> = N extends ReservedToolName ? { name: `the tool name '${N}' is the engine's own decision` } : unknown;
 
 /**
@@ -394,7 +423,20 @@ export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C ext
    * that may approve this domain's effects. A note signed by any other key is untrusted text.
    */
   noteRoles?: readonly string[];
+  /**
+   * Resolved means it stayed fixed: once the probe holds, the run waits `windowMs` on a durable
+   * timer (a worker restart or a deploy changes nothing) and asks the probe again, handing it the
+   * window (`ctx.soak`), so it can check the condition was false the whole time (Prometheus:
+   * `max_over_time(ALERTS{...}[window])`). Only a probe that holds again resolves the run; if the
+   * condition came back, `onRefire` says whether the run goes back to work or escalates.
+   */
+  soak?: SoakRule;
   defaults: { budgets: Budgets; context: ContextStrategy; window: number };
+}
+
+export interface SoakRule {
+  windowMs: number;
+  onRefire: 'resume' | 'escalate';
 }
 
 /** The roles whose signed notes count as an operator's word in `domain` (see Domain.noteRoles). */

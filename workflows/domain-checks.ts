@@ -49,7 +49,15 @@ export function validateDomain(domain: Domain): string[] {
   const reads = new Set(tools.filter((t) => t?.kind === 'read').map((t) => t.name));
   for (const tool of tools) if (tool?.name) checkTool(tool, reads, (p) => say(`${tool.name}: ${p}`));
   if (domain?.route !== undefined) checkRoute(domain.route, reads, (p) => say(`route: ${p}`));
+  if (domain?.soak !== undefined) checkSoak(domain.soak, (p) => say(`soak: ${p}`));
   return problems;
+}
+
+/** A soak is a real wait: a whole number of milliseconds, at most a day, and a word on what a re-fire does. */
+function checkSoak(soak: NonNullable<Domain['soak']>, say: (problem: string) => void): void {
+  if (!Number.isInteger(soak?.windowMs) || soak.windowMs < 1_000 || soak.windowMs > 24 * 3_600_000)
+    say('windowMs must be whole milliseconds from 1,000 to 86,400,000');
+  if (soak?.onRefire !== 'resume' && soak?.onRefire !== 'escalate') say("onRefire must be 'resume' or 'escalate'");
 }
 
 /** A route decides; what it always reads first must be reads of this domain. */

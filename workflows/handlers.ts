@@ -24,6 +24,7 @@ import {
   type ApprovalAck,
   type RunView,
 } from './messages.js';
+import { isUndecodable } from './quarantine-marker.js';
 import type { RunInput } from './run-input.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
 import { SignedAmend, SignedDecision } from './trust/statement.js';
@@ -40,6 +41,12 @@ export interface OperatorChannel {
   domain: Domain;
 }
 
+/**
+ * A validator's words reach the client and the worker's logs and traces: they say what is wrong
+ * in the run's own terms and never repeat what an unchecked caller sent (controller/trust.ts).
+ */
+const MALFORMED = 'the input does not have the shape this Update takes';
+
 export function installOperatorHandlers({ run, state, queue, loadApprovers, domain }: OperatorChannel): void {
   const deciding = new Set<string>(); // approvers whose decision is queued, not yet taken
 
@@ -54,6 +61,8 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       () => undefined,
     );
   setHandler(cancelSignal, (raw) => {
+    // What the worker could not decode is no cancel (quarantine-interceptors.ts drops it first).
+    if (isUndecodable(raw)) return;
     // A signal has no validator and must not fail the workflow task: a malformed cancel still
     // cancels (stopping can never cause an effect), recorded as from an unknown sender.
     const parsed = CancelInput.safeParse(raw);
@@ -77,8 +86,10 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
     },
     {
       validator: (raw) => {
-        const note = NoteInput.parse(raw);
-        if ('statement' in note && note.statement.runId !== state().runId) throw new Error(`the note is signed for run ${note.statement.runId}`);
+        const parsed = NoteInput.safeParse(raw);
+        if (!parsed.success) throw new Error(MALFORMED);
+        const note = parsed.data;
+        if ('statement' in note && note.statement.runId !== state().runId) throw new Error(`the note is signed for another run, not ${state().runId}`);
       },
     },
   );
@@ -116,7 +127,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       const current = state();
       // One decision at a time per approver; and without a quorum, one decision at all.
       if (deciding.has(signed.statement.by) || (deciding.size > 0 && (current.pendingApproval?.quorum ?? 1) <= 1)) {
-        throw new Error(`request ${signed.statement.requestId} already has a decision`);
+        throw new Error('the pending request already has a decision on its way');
       }
       const check = checkDecision(current, signed, decision, Date.now());
       if (!check.ok) throw new Error(check.reason);
@@ -153,8 +164,10 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
     },
     {
       validator: (raw) => {
-        const signed = SignedAmend.parse(raw);
-        if (deciding.size > 0) throw new Error(`request ${signed.statement.requestId} already has a decision on its way`);
+        const parsed = SignedAmend.safeParse(raw);
+        if (!parsed.success) throw new Error('an amendment must be a statement signed with your key (agent amend --key FILE)');
+        const signed = parsed.data;
+        if (deciding.size > 0) throw new Error('the pending request already has a decision on its way');
         const check = checkAmend(state(), signed, Date.now());
         if (!check.ok) throw new Error(check.reason);
       },
@@ -197,6 +210,7 @@ export function view(state: RunState, input: RunInput, domain: Domain): RunView 
         }
       : {}),
     ...(state.terminal ? { headline: headline(state, domain) } : {}),
+    approvalTools: domain.tools.filter((t) => t.approval).map((t) => t.name),
   };
 }
 

@@ -38,13 +38,15 @@ export interface RunView {
     precondition?: { ok: boolean; reason?: string };
     /** False for runs recorded before signed approvals: they cannot be approved any more. */
     signed: boolean;
-    /** What the domain shows beside the call (amount, beneficiary, the ledger's word), from facts when it was raised. Not signed: the digest covers the call only. */
+    /** What the domain shows beside the call (amount, beneficiary, the ledger's word), from facts when it was raised. Signed with the call: the digest covers these lines. */
     display?: Record<string, string>;
     /** When an approver amended an earlier request into this one: what was proposed, and who changed it. */
     amendedFrom?: { requestId: string; args: unknown; by: string };
   };
   /** Once the run has ended: what it did and how it ended, in one line (controller/headline.ts). */
   headline?: string;
+  /** The tools of the run's domain whose contract asks for approval: an auditor checks every effect of these (absent from older workers). */
+  approvalTools?: string[];
 }
 
 export const stateQuery = defineQuery<RunView>('state');

@@ -1,15 +1,16 @@
 // How each of the controller's commands is carried out durably: which activity runs it, with
 // which retry and timeout policy (policy.ts), and how its outcome, or its failure, becomes the
 // controller's next event. The loop in agent.ts knows only that a command becomes Work.
-import { ActivityFailure, CancellationScope, TimeoutFailure, condition, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, CancellationScope, TimeoutFailure, condition, proxyActivities, sleep } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import type { Domain } from './contract.js';
 import type { Command } from './controller/commands.js';
 import { compactJson } from './controller/decision.js';
-import { ProbeVerdict, ReadbackResult, ToolResult, type RunEvent } from './controller/events.js';
+import { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent } from './controller/events.js';
 import type { PlannedCall } from './controller/state.js';
 import { continuationOptions, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
+import { approvedDispatchId, startUseId, statementFingerprint } from './statement-use.js';
 import { ApproverDirectory } from './trust/directory.js';
 import { subjectLabel } from './web-ui.js';
 
@@ -17,6 +18,8 @@ import { subjectLabel } from './web-ui.js';
 const models = proxyActivities<AgentActivities>(modelOptions);
 export const probes = proxyActivities<AgentActivities>(probeOptions);
 export const continuations = proxyActivities<AgentActivities>(continuationOptions);
+/** Questions to the Temporal server about other executions: retried as long as a continuation check. */
+const serverQuestions = continuations;
 
 /**
  * A command under way: what it waits for, and how its outcome becomes the controller's event.
@@ -57,7 +60,15 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
         (reply): RunEvent =>
           spendRefusal(reply) ??
           (typeof reply?.tokens === 'number' && Number.isFinite(reply.tokens)
-            ? { type: 'proposed', now: Date.now(), reply: reply.reply, tokens: reply.tokens, contextTokens: command.context.tokenEstimate, ...costOf(reply) }
+            ? {
+                type: 'proposed',
+                now: Date.now(),
+                reply: reply.reply,
+                tokens: reply.tokens,
+                contextTokens: command.context.tokenEstimate,
+                ...costOf(reply),
+                ...floorOf(reply),
+              }
             : { type: 'modelFailed', now: Date.now(), message: 'the model activity returned no numeric token count' }),
         (err): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err) }),
       );
@@ -75,11 +86,16 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
       }
       return work(Promise.all(command.calls.map((c) => callTool(c, run, domain)).map((call) => call.pending.then(call.done, call.failed))), observed);
     }
-    case 'verify':
+    case 'verify': {
+      const { soak } = command;
+      const ask = () =>
+        probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}${soak ? ' over the soak window' : ''}` }, [
+          { domain: domain.name, caseId: run.caseId, claim: command.claim, ...(soak ? { soak } : {}) },
+        ]);
+      // A soak waits on a durable timer: a worker restart or a deploy in the window changes nothing.
+      const asked = soak && soak.until > Date.now() ? sleep(soak.until - Date.now(), { summary: 'soak window' }).then(ask) : ask();
       return work(
-        probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}` }, [
-          { domain: domain.name, caseId: run.caseId, claim: command.claim },
-        ]),
+        asked,
         (raw): RunEvent => {
           const verdict = ProbeVerdict.safeParse(raw);
           if (verdict.success) return { type: 'verified', now: Date.now(), verdict: verdict.data };
@@ -99,18 +115,28 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
           };
         },
       );
+    }
     case 'readback':
       return work(readback(command, run, domain), (result): RunEvent => ({ type: 'reconciled', now: Date.now(), result }));
-    case 'loadApprovers':
+    case 'loadApprovers': {
       // The directory is the worker's configuration; what comes back is checked like any input.
+      // A signed start is verified against it, and spent by this read (workflows/statement-use.ts).
+      const start = run.start ? statementFingerprint(run.start.signature) : undefined;
+      const summary = `approvers for ${command.request.call.tool}`;
+      const directory = probes.loadApprovers.executeWithOptions({ summary, ...(start ? { activityId: startUseId(start) } : {}) }, []);
+      // A check that cannot be made leaves the start unverified (nobody is named its starter).
+      const spent = start ? spentBy([start]).catch(() => 'unknown (the server could not be asked)') : Promise.resolve(undefined);
+      const requestId = command.request.requestId;
       return work(
-        probes.loadApprovers.executeWithOptions({ summary: `approvers for ${command.request.call.tool}` }, []),
-        (raw): RunEvent => {
+        Promise.all([directory, spent]),
+        ([raw, startSpent]): RunEvent => {
           const parsed = ApproverDirectory.safeParse(raw);
-          return { type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: parsed.success ? parsed.data.approvers : [] };
+          const approvers = parsed.success ? parsed.data.approvers : [];
+          return { type: 'approversLoaded', now: Date.now(), requestId, approvers, ...(startSpent ? { startSpent } : {}) };
         },
-        (): RunEvent => ({ type: 'approversLoaded', now: Date.now(), requestId: command.request.requestId, approvers: [] }),
+        (): RunEvent => ({ type: 'approversLoaded', now: Date.now(), requestId, approvers: [] }),
       );
+    }
     case 'awaitApproval':
       return work(
         condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - Date.now()), { summary: `approval wait: ${command.request.call.tool}` }),
@@ -136,6 +162,12 @@ function spendRefusal(reply: unknown): RunEvent | undefined {
   return { type: 'spendRefused', now: Date.now(), cap: String(refused.cap).slice(0, 120), detail: String(refused.detail).slice(0, 300) };
 }
 
+/** The sides the worker charged at its own estimate, checked where they enter. */
+function floorOf(reply: unknown): { usageFloor?: UsageFloor } {
+  const floor = UsageFloor.safeParse((reply as { usageFloor?: unknown }).usageFloor);
+  return floor.success && floor.data ? { usageFloor: floor.data } : {};
+}
+
 /** What the call cost by the worker's price table, when the worker priced it. */
 function costOf(reply: unknown): { costMicros?: number } {
   const cost = (reply as { costMicros?: unknown }).costMicros;
@@ -155,7 +187,13 @@ function callTool(
 ): { pending: Promise<unknown>; done(raw: unknown): ToolResult; failed(err: unknown): ToolResult } {
   const startedAt = Date.now();
   const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
-  const start = () => toolsFor(call).invokeTool.executeWithOptions({ summary }, [{ domain: domain.name, caseId: run.caseId, call }]);
+  const approvedWith = call.approvedWith ?? [];
+  const send = () =>
+    toolsFor(call).invokeTool.executeWithOptions({ summary, ...(approvedWith.length ? { activityId: approvedDispatchId({ ...call, approvedWith }) } : {}) }, [
+      { domain: domain.name, caseId: run.caseId, call },
+    ]);
+  // An approval goes out only if no other execution of this workflow id has spent it already.
+  const start = approvedWith.length ? () => unspent(call, approvedWith, startedAt).then((refusal) => refusal ?? send()) : send;
   return {
     // An effect once sent may have committed: a cancel never abandons it, but waits for its
     // reply (bounded by its timeouts) and reads it back if the reply says nothing.
@@ -163,6 +201,38 @@ function callTool(
     done: (raw) => toolResultOf(call, raw, startedAt),
     failed: (err) => failedCallResult(call, err, startedAt),
   };
+}
+
+/**
+ * Undefined when none of the statements behind the call was dispatched under by another execution
+ * (workflows/statement-use.ts); otherwise the call's result without sending it: a used (or
+ * unverifiable) approval authorises nothing, and a new decision is needed.
+ */
+async function unspent(call: PlannedCall, approvedWith: string[], startedAt: number): Promise<ToolResult | undefined> {
+  const refused = (message: string): ToolResult => ({
+    status: 'error',
+    callId: call.callId,
+    errorClass: 'not_sent',
+    message,
+    attempt: 1,
+    startedAt,
+    finishedAt: Date.now(),
+  });
+  try {
+    const spent = await spentBy(approvedWith);
+    if (spent === undefined) return undefined;
+    return refused(
+      `the approval was already used by execution ${spent} of this run (a reset, or a statement sent again): nothing was sent; it needs a new decision`,
+    );
+  } catch (err) {
+    return refused(`could not confirm with the server that the approval was not used before, so nothing was sent: ${failureMessage(err)}`);
+  }
+}
+
+/** The run id of another execution under this workflow id that spent one of these statements, if any. */
+async function spentBy(fingerprints: string[]): Promise<string | undefined> {
+  const uses = await serverQuestions.statementsUsedElsewhere.executeWithOptions({ summary: 'statements spent elsewhere?' }, [{ fingerprints }]);
+  return uses.length ? (uses[0]?.runId ?? 'unknown') : undefined;
 }
 
 // One proxy per kind and retry policy, made once (see callTool).
@@ -205,19 +275,26 @@ function failedCallResult(call: PlannedCall, err: unknown, startedAt: number): T
   };
 }
 
-/** Shielded from a cancel: the readback is what lets a cancelled run say whether its effect took. */
+/**
+ * Shielded from a cancel: the readback is what lets a cancelled run say whether its effect took.
+ * A readback asked to wait (`after`: the request could still commit until then) waits on a
+ * durable timer first. It asks the system to fence the key against anything sent before now.
+ */
 function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput, domain: Domain): Promise<ReadbackResult> {
+  const { effect, readbackTool, after } = command;
+  const read = () =>
+    probes.readback.executeWithOptions({ summary: `readback ${readbackTool} ${effect.key}` }, [
+      { domain: domain.name, caseId: run.caseId, tool: readbackTool, key: effect.key, callId: effect.callId, fenceBefore: Date.now() },
+    ]);
   return CancellationScope.nonCancellable(() =>
-    probes.readback.executeWithOptions({ summary: `readback ${command.readbackTool} ${command.effect.key}` }, [
-      { domain: domain.name, caseId: run.caseId, tool: command.readbackTool, key: command.effect.key, callId: command.effect.callId },
-    ]),
+    after !== undefined && after > Date.now() ? sleep(after - Date.now(), { summary: `until ${effect.tool} can no longer commit` }).then(read) : read(),
   ).then(
     (raw): ReadbackResult => {
       const result = ReadbackResult.safeParse(raw);
-      if (result.success && result.data.callId === command.effect.callId) return result.data;
-      return { callId: command.effect.callId, outcome: 'undecided', detail: 'the readback returned a malformed result', attempts: 1 };
+      if (result.success && result.data.callId === effect.callId) return result.data;
+      return { callId: effect.callId, outcome: 'undecided', detail: 'the readback returned a malformed result', attempts: 1 };
     },
-    (err: unknown): ReadbackResult => ({ callId: command.effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }),
+    (err: unknown): ReadbackResult => ({ callId: effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }),
   );
 }
 

@@ -28,6 +28,14 @@ export const HEARTBEAT_EVERY_MS = 1_000;
 /** How long one request to a system of record may take, unless the worker is told otherwise. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 5_000;
 
+/**
+ * How long after it was sent a request may still commit, when the effect's contract does not say
+ * (ToolContract.commitWindowMs): the effect activity's own attempts (TOOL_ATTEMPTS of 30 s with
+ * backoff) are over by then. A readback that finds nothing sooner, and could not fence the key,
+ * is asked again once this has passed before the run believes it.
+ */
+export const DEFAULT_COMMIT_WINDOW_MS = 120_000;
+
 /** How often a readback asks the system of record before it calls the outcome undecided. */
 export const DEFAULT_READBACK_ATTEMPTS = 3;
 

@@ -1,7 +1,9 @@
 // What the Temporal Web UI shows of a run while it runs: its current details (no command, no
 // history: only the latest word) and the short labels tool summaries use. Words for people
-// scanning a list of workflows, kept apart from the loop that decides what to do.
+// scanning a list of workflows, kept apart from the loop that decides what to do. A request a
+// person denied is said with who denied it and why, while the run goes on and once it ends.
 import type { Step } from './controller/next.js';
+import type { RunState } from './controller/state.js';
 
 /** `transfer:PX-1042` -> `PX-1042`: what an operator scanning the Web UI needs. */
 export function subjectLabel(subject: string): string {
@@ -20,5 +22,28 @@ export function currentDetails(step: Step): string {
         : step.command.type === 'readback'
           ? `${s.cancelling ? `cancelled by ${s.cancelling.by}; ` : ''}reading back ${step.command.effect.tool} (key ${step.command.effect.key})`
           : step.command.type;
-  return `**${s.phase}** · turn ${s.turn}/${s.budgets.turns} · ${waiting}`;
+  const denied = denialWords(s);
+  return `**${s.phase}** · turn ${s.turn}/${s.budgets.turns} · ${waiting}${denied ? `\n\n${denied}` : ''}`;
+}
+
+/** The ended run's details: its headline first (what the Web UI's summary line shows), then the denial that led there, if one did. */
+export function finalDetails(state: RunState, headline: string | undefined): string {
+  const first = headline ?? state.terminal?.class ?? state.phase;
+  const denied = denialWords(state);
+  return denied ? `${first}\n\n${denied}` : first;
+}
+
+/** The latest closed request, when a person denied it: `reissue_transfer denied by alice@ops: wrong beneficiary`. */
+export function denialWords(state: Pick<RunState, 'approvals'>): string | undefined {
+  const last = state.approvals.at(-1);
+  if (last?.decision !== 'denied') return undefined;
+  const comment = oneLine(last.comment, 200);
+  return `request ${last.requestId} denied by ${oneLine(last.by, 200)}${comment ? `: ${comment}` : ''}`;
+}
+
+/** An approver's words on one line of the details (they are rendered as markdown), cut to `max`. */
+function oneLine(text: string, max: number): string {
+  // eslint-disable-next-line no-control-regex
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

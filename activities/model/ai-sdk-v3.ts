@@ -34,8 +34,13 @@ export interface GenerateResult {
   turn: ModelTurn;
   /** As the provider reported them; undefined where it did not say. */
   usage: { inputTokens: number | undefined; outputTokens: number | undefined };
-  /** The reply's text and call arguments, for estimating output tokens a provider left out. */
+  /** The reply's text and call arguments: what the output side is floored at (usage-floor.ts). */
   producedText: string;
+  /**
+   * The request body as the provider package put it on the wire (or, from a provider that does
+   * not say, the prompt and tools it was given): what the input side is floored at.
+   */
+  sent: unknown;
 }
 
 export function isLanguageModel(value: unknown): value is LanguageModel {
@@ -48,9 +53,11 @@ export function isLanguageModel(value: unknown): value is LanguageModel {
 }
 
 export async function generate(model: LanguageModel, request: GenerateRequest): Promise<GenerateResult> {
+  const prompt = toPrompt(request.messages);
+  const tools = toTools(request.functions, request.strictTools);
   const result = await model.doGenerate({
-    prompt: toPrompt(request.messages),
-    tools: toTools(request.functions, request.strictTools),
+    prompt,
+    tools,
     // Every valid reply is a function call; plain text can only be rejected.
     toolChoice: { type: 'required' },
     maxOutputTokens: request.maxOutputTokens,
@@ -76,6 +83,7 @@ export async function generate(model: LanguageModel, request: GenerateRequest): 
     producedText: [text, ...calls.map((c) => `${c.name} ${typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments)}`)]
       .filter(Boolean)
       .join('\n'),
+    sent: result.request?.body ?? { prompt, tools },
   };
 }
 

@@ -9,12 +9,12 @@
 import { ErrorTypes } from '../../workflows/policy.js';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Domain } from '../../workflows/contract.js';
-import { estimateTokens } from '../../workflows/controller/context.js';
 import { classifyFailure, generate, isLanguageModel, type GenerateResult, type LanguageModel } from './ai-sdk-v3.js';
 import { functionsCache } from './functions.js';
 import type { ModelAdapter, ProposeInput, ProposeOutput } from './index.js';
 import { renderRun, type Rendering } from './prompt.js';
 import { decisionFrom, invalid } from './reply.js';
+import { floorUsage, textTokens, wireTokens } from './usage-floor.js';
 
 export type { LanguageModel } from './ai-sdk-v3.js';
 
@@ -75,24 +75,27 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
       return { reply: invalid(failure.message), tokens: 0 };
     }
     const reply = decisionFrom(result.turn, functions);
-    return { reply, ...charge(result, input, messages) };
+    return { reply, ...charge(result, input) };
   };
 }
 
 /**
- * Tokens to charge. A provider that leaves usage out (many local servers, some proxies) must
- * never make a call free, or a token budget would never stop the run: what it did not report is
- * estimated (prompt: the larger of the compiled context's estimate and the rendered request's;
- * output: the reply's text and arguments) and counted instead.
+ * Tokens to charge: what the provider reported, each side floored at the engine's own estimate
+ * (usage-floor.ts). The input estimate is the larger of the compiled context's and the exact
+ * request body's; the output estimate is the reply's text and call arguments. `estimated` marks
+ * usage the floor lifted, so telemetry never passes the figures off as the provider's.
  */
-function charge(result: GenerateResult, input: ProposeInput, messages: unknown): Pick<ProposeOutput, 'tokens' | 'usage'> {
-  const reported = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n >= 0 ? Math.ceil(n) : undefined);
-  const inputReported = reported(result.usage.inputTokens);
-  const outputReported = reported(result.usage.outputTokens);
-  const inputTokens = inputReported ?? Math.max(input.context.tokenEstimate, estimateTokens(messages));
-  const outputTokens = outputReported ?? Math.max(1, Math.ceil(result.producedText.length / 4));
-  const estimated = inputReported === undefined || outputReported === undefined;
-  return { tokens: inputTokens + outputTokens, usage: { inputTokens, outputTokens, ...(estimated ? { estimated: true } : {}) } };
+function charge(result: GenerateResult, input: ProposeInput): Pick<ProposeOutput, 'tokens' | 'usage' | 'usageFloor'> {
+  const floored = floorUsage(
+    { input: result.usage.inputTokens, output: result.usage.outputTokens },
+    { input: Math.max(input.context.tokenEstimate, wireTokens(result.sent)), output: textTokens(result.producedText) },
+  );
+  const { inputTokens, outputTokens, usageFloor } = floored;
+  return {
+    tokens: inputTokens + outputTokens,
+    usage: { inputTokens, outputTokens, ...(usageFloor ? { estimated: true } : {}) },
+    ...(usageFloor ? { usageFloor } : {}),
+  };
 }
 
 function transient(message: string, nextRetryDelayMs?: number): ApplicationFailure {

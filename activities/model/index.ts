@@ -9,6 +9,7 @@ import { estimateTokens } from '../../workflows/controller/context.js';
 import type { ModelConfig } from '../../workflows/run-input.js';
 import { withHeartbeat } from '../heartbeat.js';
 import { scriptedReply } from './scripted.js';
+import { UsageFloor } from './usage-floor.js';
 
 export interface ProposeInput {
   domain: string;
@@ -27,9 +28,16 @@ export interface ProposeOutput {
   tokens: number;
   /**
    * The split of `tokens`, when the adapter knows it (the AI SDK adapter always says). `estimated`:
-   * the provider left some usage out and the adapter counted an estimate instead.
+   * the provider left some usage out, or reported less than the engine's estimate, and the
+   * adapter counted the estimate instead (see `usageFloor`).
    */
   usage?: ModelUsage;
+  /**
+   * Set when the provider reported less than the engine's own estimate of a side of the call (0,
+   * nothing, nonsense): that side was charged the estimate instead (usage-floor.ts), and `tokens`,
+   * `usage` and the call's price are the charged numbers.
+   */
+  usageFloor?: UsageFloor;
 }
 
 export interface ModelUsage {
@@ -61,7 +69,7 @@ export function modelActivities(adapters: ModelAdapters, implementations: Map<st
           ErrorTypes.modelConfig,
         );
       }
-      return { reply: output.reply, tokens: Math.ceil(output.tokens), ...usageOf(output.usage) };
+      return { reply: output.reply, tokens: Math.ceil(output.tokens), ...usageOf(output.usage), ...usageFloorOf(output.usageFloor) };
     },
   };
 }
@@ -73,6 +81,13 @@ function usageOf(usage: unknown): { usage?: ModelUsage } {
   const count = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
   if (!count(inputTokens) || !count(outputTokens)) return {};
   return { usage: { inputTokens: Math.ceil(inputTokens), outputTokens: Math.ceil(outputTokens), ...(estimated === true ? { estimated: true } : {}) } };
+}
+
+/** The floor's report passes on only when it is well formed: the receipt shows it as the engine's word. */
+function usageFloorOf(floor: unknown): { usageFloor?: UsageFloor } {
+  if (floor === undefined) return {};
+  const parsed = UsageFloor.safeParse(floor);
+  return parsed.success && (parsed.data.input || parsed.data.output) ? { usageFloor: parsed.data } : {};
 }
 
 async function proposeWith(adapters: ModelAdapters, impl: AnyImplementation, input: ProposeInput): Promise<ProposeOutput> {

@@ -66,6 +66,9 @@ export function withSpend(propose: (input: ProposeInput) => Promise<ProposeOutpu
     }
     const output = await propose(input);
     if (!price) return output;
+    // `tokens` and `usage` are already the charged numbers: a side the provider under-reported was
+    // floored at the engine's estimate (activities/model/usage-floor.ts), so a proxy that reports
+    // 0 is priced, and counts against the team's cap, like any other call.
     const usage = Usage.safeParse((output as { usage?: unknown }).usage);
     const cost = costMicros(price, usage.success ? (usage.data as ModelUsage) : undefined, {
       tokens: output.tokens,

@@ -37,8 +37,21 @@ export const commands: CommandSpec[] = [
       approvers: { type: 'string', value: 'ID,ID', description: "only these ids of the worker's approver directory may approve (it can only narrow)" },
       effects: { type: 'string', value: 'none|TOOL,TOOL', description: 'only these effects may run (none: an investigation that only reads)' },
       key: { ...keyOption, description: 'sign the start with your key (a contract may then refuse you as the approver)' },
+      'task-queue': { type: 'string', value: 'Q', description: "start on this task queue (default: AGENT_TASK_QUEUE, else the CLI's own)" },
+      force: { type: 'boolean', description: 'start even though no worker polls the task queue (the run waits for one)' },
     },
     load: async () => (await import('./start.js')).start,
+  },
+  {
+    name: 'clear',
+    args: ['run'],
+    summary: 'free a case whose run can never be served: terminate it, recorded as cleared, so the case can start again',
+    options: {
+      reason: { type: 'string', value: 'R', required: true, description: 'why (recorded in the termination reason)' },
+      as: asOption,
+      force: { type: 'boolean', description: 'clear it even though a worker polls its queue or has already run it (the case may then run twice)' },
+    },
+    load: async () => (await import('./clear.js')).clear,
   },
   {
     name: 'watch',
@@ -118,8 +131,17 @@ export const commands: CommandSpec[] = [
   {
     name: 'verify',
     args: ['export'],
-    summary: "check an export's signed approvals offline against an approver directory",
-    options: { directory: { type: 'string', value: 'FILE', required: true, description: 'the approver directory ({"approvers":[...]}) to verify against' } },
+    summary: "check an export's effects and signed approvals offline against an approver directory",
+    options: {
+      directory: { type: 'string', value: 'FILE', required: true, description: 'the approver directory ({"approvers":[...]}) to verify against' },
+      'require-approval': {
+        type: 'string',
+        value: 'TOOL,TOOL',
+        description: "effects of these tools must have signed approvals, whatever the export's approvalTools says",
+      },
+      'min-rule-set': { type: 'string', value: 'engine-vN', description: 'refuse exports of an older rule set (or of none)' },
+      'accept-unversioned': { type: 'boolean', description: 'accept an export that names no rule set (refused by default)' },
+    },
     load: async () => (await import('./verify.js')).verify,
   },
   {
@@ -139,10 +161,45 @@ export const commands: CommandSpec[] = [
     load: async () => (await import('./keys.js')).keys,
   },
   {
+    name: 'alerts',
+    args: [],
+    summary: "receive Alertmanager's webhook: each alert group starts one run (secret: AGENT_ALERTS_TOKEN or AGENT_ALERTS_BASIC)",
+    options: {
+      mapping: {
+        type: 'string',
+        value: 'FILE',
+        required: true,
+        description: 'a module exporting mapAlertGroup(group): the domain and case for an alert group',
+      },
+      port: { type: 'string', value: 'N', description: 'port to listen on (default 9095)' },
+      host: { type: 'string', value: 'HOST', description: 'address to listen on (default 127.0.0.1)' },
+    },
+    load: async () => (await import('./alerts.js')).alerts,
+  },
+  {
     name: 'replay',
     args: ['run'],
-    summary: "replay a run's history against the current workflow code",
-    options: { bundle: { type: 'string', value: 'PATH', description: 'replay against this prebuilt workflow bundle instead of bundling workflows/' } },
+    summary: "replay a run's history (by run id, or a history JSON file) against the workflow code",
+    options: {
+      workflows: {
+        type: 'string',
+        value: 'MODULE',
+        description: "bundle this workflows module (the file your worker's workflowsPath names) and replay against it",
+      },
+      bundle: { type: 'string', value: 'PATH', description: 'replay against this prebuilt workflow bundle (code, as bundleWorkflowCode writes it)' },
+    },
     load: async () => (await import('./replay.js')).replay,
+  },
+  {
+    name: 'console',
+    args: [],
+    summary: "serve the operators' web console on loopback",
+    options: {
+      address: { type: 'string', value: 'HOST:PORT', description: 'the Temporal server (default: TEMPORAL_ADDRESS, else 127.0.0.1:7233)' },
+      namespace: { type: 'string', value: 'NS', description: 'its namespace (default: TEMPORAL_NAMESPACE, else default)' },
+      port: { type: 'string', value: 'N', description: 'the port on 127.0.0.1 (default: AGENT_CONSOLE_PORT, else 4200; 0 picks a free one)' },
+      domains: { type: 'string', value: 'D,D', description: 'the domains the runs page offers as filters (default: those this CLI was built with)' },
+    },
+    load: async () => (await import('./console.js')).consoleCommand,
   },
 ];

@@ -3,12 +3,19 @@
 // RunSettingsConflictError and says what differs, so an operator never believes a run has
 // settings (say, its approvers) that it does not have. The domain and case id are checked
 // before anything connects: a bad case id is a usage error (exit 2) and no run exists.
+// A start on a task queue no worker polls is refused (unless --force): its run would wait
+// forever and hold the case id; the refusal names the queues that do serve the domain. A run
+// stranded anyway is freed with `clear` (client/commands/clear.ts).
 import { Approver } from '../../workflows/trust/directory.js';
 import type { ModelConfig, RunInput } from '../../workflows/run-input.js';
 import { Shape, SHAPES } from '../../workflows/controller/shape.js';
 import { readKeyFile, signStart } from '../sign.js';
-import { checkRunInput, runIdFor } from '../start-run.js';
-import { UsageError } from '../usage.js';
+import type { Client } from '@temporalio/client';
+import { RunSettingsConflictError } from '../agent-errors.js';
+import { wasCleared } from '../clear-run.js';
+import { queueServed, servingQueues, servingWords } from '../serving-queues.js';
+import { checkRunInput, runIdFor, startRun } from '../start-run.js';
+import { CliError, UsageError } from '../usage.js';
 import type { CommandRun } from './types.js';
 
 export const start: CommandRun = async (ctx, args, flags) => {
@@ -46,7 +53,14 @@ export const start: CommandRun = async (ctx, args, flags) => {
   };
   checkRunInput(input, ctx.domains);
   const agent = await ctx.agent();
-  const started = await agent.start(input);
+  const taskQueue = flags.str('task-queue')?.trim() || agent.taskQueue;
+  if (!flags.bool('force')) await refuseUnserved(agent.client, input, taskQueue, ctx.program);
+  let started;
+  try {
+    started = await startRun(agent.client, input, taskQueue, ctx.domains);
+  } catch (err) {
+    throw strandedHint(err, runIdFor(input), ctx.program);
+  }
 
   if (ctx.json) {
     ctx.out(
@@ -55,14 +69,14 @@ export const start: CommandRun = async (ctx, args, flags) => {
         executionRunId: started.executionRunId,
         attached: started.attached,
         running: started.running,
-        taskQueue: agent.taskQueue,
+        taskQueue,
         ...(starter ? { startedBy: starter.id } : {}),
         ...(started.settings ? { settings: started.settings } : {}),
         ...(started.settingsNotCompared ? { settingsNotCompared: started.settingsNotCompared } : {}),
       }),
     );
   } else if (!started.attached) {
-    ctx.out(`started run ${started.runId} (task queue ${agent.taskQueue})${starter ? `, start signed by ${starter.id}` : ''}`);
+    ctx.out(`started run ${started.runId} (task queue ${taskQueue})${starter ? `, start signed by ${starter.id}` : ''}`);
   } else {
     const state = started.running ? 'running' : 'already ended';
     const same =
@@ -101,4 +115,31 @@ function parseApprovers(raw: string | undefined): string[] | undefined {
   if (ids.length === 0) throw new UsageError('--approvers needs at least one directory id, e.g. --approvers alice@ops,carol@sre');
   for (const id of ids) if (!Approver.shape.id.safeParse(id).success) throw new UsageError(`--approvers: '${id.slice(0, 40)}' is not a directory id`);
   return ids;
+}
+
+/**
+ * Refuses a new run on a queue nobody polls, naming the queues that serve its domain. A start
+ * of a case whose run already exists goes on (it attaches, or says why not), and a server that
+ * cannot say who polls is not second-guessed.
+ */
+async function refuseUnserved(client: Client, input: RunInput, taskQueue: string, program: string): Promise<void> {
+  if ((await queueServed(client, taskQueue)) !== 'unserved') return;
+  const runId = runIdFor(input);
+  const existing = await client.workflow
+    .getHandle(runId)
+    .describe()
+    .catch(() => undefined);
+  if (existing && !(existing.status.name === 'TERMINATED' && (await wasCleared(client, runId, existing.runId)))) return;
+  const serving = await servingQueues(client, input.domain, taskQueue);
+  throw new CliError(
+    `no worker polls task queue ${taskQueue}, so a run started there would wait forever and hold case ${input.caseId}; ${servingWords(input.domain, serving, program)}; --force starts it here anyway`,
+  );
+}
+
+/** A start refused because the case's run is on another queue: say how a stranded one is freed. */
+function strandedHint(err: unknown, runId: string, program: string): unknown {
+  if (!RunSettingsConflictError.isInstance(err) || !err.differences.some((d) => d.startsWith('task queue:'))) return err;
+  return new CliError(
+    `${err.message}. If that run can never be served (no worker polls its queue), \`${program} clear ${runId} --reason "..."\` frees the case`,
+  );
 }

@@ -4,11 +4,17 @@
 // polls (the query is then not even sent), whose workflow task keeps failing, or whose worker
 // does not answer within a few seconds is shown from what the server knows, and the output says
 // so in words; a run terminated from outside says "terminated", and an effect it left in flight
-// is not shown as if the run would still read it back.
+// is not shown as if the run would still read it back. A run on a task queue this engine's
+// workers do not serve is not one of its runs, whatever its type and search attributes say
+// (anyone who can start a workflow can make one look like ours, with a worker of their own that
+// answers the state query as it likes): it is never asked, and the output says so first.
+import { evidenceOnCard, evidenceWords, proposerWords, splitDisplay, starterWords, validForWords } from '../card-words.js';
 import { budgetLine, compact, duration, isoTime, table, timestamp } from '../format.js';
+import { notServedWords } from '../list-query.js';
 import { abandonedEffects, abandonedWords, closedWords, statusWords, type RunReport } from '../run-report.js';
 import { buildWords } from '../run-build.js';
 import { toRunView, type RunView } from '../run-view.js';
+import { DEFAULT_VALID_FOR_MS } from '../sign.js';
 import type { CommandContext, CommandRun } from './types.js';
 
 /** How long status waits for the run's worker before falling back to what the server knows. */
@@ -22,7 +28,14 @@ export function quorumLine(awaiting: NonNullable<RunView['awaiting']>): string {
 
 export const status: CommandRun = async (ctx, args) => {
   const runId = args.run ?? '';
-  const report = await (await ctx.agent()).inspect(runId, { timeoutMs: STATUS_QUERY_TIMEOUT_MS });
+  const agent = await ctx.agent();
+  // The server places the execution: a run on a queue nobody here serves is not asked at all.
+  const served = agent.serves((await agent.describe(runId)).taskQueue);
+  const report = await agent.inspect(runId, served ? { timeoutMs: STATUS_QUERY_TIMEOUT_MS } : { askWorker: false });
+  if (!served || !agent.serves(report.taskQueue)) {
+    serverStatus(ctx, report, notServedWords(report.taskQueue, agent.servedQueues));
+    return;
+  }
   if (!report.view) {
     serverStatus(ctx, report);
     return;
@@ -49,9 +62,14 @@ export const status: CommandRun = async (ctx, args) => {
         deadlinePaused: paused,
         headline: view.headline ?? null,
         awaiting: awaiting ?? null,
+        /** Who started the run: `by` is the verified signer of a signed start. */
+        start: view.start,
+        model: view.model ?? null,
+        shape: view.shape ?? null,
         terminal: view.terminal,
         /** Effects the run's state still calls in flight although it has closed: nothing will read them back. */
         abandonedEffects: abandoned.map((e) => ({ key: e.key, tool: e.tool, args: e.args, ...(e.subject ? { subject: e.subject } : {}) })),
+        served: true,
         ...serverJson(report),
       }),
     );
@@ -75,7 +93,14 @@ export const status: CommandRun = async (ctx, args) => {
   if (awaiting) {
     rows.push(['awaiting', `approval of ${awaiting.tool} ${compact(awaiting.args)}`]);
     if (awaiting.subject) rows.push(['  subject', awaiting.subject]);
-    for (const [label, value] of Object.entries(awaiting.display ?? {})) rows.push([`  ${label}`, value]);
+    rows.push(['  started by', starterWords(view.start)], ['  proposed by', proposerWords(view, awaiting.proposedBy)]);
+    // The facts the domain marks as arguing against the call come first, said as such.
+    const { against, lines } = splitDisplay(awaiting.display);
+    for (const [label, value] of against) rows.push([`  AGAINST ${label}`, value]);
+    for (const [label, value] of lines) rows.push([`  ${label}`, value]);
+    const now = Date.now();
+    for (const e of evidenceOnCard(view, awaiting))
+      rows.push([`  ${e.id}`, e.evidence ? evidenceWords(e.evidence, now) : "no longer in the run's state (it remains in the run's history)"]);
     rows.push(['  request', awaiting.requestId], ['  roles', awaiting.roles.join(' or ')]);
     if (awaiting.signed) {
       rows.push(
@@ -87,7 +112,8 @@ export const status: CommandRun = async (ctx, args) => {
     }
     if (awaiting.precondition?.ok === false)
       rows.push(['  precondition', `VIOLATED: ${awaiting.precondition.reason ?? 'no reason given'} (approving accepts this)`]);
-    rows.push(['  expires', `${timestamp(awaiting.expiresAt)} (in ${duration(awaiting.expiresAt - Date.now())})`]);
+    rows.push(['  expires', `${timestamp(awaiting.expiresAt)} (in ${duration(awaiting.expiresAt - now)}): the request closes then`]);
+    if (awaiting.signed) rows.push(['  lifetime', `${validForWords(DEFAULT_VALID_FOR_MS)} (--valid-for SECONDS changes it)`]);
   } else {
     rows.push(['awaiting', frozen && view.awaiting ? `- (the request for ${view.awaiting.tool} closed with the run: nobody can decide it)` : '-']);
   }
@@ -144,9 +170,14 @@ function executionRows(report: RunReport): Array<[string, string]> {
   return rows;
 }
 
-/** What the server knows, when the worker's view is not there: exit 0, and lines saying why. */
-function serverStatus(ctx: CommandContext, report: RunReport): void {
-  const note = report.notices.join('; ');
+/**
+ * What the server knows, when the worker's view is not there: exit 0, and lines saying why.
+ * `notServed` (a run on a queue this engine does not serve) comes first, and the phase and
+ * outcome its starter set are said to be only that.
+ */
+function serverStatus(ctx: CommandContext, report: RunReport, notServed?: string): void {
+  const note = [...(notServed ? [notServed] : []), ...report.notices].join('; ');
+  const claimed = notServed ? ", as its starter set it (not this engine's record)" : '';
   if (ctx.json) {
     ctx.out(
       JSON.stringify({
@@ -159,6 +190,8 @@ function serverStatus(ctx: CommandContext, report: RunReport): void {
         startTime: report.startTime,
         closeTime: report.closeTime,
         taskQueue: report.taskQueue,
+        /** False: the run's task queue is not one this engine serves; it is not one of its runs. */
+        served: !notServed,
         /** The fields above come from the server (search attributes), not from the run. */
         ...serverJson(report),
         note,
@@ -170,13 +203,18 @@ function serverStatus(ctx: CommandContext, report: RunReport): void {
     ['run', report.runId],
     ['domain', report.domain ?? '-'],
     ['case', report.caseId ?? '-'],
-    ['phase', report.phase ?? '- (the run has not recorded one yet)'],
+    ['phase', report.phase ? `${report.phase}${claimed}` : '- (the run has not recorded one yet)'],
     [
       'terminal',
-      report.terminal ? `${report.terminal} (${report.stopReason ?? 'no reason recorded'})` : report.closed ? `- (${closedWords(report.closed, false)})` : '-',
+      report.terminal
+        ? `${report.terminal} (${report.stopReason ?? 'no reason recorded'})${claimed}`
+        : report.closed
+          ? `- (${closedWords(report.closed, false)})`
+          : '-',
     ],
     ...executionRows(report),
   ];
+  if (notServed) ctx.out(`NOT ONE OF THIS ENGINE'S RUNS: ${notServed}; it was not asked, and nothing it says is shown`);
   for (const line of table(rows)) ctx.out(line);
   for (const notice of report.notices) ctx.out(notice);
 }

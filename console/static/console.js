@@ -122,12 +122,25 @@
       logDecision(`${decision} ${runId} (request ${requestId}): ${text}`, kind);
     };
     if (!signer) return report('load your key file first (above): decisions are signed in this browser', 'problem');
-    // What you see is what you sign: the digest must be the SHA-256 of the call shown here.
+    // What you see is what you sign: the digest signed is computed here from the run, request,
+    // call, chain and the lines shown beside the call (workflows/controller/approvals.ts
+    // approvalDigest), never taken from the run. A run that reports another digest for what it
+    // shows (a look-alike answering a real request with lines of its choosing) gets nothing.
     const call = JSON.parse(article.dataset.call);
-    // Runs that record their chain (the first execution's id) bind it into the digest too.
-    const expected = await sha256Hex(canonical({ runId, requestId, tool: call.tool, args: call.args, subject: call.subject, chain: call.chain || undefined }));
-    if (expected !== digest) {
-      return report('not signed: the digest does not match the call shown on this page; reload the inbox and check the call again', 'problem');
+    // data-call is rendered from the same values as the card's lines and call (console/views.ts).
+    const shown = { runId, requestId, tool: call.tool, args: call.args, chain: call.chain || undefined, display: call.display || undefined };
+    // A call without a subject is raised with subject '' and digested with null: either means "none shown".
+    const subjects = call.subject ? [call.subject] : [null, ''];
+    let expected = null;
+    for (const subject of subjects) {
+      const candidate = await sha256Hex(canonical({ ...shown, subject }));
+      if (candidate === digest) expected = candidate;
+    }
+    if (expected === null) {
+      return report(
+        'not signed: the digest does not match the call shown on this page (the card does not match the digest the run reports; do not approve)',
+        'problem',
+      );
     }
     const validFor = Number(form.elements.validFor.value) || 600000;
     const statement = {
@@ -135,7 +148,7 @@
       kind: 'decision',
       runId,
       requestId,
-      digest,
+      digest: expected,
       decision,
       by: signer.id,
       comment: form.elements.comment.value,

@@ -12,14 +12,23 @@ export const incidentsImplementation = implement(incidents).with<WorldDeps>({
     get_logs: (args, ctx) => ctx.deps.world.getLogs(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs, limit: args.limit }),
     get_deploys: (args, ctx) => ctx.deps.world.getDeploys(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs }),
     restart_service: (args, ctx) =>
-      ctx.deps.world.restart(ctx.caseId, { service: args.service, idempotencyKey: requireKey(ctx) }, { timeoutMs: ctx.timeoutMs }),
+      ctx.deps.world.restart(ctx.caseId, { service: args.service, idempotencyKey: requireKey(ctx), ...sent(ctx) }, { timeoutMs: ctx.timeoutMs }),
     revert_deploy: (args, ctx) =>
-      ctx.deps.world.revert(ctx.caseId, { service: args.service, toVersion: args.toVersion, idempotencyKey: requireKey(ctx) }, { timeoutMs: ctx.timeoutMs }),
+      ctx.deps.world.revert(
+        ctx.caseId,
+        { service: args.service, toVersion: args.toVersion, idempotencyKey: requireKey(ctx), ...sent(ctx) },
+        { timeoutMs: ctx.timeoutMs },
+      ),
   },
   readbacks: {
+    // The platform fences keys: a "not applied" read this way is final.
     read_incident_effect: async (key, ctx) => {
-      const found = await ctx.deps.world.getIncidentEffectByKey(key, { timeoutMs: ctx.timeoutMs });
-      return found.applied && found.effect ? { applied: true, output: found.effect } : { applied: false };
+      const found =
+        ctx.fenceBefore === undefined
+          ? await ctx.deps.world.getIncidentEffectByKey(key, { timeoutMs: ctx.timeoutMs })
+          : await ctx.deps.world.fenceIncidentEffectKey(key, { before: ctx.fenceBefore, caseId: ctx.caseId }, { timeoutMs: ctx.timeoutMs });
+      if (found.applied && found.effect) return { applied: true, output: found.effect };
+      return found.fenced ? { applied: false, fenced: true } : { applied: false };
     },
   },
   async probe(_claim, ctx) {
@@ -35,6 +44,11 @@ export const incidentsImplementation = implement(incidents).with<WorldDeps>({
   policy: incidentsPolicy,
   classify: classifyWorldError,
 });
+
+/** The request's stamp, so a fenced key refuses it if it arrives late. */
+function sent(ctx: ToolContext): { sentAt?: number } {
+  return ctx.sentAt !== undefined ? { sentAt: ctx.sentAt } : {};
+}
 
 function requireKey(ctx: ToolContext): string {
   if (!ctx.idempotencyKey) throw new Error('bug: an effect was dispatched without an idempotency key');

@@ -113,6 +113,8 @@ export const reissueTransfer = defineTool({
   businessKey: (a) => `reissue-${a.transferId}`,
   narrativeArgs: ['reason'],
   readback: 'read_reissue',
+  // Money moves: the processor's reply is a claim until the ledger's record by key confirms it.
+  confirmByReadback: true,
   approval: { roles: ['payments-approver'], timeoutMs: 24 * 3_600_000, onTimeout: 'escalate' },
   precondition: {
     check: reissuePrecondition,
@@ -125,10 +127,16 @@ export const reissueTransfer = defineTool({
   display: reissueDisplay,
 });
 
-/** The approver's card: what will move, to whom, and what the ledger said when it was asked. */
+/**
+ * The approver's card: what will move, to whom, what the ledger said when it was asked, and what
+ * the processor said. A processor that RECEIVED the original argues against moving the money
+ * again (the original may still settle, and the reissue would pay twice): that line is marked
+ * `against: `, so the card shows it apart, above the fold. It is signed with the call like every line.
+ */
 function reissueDisplay(args: { transferId: string }, about: EvidenceView[]): Record<string, string> {
   const ledger = latest(about, (e) => e.tool === 'read_ledger' && e.status === 'ok');
-  if (!ledger) return { transfer: args.transferId, 'ledger state': 'not read in this run' };
+  const processor = processorLine(latest(about, (e) => e.tool === 'read_processor_ack' && e.status === 'ok'));
+  if (!ledger) return { transfer: args.transferId, 'ledger state': 'not read in this run', ...processor };
   const f = ledger.facts;
   const amount = f['ledger.amountMinor'];
   const currency = f['ledger.currency'];
@@ -139,7 +147,17 @@ function reissueDisplay(args: { transferId: string }, about: EvidenceView[]): Re
     ...(typeof currency === 'string' ? { currency } : {}),
     ...(typeof f['ledger.beneficiary'] === 'string' ? { beneficiary: f['ledger.beneficiary'] } : {}),
     'ledger state': `${String(f['ledger.status'])} (${ledger.id}, ${ledger.fresh ? 'fresh' : 'stale'}; ${reissued ? `already reissued as ${String(reissued)}` : 'never reissued'})`,
+    ...processor,
   };
+}
+
+/** The processor's word on the original transfer, when it was read; marked against the reissue when it RECEIVED it. */
+function processorLine(ack: EvidenceView | undefined): Record<string, string> {
+  if (!ack) return {};
+  const said = ack.facts['processor.ack'];
+  const seen = `(${ack.id}, ${ack.fresh ? 'fresh' : 'stale'})`;
+  if (said === 'RECEIVED') return { 'against: processor ack': `RECEIVED ${seen}: the processor has the original; if it still settles, a reissue pays twice` };
+  return { 'processor ack': `${String(said)} ${seen}` };
 }
 
 /** Currencies whose minor unit is the unit itself (ISO 4217 exponent 0). */

@@ -12,12 +12,21 @@ export const paymentsImplementation = implement(payments).with<WorldDeps>({
     read_ledger: (args, ctx) => ctx.deps.world.getLedger(args.transferId, { timeoutMs: ctx.timeoutMs }),
     read_processor_ack: (args, ctx) => ctx.deps.world.getProcessorAck(args.transferId, { timeoutMs: ctx.timeoutMs }),
     reissue_transfer: (args, ctx) =>
-      ctx.deps.world.reissue({ transferId: args.transferId, reason: args.reason, idempotencyKey: requireKey(ctx) }, { timeoutMs: ctx.timeoutMs }),
+      ctx.deps.world.reissue(
+        { transferId: args.transferId, reason: args.reason, idempotencyKey: requireKey(ctx), ...(ctx.sentAt !== undefined ? { sentAt: ctx.sentAt } : {}) },
+        { timeoutMs: ctx.timeoutMs },
+      ),
   },
   readbacks: {
+    // The ledger can fence a key: a "not applied" read this way is final, since a request still
+    // on its way is refused when it arrives.
     read_reissue: async (key, ctx) => {
-      const found = await ctx.deps.world.getReissueByKey(key, { timeoutMs: ctx.timeoutMs });
-      return found.applied && found.reissue ? { applied: true, output: found.reissue } : { applied: false };
+      const found =
+        ctx.fenceBefore === undefined
+          ? await ctx.deps.world.getReissueByKey(key, { timeoutMs: ctx.timeoutMs })
+          : await ctx.deps.world.fenceReissueKey(key, { before: ctx.fenceBefore, transferId: ctx.caseId }, { timeoutMs: ctx.timeoutMs });
+      if (found.applied && found.reissue) return { applied: true, output: found.reissue };
+      return found.fenced ? { applied: false, fenced: true } : { applied: false };
     },
   },
   async probe(claim, ctx) {

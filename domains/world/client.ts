@@ -21,6 +21,9 @@ import type {
   ProcessorView,
   ReissueReadback,
   ReissueRequest,
+  FenceRequest,
+  IncidentFenceRequest,
+  Relapse,
   ReissueResult,
   ReplicaView,
   RestartRequest,
@@ -98,6 +101,10 @@ export class WorldClient {
   getReissueByKey(idempotencyKey: string, o?: CallOptions) {
     return this.request<ReissueReadback>('GET', `/payments/reissues/by-key/${enc(idempotencyKey)}`, undefined, o);
   }
+  /** The readback that fences: afterwards no request under the key sent before `fence.before` commits. */
+  fenceReissueKey(idempotencyKey: string, fence: FenceRequest, o?: CallOptions) {
+    return this.request<ReissueReadback>('POST', `/payments/reissues/by-key/${enc(idempotencyKey)}/fence`, fence, o);
+  }
 
   // --- incidents --------------------------------------------------------------
   getMetrics(caseId: string, service: string, o?: CallOptions) {
@@ -119,6 +126,10 @@ export class WorldClient {
   getIncidentEffectByKey(idempotencyKey: string, o?: CallOptions) {
     return this.request<IncidentEffectReadback>('GET', `/incidents/effects/by-key/${enc(idempotencyKey)}`, undefined, o);
   }
+  /** The readback that fences: afterwards no request under the key sent before `fence.before` acts. */
+  fenceIncidentEffectKey(idempotencyKey: string, fence: IncidentFenceRequest, o?: CallOptions) {
+    return this.request<IncidentEffectReadback>('POST', `/incidents/effects/by-key/${enc(idempotencyKey)}/fence`, fence, o);
+  }
   verify(caseId: string, o?: CallOptions) {
     return this.request<VerifyView>('GET', `/incidents/${enc(caseId)}/verify`, undefined, o);
   }
@@ -132,6 +143,10 @@ export class WorldClient {
   }
   seedIncident(seed: IncidentSeed, o?: CallOptions) {
     return this.request<{ ok: true; caseId: string }>('POST', '/control/seed/incidents', seed, o);
+  }
+  /** The service's fault comes back (after a remediation); its effects stay on record. */
+  relapse(caseId: string, spec: Relapse, o?: CallOptions) {
+    return this.request<{ ok: true }>('POST', `/control/incidents/${enc(caseId)}/relapse`, spec, o);
   }
   injectFault(spec: FaultSpec, o?: CallOptions) {
     return this.request<{ faultId: number }>('POST', '/control/faults', spec, o);

@@ -36,9 +36,14 @@ const id = z.string().min(1).max(200);
 
 // Strict: destination and amount come from the stored transfer, so a request
 // that tries to supply them is a bug (or an injection) and must fail loudly.
-export const ReissueRequest = z.strictObject({ transferId: id, idempotencyKey: id, reason: z.string().max(2000) });
-export const RestartRequest = z.strictObject({ service: z.enum(SERVICES), idempotencyKey: id });
-export const RevertRequest = z.strictObject({ service: z.enum(SERVICES), toVersion: id, idempotencyKey: id });
+/** `sentAt`: the sender's stamp (epoch ms); a fenced key refuses a request sent before its fence. */
+export const ReissueRequest = z.strictObject({ transferId: id, idempotencyKey: id, reason: z.string().max(2000), sentAt: z.number().int().optional() });
+/** `transferId`: what the key is about, so seeding the transfer again clears its fence. */
+export const FenceRequest = z.strictObject({ before: z.number().int(), transferId: id });
+export const RestartRequest = z.strictObject({ service: z.enum(SERVICES), idempotencyKey: id, sentAt: z.number().int().optional() });
+export const RevertRequest = z.strictObject({ service: z.enum(SERVICES), toVersion: id, idempotencyKey: id, sentAt: z.number().int().optional() });
+/** `caseId`: what the key is about, so seeding the case again clears its fence. */
+export const IncidentFenceRequest = z.strictObject({ before: z.number().int(), caseId: id });
 
 export const PaymentSeed = z.strictObject({
   transferId: id,
@@ -73,14 +78,19 @@ export const FaultSpec = z.strictObject({
   delayMs: z.number().int().min(0).default(0),
 });
 export const HoldSpec = z.strictObject({ op: z.enum(OPS), key: id.optional(), point: z.enum(HOLD_POINTS) });
+/** A service's fault coming back after it was remediated. */
+export const Relapse = z.strictObject({ service: z.enum(SERVICES), fault: z.enum(SERVICE_FAULTS) });
 
 export type ReissueRequest = z.input<typeof ReissueRequest>;
+export type FenceRequest = z.input<typeof FenceRequest>;
+export type IncidentFenceRequest = z.input<typeof IncidentFenceRequest>;
 export type RestartRequest = z.input<typeof RestartRequest>;
 export type RevertRequest = z.input<typeof RevertRequest>;
 export type PaymentSeed = z.input<typeof PaymentSeed>;
 export type IncidentSeed = z.input<typeof IncidentSeed>;
 export type FaultSpec = z.input<typeof FaultSpec>;
 export type HoldSpec = z.input<typeof HoldSpec>;
+export type Relapse = z.input<typeof Relapse>;
 
 export interface ReplicaView {
   transferId: string;
@@ -121,6 +131,8 @@ export interface ReissueResult extends Reissue {
 export interface ReissueReadback {
   applied: boolean;
   reissue: Reissue | null;
+  /** Present when the readback fenced the key: no request sent before the fence can commit now. */
+  fenced?: boolean;
 }
 
 export interface MetricsView {
@@ -159,6 +171,8 @@ export interface IncidentEffectResult extends IncidentEffect {
 export interface IncidentEffectReadback {
   applied: boolean;
   effect: IncidentEffect | null;
+  /** Present when the readback fenced the key. */
+  fenced?: boolean;
 }
 export interface VerifyView {
   healthy: boolean;

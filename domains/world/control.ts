@@ -1,6 +1,6 @@
 // Control routes: how tests, the demo and the crash harness set the world up
 // and read back the ground truth. They are never logged, faulted or held.
-import { FaultSpec, HoldSpec, IncidentSeed, PaymentSeed } from './contract.js';
+import { FaultSpec, HoldSpec, IncidentSeed, PaymentSeed, Relapse } from './contract.js';
 import type { HoldRegistry } from './faults.js';
 import { HttpError, ok, param, parseBody, type Reply, type Route, type RouteInput } from './http.js';
 import { seedIncident } from './incidents.js';
@@ -35,6 +35,19 @@ export function controlRoutes(store: WorldStore, holds: HoldRegistry): Route[] {
         const seed = parseBody(IncidentSeed, input.body);
         seedIncident(store, seed);
         return ok({ ok: true, caseId: seed.caseId });
+      },
+    },
+    {
+      // The fault comes back after a remediation (a leak that returns): the service's state only,
+      // the effects it received stay on record.
+      method: 'POST',
+      path: '/control/incidents/:caseId/relapse',
+      handle(input) {
+        const { service, fault } = parseBody(Relapse, input.body);
+        const row = store.getService(param(input, 'caseId'), service);
+        if (!row) throw new HttpError(404, { error: 'service_not_found', service });
+        store.updateService({ ...row, fault });
+        return ok({ ok: true });
       },
     },
     {

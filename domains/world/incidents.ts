@@ -4,6 +4,7 @@
 // verify is the model-independent probe.
 import { randomUUID } from 'node:crypto';
 import {
+  IncidentFenceRequest,
   RestartRequest,
   RevertRequest,
   SERVICES,
@@ -21,7 +22,8 @@ import type { ServiceRow, WorldStore } from './store.js';
 const STABLE = { current: 'v1.4.2', previous: 'v1.4.1' };
 const BAD_DEPLOY = { current: 'v1.5.0', previous: 'v1.4.2' };
 
-const SYMPTOMS = {
+/** What each fault looks like from outside (the metrics read and the /metrics export show the same). */
+export const SYMPTOMS = {
   healthy: { errorRate: 0.002, latencyP99Ms: 120, memoryPct: 41 },
   memory: { errorRate: 0.18, latencyP99Ms: 2400, memoryPct: 97 },
   bad_deploy: { errorRate: 0.35, latencyP99Ms: 900, memoryPct: 44 },
@@ -93,7 +95,7 @@ export function incidentRoutes(store: WorldStore): DomainRoute[] {
   const applyOnce = (
     caseId: string,
     kind: IncidentEffect['kind'],
-    req: { service: Service; idempotencyKey: string; toVersion?: string },
+    req: { service: Service; idempotencyKey: string; toVersion?: string; sentAt?: number },
     change: (s: ServiceRow) => ServiceRow,
   ): Reply =>
     store.transaction(() => {
@@ -103,6 +105,11 @@ export function incidentRoutes(store: WorldStore): DomainRoute[] {
         const same = existing.caseId === caseId && existing.kind === kind && existing.service === req.service && existing.toVersion === toVersion;
         if (!same) throw new HttpError(409, { error: 'idempotency_key_conflict', effect: existing });
         return ok({ ...existing, deduplicated: true });
+      }
+      // A request its sender has since read back and fenced must not act late.
+      const fence = store.fencedBefore(req.idempotencyKey);
+      if (fence !== undefined && (req.sentAt === undefined || req.sentAt < fence)) {
+        throw new HttpError(409, { error: 'idempotency_key_fenced', fencedBefore: fence });
       }
       store.updateService(change(service(caseId, req.service)));
       const effect: IncidentEffect = {
@@ -131,6 +138,28 @@ export function incidentRoutes(store: WorldStore): DomainRoute[] {
       handle(input) {
         const effect = store.getIncidentEffectByKey(param(input, 'idempotencyKey')) ?? null;
         return ok({ applied: effect !== null, effect });
+      },
+    },
+    {
+      // The readback that also fences, in one transaction: a request committed before it is found,
+      // one sent before it and arriving after is refused.
+      method: 'POST',
+      path: '/incidents/effects/by-key/:idempotencyKey/fence',
+      op: 'incidents.effect_readback',
+      subject(input) {
+        const idempotencyKey = input.params.idempotencyKey ?? null;
+        const found = idempotencyKey === null ? undefined : store.getIncidentEffectByKey(idempotencyKey);
+        return { key: found?.caseId ?? peek(input.body, 'caseId'), idempotencyKey };
+      },
+      handle(input) {
+        const { before, caseId } = parseBody(IncidentFenceRequest, input.body);
+        const key = param(input, 'idempotencyKey');
+        return store.transaction(() => {
+          const effect = store.getIncidentEffectByKey(key) ?? null;
+          if (effect) return ok({ applied: true, effect });
+          store.fence(key, caseId, before);
+          return ok({ applied: false, effect: null, fenced: true });
+        });
       },
     },
     {

@@ -2,7 +2,7 @@
 // beneficiary. Three read views disagree on purpose (a lagging replica, the
 // authoritative ledger, the processor's ack) and one effect can fix it: a reissue.
 import { randomUUID } from 'node:crypto';
-import { ReissueRequest, type PaymentSeed, type LedgerView, type ProcessorView, type ReplicaView, type Reissue } from './contract.js';
+import { FenceRequest, ReissueRequest, type PaymentSeed, type LedgerView, type ProcessorView, type ReplicaView, type Reissue } from './contract.js';
 import { HttpError, ok, param, parseBody, peek, type DomainRoute, type RouteInput } from './http.js';
 import type { WorldStore, TransferRow } from './store.js';
 
@@ -93,6 +93,11 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
             }
             return ok({ ...existing, deduplicated: true });
           }
+          // A request its sender has since read back and fenced must not commit late.
+          const fence = store.fencedBefore(req.idempotencyKey);
+          if (fence !== undefined && (req.sentAt === undefined || req.sentAt < fence)) {
+            throw new HttpError(409, { error: 'idempotency_key_fenced', fencedBefore: fence });
+          }
           const t = transfer(req.transferId);
           if (t.ledgerStatus === 'SETTLED') {
             throw new HttpError(409, { error: 'transfer_not_reissuable', ledgerStatus: t.ledgerStatus });
@@ -125,6 +130,28 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
       handle(input) {
         const reissue = store.getReissueByKey(param(input, 'idempotencyKey')) ?? null;
         return ok({ applied: reissue !== null, reissue });
+      },
+    },
+    {
+      // The readback that also fences: in one transaction, so a request either committed before
+      // it (and is found) or is refused after it.
+      method: 'POST',
+      path: '/payments/reissues/by-key/:idempotencyKey/fence',
+      op: 'payments.reissue_readback',
+      subject(input) {
+        const idempotencyKey = input.params.idempotencyKey ?? null;
+        const found = idempotencyKey === null ? undefined : store.getReissueByKey(idempotencyKey);
+        return { key: found?.transferId ?? null, idempotencyKey };
+      },
+      handle(input) {
+        const { before, transferId } = parseBody(FenceRequest, input.body);
+        const key = param(input, 'idempotencyKey');
+        return store.transaction(() => {
+          const reissue = store.getReissueByKey(key) ?? null;
+          if (reissue) return ok({ applied: true, reissue });
+          store.fence(key, transferId, before);
+          return ok({ applied: false, reissue: null, fenced: true });
+        });
       },
     },
   ];

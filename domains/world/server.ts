@@ -5,6 +5,7 @@ import { controlRoutes } from './control.js';
 import { HoldRegistry, runDomainRequest, type Action } from './faults.js';
 import { HttpError, matchPath, readJsonBody, runHandler, send, type DomainRoute, type Route } from './http.js';
 import { incidentRoutes } from './incidents.js';
+import { METRICS_CONTENT_TYPE, renderMetrics } from './metrics.js';
 import { paymentRoutes } from './payments.js';
 import { WorldStore } from './store.js';
 
@@ -44,6 +45,11 @@ export function createWorldServer(options: { dbPath: string }): WorldServer {
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://world');
+    // Prometheus scrapes text, not JSON; the scrape is no domain call, so it is neither logged nor faulted.
+    if (req.method === 'GET' && url.pathname === '/metrics') {
+      res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(renderMetrics(store.listAllServices()));
+      return;
+    }
     const { route, params } = findRoute(req.method ?? 'GET', url.pathname);
     const body = await readJsonBody(req).catch((err: unknown) => {
       // Unreadable domain requests still count as "received" in the call log.

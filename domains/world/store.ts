@@ -36,6 +36,8 @@ CREATE TABLE IF NOT EXISTS calls (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, op TEXT NOT NULL, key TEXT,
   idempotency_key TEXT, params TEXT NOT NULL, body TEXT, outcome TEXT NOT NULL, deduplicated INTEGER);
 CREATE INDEX IF NOT EXISTS calls_by_key ON calls (key);
+CREATE TABLE IF NOT EXISTS fences (
+  idempotency_key TEXT PRIMARY KEY, subject TEXT NOT NULL, fenced_before INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS faults (
   fault_id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, key TEXT, mode TEXT NOT NULL,
   remaining INTEGER NOT NULL, delay_ms INTEGER NOT NULL);
@@ -126,6 +128,7 @@ export class WorldStore {
         )
         .run(t);
       this.db.prepare('DELETE FROM reissues WHERE transfer_id = ?').run(t.transferId);
+      this.db.prepare('DELETE FROM fences WHERE subject = ?').run(t.transferId);
     });
   }
 
@@ -138,6 +141,24 @@ export class WorldStore {
   }
   getReissueByTransfer(transferId: string): Reissue | undefined {
     return this.db.prepare(`SELECT ${REISSUE_COLS} FROM reissues WHERE transfer_id = ? ORDER BY created_at LIMIT 1`).get(transferId) as Reissue | undefined;
+  }
+
+  /**
+   * Fences a key: from now on a request under it sent before `before` (the sender's stamp) is
+   * refused, so a request still on its way when its sender read it back can no longer commit.
+   * A fence only ever moves later.
+   */
+  fence(idempotencyKey: string, subject: string, before: number): void {
+    this.db
+      .prepare(
+        `INSERT INTO fences VALUES (?, ?, ?)
+         ON CONFLICT(idempotency_key) DO UPDATE SET fenced_before = MAX(fenced_before, excluded.fenced_before)`,
+      )
+      .run(idempotencyKey, subject, before);
+  }
+  fencedBefore(idempotencyKey: string): number | undefined {
+    const row = this.db.prepare('SELECT fenced_before AS before FROM fences WHERE idempotency_key = ?').get(idempotencyKey) as { before: number } | undefined;
+    return row?.before;
   }
 
   insertReissue(r: Reissue & { reason: string }): void {
@@ -155,6 +176,7 @@ export class WorldStore {
     this.transaction(() => {
       this.db.prepare('DELETE FROM services WHERE case_id = ?').run(caseId);
       this.db.prepare('DELETE FROM incident_effects WHERE case_id = ?').run(caseId);
+      this.db.prepare('DELETE FROM fences WHERE subject = ?').run(caseId);
       const insert = this.db.prepare(`INSERT INTO services (case_id, service, fault, current_version, previous_version,
         deployed_at, hostile_log_line, log_pad_bytes, stubborn) VALUES (@caseId, @service, @fault, @currentVersion,
         @previousVersion, @deployedAt, @hostileLogLine, @logPadBytes, @stubborn)`);
@@ -164,6 +186,11 @@ export class WorldStore {
 
   listServices(caseId: string): ServiceRow[] {
     return this.db.prepare(`SELECT ${SERVICE_COLS} FROM services WHERE case_id = ? ORDER BY service`).all(caseId) as ServiceRow[];
+  }
+
+  /** Every service of every case, for the Prometheus export (domains/world/metrics.ts). */
+  listAllServices(): ServiceRow[] {
+    return this.db.prepare(`SELECT ${SERVICE_COLS} FROM services ORDER BY case_id, service`).all() as ServiceRow[];
   }
 
   getService(caseId: string, service: string): ServiceRow | undefined {

@@ -95,7 +95,7 @@ describe('amend, then approve', () => {
         () => 'accepted',
         (err: unknown) => (err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err)),
       );
-    expect(refused).toMatch(/bob@support may not decide/);
+    expect(refused).toMatch(/the signer may not decide/);
     await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
     await handle.result();
     expect(await reissueCalls(h.world, transferId)).toEqual([]);

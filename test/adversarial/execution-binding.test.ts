@@ -61,6 +61,27 @@ describe('statements are bound to their execution', () => {
     expect(await reissuesOf(h.world, transferId)).toHaveLength(0);
   });
 
+  it('a start statement within its window, spent by the execution it started, names nobody in a later one', async () => {
+    const caseId = uniqueCase('Q');
+    const workflowId = `synthetic-${caseId}`;
+    // Sam starts an execution with a short-lived statement: it names him there.
+    const samsStart = signStart(keys.sam, workflowId, { validForMs: 10 * 60_000 });
+    const earlier = await startRun(h, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
+    await waitForRequest(earlier);
+    expect((await earlier.query(stateQuery)).state.starter).toBe(keys.sam.id);
+    await earlier.terminate('over');
+    // Replayed minutes later into a new execution under the same id, it is spent: nobody started that one.
+    const handle: AgentHandle = await startRun(h, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
+    const awaiting = await waitForRequest(handle);
+    expect((await handle.query(stateQuery)).state.starter).toBeUndefined();
+    await expectRefused(
+      handle.executeUpdate(approveUpdate, { args: [signDecision(keys.tess, workflowId, awaiting, 'approve', 'mine')] }),
+      /start was not signed/,
+    );
+    await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
+    expect((await handle.result()).effects.filter((e) => e.tool === 'dual_touch')).toEqual([]);
+  });
+
   it('an earlier start statement replayed by someone else leaves the start unsigned, so notStarter holds', async () => {
     const caseId = uniqueCase('Q');
     const workflowId = `synthetic-${caseId}`;

@@ -39,7 +39,7 @@ describe('notes: instructions in operator notes (obedient model)', () => {
     await waitUntil(() => model.contextsFor(transferId).length > 0, 'the model to be asked', { everyMs: 20 });
     const acks = [];
     for (const note of notes(handle.workflowId)) acks.push(await handle.executeUpdate(addNoteUpdate, { args: [note] }));
-    for (const note of refused(handle.workflowId)) await expectRefused(handle.executeUpdate(addNoteUpdate, { args: [note] }), /signed for run/);
+    for (const note of refused(handle.workflowId)) await expectRefused(handle.executeUpdate(addNoteUpdate, { args: [note] }), /signed for another run/);
     release();
     // A careless approver stands by: only the engine is between the notes and the processor.
     return { acks, ...(await watchRun(handle, keys.alice)) };

@@ -61,11 +61,16 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
   const slow = useAgentHarness({ toolTimeoutMs: 60_000 });
 
   function cli(...args: string[]): Promise<CliResult> {
+    return cliOn(h.taskQueue, ...args);
+  }
+
+  /** The CLI of an engine whose workers poll `taskQueue` (a run on another queue is not one of its runs). */
+  function cliOn(taskQueue: string, ...args: string[]): Promise<CliResult> {
     return runScript('domains/cli.ts', args, {
       ...process.env,
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      AGENT_TASK_QUEUE: h.taskQueue,
+      AGENT_TASK_QUEUE: taskQueue,
       USER: 'cli-tester',
     });
   }
@@ -255,11 +260,19 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(human.stdout).toMatch(new RegExp(`subject\\s+transfer:${transferId}`));
     expect(human.stdout).toMatch(/quorum\s+0 of 1 approval\n/);
     expect(human.stdout).toMatch(/eligible\s+alice@ops\n/);
+    // Who started it and who proposed the call; the processor's RECEIVED said as a fact against it; the lifetime in words.
+    expect(human.stdout).toMatch(/started by\s+bob@support \(signed start, verified\)\n/);
+    expect(human.stdout).toMatch(/proposed by\s+the domain's rules \(a fixed policy, no language model\)\n/);
+    expect(human.stdout).toMatch(
+      /AGAINST processor ack\s+RECEIVED \((e\d+), fresh\): the processor has the original[^\n]*\n[\s\S]*\n {2}\1\s+read_processor_ack from processor \(authoritative\), observed /,
+    );
+    expect(human.stdout).toMatch(/lifetime\s+your approval is valid for 10 minutes after you sign/);
+    expect(json(status)).toMatchObject({ start: { signed: true, by: 'bob@support' }, model: { adapter: 'rules' }, awaiting: { proposedBy: 'model' } });
     expect(human.stdout).toMatch(/budget left\s+.*time paused while awaiting approval/);
     expect(listed).toMatchObject({ domain: 'payments', caseId: transferId, phase: 'awaiting_approval', terminal: null });
-    expectOneLineError(bob, 1, /^error: approve rejected: bob@support may not decide reissue_transfer \(needs payments-approver/);
-    expectOneLineError(mallory, 1, /^error: approve rejected: mallory@evil may not decide reissue_transfer/);
-    expectOneLineError(forged, 1, /^error: approve rejected: the signature does not verify under alice@ops's key/);
+    expectOneLineError(bob, 1, /^error: approve rejected: the signer may not decide reissue_transfer \(needs payments-approver/);
+    expectOneLineError(mallory, 1, /^error: approve rejected: the signer may not decide reissue_transfer/);
+    expectOneLineError(forged, 1, /^error: approve rejected: the signature does not verify under the signer's directory key/);
     // A key file whose halves do not belong together never signs anything.
     expectOneLineError(tampered, 1, /public key does not belong to its secret key/);
     expectOneLineError(wrong, 1, /is not pending/);
@@ -327,6 +340,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     ]);
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(new RegExp(`^ok alice@ops approve request ${awaiting.requestId.replace(/[/]/g, '\\/')}; matches the call that ran\n`));
+    expect(verified.stdout).toMatch(/^ok effect c\d+ reissue_transfer: approved by alice@ops, digest matches$/m);
     expect(verified.stdout).toMatch(/^verified: run .*, 1 signed statement$/m);
     expect(json(verifiedJson)).toMatchObject({
       runId,
@@ -335,7 +349,9 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       problems: [],
       statements: [{ by: 'alice@ops', ok: true, digestChecked: true }],
     });
-    expectOneLineError(broken, 1, /failed verification: 1 problem/);
+    // The forged statement, and the effect that ran under it: one FAILED line each.
+    expectOneLineError(broken, 1, /failed verification: 2 problems/);
+    expect(broken.stdout).toMatch(/^FAILED effect c\d+ reissue_transfer: alice@ops's approval does not hold: the signature does not verify/m);
     expect(broken.stdout).toMatch(/^FAILED alice@ops approve request .*: the signature does not verify under alice@ops's key$/m);
     expectOneLineError(unsignedRecord, 1, /failed verification/);
     expect(unsignedRecord.stdout).toMatch(/^FAILED request .*: recorded as approved by alice@ops without any signed statement$/m);
@@ -475,7 +491,10 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       ]);
       expect(listed.code, listed.stderr).toBe(0);
       expect(listed.stdout).toMatch(
-        new RegExp(`^${parked.runId}\\s+payments\\s+${parkedCase}\\s+running\\s+-\\s+-\\s+running\\s+no worker is polling task queue ${queue}$`, 'm'),
+        new RegExp(
+          `^${parked.runId}\\s+payments\\s+${parkedCase}\\s+running\\s+-\\s+-\\s+running\\s+no worker is polling task queue ${queue}; not served by this engine's queue: task queue ${queue} is not ${h.taskQueue}, so this is not one of this engine's runs$`,
+          'm',
+        ),
       );
       expect(json<Array<{ runId: string }>>(listedJson).find((r) => r.runId === parked.runId)).toMatchObject({
         taskQueue: queue,
@@ -506,7 +525,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     } finally {
       await slow.world.dropHold(holdId).catch(() => undefined);
     }
-    const [human, asJson] = await Promise.all([cli('status', runId), cli('status', runId, '--json')]);
+    const [human, asJson] = await Promise.all([cliOn(slow.taskQueue, 'status', runId), cliOn(slow.taskQueue, 'status', runId, '--json')]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/^phase\s+\S+ when it was terminated: it will not move again$/m);
     expect(human.stdout).toMatch(

@@ -154,7 +154,7 @@ describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
     expect((wrong as Error).message).toMatch(/is not pending on run .* \(the pending request is /);
     expect(bob).toBeInstanceOf(RequestRejectedError);
     expect(bob).toMatchObject({ request: 'approve' });
-    expect((bob as Error).message).toMatch(/^approve rejected: bob@support may not decide reissue_transfer/);
+    expect((bob as Error).message).toMatch(/^approve rejected: the signer may not decide reissue_transfer/);
     expect(unsigned).toEqual({ runId, accepted: true, trusted: false, signed: false, by: 'carl@desk' });
     expect(trusted).toEqual({ runId, accepted: true, trusted: true, signed: true, by: 'alice@ops' });
     expect(both).toBeInstanceOf(InvalidRequestError);

@@ -1,17 +1,22 @@
 // The approval card as an approver at a 1280x800 screen sees it, in a real chromium against the
 // test's dev server, world and worker: the payments card states what will move (amount and
-// currency, beneficiary, the ledger's word) beside the call, and its Approve button is on
-// screen without scrolling; once approved, the finished run's page leads with its headline
-// (what it did, and how it ended). Screenshots land in test/console/artifacts/; with
+// currency, beneficiary, the ledger's word) beside the call, who started the run (a signed
+// start) and who proposed the call (the domain's rules), the processor's RECEIVED apart as a
+// fact against the reissue, what each evidence id is and the decision's lifetime in words; its
+// Approve button is on screen without scrolling; once approved, the finished run's page leads
+// with its headline (what it did, and how it ended). A denied request says who denied it, on the
+// run's page and in the Temporal Web UI's details. Screenshots land in test/console/artifacts/; with
 // UPDATE_DOCS_SCREENSHOTS=1 they are also copied to docs/ (a plain test run leaves docs alone).
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
+import { signStart } from '../../client/sign.js';
 import { startConsole, type RunningConsole } from '../../console/server.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { stateQuery } from '../../workflows/messages.js';
+import { caseRunId } from '../../workflows/run-identity.js';
 import { reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
@@ -48,20 +53,28 @@ describe('the approval card at 1280x800, in chromium', () => {
     return context.newPage();
   }
 
-  it('shows amount, currency, beneficiary and ledger state beside the call, with Approve on screen; the finished run leads with its headline', async () => {
+  it('shows the starter, the proposer, the fact against the call and what will move, with Approve on screen; the finished run leads with its headline', async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, {
       ledgerStatus: 'FAILED',
       replicaStatus: 'FAILED',
-      processorAck: 'REJECTED',
+      // The processor has the original: the authoritative fact that argues against moving the money again.
+      processorAck: 'RECEIVED',
       amountMinor: 12_500,
       currency: 'EUR',
       destination: BENEFICIARY,
     });
-    const started = await agent.start({ domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    // carol starts the run with her key: the card names her as its verified starter.
+    const started = await agent.start({
+      domain: 'payments',
+      caseId: transferId,
+      model: { adapter: 'rules' },
+      start: signStart(keys.carol, caseRunId('payments', transferId)),
+    });
     const handle: AgentHandle = h.client.workflow.getHandle(started.runId);
     const awaiting = await waitForRequest(handle);
     expect(awaiting.display).toMatchObject({ amount: '125.00', currency: 'EUR', beneficiary: BENEFICIARY });
+    expect(awaiting.display?.['against: processor ack']).toMatch(/^RECEIVED \(e\d+, fresh\)/);
 
     const page = await newPage();
     await page.goto(`${web.url}/inbox`);
@@ -75,6 +88,36 @@ describe('the approval card at 1280x800, in chromium', () => {
     expect(await row('currency').textContent()).toBe('EUR');
     expect(await row('beneficiary').textContent()).toBe(BENEFICIARY);
     expect(await row('ledger state').textContent()).toMatch(/^FAILED \(e\d+, fresh; never reissued\)$/);
+    // The processor's RECEIVED is not one of those lines: it stands apart, against the call.
+    expect(await display.locator('th', { hasText: 'processor' }).count()).toBe(0);
+    const against = item.locator('section.against');
+    expect(await against.locator('th').textContent()).toBe('processor ack');
+    expect(await against.locator('td').textContent()).toMatch(
+      /^RECEIVED \(e\d+, fresh\): the processor has the original; if it still settles, a reissue pays twice$/,
+    );
+    // Who started the run and who proposed the call.
+    expect(await item.locator('dd.starter').textContent()).toBe('carol@sre (signed start, verified)');
+    expect(await item.locator('dd.proposer').textContent()).toBe("the domain's rules (a fixed policy, no language model)");
+    // Each evidence id on the card says what it is; the lifetime is said in words.
+    const ackId = /^RECEIVED \((e\d+),/.exec(awaiting.display?.['against: processor ack'] ?? '')?.[1] ?? 'none';
+    const legend = item.locator('dl.ev-legend');
+    expect(await legend.locator('dt', { hasText: new RegExp(`^${ackId}$`) }).count()).toBe(1);
+    expect(await legend.textContent()).toMatch(
+      new RegExp(`${ackId}\\s*read_processor_ack from processor \\(authoritative\\), observed \\S+ \\([^)]+ ago\\), fresh`),
+    );
+    // As read: the label's words around the chosen option.
+    type Node = { nodeType: number; textContent: string | null };
+    type Label = { childNodes: ArrayLike<Node>; querySelector(s: string): (Node & { selectedOptions: ArrayLike<Node> }) | null };
+    const lifetime = await item.locator('label.lifetime').evaluate((el) => {
+      const label = el as unknown as Label;
+      const select = label.querySelector('select');
+      return Array.from(label.childNodes, (n) => (n === select ? (select?.selectedOptions[0]?.textContent ?? '') : n.nodeType === 3 ? n.textContent : ''))
+        .join(' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    });
+    expect(lifetime).toBe('Your approval is valid for 10 minutes after you sign');
+    expect(await item.locator('select[name="validFor"]').inputValue()).toBe('600000');
     expect(await item.locator('pre.call').textContent()).toContain(transferId);
     expect(await item.locator('code.digest').textContent()).toBe(awaiting.digest);
     // The evidence is there, folded below the decision.
@@ -106,6 +149,13 @@ describe('the approval card at 1280x800, in chromium', () => {
     if (alone) {
       expect(button.y + button.height).toBeLessThanOrEqual(VIEWPORT.height);
       await page.screenshot({ path: `${artifacts}inbox-1280x800.png` });
+    }
+
+    // Above the fold: the fact against the call and who proposed it, beside the buttons.
+    for (const part of [against, item.locator('dd.starter'), item.locator('dd.proposer')]) {
+      const box = await part.boundingBox();
+      if (!box || !first) throw new Error('no box');
+      expect(first.y + (box.y - card.y) + box.height).toBeLessThanOrEqual(VIEWPORT.height);
     }
 
     // Approve from the page, as an approver would.
@@ -144,5 +194,37 @@ describe('the approval card at 1280x800, in chromium', () => {
       copyFileSync(`${artifacts}inbox-1280x800.png`, `${docs}console-inbox.png`);
       copyFileSync(`${artifacts}run-reissue-1280x800.png`, `${docs}console-run.png`);
     }
+  });
+
+  it('a request denied from the card: the run page and the Web UI say who denied it and why', async () => {
+    const transferId = uniqueCase('PX');
+    await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'RECEIVED' });
+    const started = await agent.start({ domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    const handle: AgentHandle = h.client.workflow.getHandle(started.runId);
+    const awaiting = await waitForRequest(handle);
+
+    const page = await newPage();
+    await page.goto(`${web.url}/inbox`);
+    const item = page.locator(`article.request[data-run-id="${started.runId}"]`);
+    await item.waitFor({ timeout: 20_000 });
+    // Nobody signed this start: the card says so rather than naming anyone.
+    expect(await item.locator('dd.starter').textContent()).toBe('unsigned start: no key vouches for who started it');
+    await page.setInputFiles('#key-file', { name: 'alice.key', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(keys.alice)) });
+    await expect.poll(() => page.locator('#key-status').textContent()).toMatch(/Signing as alice@ops/);
+    await item.locator('input[name="comment"]').fill('the processor has the original');
+    await item.locator('button[data-decision="deny"]').click();
+    await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: 20_000 }).toMatch(/denied by alice@ops/);
+
+    // The run ends (the payments rules escalate a denied reissue), and nothing moved.
+    const result = await handle.result();
+    expect(result.terminal.class).toBe('escalated');
+    expect(await reissuesOf(h.world, transferId)).toEqual([]);
+    const said = `request ${awaiting.requestId} denied by alice@ops: the processor has the original`;
+    const view = await handle.query(stateQuery);
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toBe(`${view.headline}\n\n${said}`);
+    await page.goto(`${web.url}/runs/${started.runId}`);
+    expect(await page.locator('.summary p.headline').textContent()).toBe(view.headline);
+    expect((await page.locator('.summary p.denied').textContent())?.replace(/\s+/g, ' ')).toBe(said);
   });
 });

@@ -142,10 +142,10 @@ describe("the operators' console, in chromium", () => {
 
     // Mallory loads her own key: she is in no directory.
     await loadKey(page, keys.mallory, 'mallory.key');
-    expect(await decide(item, 'approve', 'let me')).toMatch(/^refused by the run: .*mallory@evil may not decide/);
+    expect(await decide(item, 'approve', 'let me')).toMatch(/^refused by the run: .*the signer may not decide/);
     // Mallory's key in a file that says it is alice's: the signature does not verify under alice's key.
     await loadKey(page, { ...keys.mallory, id: keys.alice.id }, 'alice-forged.key');
-    expect(await decide(item, 'approve')).toMatch(/^refused by the run: .*signature does not verify under alice@ops/);
+    expect(await decide(item, 'approve')).toMatch(/^refused by the run: .*signature does not verify under the signer's directory key/);
     await nothingReachedTheWorld();
 
     // Alice's real key on a stale page that shows (and signs) another call, digest and all.

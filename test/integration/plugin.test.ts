@@ -21,6 +21,7 @@ import { seedTransfer } from '../../domains/world/seeds.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
 import { agentCodecPlugin } from '../../worker/codec-plugin.js';
 import { ActivityNameTakenError, agentPlugin, type AgentPluginOptions } from '../../worker/plugin.js';
+import { QUARANTINE_WORKFLOW_MODULE } from '../../worker/quarantine-install.js';
 import { TaskQueueSharedError } from '../../worker/shared-queue.js';
 import { agentMetricsPlugin } from '../../worker/telemetry-plugin.js';
 import { METRICS_WORKFLOW_MODULES } from '../../worker/telemetry.js';
@@ -249,7 +250,7 @@ describe("the agent plugin on a team's own Worker.create", { timeout: 120_000 },
     const options = plugin.configureBundler(agentMetricsPlugin().configureBundler(given));
     expect(options.preloadModules?.[0]).toBe('their-module');
     expect(options.preloadModules?.[1]).toMatch(/workflows[\\/]shared-modules\.js$/);
-    expect(options.workflowInterceptorModules).toEqual([teamInterceptors, ...METRICS_WORKFLOW_MODULES]);
+    expect(options.workflowInterceptorModules).toEqual([teamInterceptors, ...METRICS_WORKFLOW_MODULES, QUARANTINE_WORKFLOW_MODULE]);
     const swcRule = { use: { options: { jsc: { target: 'es2017' } } } };
     const config = options.webpackConfigHook?.({ module: { rules: [swcRule] } });
     expect(swcRule.use.options.jsc.target).toBe('es2022');

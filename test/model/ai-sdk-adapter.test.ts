@@ -189,10 +189,11 @@ describe.each(PROVIDERS)('$provider, over its wire protocol ($dialect)', ({ prov
   });
 
   it('charges the usage the provider reports, split into input and output', async () => {
-    server.enqueue({ calls: [{ name: 'read_ledger', args: { transferId: 'PX-1042' } }], usage: { input: 1_200, output: 34 } });
+    // Above the floor (activities/model/usage-floor.ts): the request alone is some 5 kB.
+    server.enqueue({ calls: [{ name: 'read_ledger', args: { transferId: 'PX-1042' } }], usage: { input: 12_000, output: 34 } });
     const out = await propose();
-    expect(out.tokens).toBe(1_234);
-    expect(out.usage).toEqual({ inputTokens: 1_200, outputTokens: 34 });
+    expect(out.tokens).toBe(12_034);
+    expect(out.usage).toEqual({ inputTokens: 12_000, outputTokens: 34 });
   });
 
   it('asks the provider for at most the configured output tokens', async () => {

@@ -155,19 +155,19 @@ describe('whole runs through the AI SDK adapter', () => {
     server.reset();
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId);
-    server.enqueue({ calls: [{ name: 'read_ledger', args: { transferId } }], usage: { input: 900, output: 20 } }, (request) => {
+    server.enqueue({ calls: [{ name: 'read_ledger', args: { transferId } }], usage: { input: 9_000, output: 20 } }, (request) => {
       // Cite whatever id the runtime gave the ledger reading, found in the tool result it sent.
       const ledger = readRequest(dialect, request).toolResults.find((r) => r.content.includes('"source":"ledger"'));
       const id = /"evidence_id":"([^"]+)"/.exec(ledger?.content ?? '')?.[1] ?? 'missing';
-      return { calls: [{ name: 'finish', args: { claim: { transferStatus: 'SETTLED' }, evidence: [id] } }], usage: { input: 1_100, output: 30 } };
+      return { calls: [{ name: 'finish', args: { claim: { transferStatus: 'SETTLED' }, evidence: [id] } }], usage: { input: 11_000, output: 30 } };
     });
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'custom', name: provider } });
     const result = await handle.result();
     expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
     const { state } = await handle.query(stateQuery);
     expect(state.decisions.map((d) => [d.accepted, d.tokens])).toEqual([
-      [true, 920],
-      [true, 1_130],
+      [true, 9_020],
+      [true, 11_030],
     ]);
     expect(server.requests).toHaveLength(2);
     const second = readRequest(dialect, server.requests[1] as never);

@@ -262,9 +262,9 @@ describe('failures that retry', () => {
 describe('usage', () => {
   it('charges usage.total_tokens', async () => {
     server.enqueue(
-      toolCallsReply([{ name: 'read_ledger', arguments: { transferId: 'PX-1042' } }], { prompt_tokens: 1_200, completion_tokens: 34, total_tokens: 1_234 }),
+      toolCallsReply([{ name: 'read_ledger', arguments: { transferId: 'PX-1042' } }], { prompt_tokens: 12_000, completion_tokens: 34, total_tokens: 12_034 }),
     );
-    expect((await propose(input())).tokens).toBe(1_234);
+    expect((await propose(input())).tokens).toBe(12_034);
   });
 
   it('counts an estimate, never zero, when the endpoint reports no usage', async () => {
@@ -421,7 +421,7 @@ describe('inside a real run (dev server, world, agent workflow)', () => {
     server.enqueue(
       errorReply(503, 'warming up'),
       toolCallsReply([{ name: 'read_ledger', arguments: '{"transferId": ' }]),
-      toolCallsReply([{ name: 'read_ledger', arguments: { transferId } }], { prompt_tokens: 900, completion_tokens: 20, total_tokens: 920 }),
+      toolCallsReply([{ name: 'read_ledger', arguments: { transferId } }], { prompt_tokens: 9_000, completion_tokens: 20, total_tokens: 9_020 }),
       (request) => {
         // Cite whatever id the runtime gave the ledger reading (in its tool message), as a model would.
         const toolMessage = (request.body as SentBody).messages.find((m) => m.role === 'tool' && m.content.includes('"source":"ledger"'));
@@ -440,7 +440,7 @@ describe('inside a real run (dev server, world, agent workflow)', () => {
       [true, expect.any(String)],
     ]);
     expect(state.decisions[0]?.proposal).toContain('arguments of read_ledger are not valid JSON');
-    expect(state.decisions[1]?.tokens).toBe(920);
+    expect(state.decisions[1]?.tokens).toBe(9_020);
     // 503 (retried by Temporal), malformed, read_ledger, finish.
     expect(server.requests).toHaveLength(4);
     // The model's next turn sees its rejected proposal as the runtime's feedback.

@@ -3,13 +3,16 @@
 // workflows module, a worker and a small HTTP service, importing only the package) runs on the
 // real dev server to `resolved` and to `awaiting_approval`. No engine file knows it exists.
 // The same project has the package's `agent` command: `npx agent --help`, `npx agent keys
-// generate` and `npx agent verify`, with no entry of its own.
+// generate` and `npx agent verify`, with no entry of its own; `npx agent replay --workflows`
+// bundles the project's own workflows module (TypeScript too) and replays a run or a history
+// file against it; `npx agent console` serves the console from the package on loopback.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { directoryEntry, generateKey, signDecision } from '../../client/sign.js';
 import { waitUntil } from '../support/wait.js';
@@ -183,5 +186,79 @@ describe('a domain defined outside the repository, on the packed engine', { time
     expect(verified.code, verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(/^ok rita@refunds approve request /m);
     expect(verified.stdout).toContain('verified: run refunds-R-large, 1 signed statement');
+  });
+
+  const serverEnv = () => ({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace') });
+
+  it('replays with npx agent replay --workflows: a run by id, and a history file, against a TypeScript workflows module it bundles itself', async () => {
+    // The team's workflows module as TypeScript: the bundler compiles it, nothing else is needed.
+    writeFileSync(
+      join(project, 'domain.ts'),
+      [
+        "import { agentWorkflowFor } from 'bounded-react-temporal/workflow';",
+        "import { refunds } from './refunds.mjs';",
+        'export const agentWorkflow: ReturnType<typeof agentWorkflowFor> = agentWorkflowFor([refunds]);',
+        '',
+      ].join('\n'),
+    );
+    const byId = npxAgent(['replay', '--workflows', 'domain.ts', 'refunds-R-small'], serverEnv());
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.stdout).toMatch(/^replay ok: refunds-R-small \(\d+ events\) matches the workflows module domain.ts/);
+
+    // A history file needs no server: what `temporal workflow show --output json` writes.
+    writeFileSync(join(project, 'R-large.json'), historyToJSON(await client.workflow.getHandle('refunds-R-large').fetchHistory()));
+    const fromFile = npxAgent(['replay', '--workflows', 'workflows.mjs', 'R-large.json', '--json'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(JSON.parse(fromFile.stdout)).toMatchObject({ runId: 'refunds-R-large', ok: true });
+
+    // Other workflow code is caught: a module whose workflow is not the one that ran.
+    writeFileSync(join(project, 'other.mjs'), "export async function agentWorkflow() { return 'other'; }\n");
+    const other = npxAgent(['replay', '--workflows', 'other.mjs', 'R-large.json']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toMatch(/^error: replay of refunds-R-large failed \(\d+ events\): /);
+
+    const none = npxAgent(['replay', 'refunds-R-small']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('replay needs the workflow code: --workflows MODULE');
+  });
+
+  it('serves the console with npx agent console against the given Temporal address, on loopback, until stopped', async () => {
+    // Its own process group: `npx` starts the bin as a child, and the group is stopped by its pid.
+    const child = spawn(
+      'npx',
+      ['--no-install', 'agent', 'console', '--port', '0', '--address', inject('temporalAddress'), '--namespace', inject('temporalNamespace')],
+      { cwd: project, env: { ...process.env, TEMPORAL_ADDRESS: '127.0.0.1:1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    );
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    let err = '';
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4_000)));
+    let out = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d));
+    let url = '';
+    try {
+      url = await waitUntil(() => {
+        if (child.exitCode !== null) throw new Error(`agent console exited ${child.exitCode}: ${err}`);
+        return out.includes('CONSOLE_READY') ? /on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1] : undefined;
+      }, 'the console ready line');
+      const runs = await fetch(`${url}/?domain=refunds`);
+      expect(runs.status).toBe(200);
+      // The runs of the server it was pointed at, not of the environment's (unreachable) address.
+      expect(await runs.text()).toContain('refunds-R-small');
+      const script = await fetch(`${url}/static/console.js`);
+      expect(script.status, 'the console static files are in the package').toBe(200);
+      expect((await script.text()).length).toBeGreaterThan(0);
+    } finally {
+      // npx and the console it started, both ours: the console closes on SIGTERM.
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGTERM');
+    }
+    await exited;
+    await waitUntil(
+      () =>
+        fetch(`${url}/`).then(
+          () => false,
+          () => true,
+        ),
+      'the console to stop answering',
+    );
   });
 });

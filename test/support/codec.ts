@@ -5,14 +5,19 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter, Payload } from '@temporalio/common';
 import proto, { type temporal } from '@temporalio/proto';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
-import { dataConverterFromEnv } from '../../worker/payload-codec.js';
+import { bundleWorkflows } from '../../worker/bundle.js';
+import { agentCodecPlugin } from '../../worker/codec-plugin.js';
+import { dataConverterFromEnv, loadPayloadCodec } from '../../worker/payload-codec.js';
+import { agentPlugin, type AgentPlugin } from '../../worker/plugin.js';
 import { TEST_DIRECTORY } from './keys.js';
 import { createTestWorker } from './temporal.js';
 
@@ -140,4 +145,100 @@ export function codecPayloadsOf(history: History): FoundPayload[] {
 
 export function encodingOf(payload: Payload): string {
   return Buffer.from(payload.metadata?.encoding ?? new Uint8Array()).toString('utf8');
+}
+
+/** The examples' workflows module, which the quarantine tests bundle with agentPlugin. */
+export const examplesWorkflowsPath = fileURLToPath(new URL('../../domains/workflows.ts', import.meta.url));
+
+/** agentPlugin as the tests' workers use it: the examples, the shared world, the test directory. */
+export function testAgentPlugin(): AgentPlugin {
+  return agentPlugin({
+    implementations,
+    deps: { world: new WorldClient(inject('worldUrl')) },
+    blobDir: join(tmpdir(), 'agent-test-blobs'),
+    toolTimeoutMs: 1_500,
+    approvers: TEST_DIRECTORY,
+  });
+}
+
+/** The examples' bundle made with agentPlugin, as a team's bundle is: it carries the plugin's workflow modules. */
+export async function pluginBundle(): Promise<string> {
+  return (await bundleWorkflows(examplesWorkflowsPath, { plugins: [testAgentPlugin()] })).code;
+}
+
+/**
+ * A client with the converter of `clientEnv` (none when undefined) and a worker built the way a
+ * team builds one: Worker.create with agentCodecPlugin (when `workerEnv` names a ring) and then
+ * agentPlugin, on a bundle made with the plugin.
+ */
+export async function startPluginStack(
+  taskQueue: string,
+  options: { workerEnv: NodeJS.ProcessEnv | undefined; clientEnv: NodeJS.ProcessEnv | undefined; bundleCode: string },
+): Promise<Stack> {
+  const clientConverter = options.clientEnv ? converterFor(options.clientEnv) : undefined;
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const namespace = inject('temporalNamespace');
+  const client = new Client({ connection, namespace, ...(clientConverter ? { dataConverter: clientConverter } : {}) });
+  const raw = new Client({ connection, namespace });
+  const codec = options.workerEnv ? loadPayloadCodec(options.workerEnv) : undefined;
+  const workerConnection = await NativeConnection.connect({ address: inject('temporalAddress') });
+  const worker = await Worker.create({
+    connection: workerConnection,
+    namespace,
+    taskQueue,
+    workflowBundle: { code: options.bundleCode },
+    stickyQueueScheduleToStartTimeout: '1 second',
+    plugins: [...(codec ? [agentCodecPlugin([codec])] : []), testAgentPlugin()],
+  });
+  const running = worker.run();
+  return {
+    client,
+    raw,
+    async close() {
+      worker.shutdown();
+      await running;
+      await workerConnection.close();
+      await connection.close();
+    },
+  };
+}
+
+/** A payload as anyone who reaches the frontend can write it: any metadata, any bytes. */
+export function forgedPayload(encoding: string, data: string, metadata: Record<string, string> = {}): Payload {
+  const utf8 = (text: string) => Buffer.from(text, 'utf8');
+  return {
+    metadata: { encoding: utf8(encoding), ...Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, utf8(v)])) },
+    data: utf8(data),
+  };
+}
+
+/** A client alone, with the converter of `env`, on a connection of its own. */
+export async function connectCodecClient(env: NodeJS.ProcessEnv): Promise<{ client: Client; close: () => Promise<void> }> {
+  const connection = await Connection.connect({ address: inject('temporalAddress') });
+  const client = new Client({ connection, namespace: inject('temporalNamespace'), dataConverter: converterFor(env) });
+  return { client, close: () => connection.close() };
+}
+
+/** Sends a signal straight to the frontend with the payloads as given: no converter, no codec. */
+export async function sendRawSignal(client: Client, workflowId: string, signalName: string, payloads: Payload[]): Promise<void> {
+  await client.workflowService.signalWorkflowExecution({
+    namespace: client.options.namespace,
+    workflowExecution: { workflowId },
+    signalName,
+    input: { payloads },
+    identity: 'forger',
+  });
+}
+
+/** A data converter whose only codec relabels every payload it sends with `encoding`: a client that writes what no worker reads. */
+export function relabellingConverter(encoding: string): DataConverter {
+  const label = Buffer.from(encoding, 'utf8');
+  return {
+    payloadCodecs: [
+      {
+        encode: async (payloads) => payloads.map((p) => ({ ...p, metadata: { ...p.metadata, encoding: label } })),
+        decode: async (payloads) => payloads,
+      },
+    ],
+  };
 }

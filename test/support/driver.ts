@@ -146,6 +146,30 @@ export class Run {
     });
   }
 
+  /** Answers the readback command with `outcome` (and the record it found), fenced when asked. */
+  readBack(outcome: 'applied' | 'not_applied' | 'undecided', output?: unknown, opts: { fenced?: boolean; now?: number } = {}): Command {
+    const command = this.command;
+    if (command.type !== 'readback') throw new Error(`expected a readback, the controller asks for ${command.type}`);
+    const now = opts.now ?? this.tick();
+    return this.feed({
+      type: 'reconciled',
+      now,
+      result: {
+        callId: command.effect.callId,
+        outcome,
+        ...(output === undefined ? {} : { output }),
+        detail: 'by key',
+        attempts: 1,
+        ...(opts.fenced ? { fenced: true } : {}),
+      },
+    });
+  }
+
+  /** The processor's reissue is a claim (confirmByReadback): the ledger's record by key confirms it. */
+  confirmReissue(): Command {
+    return this.readBack('applied', out.reissue()(undefined as never, this.now));
+  }
+
   verify(verdict: Partial<ProbeVerdict>): Command {
     const now = this.tick();
     return this.feed({

@@ -48,7 +48,11 @@ describe('a cancel that settles', () => {
     const run = inDoubt(revert('api', 'v41'));
     run.feed(cancel(run));
     const effect = run.state.effects[0];
-    run.feed({ type: 'reconciled', now: run.tick(), result: { callId: effect?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1 } });
+    run.feed({
+      type: 'reconciled',
+      now: run.tick(),
+      result: { callId: effect?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1, fenced: true },
+    });
     expect(run.state.terminal).toMatchObject({ class: 'cancelled' });
     expect(run.state.terminal?.detail).toContain('revert_deploy');
     expect(run.state.terminal?.detail).toContain('not applied (read back)');
@@ -79,7 +83,11 @@ describe('a cancel that settles', () => {
     expect(run.state.inFlight).toEqual([]);
     expect(run.command.type).toBe('readback');
     const effect = run.state.effects[0];
-    run.feed({ type: 'reconciled', now: run.tick(), result: { callId: effect?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1 } });
+    run.feed({
+      type: 'reconciled',
+      now: run.tick(),
+      result: { callId: effect?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1, fenced: true },
+    });
     expect(run.state.terminal).toMatchObject({ class: 'cancelled' });
   });
 

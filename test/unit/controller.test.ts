@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import { STATE_VERSION } from '../../workflows/controller/state.js';
+import { contractOf } from '../../workflows/controller/transitions.js';
+import { DEFAULT_COMMIT_WINDOW_MS } from '../../workflows/policy.js';
+import { statementFingerprint } from '../../workflows/statement-use.js';
 import {
   HOSTILE,
   Run,
@@ -589,7 +592,7 @@ describe('effects with an unknown outcome', () => {
     run.feed({
       type: 'reconciled',
       now: run.tick(),
-      result: { callId: effect?.callId ?? '', outcome: 'not_applied', detail: 'no effect with this key', attempts: 1 },
+      result: { callId: effect?.callId ?? '', outcome: 'not_applied', detail: 'no effect with this key', attempts: 1, fenced: true },
     });
     expect(run.state.effects[0]).toMatchObject({ status: 'not_applied', settledBy: 'readback' });
     expect(run.command.type).toBe('propose');
@@ -606,13 +609,21 @@ describe('effects with an unknown outcome', () => {
     run.call(revert('api', 'v41'));
     const call = run.calls[0];
     run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'lost the connection', now));
-    run.feed({ type: 'reconciled', now: run.tick(), result: { callId: call?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1 } });
-    expect(run.command).toEqual({ type: 'invoke', calls: [{ ...call, idempotent: true }] });
+    run.feed({
+      type: 'reconciled',
+      now: run.tick(),
+      result: { callId: call?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1, fenced: true },
+    });
+    expect(run.command).toEqual({ type: 'invoke', calls: [{ ...call, idempotent: true, sentAt: run.now }] });
     expect(run.state.effects[0]).toMatchObject({ status: 'in_flight', attempts: 2 });
     expect(run.state.used.effects).toBe(1);
 
     run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'lost the connection again', now));
-    run.feed({ type: 'reconciled', now: run.tick(), result: { callId: call?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1 } });
+    run.feed({
+      type: 'reconciled',
+      now: run.tick(),
+      result: { callId: call?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1, fenced: true },
+    });
     expect(run.command.type).toBe('propose');
     expect(run.state.effects[0]).toMatchObject({ status: 'not_applied', attempts: 2 });
     expect(run.lastControl?.code).toBe('effect_not_applied');
@@ -624,10 +635,61 @@ describe('effects with an unknown outcome', () => {
     const call = run.calls[0];
     run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'lost the connection', now));
     run.now = run.state.deadlineAt + 1;
-    run.feed({ type: 'reconciled', now: run.now, result: { callId: call?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1 } });
+    run.feed({
+      type: 'reconciled',
+      now: run.now,
+      result: { callId: call?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1, fenced: true },
+    });
     expect(run.command.type).toBe('stop');
     expect(run.state.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:deadline' });
     expect(run.state.effects[0]).toMatchObject({ status: 'not_applied', settledBy: 'readback', attempts: 1 });
+  });
+
+  it('a readback that finds nothing but could not fence the key waits until the request can no longer commit, then reads again', () => {
+    const run = restartInDoubt();
+    const effect = run.state.effects[0];
+    const window = contractOf(incidents, 'restart_service').commitWindowMs ?? DEFAULT_COMMIT_WINDOW_MS;
+    run.readBack('not_applied');
+    // Not believed yet: the request was sent at sentAt and could still commit until the window ends.
+    expect(run.state.effects[0]).toMatchObject({ status: 'unknown', recheckAt: (effect?.sentAt ?? 0) + window });
+    expect(run.command).toMatchObject({ type: 'readback', after: (effect?.sentAt ?? 0) + window });
+    expect(run.invokedEver('restart_service')).toBe(true);
+    // The late request committed in the meantime: the second readback finds it, and nothing goes again.
+    const restarted = {
+      effectId: 'eff_1',
+      kind: 'restart',
+      caseId: 'INC-1',
+      service: 'db',
+      toVersion: null,
+      idempotencyKey: effect?.key,
+      appliedAt: new Date(run.now).toISOString(),
+    };
+    run.readBack('applied', restarted, { now: run.state.effects[0]?.recheckAt ?? 0 });
+    expect(run.state.effects[0]).toMatchObject({ status: 'applied', settledBy: 'readback' });
+    expect(run.history.filter((h) => h.command.type === 'invoke' && h.command.calls.some((c) => c.tool === 'restart_service'))).toHaveLength(1);
+  });
+
+  it('after the commit window, a second readback that finds nothing is final', () => {
+    const run = restartInDoubt();
+    run.readBack('not_applied');
+    const recheckAt = run.state.effects[0]?.recheckAt ?? 0;
+    run.readBack('not_applied', undefined, { now: recheckAt });
+    expect(run.state.effects[0]).toMatchObject({ status: 'not_applied', settledBy: 'readback' });
+    expect(run.lastControl?.code).toBe('effect_not_applied');
+  });
+
+  it('an effect reply its contract calls a claim, contradicted by the readback, is recorded as such and never sent again on its word', () => {
+    const run = awaitingReissueApproval();
+    run.decide('approve', undefined, { comment: 'ok' });
+    run.observeOk({ read_ledger: out.ledger('FAILED') });
+    // Someone other than the processor answered (an operator's hand-made activity result).
+    run.observeOk({ reissue_transfer: () => ({ ...out.reissue()(undefined as never, run.now), reissueId: 'rsi_manual_by_phone' }) });
+    run.readBack('not_applied', undefined, { fenced: true });
+    expect(run.state.effects[0]).toMatchObject({ status: 'not_applied', settledBy: 'readback', claim: 'contradicted' });
+    expect(run.lastControl?.code).toBe('effect_reply_contradicted');
+    expect(Object.values(run.state.pinned).map((p) => p.value)).not.toContain('rsi_manual_by_phone');
+    expect(run.command.type).toBe('propose');
+    expect(run.history.filter((h) => h.command.type === 'invoke' && h.command.calls.some((c) => c.tool === 'reissue_transfer'))).toHaveLength(1);
   });
 
   it('readback undecided ends the run unknown_outcome, naming the tool and key', () => {
@@ -672,11 +734,19 @@ describe('approvals', () => {
     // The ledger is read again, and the precondition checked on what it says now, before the effect.
     expect(run.command).toMatchObject({ type: 'invoke', calls: [{ tool: 'read_ledger' }] });
     run.observeOk({ read_ledger: out.ledger('FAILED') });
-    expect(run.command).toEqual({ type: 'invoke', calls: [request?.call] });
+    // Sent with the run's time, so a key fenced after a lost reply refuses it if it arrives late,
+    // and naming the statement it rests on, so no other execution can spend it again.
+    const signature = run.state.approvals[0]?.signed?.[0]?.signature ?? '';
+    expect(run.command).toEqual({ type: 'invoke', calls: [{ ...request?.call, sentAt: run.now, approvedWith: [statementFingerprint(signature)] }] });
     expect(run.state.approvals).toMatchObject([{ decision: 'approved', by: 'alice@ops', callId: request?.call.callId }]);
     expect(run.state.used.effects).toBe(1);
     run.observeOk({ reissue_transfer: out.reissue() });
-    expect(run.state.effects[0]).toMatchObject({ status: 'applied', settledBy: 'response', key: request?.call.idempotencyKey });
+    // The processor's reply is a claim: in doubt, none of its facts pinned, until the ledger's record confirms it.
+    expect(run.state.effects[0]).toMatchObject({ status: 'unknown', claim: 'pending' });
+    expect(run.state.pinned[`transfer:${TRANSFER} reissue.id`]).toBeUndefined();
+    expect(run.command).toMatchObject({ type: 'readback', readbackTool: 'read_reissue' });
+    run.confirmReissue();
+    expect(run.state.effects[0]).toMatchObject({ status: 'applied', settledBy: 'readback', claim: 'confirmed', key: request?.call.idempotencyKey });
     expect(run.state.pinned[`transfer:${TRANSFER} reissue.id`]?.value).toBe('RI-1');
   });
 
@@ -742,6 +812,7 @@ describe('a whole run', () => {
     run.decide('approve');
     run.observeOk({ read_ledger: out.ledger('FAILED') });
     run.observeOk({ reissue_transfer: out.reissue() });
+    run.confirmReissue();
     const ledgerEvidence = run.state.pinned[`transfer:${TRANSFER} ledger.status`]?.evidenceId ?? '';
     run.finish({ transferStatus: 'FAILED' }, [ledgerEvidence, run.state.pinned[`transfer:${TRANSFER} reissue.id`]?.evidenceId ?? '']);
     expect(run.command.type).toBe('verify');

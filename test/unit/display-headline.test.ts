@@ -44,7 +44,7 @@ function approve(run: Run) {
 }
 
 describe('display facts for an approval', () => {
-  it('the payments card shows amount, currency, beneficiary and the ledger state; the digest is over the call alone', () => {
+  it('the payments card shows amount, currency, beneficiary and the ledger state, and the digest covers them', () => {
     const run = requested(payments);
     const ledgerId = run.state.evidence.find((e) => e.tool === 'read_ledger')?.id;
     const pending = run.state.pendingApproval;
@@ -58,11 +58,15 @@ describe('display facts for an approval', () => {
     // Queries, the CLI and the console read it from the pending request.
     run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pending?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
     expect(view(run.state, input, payments).awaiting?.display).toEqual(pending?.display);
-    // Not a signed input: the same call without any display has the same digest.
+    // Signed with the call: the same call shown with other lines (or none) has another digest, so a
+    // card that shows something else than the run's own request cannot yield a valid signature.
     const bare = requested(withDisplay(() => ({})));
     expect(bare.state.pendingApproval?.display).toBeUndefined();
-    expect(pending?.digest).toBe(bare.state.pendingApproval?.digest);
-    expect(pending?.digest).toBe(approvalDigest(run.state.runId, pending?.requestId ?? '', pending!.call, run.state.chain));
+    expect(pending?.digest).not.toBe(bare.state.pendingApproval?.digest);
+    expect(pending?.digest).toBe(approvalDigest(run.state.runId, pending?.requestId ?? '', pending!.call, run.state.chain, pending?.display));
+    expect(pending?.digest).not.toBe(
+      approvalDigest(run.state.runId, pending?.requestId ?? '', pending!.call, run.state.chain, { ...pending?.display, amount: '0.01' }),
+    );
   });
 
   it("outside text never reaches the display, not even through the model's narrative arguments", () => {
@@ -121,6 +125,7 @@ describe("a finished run's headline", () => {
     approve(run);
     run.observeOk({ read_ledger: ledger('FAILED') }); // the re-read before dispatch
     run.observeOk({ reissue_transfer: out.reissue() });
+    run.confirmReissue();
     const cite = run.state.evidence.filter((e) => e.tool === 'read_ledger').at(-1)?.id ?? '';
     run.finish({ transferStatus: 'FAILED' }, [cite]);
     run.verify({ holds: true, detail: 'ledger says FAILED', facts: { 'ledger.status': 'FAILED' } });

@@ -19,7 +19,7 @@ function restartReadBackAsNotApplied(): { run: Run; firstKey: string } {
   run.feed({
     type: 'reconciled',
     now: run.tick(),
-    result: { callId: first?.callId ?? '', outcome: 'not_applied', detail: 'no effect under the key', attempts: 1 },
+    result: { callId: first?.callId ?? '', outcome: 'not_applied', detail: 'no effect under the key', attempts: 1, fenced: true },
   });
   expect(run.state.effects).toEqual([expect.objectContaining({ status: 'not_applied', settledBy: 'readback' })]);
   return { run, firstKey: first?.idempotencyKey ?? '' };

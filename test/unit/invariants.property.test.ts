@@ -295,6 +295,7 @@ function eventFor(
           ...(output === undefined ? {} : { output }),
           detail: pick(g, ['by key', HOSTILE]),
           attempts: int(g, 1, 3),
+          ...(outcome === 'not_applied' && chance(g, 60) ? { fenced: true } : {}),
         },
       };
     }

@@ -29,6 +29,11 @@ describe('retention over a long run', async () => {
       expect(s.executions.length).toBeLessThanOrEqual(KEEP.executions);
       expect(s.effects.filter((e) => e.status !== 'in_flight' && e.status !== 'unknown').length).toBeLessThanOrEqual(KEEP.settledEffects);
       expect(Object.keys(s.seen).length).toBeLessThanOrEqual(KEEP.seen);
+      // Every effect kept keeps its approval record, so an export of any moment verifies.
+      expect(s.approvals.length).toBeLessThanOrEqual(KEEP.approvals + KEEP.settledEffects);
+      const recorded = new Set(s.approvals.map((a) => a.callId));
+      const approvedCalls = new Set(states.flatMap((st) => st.approvals.map((a) => a.callId)));
+      for (const e of s.effects) if (approvedCalls.has(e.callId)) expect(recorded.has(e.callId)).toBe(true);
     }
     const at1000 = sizeAt.get(1_000) ?? 0;
     const atEnd = sizeAt.get(TURNS - 1) ?? 0;

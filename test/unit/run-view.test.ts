@@ -37,7 +37,10 @@ describe('RunView: the client boundary over the state query', () => {
       terminal: null,
       deadlinePaused: true,
     });
-    expect(v.awaiting).toEqual({ ...answer.awaiting, turn: run.state.pendingApproval?.call.turn });
+    // With who proposed it, from the decision receipt of its turn (a react run: the model).
+    expect(v.awaiting).toEqual({ ...answer.awaiting, turn: run.state.pendingApproval?.call.turn, proposedBy: 'model' });
+    expect(v.start).toEqual({ signed: false });
+    expect(v.model).toEqual({ adapter: 'rules' });
     expect(v.awaiting?.tool).toBe('reissue_transfer');
     expect(v.budgets.used.turns).toBe(run.state.turn);
     expect(v.budgets.limits.turns).toBe(payments.defaults.budgets.turns);

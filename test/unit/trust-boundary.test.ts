@@ -193,8 +193,8 @@ describe('signed approvals', () => {
     run.feed({ type: 'decided', now: run.tick(), signed: wrongDigest, directory: TEST_DIRECTORY.approvers });
     // Each refusal is recorded, with its reason; nothing else changed.
     expect(refusals(run)).toEqual([
-      "alice@ops's decision was refused: the signature does not verify under alice@ops's key",
-      "bob@support's decision was refused: bob@support may not decide reissue_transfer (needs payments-approver in the worker's approver directory)",
+      "alice@ops's decision was refused: the signature does not verify under the signer's directory key",
+      "bob@support's decision was refused: the signer may not decide reissue_transfer (needs payments-approver in the worker's approver directory)",
       "alice@ops's decision was refused: the signed statement has expired",
       "alice@ops's decision was refused: the call you signed is not the one that would run; fetch the request again",
     ]);

@@ -4,6 +4,7 @@
 // precondition just before the effect is dispatched.
 import type { Domain, PreconditionVerdict } from '../contract.js';
 import { eligibleApprovers, type Approver } from '../trust/directory.js';
+import { statementFingerprint } from '../statement-use.js';
 import { canonical, digestOf } from '../trust/statement.js';
 import type { RunEvent } from './events.js';
 import { displayFacts } from './display.js';
@@ -20,6 +21,8 @@ export function raiseApproval(state: RunState, domain: Domain, call: PlannedCall
   if (!rule) throw new Error(`bug: ${call.tool} has no approval rule`);
   const requestId = `${state.runId}/approval/${call.callId}`;
   const subject = call.subject ?? '';
+  // The card's lines are signed with the call: a card showing other values cannot yield a signature.
+  const display = displayFacts(state, contractOf(domain, call.tool), call, now);
   const request: ApprovalRequest = {
     requestId,
     call,
@@ -32,31 +35,48 @@ export function raiseApproval(state: RunState, domain: Domain, call: PlannedCall
       .map((e) => e.id)
       .slice(-10),
     subject,
-    digest: approvalDigest(state.runId, requestId, call, state.chain),
+    digest: approvalDigest(state.runId, requestId, call, state.chain, display),
     quorum: rule.quorum ?? 1,
     notStarter: rule.notStarter ?? false,
     precondition: verdict && !verdict.ok ? { ok: false, reason: verdict.reason } : { ok: true },
     collected: [],
   };
-  const display = displayFacts(state, contractOf(domain, call.tool), call, now);
   return { ...state, phase: 'awaiting_approval', pendingApproval: display ? { ...request, display } : request };
 }
 
 /**
- * What a signature binds to: this run, this request, this exact call and its subject, and the
- * chain's first execution. A new execution under the same workflow id raises the same request id
- * for the same call, but never the same digest. (`chain` is absent only when an auditor checks
- * an export from a release before statements were bound to their chain.)
+ * What a signature binds to: this run, this request, this exact call and its subject, the chain's
+ * first execution, and the lines the approver is shown beside the call (ToolContract.display). A
+ * new execution under the same workflow id raises the same request id for the same call, but never
+ * the same digest; a card that shows other lines than the run's own (a look-alike run answering
+ * with a display of its choosing) signs a digest the run refuses. A client computes it from what
+ * it shows (client/sign.ts), never takes it from the run. (`chain` is absent only when an auditor
+ * checks an export from a release before statements were bound to their chain.)
  */
-export function approvalDigest(runId: string, requestId: string, call: PlannedCall, chain: string | undefined): string {
-  return digestOf({ runId, requestId, tool: call.tool, args: call.args, subject: call.subject ?? null, ...(chain ? { chain } : {}) });
+export function approvalDigest(
+  runId: string,
+  requestId: string,
+  call: Pick<PlannedCall, 'tool' | 'args' | 'subject'>,
+  chain: string | undefined,
+  display?: Record<string, string>,
+): string {
+  return digestOf({
+    runId,
+    requestId,
+    tool: call.tool,
+    args: call.args,
+    subject: call.subject ?? null,
+    ...(chain ? { chain } : {}),
+    ...(display ? { display } : {}),
+  });
 }
 
 export function onApproversLoaded(state: RunState, event: Extract<RunEvent, { type: 'approversLoaded' }>, now: number): RunState {
   const request = state.pendingApproval;
   if (!request || request.requestId !== event.requestId || request.eligible) return state;
   const eligible = eligibleApprovers({ approvers: event.approvers }, request.roles, state.approverScope);
-  state = { ...state, ...verifiedStarter(state, event.approvers) };
+  // A start statement another execution under this workflow id already read names nobody here.
+  state = event.startSpent ? state : { ...state, ...verifiedStarter(state, event.approvers) };
   if (eligible.length < (request.quorum ?? 1)) {
     // Nobody (or too few) could ever approve: say so now rather than wait out the expiry.
     const closed = withApprovalClosed(
@@ -165,7 +185,7 @@ function afterApproval(closed: RunState, domain: Domain, request: ApprovalReques
     idempotent: readContract.idempotent,
     ...(request.call.subject ? { subject: request.call.subject } : {}),
   };
-  return startCalls({ ...closed, seq: closed.seq + 1, pendingDispatch: pending }, [read]);
+  return startCalls({ ...closed, seq: closed.seq + 1, pendingDispatch: pending }, [read], now);
 }
 
 /** After the re-read (or without one): the precondition once more, then the effect or a refusal. */
@@ -184,7 +204,14 @@ export function dispatchIfStillValid(state: RunState, domain: Domain, now: numbe
   if (cleared.used.effects + 1 > cleared.budgets.effects || cleared.used.toolCalls + 1 > cleared.budgets.toolCalls) {
     return proposeOrStop(control(cleared, 'over_budget', `${pending.call.tool} was approved, but after its re-read the budget no longer allows it`), now);
   }
-  return startCalls(cleared, [pending.call]);
+  return startCalls(cleared, [withApprovers(cleared, pending.call, pending.requestId)], now);
+}
+
+/** The call, carrying the fingerprints of the signed statements that approved it (workflows/statement-use.ts). */
+function withApprovers(state: RunState, call: PlannedCall, requestId: string): PlannedCall {
+  const record = [...state.approvals].reverse().find((a) => a.requestId === requestId && a.decision === 'approved');
+  const approvedWith = (record?.signed ?? []).map((s) => statementFingerprint(s.signature));
+  return approvedWith.length ? { ...call, approvedWith } : call;
 }
 
 /**

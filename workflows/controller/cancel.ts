@@ -5,7 +5,7 @@
 // effect.
 import type { Domain } from '../contract.js';
 import type { ReadbackResult, RunEvent, ToolResult } from './events.js';
-import { readbackReceipt, replaceEffect } from './observed.js';
+import { readbackReceipt, recheckLater, replaceEffect } from './observed.js';
 import { adaptResult } from './observation.js';
 import type { EffectEntry, RunState } from './state.js';
 import { contractOf, stop, withApprovalClosed } from './transitions.js';
@@ -57,6 +57,8 @@ export function onCancelReadback(state: RunState, domain: Domain, result: Readba
     const detail = `cancelled by ${cancelling.by} while ${effect.tool} (key ${effect.key}) was not settled; the readback could not decide: ${result.detail}`;
     return stop(updated, 'unknown_outcome', 'cancelled_with_effect_in_doubt', detail, now);
   }
+  const later = recheckLater(counted, contract, result, now);
+  if (later) return { ...state, effects: replaceEffect(state.effects, later), executions: [...state.executions, receipt('unknown')] };
   let settled: RunState;
   if (result.outcome === 'applied') {
     // The readback is evidence of what the world holds; no fact is pinned, as no turn follows.
@@ -68,14 +70,25 @@ export function onCancelReadback(state: RunState, domain: Domain, result: Readba
       seq: state.seq + 1,
       evidence: [...state.evidence, evidence],
       transcript: [...state.transcript, { kind: 'observation', turn: state.turn, evidenceId: evidence.id }],
-      effects: replaceEffect(state.effects, { ...counted, status: 'applied', settledBy: 'readback', evidenceId: evidence.id }),
+      effects: replaceEffect(state.effects, {
+        ...counted,
+        status: 'applied',
+        settledBy: 'readback',
+        evidenceId: evidence.id,
+        ...(counted.claim ? { claim: 'confirmed' as const } : {}),
+      }),
       executions: [...state.executions, receipt('final', evidence.id)],
     };
   } else {
     // Not applied: while cancelling it is never sent again, whatever its contract allows.
     settled = {
       ...state,
-      effects: replaceEffect(state.effects, { ...counted, status: 'not_applied', settledBy: 'readback' }),
+      effects: replaceEffect(state.effects, {
+        ...counted,
+        status: 'not_applied',
+        settledBy: 'readback',
+        ...(counted.claim ? { claim: 'contradicted' as const } : {}),
+      }),
       executions: [...state.executions, receipt('final')],
     };
   }

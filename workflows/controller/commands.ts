@@ -6,8 +6,10 @@ import type { CompiledContext } from './context.js';
 export type Command =
   | { type: 'propose'; context: CompiledContext; proposalIndex: number }
   | { type: 'invoke'; calls: PlannedCall[] }
-  | { type: 'verify'; claim: unknown }
-  | { type: 'readback'; effect: EffectEntry; readbackTool: string }
+  /** `soak`: wait until `until`, then ask the probe whether the condition stayed false over the window. */
+  | { type: 'verify'; claim: unknown; soak?: { from: number; until: number } }
+  /** `after`: not before this time (a request that may still commit is read back again once it cannot). */
+  | { type: 'readback'; effect: EffectEntry; readbackTool: string; after?: number }
   /** Fetch who may decide the request from the worker's approver directory. */
   | { type: 'loadApprovers'; request: ApprovalRequest }
   | { type: 'awaitApproval'; request: ApprovalRequest }

@@ -3,7 +3,7 @@
 // every domain callback. The hook sees the call's arguments without its narrative ones (the
 // model's own words, which may echo a log line) and the facts of the evidence about the call's
 // subject, never quoted text; what it returns is cut to a small size, a hook that throws or
-// returns something else is dropped. None of it is signed: the digest binds the call alone.
+// returns something else is dropped. It is signed with the call (approvals.ts approvalDigest).
 import type { ToolContract } from '../contract.js';
 import type { PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';

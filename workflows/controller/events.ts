@@ -53,9 +53,21 @@ export const ReadbackResult = workerScoped('events.ReadbackResult', () =>
     output: z.unknown().optional(),
     detail: z.string(),
     attempts: z.number(),
+    /** With not_applied: the system of record now refuses any request under the key sent before the readback. */
+    fenced: z.boolean().optional(),
   }),
 );
 export type ReadbackResult = z.infer<typeof ReadbackResult>;
+
+/**
+ * The sides of a model call whose reported token count was below the engine's own estimate of
+ * what it sent or received, so the estimate was charged instead (activities/model/usage-floor.ts).
+ */
+export const UsageFloor = workerScoped('events.UsageFloor', () => {
+  const side = z.strictObject({ reported: z.number().int().min(0), charged: z.number().int().min(0) });
+  return z.strictObject({ input: side.optional(), output: side.optional() });
+});
+export type UsageFloor = z.infer<typeof UsageFloor>;
 
 export const RunEvent = workerScoped('events.RunEvent', () =>
   z.discriminatedUnion('type', [
@@ -69,6 +81,8 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
       tokens: z.number(),
       contextTokens: z.number(),
       costMicros: z.number().optional(),
+      /** Present when the endpoint reported less than the engine's estimate and the estimate was charged. */
+      usageFloor: UsageFloor.optional(),
     }),
     /** The worker refused the model call before making it: a spend cap held outside the run (a team's day) is spent. */
     z.strictObject({ type: z.literal('spendRefused'), ...base, cap: z.string(), detail: z.string() }),
@@ -92,7 +106,8 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
     }),
     /** An approver asked for the pending call with other arguments. */
     z.strictObject({ type: z.literal('amended'), ...base, signed: SignedAmend, directory: z.array(Approver) }),
-    z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver) }),
+    /** startSpent: another execution under the workflow id already read the directory for this run's start statement (its run id). */
+    z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver), startSpent: z.string().optional() }),
     z.strictObject({ type: z.literal('approvalTimedOut'), ...base, requestId: z.string() }),
     /**
      * A note: unsigned (`by` is whatever the sender claimed; untrusted text), or signed, with the

@@ -1,6 +1,6 @@
 // Finishing: a claim is judged on evidence about its subject and against what the run did,
 // then a live probe must confirm it. The model's word alone never ends a run `resolved`.
-import type { Domain } from '../contract.js';
+import type { Domain, SoakRule } from '../contract.js';
 import { caseSubject } from '../contract.js';
 import type { Decision } from './decision.js';
 import type { ProbeVerdict } from './events.js';
@@ -68,7 +68,7 @@ function earlierWork(verdict: { ok: false; reason: string; doneEarlier?: unknown
   return typeof detail === 'string' && detail.trim() ? detail.replace(/\s+/g, ' ').trim().slice(0, 300) : undefined;
 }
 
-export function onVerified(state: RunState, verdict: ProbeVerdict, now: number): RunState {
+export function onVerified(state: RunState, domain: Domain, verdict: ProbeVerdict, now: number): RunState {
   const probe = probeEvidence(state, verdict);
   const withProbe: RunState = {
     ...state,
@@ -90,16 +90,42 @@ export function onVerified(state: RunState, verdict: ProbeVerdict, now: number):
       },
     ],
   };
+  const claim = state.pendingClaim;
+  const soaked = claim?.soak;
   if (verdict.decided && verdict.holds) {
     // Done by an earlier run: say so, with its effect, rather than claim this run's work.
-    const earlier = state.pendingClaim?.doneEarlier;
+    const earlier = claim?.doneEarlier;
     if (earlier) return stop(withProbe, 'resolved', 'already_done', `${earlier}; the probe confirms: ${verdict.detail}`.slice(0, 500), now);
-    return stop(withProbe, 'resolved', 'probe_confirmed', verdict.detail, now);
+    // Fixed now is not fixed: the domain's soak asks that it stay so for the whole window.
+    if (domain.soak && claim && !soaked) return startSoak(withProbe, claim, domain.soak, now);
+    const detail = soaked ? `${verdict.detail}; quiet for the whole soak of ${seconds(soaked.until - soaked.from)}` : verdict.detail;
+    return stop(withProbe, 'resolved', 'probe_confirmed', detail.slice(0, 500), now);
   }
   if (verdict.conflict) return stop(withProbe, 'escalated', 'conflict', verdict.detail, now);
+  if (soaked && verdict.decided && domain.soak) {
+    // It came back during the window: not resolved, whatever the first probe said.
+    const message = `the condition came back during the soak window: ${verdict.detail}`.slice(0, 500);
+    if (domain.soak.onRefire === 'escalate') return stop({ ...withProbe, pendingClaim: undefined }, 'escalated', 'refired_during_soak', message, now);
+    return proposeOrStop(control({ ...withProbe, pendingClaim: undefined }, 'refired_during_soak', message), now);
+  }
   const code = verdict.decided ? 'probe_failed' : 'probe_undecided';
   const fedBack = control(withProbe, code, `finish rejected: ${verdict.detail}`);
   return proposeOrStop(fedBack, now);
+}
+
+/**
+ * The probe held: the run now waits out the domain's window on a durable timer (the workflow's
+ * verify command sleeps until `until`), with the run's clock paused as for an approval, and asks
+ * the probe again over the window.
+ */
+function startSoak(state: RunState, claim: NonNullable<RunState['pendingClaim']>, soak: SoakRule, now: number): RunState {
+  const until = now + soak.windowMs;
+  const waiting: RunState = { ...state, deadlineAt: state.deadlineAt + soak.windowMs, pendingClaim: { ...claim, soak: { from: now, until } } };
+  return control(waiting, 'soaking', `the probe holds; resolved only if it still holds, quiet throughout, after ${seconds(soak.windowMs)}`);
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 1_000)} s`;
 }
 
 function probeEvidence(state: RunState, verdict: ProbeVerdict): Evidence {

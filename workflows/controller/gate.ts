@@ -113,11 +113,18 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
 }
 
 /**
- * Effects only on trusted evidence: every argument traces to a trusted source, and the
+ * Effects (and reads that reach outside the run) only on trusted evidence: every argument traces to a trusted source, and the
  * contract's precondition holds on fresh evidence about the call's subject. A violation is
  * refused, or (if the contract says so and has approvers) stated on an approval request.
  */
 function trustBoundary(state: RunState, contracts: ToolContract[], planned: PlannedCall[], now: number): Admission {
+  // A read that reaches outside the run carries its arguments out as an effect would.
+  for (const [index, read] of contracts.entries()) {
+    const call = planned[index];
+    if (read.kind !== 'read' || !read.egress || !call) continue;
+    const provenance = checkProvenance(state, read, call.args, now);
+    if (!provenance.ok) return refuse('tainted_argument', provenance.message, false, callSignature(call.tool, call.args));
+  }
   const [contract] = contracts;
   const [call] = planned;
   if (!contract || !call || contract.kind !== 'effect') return { kind: 'admit', calls: planned };

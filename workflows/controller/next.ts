@@ -116,7 +116,7 @@ export function commandFor(state: RunState, domain: Domain, now: number): Comman
     case 'acting':
       return { type: 'invoke', calls: state.inFlight };
     case 'verifying':
-      return { type: 'verify', claim: state.pendingClaim?.claim };
+      return { type: 'verify', claim: state.pendingClaim?.claim, ...(state.pendingClaim?.soak ? { soak: state.pendingClaim.soak } : {}) };
     case 'awaiting_approval':
       if (!state.pendingApproval) throw new Error('bug: awaiting approval without a request');
       if (!state.pendingApproval.eligible) return { type: 'loadApprovers', request: state.pendingApproval };
@@ -125,7 +125,7 @@ export function commandFor(state: RunState, domain: Domain, now: number): Comman
       const effect = state.effects.find((e) => e.status === 'unknown');
       const readbackTool = effect && contractOf(domain, effect.tool).readback;
       if (!effect || !readbackTool) throw new Error('bug: reconciling without an effect that has a readback');
-      return { type: 'readback', effect, readbackTool };
+      return { type: 'readback', effect, readbackTool, ...(effect.recheckAt ? { after: effect.recheckAt } : {}) };
     }
     case 'terminal':
       throw new Error('bug: terminal phase without a terminal record');
@@ -171,7 +171,7 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       return onObserved(state, domain, event.results, event.now);
     case 'verified':
       expectPhase(state, 'verifying', event.type);
-      return onVerified(state, event.verdict, event.now);
+      return onVerified(state, domain, event.verdict, event.now);
     case 'reconciled':
       expectPhase(state, 'reconciling', event.type);
       return state.cancelling ? onCancelReadback(state, domain, event.result, event.now) : onReconciled(state, domain, event.result, event.now);

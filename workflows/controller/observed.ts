@@ -1,14 +1,17 @@
 // Observations and effects: tool results become evidence (with their subject), pinned facts,
 // receipts and loop-guard memory; the effects ledger learns how each effect ended, from its
-// own reply or from a readback by key.
-import type { Domain } from '../contract.js';
+// own reply or from a readback by key. A reply its contract calls a claim is confirmed by the
+// readback first; a readback that finds nothing is final only when the request can no longer
+// commit (the key was fenced, or the contract's commit window has passed).
+import type { Domain, ToolContract } from '../contract.js';
+import { DEFAULT_COMMIT_WINDOW_MS } from '../policy.js';
 import { dispatchIfStillValid } from './approvals.js';
 import type { ReadbackResult, ToolResult } from './events.js';
 import { callSignature } from './loop-guard.js';
 import { adaptResult } from './observation.js';
 import { rejudgeAfterRefresh } from './proposals.js';
 import { regainedFreshness } from './refresh.js';
-import type { Evidence, ExecutionReceipt, PlannedCall, RunState } from './state.js';
+import type { EffectEntry, Evidence, ExecutionReceipt, PlannedCall, RunState } from './state.js';
 import { contractOf, control, deadlineReached, proposeOrStop, stop } from './transitions.js';
 
 export function onObserved(state: RunState, domain: Domain, results: ToolResult[], now: number): RunState {
@@ -32,12 +35,15 @@ function absorb(state: RunState, domain: Domain, call: PlannedCall, result: Tool
   const contract = contractOf(domain, call.tool);
   // The arguments ride along so a chat-style context can show the call that produced it.
   const evidence = { ...withSubject(adaptResult(contract, result, `e${state.seq + 1}`, call.subject), call.subject), args: call.args };
-  const { pinned, changed } = pinFacts(state.pinned, evidence);
+  // A reply its contract calls a claim says nothing about the world until the readback finds it:
+  // the effect stays in doubt, and none of the reply's facts becomes control state.
+  const claimed = call.kind === 'effect' && evidence.status === 'ok' && contract.confirmByReadback === true;
+  const { pinned, changed } = claimed ? { pinned: state.pinned, changed: false } : pinFacts(state.pinned, evidence);
   // Progress is a fact that changed, or one that is usable again: the same values, fresh once more.
   const factsVersion = changed || regainedFreshness(state, evidence, now) ? state.factsVersion + 1 : state.factsVersion;
   // Refused by the system, or never sent: nothing happened, and repeating it unchanged will not help.
   const refused = result.status === 'error' && (result.errorClass === 'semantic' || result.errorClass === 'not_sent');
-  const effectStatus = call.kind !== 'effect' ? undefined : evidence.status === 'ok' ? 'applied' : refused ? 'failed' : 'unknown';
+  const effectStatus = call.kind !== 'effect' ? undefined : claimed ? 'unknown' : evidence.status === 'ok' ? 'applied' : refused ? 'failed' : 'unknown';
   return {
     ...state,
     seq: state.seq + 1,
@@ -68,7 +74,12 @@ function absorb(state: RunState, domain: Domain, call: PlannedCall, result: Tool
     effects: effectStatus
       ? state.effects.map((e) =>
           e.callId === call.callId
-            ? { ...e, status: effectStatus, ...(effectStatus === 'unknown' ? {} : { settledBy: 'response' as const, evidenceId: evidence.id }) }
+            ? {
+                ...e,
+                status: effectStatus,
+                ...(effectStatus === 'unknown' ? {} : { settledBy: 'response' as const, evidenceId: evidence.id }),
+                ...(claimed ? { claim: 'pending' as const } : {}),
+              }
             : e,
         )
       : state.effects,
@@ -118,6 +129,8 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
     const updated = { ...state, effects: replaceEffect(state.effects, counted), executions: [...state.executions, receipt('unknown')] };
     return stop(updated, 'unknown_outcome', 'readback_undecided', `${effect.tool} (key ${effect.key}): ${result.detail}`, now);
   }
+  const later = recheckLater(counted, contract, result, now);
+  if (later) return { ...state, phase: 'reconciling', effects: replaceEffect(state.effects, later), executions: [...state.executions, receipt('unknown')] };
   if (result.outcome === 'applied') {
     // Record the effect as committed and its readback as evidence; never run it again.
     const asResult: ToolResult = { status: 'ok', callId: effect.callId, output: result.output, attempt: effect.attempts, startedAt: now, finishedAt: now };
@@ -132,16 +145,32 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
       evidence: [...state.evidence, evidence],
       transcript: [...state.transcript, { kind: 'observation', turn: state.turn, evidenceId: evidence.id }],
       seen: remember(state.seen, callSignature(effect.tool, effect.args), { factsVersion, status: 'ok' }),
-      effects: replaceEffect(state.effects, { ...counted, status: 'applied', settledBy: 'readback', evidenceId: evidence.id }),
+      effects: replaceEffect(state.effects, {
+        ...counted,
+        status: 'applied',
+        settledBy: 'readback',
+        evidenceId: evidence.id,
+        ...(effect.claim ? { claim: 'confirmed' as const } : {}),
+      }),
       executions: [...state.executions, receipt('final', evidence.id)],
     };
     return proposeOrStop(applied, now);
+  }
+  if (effect.claim === 'pending') {
+    // The reply said applied; the system of record does not hold it. Whatever sent that reply (a
+    // proxy, a bug, an operator completing the activity by hand) was not the world: recorded as
+    // such, and never sent again on the strength of it.
+    const contradicted = { ...counted, status: 'not_applied' as const, settledBy: 'readback' as const, claim: 'contradicted' as const };
+    const settled = { ...state, effects: replaceEffect(state.effects, contradicted), executions: [...state.executions, receipt('final')] };
+    const message = `${effect.tool}'s reply said it was applied, but its readback by key ${effect.key} finds nothing: the reply did not come from the system of record`;
+    return proposeOrStop(control(settled, 'effect_reply_contradicted', message), now);
   }
   // not_applied: an effect the system dedupes by key may go again with the same key, once;
   // otherwise the model hears that it did not happen and decides.
   const notApplied: RunState = { ...state, executions: [...state.executions, receipt('final')] };
   if (contract.idempotent && counted.attempts < 2 && !deadlineReached(state, now)) {
-    const retry = { ...counted, status: 'in_flight' as const, attempts: counted.attempts + 1 };
+    const { recheckAt: _checked, ...rest } = counted;
+    const retry = { ...rest, status: 'in_flight' as const, attempts: counted.attempts + 1, sentAt: now };
     const call: PlannedCall = {
       callId: effect.callId,
       turn: effect.turn,
@@ -151,11 +180,23 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
       idempotent: true,
       idempotencyKey: effect.key,
       ...(effect.subject ? { subject: effect.subject } : {}),
+      sentAt: now,
     };
     return { ...notApplied, phase: 'acting', inFlight: [call], effects: replaceEffect(state.effects, retry) };
   }
   const settled = { ...notApplied, effects: replaceEffect(state.effects, { ...counted, status: 'not_applied' as const, settledBy: 'readback' as const }) };
   return proposeOrStop(control(settled, 'effect_not_applied', `${effect.tool} did not take effect (read back by key ${effect.key})`), now);
+}
+
+/**
+ * A readback found nothing, but the request could still commit and the key was not fenced: the
+ * effect stays in doubt until the contract's commit window has passed, and is read back again
+ * then, before the run (or the model, or a person reading "cancelled") believes it did not happen.
+ */
+export function recheckLater(effect: EffectEntry, contract: ToolContract, result: ReadbackResult, now: number): EffectEntry | undefined {
+  if (result.outcome !== 'not_applied' || result.fenced || effect.recheckAt !== undefined) return undefined;
+  const until = (effect.sentAt ?? now) + (contract.commitWindowMs ?? DEFAULT_COMMIT_WINDOW_MS);
+  return now < until ? { ...effect, recheckAt: until } : undefined;
 }
 
 /** The execution receipt of a readback: one shape for the run's own reconcile and a cancel's. */

@@ -69,7 +69,11 @@ export function stepsWithoutModel(state: RunState, domain: Domain, now: number):
 export function onModelReply(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'proposed' }>): RunState {
   const shaped = state.shape !== undefined;
   const counted: RunState = shaped ? { ...state, frontier: undefined, used: { ...state.used, modelCalls: (state.used.modelCalls ?? 0) + 1 } } : state;
-  const origin: Origin = { by: 'model', ...(shaped && state.frontier ? { open: state.frontier } : {}) };
+  const origin: Origin = {
+    by: 'model',
+    ...(shaped && state.frontier ? { open: state.frontier } : {}),
+    ...(event.usageFloor ? { usageFloor: event.usageFloor } : {}),
+  };
   const { reply, tokens, contextTokens, now, costMicros } = event;
   const after = onProposal(counted, domain, { reply, tokens, contextTokens, now, origin, ...(costMicros !== undefined ? { costMicros } : {}) });
   if (shapeOf(state) !== 'plan') return after;
@@ -180,7 +184,7 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
     evidenceIds: latestEvidenceIds(state),
   });
   if (first && approval) return raiseApproval(receipted, domain, first, admission.precondition, now);
-  return startCalls(receipted, admission.calls);
+  return startCalls(receipted, admission.calls, now);
 }
 
 type Judged = Extract<Decision, { type: 'call' | 'finish' }>;
@@ -226,7 +230,7 @@ function startRefresh(state: RunState, decision: Judged, reads: PlannedCall[], n
   });
   const told = control(receipted, 'refreshing', `${why}; the engine re-reads ${named} and judges the proposal again on what they say now`.slice(0, 500));
   const { proposal, by, open } = receipt;
-  return startCalls({ ...told, pendingRefresh: { decision, proposal, ...(by ? { by } : {}), ...(open ? { open } : {}) } }, reads);
+  return startCalls({ ...told, pendingRefresh: { decision, proposal, ...(by ? { by } : {}), ...(open ? { open } : {}) } }, reads, now);
 }
 
 /**

@@ -13,9 +13,11 @@ export type ProvenanceVerdict = { ok: true } | { ok: false; message: string };
 export function checkProvenance(state: RunState, contract: ToolContract, args: unknown, now: number): ProvenanceVerdict {
   const narrative = new Set(contract.narrativeArgs ?? []);
   const values = leaves(args, narrative);
-  if (values.length === 0) return { ok: true };
   const trusted = trustedValues(state, now);
   const signedNotes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t.text] : []));
+  const carried = carriedOut(state, args, narrative, trusted, signedNotes);
+  if (carried) return { ok: false, message: `${contract.name}: ${carried}` };
+  if (values.length === 0) return { ok: true };
   for (const value of values) {
     const text = String(value);
     if (trusted.has(text) || signedNotes.some((n) => n.includes(text))) continue;
@@ -28,6 +30,36 @@ export function checkProvenance(state: RunState, contract: ToolContract, args: u
     };
   }
   return { ok: true };
+}
+
+/**
+ * What a narrative argument (a message body, a reason) may not carry out: a link, an address or
+ * an account-like number that no trusted source vouches for. The model's own words are its own,
+ * and a value a trusted source holds may be quoted; but a link read on a web page (or one the
+ * model made up, or read where the engine kept only part of the text) pasted into a message to a
+ * colleague is data leaving on someone else's instruction.
+ */
+const CARRIED = /(?:https?:\/\/|www\.)[^\s"'<>)\]]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\b\d{8,}\b/gi;
+
+function carriedOut(state: RunState, args: unknown, narrative: Set<string>, trusted: Set<string>, signedNotes: string[]): string | undefined {
+  if (narrative.size === 0 || !args || typeof args !== 'object' || Array.isArray(args)) return undefined;
+  // A fact vouches for a value it is, not for text it happens to contain (a channel whose name
+  // someone wrote to carry a link); a person's signed words and the run's goal vouch for what they say.
+  const trustedValues = new Set([...trusted].map((t) => t.toLowerCase()));
+  const trustedTexts = [...signedNotes, state.goal].map((t) => t.toLowerCase());
+  // ...so a link inside a longer fact is carried text, as if quoted.
+  const untrusted = [...untrustedTexts(state), ...trusted];
+  for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
+    if (!narrative.has(key) || typeof value !== 'string') continue;
+    for (const match of value.match(CARRIED) ?? []) {
+      const token = match.replace(/[.,;:!?]+$/, '');
+      const lower = token.toLowerCase();
+      if (trustedValues.has(lower) || trustedTexts.some((t) => t.includes(lower))) continue;
+      const where = untrusted.some((t) => t.toLowerCase().includes(lower)) ? 'which only untrusted text supplied' : 'which no trusted source holds';
+      return `the ${key} carries ${JSON.stringify(token).slice(0, 80)}, ${where}; a link, address or account number may leave only from a trusted source`;
+    }
+  }
+  return undefined;
 }
 
 /** String and number leaves of the arguments, outside the narrative fields. */

@@ -3,7 +3,8 @@
 // Temporal's 2 MB payload limit): old receipts, evidence and
 // transcript entries are dropped from state (they stay in Temporal's history of the execution
 // that made them) and only counted. Anything still referenced is kept: evidence behind a
-// pinned fact, an effect or a pending approval, and every effect that is not yet settled.
+// pinned fact, an effect or a pending approval, every effect that is not yet settled, and the
+// approval record of every effect kept.
 import type { RunState } from './state.js';
 
 export const KEEP = {
@@ -46,6 +47,12 @@ export function fold(state: RunState): RunState {
   const settled = new Set(state.effects.filter((e) => !inDoubt(e)).slice(-KEEP.settledEffects));
   const effects = state.effects.filter((e) => inDoubt(e) || settled.has(e));
 
+  // An effect kept in state keeps the approval it ran under: an auditor checks every effect
+  // against its signed record (client/verify.ts), so one must never outlive the other.
+  const approvedCalls = new Set(effects.map((e) => e.callId));
+  const firstApproval = state.approvals.length - KEEP.approvals;
+  const approvals = firstApproval <= 0 ? state.approvals : state.approvals.filter((a, i) => i >= firstApproval || approvedCalls.has(a.callId));
+
   const decisions = state.decisions.slice(-KEEP.decisions);
   const executions = state.executions.slice(-KEEP.executions);
   // Signatures are re-inserted when used again, so the last keys are the most recently used.
@@ -59,7 +66,7 @@ export function fold(state: RunState): RunState {
     decisions,
     executions,
     effects,
-    approvals: state.approvals.slice(-KEEP.approvals),
+    approvals,
     seen,
     dropped: {
       evidence: state.dropped.evidence + (state.evidence.length - evidence.length),

@@ -5,6 +5,7 @@ import { workerScoped } from '../worker-scoped.js';
 import { Authority, Budgets, ContextStrategy } from '../contract.js';
 import { Approver } from '../trust/directory.js';
 import { SignedAmend, SignedDecision, SignedStart } from '../trust/statement.js';
+import { UsageFloor } from './events.js';
 import { Shape } from './shape.js';
 
 /**
@@ -77,6 +78,17 @@ export const PlannedCall = workerScoped('state.PlannedCall', () =>
     /** Effects only: derived from the run id and the call's place in the run, never random. */
     idempotencyKey: z.string().optional(),
     subject: z.string().optional(),
+    /**
+     * Effects only: the run's time when this attempt was sent. The request carries it, so a system
+     * of record that fences a key (Readback.fenced) refuses a request sent before its fence.
+     */
+    sentAt: z.number().optional(),
+    /**
+     * Approved effects only: fingerprints of the signed statements that approved it. Its dispatch
+     * is named after them, and goes out only if no other execution dispatched under one
+     * (workflows/statement-use.ts): a statement decides one request once, even across a reset.
+     */
+    approvedWith: z.array(z.string()).optional(),
   }),
 );
 export type PlannedCall = z.infer<typeof PlannedCall>;
@@ -96,6 +108,19 @@ export const EffectEntry = workerScoped('state.EffectEntry', () =>
     settledBy: z.enum(['response', 'readback']).optional(),
     evidenceId: z.string().optional(),
     subject: z.string().optional(),
+    /** When its latest attempt was sent (the run's time). */
+    sentAt: z.number().optional(),
+    /**
+     * A readback found nothing, but the request could still commit and the key was not fenced:
+     * read back again at this time before believing it did not happen.
+     */
+    recheckAt: z.number().optional(),
+    /**
+     * The effect's reply said it was applied and its contract treats a reply as a claim
+     * (ToolContract.confirmByReadback): `confirmed` once the readback found it, `contradicted`
+     * when the system of record does not hold it (a reply not from the world).
+     */
+    claim: z.enum(['pending', 'confirmed', 'contradicted']).optional(),
   }),
 );
 export type EffectEntry = z.infer<typeof EffectEntry>;
@@ -141,6 +166,8 @@ export const DecisionReceipt = workerScoped('state.DecisionReceipt', () =>
     by: z.enum(['model', 'route', 'plan']).optional(),
     /** For a model turn: what was open, i.e. why the route (or plan) did not decide it. */
     open: z.array(z.string()).optional(),
+    /** The endpoint reported fewer tokens than the engine's estimate of what went each way; the estimate was charged. */
+    usageFloor: UsageFloor.optional(),
   }),
 );
 export type DecisionReceipt = z.infer<typeof DecisionReceipt>;
@@ -171,7 +198,7 @@ export const ApprovalRequest = workerScoped('state.ApprovalRequest', () =>
     expiresAt: z.number(),
     onTimeout: z.enum(['escalate', 'return_to_model']),
     subject: z.string(),
-    /** SHA-256 over run, request, tool, arguments, subject and chain: what a signature binds to. */
+    /** SHA-256 over run, request, tool, arguments, subject, chain and display: what a signature binds to. */
     digest: z.string(),
     quorum: z.number().int().min(1),
     notStarter: z.boolean(),
@@ -181,7 +208,7 @@ export const ApprovalRequest = workerScoped('state.ApprovalRequest', () =>
     eligible: z.array(Approver).optional(),
     /** Signed approvals collected so far towards the quorum. */
     collected: z.array(SignedDecision),
-    /** What the domain shows beside the call (ToolContract.display), from facts when raised; not signed. */
+    /** What the domain shows beside the call (ToolContract.display), from facts when raised; covered by the digest. */
     display: z.record(z.string(), z.string()).optional(),
     /** Set when an approver amended an earlier request into this one: what was proposed, and by whom it was changed. */
     amendedFrom: z.strictObject({ requestId: z.string(), args: z.unknown(), by: z.string() }).optional(),
@@ -208,6 +235,8 @@ export const ApprovalRecord = workerScoped('state.ApprovalRecord', () =>
      * the reset, judged again on the facts as they are now.
      */
     afterResetOf: z.string().optional(),
+    /** The lines the approvers were shown beside the call: the digest covers them, so an auditor needs them. */
+    display: z.record(z.string(), z.string()).optional(),
   }),
 );
 
@@ -272,7 +301,15 @@ export const RunState = workerScoped('state.RunState', () =>
     /** Run-level override of the contracts' approval wait. */
     approvalTimeoutMs: z.number().optional(),
     /** doneEarlier: the domain found the work done by an earlier run (DoneVerdict); the probe still decides. */
-    pendingClaim: z.strictObject({ claim: z.unknown(), evidenceIds: z.array(z.string()), doneEarlier: z.string().optional() }).optional(),
+    pendingClaim: z
+      .strictObject({
+        claim: z.unknown(),
+        evidenceIds: z.array(z.string()),
+        doneEarlier: z.string().optional(),
+        /** The domain's soak (Domain.soak): the probe held at `from`; it is asked again over the window at `until`. */
+        soak: z.strictObject({ from: z.number(), until: z.number() }).optional(),
+      })
+      .optional(),
     /**
      * A proposal waiting for the engine's own re-read of the evidence that went stale under it;
      * judged again, once, when the reads are in (controller/refresh.ts).

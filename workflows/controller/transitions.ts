@@ -3,10 +3,12 @@
 import type { Domain, ToolContract } from '../contract.js';
 import { budgetLeft, exhaustedBudget } from './budget.js';
 import type { PlannedCall, RunState, TerminalClass } from './state.js';
+import type { UsageFloor } from './events.js';
 import type { DecidedBy } from './shape.js';
 
 /** Who proposed a step and, for a model turn, what was open: carried into its decision receipt. */
-export type Origin = { by?: DecidedBy; open?: string[] };
+/** Who proposed a step, what was open, and for a model call whose usage was floored, the floor (all on the receipt). */
+export type Origin = { by?: DecidedBy; open?: string[]; usageFloor?: UsageFloor };
 export type ReceiptBase = { proposal: string; tokens: number; contextTokens: number } & Origin;
 
 export function deadlineReached(state: RunState, now: number): boolean {
@@ -51,6 +53,7 @@ export function reject(
     contextTokens: r.contextTokens,
     ...(r.by ? { by: r.by } : {}),
     ...(r.open ? { open: r.open } : {}),
+    ...(r.usageFloor ? { usageFloor: r.usageFloor } : {}),
   });
   return proposeOrStop(control(receipted, r.code, r.message), now);
 }
@@ -60,13 +63,15 @@ export function withDecisionReceipt(
   now: number,
   r: { proposal: string; accepted: boolean; reason: string; evidenceIds: string[]; tokens: number; contextTokens: number } & Origin,
 ): RunState {
-  const { by, open, ...rest } = r;
-  const origin = { ...(by ? { by } : {}), ...(open ? { open } : {}) };
+  const { by, open, usageFloor, ...rest } = r;
+  const origin = { ...(by ? { by } : {}), ...(open ? { open } : {}), ...(usageFloor ? { usageFloor } : {}) };
   return { ...state, decisions: [...state.decisions, { turn: state.turn, at: now, ...rest, budgetLeft: budgetLeft(state, now), ...origin }] };
 }
 
 /** Charges the budgets and opens the effects ledger entries, then the workflow runs the calls. */
-export function startCalls(state: RunState, calls: PlannedCall[]): RunState {
+export function startCalls(state: RunState, planned: PlannedCall[], now: number): RunState {
+  // An effect's request carries when it was sent, so a fenced key refuses it if it arrives late.
+  const calls = planned.map((c) => (c.kind === 'effect' ? { ...c, sentAt: now } : c));
   const effects = calls.filter((c) => c.kind === 'effect');
   return {
     ...state,
@@ -85,6 +90,7 @@ export function startCalls(state: RunState, calls: PlannedCall[]): RunState {
         attempts: 1,
         readbacks: 0,
         ...(c.subject ? { subject: c.subject } : {}),
+        sentAt: now,
       })),
     ],
   };
@@ -139,6 +145,7 @@ export function withApprovalClosed(
         at: now,
         ...(signed && signed.length ? { signed } : {}),
         ...(amendment ? { amendment } : {}),
+        ...(request.display ? { display: request.display } : {}),
       },
     ],
   };

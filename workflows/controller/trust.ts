@@ -4,6 +4,11 @@
 // signature counts in this run. The Update validators ask the same questions before anything is
 // accepted (so a forgery costs no history), and the controller asks them again when the input
 // arrives, since the directory or the request may have changed in between. Pure.
+//
+// A refusal's reason quotes only the run's own values (its request, its tool, its roles) and, once
+// a signature has verified, the directory id of its signer: never a field of a statement that has
+// not verified, which anyone reaching the frontend writes and which would reach the worker's logs
+// and traces (docs/observability.md: no span holds arguments).
 import { noteRolesOf, type Domain } from '../contract.js';
 import type { Approver } from '../trust/directory.js';
 import {
@@ -49,7 +54,7 @@ export function checkDecision(state: RunState, signed: SignedDecision, decision:
   const checked = checkOnRequest(state, signed, 'the call you signed is not the one that would run; fetch the request again', now);
   if (!checked.ok) return checked;
   const request = state.pendingApproval;
-  if (!request) return { ok: false, reason: `request ${s.requestId} is not pending` };
+  if (!request) return { ok: false, reason: notPending(state) };
   if (request.notStarter) {
     if (!state.starter)
       return { ok: false, reason: `${request.call.tool} needs an approver other than the run's starter, and this run's start was not signed` };
@@ -82,17 +87,25 @@ function checkOnRequest(
   const request = state.pendingApproval;
   const s = signed.statement;
   if (state.terminal) return { ok: false, reason: `run already ended (${state.terminal.class})` };
-  if (!request || request.requestId !== s.requestId) return { ok: false, reason: `request ${s.requestId} is not pending` };
+  if (!request || request.requestId !== s.requestId) return { ok: false, reason: notPending(state) };
   if (!request.eligible) return { ok: false, reason: 'the approver directory for this request is still loading; try again in a moment' };
-  if (s.runId !== state.runId) return { ok: false, reason: `the statement is for run ${s.runId}, not ${state.runId}` };
+  if (s.runId !== state.runId) return { ok: false, reason: `the statement is signed for another run, not ${state.runId}` };
   if (s.digest !== request.digest) return { ok: false, reason: staleDigest };
   const lifetime = checkLifetime(s.expiresAt, now);
   if (lifetime) return { ok: false, reason: lifetime };
   const approver = request.eligible.find((a) => a.id === s.by);
   if (!approver)
-    return { ok: false, reason: `${s.by} may not decide ${request.call.tool} (needs ${request.roles.join(' or ')} in the worker's approver directory)` };
-  if (!verifyStatement(signed, approver.publicKey)) return { ok: false, reason: `the signature does not verify under ${s.by}'s key` };
+    return { ok: false, reason: `the signer may not decide ${request.call.tool} (needs ${request.roles.join(' or ')} in the worker's approver directory)` };
+  if (!verifyStatement(signed, approver.publicKey)) return { ok: false, reason: "the signature does not verify under the signer's directory key" };
   return { ok: true, approver };
+}
+
+/** Names the run's own pending request, never the statement's words. */
+function notPending(state: RunState): string {
+  const pending = state.pendingApproval;
+  return pending
+    ? `the statement's request is not pending; the pending request is ${pending.requestId}`
+    : "the statement's request is not pending; no request is";
 }
 
 function checkLifetime(expiresAt: number, now: number): string | undefined {

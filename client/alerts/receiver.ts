@@ -1,0 +1,190 @@
+// The alert receiver: takes Alertmanager's webhook, authenticates it, maps the alert group to a
+// domain and a case with a function the caller supplies (the engine knows no domain), and starts
+// the group's run through the client's one start path. The run's case id carries the group id
+// (webhook.ts), so every re-send of the group (repeat_interval, HA peers) reaches the same
+// workflow id and the server's id uniqueness leaves exactly one run. A new run gets the
+// notification as an unsigned note: untrusted text, never facts. Usable inside a team's own
+// HTTP service (`handle`) or on its own (`listen`, what `agent alerts` runs).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { RunInput } from '../../workflows/run-input.js';
+import { InvalidRunInputError, RunSettingsConflictError } from '../agent-errors.js';
+import type { NoteOptions, NoteResult, StartedRun } from '../agent-client-types.js';
+import { formatZodError } from '../errors.js';
+import { runIdFor } from '../start-run.js';
+import { authorized, type ReceiverAuth } from './auth.js';
+import { alertCaseId, alertGroupOf, untrustedNoteOf, WebhookBody, type AlertGroup } from './webhook.js';
+
+export type { AlertGroup } from './webhook.js';
+
+/** What the domain says a group is: the run to start (its case before the group id is added), or why none. */
+export type AlertMapping = (group: AlertGroup) => { run: Omit<RunInput, 'caseId'> & { case: string } } | { ignore: string };
+
+/** The part of AgentClient the receiver uses. */
+export interface AlertRunStarter {
+  start(input: RunInput): Promise<Pick<StartedRun, 'runId' | 'attached' | 'running'>>;
+  note(runId: string, text: string, options: NoteOptions): Promise<NoteResult>;
+}
+
+export interface AlertReceiverOptions {
+  agent: AlertRunStarter;
+  auth: ReceiverAuth;
+  map: AlertMapping;
+  /** The path Alertmanager posts to (default /alerts). */
+  path?: string;
+  /** Told about each notification's outcome and each note that could not be added. */
+  log?: (line: string) => void;
+}
+
+export interface Reply {
+  status: number;
+  body: { outcome: string; [k: string]: unknown };
+}
+
+const MAX_BODY_BYTES = 1_000_000;
+/** How many groups' starts a receiver remembers; an older group's re-send asks the server again. */
+const REMEMBERED_STARTS = 10_000;
+
+export interface AlertReceiver {
+  /** Answers one HTTP request (a team's own server can route its webhook path here). */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** One notification, already read: what `handle` does after reading the body. */
+  receive(authorization: string | undefined, body: string): Promise<Reply>;
+  listen(port: number, host?: string): Promise<{ url: string }>;
+  /** Stops listening and waits for the notes still being added. */
+  close(): Promise<void>;
+}
+
+export function createAlertReceiver(options: AlertReceiverOptions): AlertReceiver {
+  const path = options.path ?? '/alerts';
+  const log = options.log ?? (() => {});
+  const pending = new Set<Promise<void>>();
+  let server: Server | undefined;
+  /** The starts this receiver made or is making, by run id, oldest first (a Map keeps insertion order). */
+  const startedHere = new Map<string, Promise<Pick<StartedRun, 'runId' | 'attached' | 'running'>>>();
+  const remember = (runId: string, start: Promise<Pick<StartedRun, 'runId' | 'attached' | 'running'>>) => {
+    startedHere.set(runId, start);
+    if (startedHere.size > REMEMBERED_STARTS) startedHere.delete(startedHere.keys().next().value as string);
+  };
+
+  async function receive(authorization: string | undefined, raw: string): Promise<Reply> {
+    // Authentication first: an unauthenticated sender learns nothing about what it sent.
+    if (!authorized(authorization, options.auth)) return { status: 401, body: { outcome: 'refused', error: 'unauthenticated' } };
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      return { status: 400, body: { outcome: 'refused', error: 'malformed_json' } };
+    }
+    const parsed = WebhookBody.safeParse(json);
+    if (!parsed.success) return { status: 400, body: { outcome: 'refused', error: 'invalid_body', detail: formatZodError(parsed.error) } };
+    const body = parsed.data;
+    const group = alertGroupOf(body);
+
+    let mapped: ReturnType<AlertMapping>;
+    try {
+      mapped = options.map(group);
+    } catch (err) {
+      return { status: 422, body: { outcome: 'unmapped', error: `the alert mapping failed: ${err instanceof Error ? err.message : String(err)}` } };
+    }
+    if ('ignore' in mapped) return { status: 200, body: { outcome: 'ignored', reason: mapped.ignore, groupId: group.groupId } };
+    const { case: base, ...rest } = mapped.run;
+    const input = { ...rest, caseId: alertCaseId(base, group.groupId) } as RunInput;
+    const runId = runIdFor(input);
+
+    // Alertmanager's own "resolved" is recorded on the run; it decides nothing.
+    if (body.status === 'resolved') {
+      track(addNote(runId, body));
+      return { status: 200, body: { outcome: 'recorded', runId } };
+    }
+    // A group this receiver has already started (or is starting) is answered from memory: re-sends
+    // come by the thousand under load, and each would otherwise cost the server a start and a
+    // describe. Only an optimisation: the server's id uniqueness is what keeps one run per group,
+    // across receivers and restarts.
+    const known = startedHere.get(runId);
+    if (known) {
+      const first = await known.catch(() => undefined);
+      if (first) return { status: 200, body: { outcome: 'attached', runId: first.runId, running: first.running } };
+    }
+    const starting = options.agent.start(input);
+    remember(runId, starting);
+    try {
+      const started = await starting;
+      if (!started.attached) track(addNote(started.runId, body));
+      const outcome = started.attached ? 'attached' : 'started';
+      log(`${outcome} ${started.runId} for group ${group.groupId}`);
+      return { status: 200, body: { outcome, runId: started.runId, running: started.running } };
+    } catch (err) {
+      startedHere.delete(runId);
+      if (err instanceof InvalidRunInputError) return { status: 422, body: { outcome: 'unmapped', error: err.message } };
+      if (err instanceof RunSettingsConflictError) return { status: 409, body: { outcome: 'conflict', error: err.message } };
+      // The server or the connection: Alertmanager retries a 5xx, and the retry is deduplicated.
+      log(`could not start ${runId}: ${err instanceof Error ? err.message : String(err)}`);
+      return { status: 503, body: { outcome: 'unavailable', error: err instanceof Error ? err.message : String(err) } };
+    }
+  }
+
+  async function addNote(runId: string, body: WebhookBody): Promise<void> {
+    try {
+      await options.agent.note(runId, untrustedNoteOf(body), { by: 'alertmanager' });
+    } catch (err) {
+      log(`could not add the notification to ${runId}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  function track(work: Promise<void>): void {
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  }
+
+  function handle(req: IncomingMessage, res: ServerResponse): void {
+    res.on('error', () => {});
+    const url = new URL(req.url ?? '/', 'http://receiver');
+    if (url.pathname !== path) return send(res, { status: 404, body: { outcome: 'refused', error: 'not_found' } });
+    if (req.method !== 'POST') return send(res, { status: 405, body: { outcome: 'refused', error: 'method_not_allowed' } });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES) return send(res, { status: 413, body: { outcome: 'refused', error: 'body_too_large' } });
+      receive(req.headers.authorization, Buffer.concat(chunks).toString('utf8')).then(
+        (reply) => send(res, reply),
+        (err: unknown) => send(res, { status: 500, body: { outcome: 'failed', error: err instanceof Error ? err.message : String(err) } }),
+      );
+    });
+  }
+
+  return {
+    handle,
+    receive,
+    listen(port, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        const s = createServer(handle);
+        server = s;
+        s.once('error', reject);
+        s.listen(port, host, () => {
+          const address = s.address();
+          const bound = typeof address === 'object' && address ? address.port : port;
+          resolve({ url: `http://${host}:${bound}${path}` });
+        });
+      });
+    },
+    async close() {
+      const s = server;
+      server = undefined;
+      if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+      await Promise.allSettled([...pending]);
+    },
+  };
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.destroyed || res.writableEnded) return;
+  const payload = JSON.stringify(reply.body);
+  const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+  if (reply.status === 401) headers['www-authenticate'] = 'Bearer, Basic';
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}

@@ -1,0 +1,110 @@
+// The alerts domain's implementation: the incidents reads and remediations against the world
+// (for the incident the alert run's case names), PromQL against the team's Prometheus, and the
+// silence against its Alertmanager. The probe is the world's end-to-end verify, as for incidents.
+import { implement, ToolRefused, type ToolContext } from '../../worker/public.js';
+import { classifyWorldError } from '../world/classify.js';
+import type { WorldClient } from '../world/client.js';
+import { createSilence, silenceByKey, type Silence } from './alertmanager-client.js';
+import { alerts, incidentOf } from './domain.js';
+import { alertsPolicy } from './policy.js';
+import { promQuery } from './prometheus-client.js';
+
+export interface AlertsDeps {
+  world: WorldClient;
+  prometheusUrl: string;
+  alertmanagerUrl: string;
+}
+
+/** How long a silence lasts unless the run (or a person) expires it sooner. */
+const SILENCE_MS = 2 * 60 * 60_000;
+
+export const alertsImplementation = implement(alerts).with<AlertsDeps>({
+  tools: {
+    query_prometheus: (args, ctx) => promQuery(ctx.deps.prometheusUrl, args.query, opts(ctx)),
+    get_metrics: (args, ctx) => ctx.deps.world.getMetrics(incident(ctx), args.service, opts(ctx)),
+    get_logs: (args, ctx) => ctx.deps.world.getLogs(incident(ctx), args.service, { ...opts(ctx), limit: args.limit }),
+    get_deploys: (args, ctx) => ctx.deps.world.getDeploys(incident(ctx), args.service, opts(ctx)),
+    restart_service: (args, ctx) => ctx.deps.world.restart(incident(ctx), { service: args.service, idempotencyKey: key(ctx) }, opts(ctx)),
+    revert_deploy: (args, ctx) =>
+      ctx.deps.world.revert(incident(ctx), { service: args.service, toVersion: args.toVersion, idempotencyKey: key(ctx) }, opts(ctx)),
+    silence_alert_group: async (_args, ctx) => {
+      const silence = await createSilence(
+        ctx.deps.alertmanagerUrl,
+        {
+          // The incident's alerts, by the label the rules carry (monitoring/ rules: case_id).
+          matchers: [{ name: 'case_id', value: incident(ctx), isRegex: false, isEqual: true }],
+          endsAt: new Date(Date.now() + SILENCE_MS).toISOString(),
+          createdBy: 'bounded-react-temporal',
+          comment: `agent run for ${ctx.caseId} is remediating`,
+          idempotencyKey: key(ctx),
+        },
+        opts(ctx),
+      );
+      return silenceOutput(silence);
+    },
+  },
+  readbacks: {
+    read_incident_effect: async (k, ctx) => {
+      const found = await ctx.deps.world.getIncidentEffectByKey(k, opts(ctx));
+      return found.applied && found.effect ? { applied: true, output: found.effect } : { applied: false };
+    },
+    read_silence: async (k, ctx) => {
+      const found = await silenceByKey(ctx.deps.alertmanagerUrl, k, opts(ctx));
+      return found ? { applied: true, output: silenceOutput(found) } : { applied: false };
+    },
+  },
+  async probe(_claim, ctx) {
+    const health = await ctx.deps.world.verify(incident(ctx), opts(ctx));
+    // After the soak window: healthy now is not enough, the alert must have stayed quiet throughout.
+    if (ctx.soak && health.healthy) return quietThroughout(ctx, ctx.soak);
+    return {
+      holds: health.healthy,
+      conflict: false,
+      decided: true,
+      detail: health.healthy ? 'all services healthy' : `degraded: ${health.degraded.join(', ')}`,
+      facts: { 'verify.healthy': health.healthy, 'verify.degraded': health.degraded.join(',') },
+    };
+  },
+  policy: alertsPolicy,
+  classify: classifyWorldError,
+});
+
+/**
+ * Prometheus' word on the soak window: any ALERTS sample (pending or firing) of the incident in it
+ * is a re-fire. The first seconds are left out: rule evaluation lags the scrape that saw the fix.
+ */
+const EVALUATION_LAG_S = 3;
+
+async function quietThroughout(ctx: ToolContext<AlertsDeps>, soak: { from: number; to: number }) {
+  const seconds = Math.max(1, Math.floor((soak.to - soak.from) / 1_000) - EVALUATION_LAG_S);
+  const query = `max_over_time(ALERTS{case_id="${incident(ctx)}"}[${seconds}s])`;
+  const answer = await promQuery(ctx.deps.prometheusUrl, query, opts(ctx));
+  const fired = answer.samples.map((s) => s.labels.alertname ?? 'an alert');
+  const facts = { 'soak.query': query, 'soak.refired': fired.length > 0 };
+  return fired.length
+    ? { holds: false, conflict: false, decided: true, detail: `${fired.join(', ')} fired again within the last ${seconds} s`, facts }
+    : { holds: true, conflict: false, decided: true, detail: `all services healthy, and no alert for the incident in the last ${seconds} s`, facts };
+}
+
+function silenceOutput(s: Silence) {
+  if (s.status.state === 'expired') throw new ToolRefused(`silence ${s.id} has expired`, 'silence_expired');
+  return {
+    silenceId: s.id,
+    state: s.status.state,
+    endsAt: s.endsAt,
+    matchers: s.matchers.map((m) => `${m.name}${m.isEqual === false ? '!' : ''}${m.isRegex ? '=~' : '='}${JSON.stringify(m.value)}`),
+  };
+}
+
+function incident(ctx: ToolContext<AlertsDeps>): string {
+  const id = incidentOf(ctx.caseId);
+  if (!id) throw new ToolRefused(`${ctx.caseId} is not an alert case`, 'not_an_alert_case');
+  return id;
+}
+
+function key(ctx: ToolContext): string {
+  if (!ctx.idempotencyKey) throw new Error('bug: an effect was dispatched without an idempotency key');
+  return ctx.idempotencyKey;
+}
+
+const opts = (ctx: ToolContext) => ({ timeoutMs: ctx.timeoutMs, ...(ctx.signal ? { signal: ctx.signal } : {}) });

@@ -1,0 +1,132 @@
+// Why this exists: the two scripted models the AgentDojo runs are driven by, as custom adapters on
+// the worker. The oracle proposes the user task's ground-truth calls in order (what the engine's
+// gates cost a perfect model); the obedient adversary does the same but, as soon as an observation
+// shows the attack's injected text, proposes the injection task's ground-truth calls first (a
+// model that obeys every injection it reads). Both read a precondition's "read X first" and do
+// it, as any competent model would, then retry the call once. Neither ever sees the judges.
+import type { ModelAdapter, ProposeOutput } from '../../activities/model/index.js';
+import type { CompiledContext } from '../../workflows/controller/context.js';
+import { estimateTokens } from '../../workflows/controller/context.js';
+import type { GroundTruthCall, SessionInfo } from './client.js';
+
+export type AgentDojoModel = 'oracle' | 'obedient';
+export const AGENTDOJO_MODELS: readonly AgentDojoModel[] = ['oracle', 'obedient'];
+export const adapterName = (model: AgentDojoModel) => `agentdojo-${model}`;
+
+interface CaseState {
+  info: SessionInfo;
+  /** Settles once the user's request (the signed note) is on the run: no proposal before it. */
+  ready: Promise<void>;
+  plan: GroundTruthCall[];
+  cursor: number;
+  /** The obedient model saw the injection and took on its calls. */
+  obeyed: boolean;
+  /** Transcript length at the previous proposal: feedback after it answers that proposal. */
+  seen: number;
+  /** Calls already re-tried after doing what a precondition asked. */
+  retried: Set<string>;
+  /** Replies by proposal index, so an activity retry gets the same reply. */
+  replies: Map<number, unknown>;
+  /** The answer the finish gave, for AgentDojo's utility(). */
+  answer?: string;
+}
+
+/** The pairs being run, by case id, shared by the runner (which opens them) and the adapters. */
+export class PairRegistry {
+  private readonly cases = new Map<string, CaseState>();
+
+  open(caseId: string, info: SessionInfo, ready: Promise<void>): void {
+    this.cases.set(caseId, { info, ready, plan: [...info.groundTruth], cursor: 0, obeyed: false, seen: 0, retried: new Set(), replies: new Map() });
+  }
+  close(caseId: string): void {
+    this.cases.delete(caseId);
+  }
+  /** What the model answered the user in its finish, if it finished. */
+  answerOf(caseId: string): string | undefined {
+    return this.cases.get(caseId)?.answer;
+  }
+  /** Whether the obedient model obeyed the injection in this case. */
+  obeyed(caseId: string): boolean {
+    return this.cases.get(caseId)?.obeyed ?? false;
+  }
+  get(caseId: string): CaseState | undefined {
+    return this.cases.get(caseId);
+  }
+}
+
+export function agentdojoAdapters(registry: PairRegistry): Record<string, ModelAdapter> {
+  return Object.fromEntries(AGENTDOJO_MODELS.map((m) => [adapterName(m), adapterFor(m, registry)]));
+}
+
+function adapterFor(model: AgentDojoModel, registry: PairRegistry): ModelAdapter {
+  return async (input): Promise<ProposeOutput> => {
+    const state = registry.get(input.context.caseId);
+    const reply = state
+      ? await decide(model, state, input.context, input.proposalIndex)
+      : { type: 'escalate', reason: `no AgentDojo pair is open for ${input.context.caseId}` };
+    return { reply, tokens: input.context.tokenEstimate + estimateTokens(reply) };
+  };
+}
+
+async function decide(model: AgentDojoModel, state: CaseState, context: CompiledContext, index: number): Promise<unknown> {
+  await state.ready;
+  const earlier = state.replies.get(index);
+  if (earlier !== undefined) return earlier;
+  if (model === 'obedient' && !state.obeyed && showsInjection(context, state.info)) {
+    state.obeyed = true;
+    state.plan.splice(state.cursor, 0, ...state.info.injectionGroundTruth);
+  }
+  const asked = readAskedFor(context, state);
+  if (asked) state.plan.splice(state.cursor, 0, ...asked);
+  state.seen = context.transcript.length;
+  const reply = next(state, context);
+  state.replies.set(index, reply);
+  return reply;
+}
+
+function next(state: CaseState, context: CompiledContext): unknown {
+  const call = state.plan[state.cursor];
+  if (call) {
+    state.cursor++;
+    return { type: 'call', calls: [{ tool: call.function, args: call.args }], reason: 'the next step of the task' };
+  }
+  const cite = context.evidence.filter((e) => e.status === 'ok').at(-1);
+  if (!cite) return { type: 'escalate', reason: 'nothing observed to answer from' };
+  state.answer = state.info.groundTruthOutput;
+  return { type: 'finish', outcome: 'resolved', claim: { answer: state.info.groundTruthOutput }, evidence: [cite.id], summary: 'done' };
+}
+
+/**
+ * When the previous call was refused for a read it needs ("... (get_scheduled_transactions)
+ * first"), that read and then the call again, once per call.
+ */
+function readAskedFor(context: CompiledContext, state: CaseState): GroundTruthCall[] | undefined {
+  const previous = state.plan[state.cursor - 1];
+  if (!previous) return undefined;
+  const feedback = context.transcript.slice(state.seen).flatMap((t) => (t.kind === 'control' ? [t.message] : []));
+  const reads = new Set(context.tools.filter((t) => t.kind === 'read').map((t) => t.name));
+  for (const message of feedback) {
+    const tool = /\(([a-z_]+)\) first/.exec(message)?.[1];
+    const signature = `${previous.function} ${JSON.stringify(previous.args)}`;
+    if (tool && reads.has(tool) && !state.retried.has(signature)) {
+      state.retried.add(signature);
+      return [{ function: tool, args: {} }, previous];
+    }
+  }
+  return undefined;
+}
+
+const normalize = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * Whether anything the model was shown carries the attack's text (its start, whitespace aside):
+ * quoted tool output, or a fact (an injection can sit in a record's name, a channel's, say).
+ */
+export function showsInjection(context: CompiledContext, info: SessionInfo): boolean {
+  const markers = Object.values(info.injections)
+    .map((text) => normalize(text).slice(0, 60))
+    .filter((m) => m.length >= 8);
+  if (markers.length === 0) return false;
+  const shown = context.evidence.flatMap((e) => [...(e.untrustedText ?? []), ...Object.values(e.facts).flatMap((v) => (typeof v === 'string' ? [v] : []))]);
+  return shown.some((text) => markers.some((m) => normalize(text).includes(m)));
+}

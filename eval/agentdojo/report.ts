@@ -1,0 +1,57 @@
+// Why this exists: how AgentDojo cells are summed and printed, apart from how they are run: per
+// suite and model, utility without attack, utility under attack, attacks that succeeded (by
+// AgentDojo's security()), and runs that asked a person. Oracle rows are not LLM rows.
+import type { PairCell } from './run-pair.js';
+
+export interface SummaryRow {
+  suite: string;
+  model: string;
+  shape: string;
+  utilityNoAttack: [number, number];
+  utilityUnderAttack: [number, number];
+  attacksSucceeded: [number, number];
+  askedPerson: [number, number];
+}
+
+export function summarize(cells: readonly PairCell[]): SummaryRow[] {
+  const groups = new Map<string, PairCell[]>();
+  for (const c of cells) {
+    const key = `${c.suite}\u0000${c.model}\u0000${c.shape}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  return [...groups.entries()].map(([key, group]) => {
+    const [suite = '', model = '', shape = ''] = key.split('\u0000');
+    const benign = group.filter((c) => c.injectionTask === null);
+    const attacked = group.filter((c) => c.injectionTask !== null);
+    const count = (list: PairCell[], pick: (c: PairCell) => boolean): [number, number] => [list.filter(pick).length, list.length];
+    return {
+      suite,
+      model,
+      shape,
+      utilityNoAttack: count(benign, (c) => c.utility),
+      utilityUnderAttack: count(attacked, (c) => c.utility),
+      attacksSucceeded: count(attacked, (c) => c.attackSucceeded === true),
+      askedPerson: count(group, (c) => c.askedPerson),
+    };
+  });
+}
+
+const frac = ([k, n]: [number, number]) => (n === 0 ? '-' : `${k}/${n} (${((100 * k) / n).toFixed(1)}%)`);
+
+export function summaryTable(rows: readonly SummaryRow[]): string {
+  const lines = [
+    '| suite | model | shape | utility, no attack | utility under attack | attacks that succeed | runs that asked a person |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.suite} | ${r.model} | ${r.shape} | ${frac(r.utilityNoAttack)} | ${frac(r.utilityUnderAttack)} | ${frac(r.attacksSucceeded)} | ${frac(r.askedPerson)} |`,
+    ),
+  ];
+  return lines.join('\n');
+}
+
+/** One line per finished pair, for progress. */
+export function cellLine(c: PairCell, done: number, total: number): string {
+  const attack = c.injectionTask === null ? 'no attack' : `attack ${c.attackSucceeded ? 'SUCCEEDED' : 'failed'}${c.obeyed ? ' (model obeyed)' : ''}`;
+  return `[${done}/${total}] ${c.suite} ${c.userTask} x ${c.injectionTask ?? '-'} ${c.model}: utility ${c.utility ? 'yes' : 'no'}, ${attack}${c.askedPerson ? ', asked a person' : ''}; ${c.terminal} (${(c.ms / 1000).toFixed(1)}s)`;
+}

@@ -1,0 +1,110 @@
+// Runs one monitoring binary (Prometheus, Alertmanager) as a child process on loopback: waits until
+// its HTTP readiness endpoint answers, keeps the tail of its output for error messages, and stops
+// it by its own pid (SIGTERM, then SIGKILL), also when our process dies first. Nothing here knows
+// which binary it runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface Supervised {
+  pid: number;
+  /** The base URL it serves on, e.g. http://127.0.0.1:41234. */
+  url: string;
+  /** The tail of what it wrote to stdout and stderr. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface SuperviseOptions {
+  name: string;
+  binary: string;
+  args: string[];
+  url: string;
+  /** The path that answers 200 once it serves, e.g. /-/ready. */
+  readyPath: string;
+  readyTimeoutMs?: number;
+}
+
+const KILL_AFTER_MS = 5_000;
+const OUTPUT_KEEP_CHARS = 8_000;
+
+/** A TCP port on 127.0.0.1 nobody listens on right now (these binaries take no port 0). */
+export async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A small sh between us and the binary, holding the binary's pid: it stops the binary (SIGTERM by
+ * that pid, SIGKILL after 5 s) when its stdin closes, which happens when we stop it and also when
+ * our process dies without stopping it (a killed test), so no Prometheus outlives its owner. It
+ * exits when the binary does, so an early death is seen at once.
+ */
+const WATCHDOG = `exec 3<&0
+"$0" "$@" </dev/null 3<&- &
+child=$!
+echo "SUPERVISED_PID $child" >&2
+( read _ <&3; kill -TERM "$child" 2>/dev/null; sleep ${KILL_AFTER_MS / 1000}; kill -KILL "$child" 2>/dev/null ) &
+reader=$!
+wait "$child"
+status=$?
+kill "$reader" 2>/dev/null
+exit "$status"`;
+
+export async function supervise(options: SuperviseOptions): Promise<Supervised> {
+  const child = spawn('sh', ['-c', WATCHDOG, options.binary, ...options.args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  let pid = -1;
+  const keep = (chunk: string) => {
+    const found = /^SUPERVISED_PID (\d+)$/m.exec(chunk);
+    if (found && pid === -1) pid = Number(found[1]);
+    output = (output + chunk).slice(-OUTPUT_KEEP_CHARS);
+  };
+  child.stdout?.setEncoding('utf8').on('data', keep);
+  child.stderr?.setEncoding('utf8').on('data', keep);
+  child.stdin?.on('error', () => {});
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= stopChild(child, exited));
+
+  const ready = await waitReady(options, child, exited, spawnError);
+  if (ready !== undefined) {
+    await stop();
+    throw new Error(`${options.name} ${ready}\n--- ${options.name} output ---\n${output || '(empty)'}`);
+  }
+  return { pid, url: options.url, output: () => output, stop };
+}
+
+/** Undefined once it answers, else why it never did. */
+async function waitReady(options: SuperviseOptions, child: ChildProcess, exited: Promise<void>, spawnError: Promise<Error>): Promise<string | undefined> {
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
+  let failed: string | undefined;
+  void exited.then(() => (failed ??= `exited before it was ready (code ${child.exitCode}, signal ${child.signalCode})`));
+  void spawnError.then((err) => (failed ??= `failed to start: ${err.message}`));
+  while (Date.now() < deadline) {
+    if (failed !== undefined) return failed;
+    try {
+      const res = await fetch(`${options.url}${options.readyPath}`, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return undefined;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return failed ?? `did not answer ${options.readyPath} within ${options.readyTimeoutMs ?? 30_000}ms`;
+}
+
+/** Closing the watchdog's stdin stops the binary by its pid; the watchdog exits once it has. */
+async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  child.stdin?.end();
+  await exited;
+}

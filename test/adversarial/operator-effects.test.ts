@@ -1,0 +1,201 @@
+// What a Temporal operator can do to an effect in flight, done as an operator does it (the
+// `temporal` CLI against the real dev server), judged by the world's own records. An activity
+// completed by hand with a made-up result, an effect's timeout shortened under it, an attempt
+// reset, a reset that re-applies (or a client that re-sends) an approval already spent: the world
+// holds one reissue at most, and the run's last word matches what the world holds.
+import { spawnSync } from 'node:child_process';
+import { inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { seedTransfer } from '../../domains/world/seeds.js';
+import { signDecision } from '../../client/sign.js';
+import { resolveTemporalCli } from '../../temporal-dev/cli.js';
+import { approveUpdate, stateQuery, type RunView } from '../../workflows/messages.js';
+import { reissueCalls, reissuesOf, sleep, waitForRequest, watchRun, type AgentHandle } from '../support/adversarial.js';
+import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { keys } from '../support/keys.js';
+import { historyOf, taskOfFirstUpdate } from '../support/temporal-ops.js';
+
+/** The `temporal` command an operator types, against the tests' dev server. */
+function temporal(...args: string[]): string {
+  const cli = resolveTemporalCli(() => {});
+  if (cli.kind !== 'binary') throw new Error('the tests need the Temporal CLI binary');
+  const run = spawnSync(cli.path, [...args, '--address', inject('temporalAddress')], { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`temporal ${args.join(' ')} failed: ${run.stderr || run.stdout}`);
+  return run.stdout;
+}
+
+/** The activity id of the run's latest dispatch of a tool (its invokeTool activity). */
+async function dispatchId(h: { client: Parameters<typeof historyOf>[0] }, workflowId: string): Promise<string> {
+  const events = await historyOf(h.client, workflowId);
+  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'invokeTool').at(-1);
+  const id = scheduled?.activityTaskScheduledEventAttributes?.activityId;
+  if (!id) throw new Error('no tool dispatch in the history yet');
+  return id;
+}
+
+async function viewUntil(handle: AgentHandle, what: string, done: (view: RunView) => boolean): Promise<RunView> {
+  for (let i = 0; i < 1_200; i++) {
+    const view = await handle.query(stateQuery);
+    if (done(view)) return view;
+    await sleep(50);
+  }
+  throw new Error(`the run never reached: ${what}`);
+}
+
+/** The world's word and the run's agree: "resolved" names the one reissue, anything else means none exists. */
+async function lastWordMatchesWorld(world: Parameters<typeof reissuesOf>[0], transferId: string, terminal: { class: string; detail: string }): Promise<void> {
+  const reissues = await reissuesOf(world, transferId);
+  expect(reissues.length).toBeLessThanOrEqual(1);
+  if (terminal.class === 'resolved') {
+    expect(reissues).toHaveLength(1);
+    expect(terminal.detail).toContain(reissues[0]?.effectId ?? '?');
+  } else {
+    expect(reissues).toHaveLength(0);
+  }
+}
+
+describe('Temporal operations on an effect in flight', () => {
+  const h = useAgentHarness();
+
+  async function reissueHeldAtTheProcessor(): Promise<{ transferId: string; handle: AgentHandle; holdId: string; watching: ReturnType<typeof watchRun> }> {
+    const transferId = uniqueCase('PX');
+    await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+    const { holdId } = await h.world.createHold({ op: 'payments.reissue', key: transferId, point: 'before_commit' });
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    // A careless approver: approves whatever the run asks, so only the engine decides what reaches the world.
+    const watching = watchRun(handle, keys.alice);
+    await h.world.waitForHold(holdId);
+    return { transferId, handle, holdId, watching };
+  }
+
+  it('`temporal activity complete` with a made-up result: the reply is read back, the world holds no such reissue, the held request is refused', async () => {
+    const { transferId, handle, holdId, watching } = await reissueHeldAtTheProcessor();
+    const view = await handle.query(stateQuery);
+    const call = view.state.inFlight[0];
+    const made = {
+      status: 'ok',
+      callId: call?.callId,
+      output: { reissueId: 'rsi_manual_by_phone', transferId, destination: 'DE00', amountMinor: 1, currency: 'EUR', createdAt: new Date().toISOString() },
+      attempt: 1,
+      startedAt: Date.now(),
+      finishedAt: Date.now(),
+    };
+    temporal(
+      'activity',
+      'complete',
+      '--workflow-id',
+      handle.workflowId,
+      '--activity-id',
+      await dispatchId(h, handle.workflowId),
+      '--result',
+      JSON.stringify(made),
+    );
+
+    // The engine does not take the reply's word: its readback fences the key and finds nothing.
+    const contradicted = await viewUntil(handle, 'the reply read back', (v) => v.state.effects.some((e) => e.claim === 'contradicted'));
+    expect(contradicted.state.effects[0]).toMatchObject({ status: 'not_applied', settledBy: 'readback', claim: 'contradicted' });
+    // The request the worker had really sent now reaches the processor, after the fence: refused.
+    await h.world.releaseHold(holdId);
+    const { result } = await watching;
+
+    const calls = await reissueCalls(h.world, transferId);
+    expect(calls[0]?.outcome).toBe('rejected');
+    expect(JSON.stringify(result)).not.toContain('rsi_manual_by_phone');
+    await lastWordMatchesWorld(h.world, transferId, result.terminal);
+  });
+
+  it('`temporal activity update-options` shortens the effect under it: "not applied" is final only once the key is fenced', async () => {
+    const { transferId, handle, holdId, watching } = await reissueHeldAtTheProcessor();
+    temporal(
+      'activity',
+      'update-options',
+      '--workflow-id',
+      handle.workflowId,
+      '--activity-id',
+      await dispatchId(h, handle.workflowId),
+      '--start-to-close-timeout',
+      '2s',
+    );
+
+    // The attempt times out with the request still held; the readback fences the key.
+    await viewUntil(handle, 'the effect read back', (v) => v.state.effects.some((e) => e.status === 'not_applied'));
+    await h.world.releaseHold(holdId);
+    const { result } = await watching;
+
+    // The late request came after the fence and did not commit; whatever the run did next, the
+    // world and its last word agree.
+    const calls = await reissueCalls(h.world, transferId);
+    expect(calls[0]?.outcome).toBe('rejected');
+    await lastWordMatchesWorld(h.world, transferId, result.terminal);
+  });
+
+  it('`temporal activity reset` on the effect in flight: the key dedupes the second attempt, one reissue', async () => {
+    const { transferId, handle, holdId, watching } = await reissueHeldAtTheProcessor();
+    temporal('activity', 'reset', '--workflow-id', handle.workflowId, '--activity-id', await dispatchId(h, handle.workflowId));
+    await sleep(500);
+    await h.world.releaseHold(holdId);
+    const { result } = await watching;
+
+    expect(await reissuesOf(h.world, transferId)).toHaveLength(1);
+    await lastWordMatchesWorld(h.world, transferId, result.terminal);
+  });
+});
+
+describe('a signed approval decides one request once', () => {
+  const h = useAgentHarness();
+
+  /** A run whose approved reissue the processor refused: the approval is spent. */
+  async function spentApproval(): Promise<{ transferId: string; handle: AgentHandle; spent: ReturnType<typeof signDecision> }> {
+    const transferId = uniqueCase('PX');
+    await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+    await h.world.injectFault({ op: 'payments.reissue', key: transferId, mode: 'reject', times: 1 });
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, approvalTimeoutMs: 3_000 });
+    const awaiting = await waitForRequest(handle);
+    const spent = signDecision(keys.alice, handle.workflowId, awaiting, 'approve', 'ok');
+    await handle.executeUpdate(approveUpdate, { args: [spent] });
+    // Nobody approves again: the run ends once its next request times out.
+    await handle.result();
+    const calls = await reissueCalls(h.world, transferId);
+    expect(calls.map((c) => c.outcome)).toEqual(['fault:reject']);
+    return { transferId, handle, spent };
+  }
+
+  it('a reset that re-applies the spent approval sends nothing: the request needs a new decision', async () => {
+    const { transferId, handle } = await spentApproval();
+    const events = await historyOf(h.client, handle.workflowId);
+    temporal('workflow', 'reset', '--workflow-id', handle.workflowId, '--event-id', String(taskOfFirstUpdate(events)), '--reason', 'test: operator reset');
+    const result = await h.client.workflow.getHandle(handle.workflowId).result();
+    const view = await h.client.workflow.getHandle(handle.workflowId).query(stateQuery);
+
+    // Temporal re-applied the approval, and the engine did not send the reissue on its strength.
+    expect(view.state.approvals.some((a) => a.decision === 'approved' && a.afterResetOf)).toBe(true);
+    expect(view.state.executions.some((e) => e.tool === 'reissue_transfer' && !e.accepted)).toBe(true);
+    expect(await reissueCalls(h.world, transferId)).toHaveLength(1);
+    await lastWordMatchesWorld(h.world, transferId, result.terminal);
+  });
+
+  it('after a reset that leaves Updates out, the spent statement sent again is refused', async () => {
+    const { transferId, handle, spent } = await spentApproval();
+    const events = await historyOf(h.client, handle.workflowId);
+    temporal(
+      'workflow',
+      'reset',
+      '--workflow-id',
+      handle.workflowId,
+      '--event-id',
+      String(taskOfFirstUpdate(events)),
+      '--reason',
+      'test: operator reset',
+      '--reapply-exclude',
+      'Update',
+    );
+    const latest = h.client.workflow.getHandle(handle.workflowId);
+    await waitForRequest(latest);
+    // Anyone who kept the statement sends it again within its lifetime.
+    await latest.executeUpdate(approveUpdate, { args: [spent] }).catch(() => undefined);
+    const result = await latest.result();
+
+    expect(await reissueCalls(h.world, transferId)).toHaveLength(1);
+    await lastWordMatchesWorld(h.world, transferId, result.terminal);
+  });
+});

@@ -1,0 +1,40 @@
+// How another execution can tell that a signed approval was already spent. Temporal's reset
+// starts a new execution from an earlier point of a run's history and re-applies the Updates
+// that followed it, and any client can send a used statement again: within its lifetime it
+// verifies as well as the first time. What the new execution cannot see is its discarded
+// sibling's state, but it can read that sibling's history. So an approved effect is dispatched
+// under an activity id that names the statements it rests on, and before the dispatch the
+// engine asks the server whether any other execution of the workflow id has dispatched under
+// one of them (activities/used-statements.ts). A statement decides one request once. A start
+// statement is spent the same way by the execution that first reads the directory to verify it.
+// Workflow-safe: shared by the workflow, which names its dispatches, and the activity that reads them.
+import { digestOf } from './trust/statement.js';
+
+/** Every activity that spends a statement has an id that starts with this. */
+export const STATEMENT_USE_PREFIX = 'statement-use:';
+
+/** A short, stable name for one signature: enough to tell statements apart, never the statement itself. */
+export function statementFingerprint(signature: string): string {
+  return digestOf(signature).slice(0, 24);
+}
+
+/** The activity id of an approved effect's dispatch: the call, when it was sent, and the statements it rests on. */
+export function approvedDispatchId(call: { callId: string; sentAt?: number | undefined; approvedWith: readonly string[] }): string {
+  return `${STATEMENT_USE_PREFIX}effect-${call.callId}-${call.sentAt ?? 0}:${call.approvedWith.join('.')}`;
+}
+
+/**
+ * The activity id of the approver-directory read that verifies a run's start statement: the
+ * statement is spent by the execution that read it, so the same statement replayed into a later
+ * execution under the workflow id (a new chain) names nobody as its starter.
+ */
+export function startUseId(fingerprint: string): string {
+  return `${STATEMENT_USE_PREFIX}start:${fingerprint}`;
+}
+
+/** The fingerprints an activity id names, if it spends statements. */
+export function fingerprintsOf(activityId: string): string[] {
+  if (!activityId.startsWith(STATEMENT_USE_PREFIX)) return [];
+  const named = activityId.slice(activityId.lastIndexOf(':') + 1);
+  return named.split('.').filter(Boolean);
+}
