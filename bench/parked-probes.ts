@@ -64,8 +64,10 @@ export async function timeDecisions(
   client: Client,
   worker: ParkedWorker,
   groups: { way: DecisionWay; early: SampledRun[]; late: SampledRun[] }[],
+  taskQueue: string,
 ): Promise<DecisionFigures[]> {
-  const agent = new AgentClient({ client, taskQueue: 'unused-for-decisions' });
+  // The parked runs' own queue: a client decides and reads cards only for runs its engine serves.
+  const agent = new AgentClient({ client, taskQueue });
   const out: DecisionFigures[] = [];
   for (const { way, early, late } of groups) {
     const taken = {
@@ -120,8 +122,8 @@ async function appliedOnce(client: Client, workflowId: string): Promise<boolean>
 }
 
 /** The reads an approver's screen makes, each timed with the replays it caused. */
-export async function timeReads(client: Client, worker: ParkedWorker, countQuery: string): Promise<ReadFigures[]> {
-  const agent = new AgentClient({ client, taskQueue: 'unused-for-reads' });
+export async function timeReads(client: Client, worker: ParkedWorker, countQuery: string, taskQueue: string): Promise<ReadFigures[]> {
+  const agent = new AgentClient({ client, taskQueue });
   const inbox = new InboxReader(agent, { stateTimeoutMs: 15_000 });
   const out: ReadFigures[] = [];
   const measure = async <T>(what: string, read: () => Promise<T>, rows: (r: T) => number, extra: (r: T) => Partial<ReadFigures> = () => ({})) => {

@@ -190,11 +190,16 @@ export async function parked(
 
     await hold('parked', options.holdSeconds);
     log('parked: timing decisions');
-    const decisions = await timeDecisions(client, worker, [
-      { way: 'update', early: earlyRuns.slice(0, samples), late: late.slice(0, samples) },
-      { way: 'client', early: earlyRuns.slice(samples), late: late.slice(samples) },
-    ]);
-    const reads = await timeReads(client, worker, countQuery);
+    const decisions = await timeDecisions(
+      client,
+      worker,
+      [
+        { way: 'update', early: earlyRuns.slice(0, samples), late: late.slice(0, samples) },
+        { way: 'client', early: earlyRuns.slice(samples), late: late.slice(samples) },
+      ],
+      taskQueue,
+    );
+    const reads = await timeReads(client, worker, countQuery, taskQueue);
     await hold('after', 5);
 
     const decided = decisions.reduce((n, d) => n + d.runs, 0);
