@@ -14,7 +14,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: true,
-    maxWorkers: 2,
+    // Three, on two cores: most integration files wait on the server, a timer or a child process.
+    maxWorkers: 3,
     projects: [
       {
         extends: true,
