@@ -14,8 +14,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     fileParallelism: true,
-    // Three, on two cores: most integration files wait on the server, a timer or a child process.
-    maxWorkers: 3,
+    maxWorkers: 2,
     projects: [
       {
         extends: true,
