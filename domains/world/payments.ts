@@ -18,6 +18,13 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
     return t;
   };
   const byTransferParam = (input: RouteInput) => ({ key: input.params.transferId ?? null, idempotencyKey: null });
+  // The transferId is only known once the reissue exists; before that a request under a key is
+  // matched by the key alone.
+  const byReissueKey = (input: RouteInput) => {
+    const idempotencyKey = input.params.idempotencyKey ?? null;
+    const found = idempotencyKey === null ? undefined : store.getReissueByKey(idempotencyKey);
+    return { key: found?.transferId ?? null, idempotencyKey };
+  };
 
   return [
     {
@@ -120,13 +127,7 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
       method: 'GET',
       path: '/payments/reissues/by-key/:idempotencyKey',
       op: 'payments.reissue_readback',
-      // The transferId is only known once the reissue exists; before that the
-      // request can be matched by its idempotency key alone.
-      subject(input) {
-        const idempotencyKey = input.params.idempotencyKey ?? null;
-        const found = idempotencyKey === null ? undefined : store.getReissueByKey(idempotencyKey);
-        return { key: found?.transferId ?? null, idempotencyKey };
-      },
+      subject: byReissueKey,
       handle(input) {
         const reissue = store.getReissueByKey(param(input, 'idempotencyKey')) ?? null;
         return ok({ applied: reissue !== null, reissue });
@@ -138,11 +139,7 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
       method: 'POST',
       path: '/payments/reissues/by-key/:idempotencyKey/fence',
       op: 'payments.reissue_readback',
-      subject(input) {
-        const idempotencyKey = input.params.idempotencyKey ?? null;
-        const found = idempotencyKey === null ? undefined : store.getReissueByKey(idempotencyKey);
-        return { key: found?.transferId ?? null, idempotencyKey };
-      },
+      subject: byReissueKey,
       handle(input) {
         const { before, transferId } = parseBody(FenceRequest, input.body);
         const key = param(input, 'idempotencyKey');
