@@ -1,7 +1,8 @@
 // `npm run demo`: provisions a Temporal dev server (or uses TEMPORAL_ADDRESS, or the dev server
 // `npm run dev` already runs on .temporal/dev.sqlite), starts the simulated systems of record
 // and a worker, runs every scenario with the `rules` model (two use a scripted one to show the
-// guards), prints each run and the Web UI URL. Any failure is one line, never a stack. Each
+// guards), prints each run and the Web UI URL (`--alerts`: the alert loop, demo/alerts-demo.ts).
+// Any failure is one line, never a stack. Each
 // scenario says what should happen before its run's lines and marks whether it did, so an
 // escalation a scenario is there to show (a conflict, a loop) does not read as a failure.
 import { join } from 'node:path';
@@ -27,10 +28,15 @@ const fail = (err: unknown): never => {
 };
 process.on('unhandledRejection', fail);
 
-let values: { json: boolean; 'keep-server': boolean; only?: string | undefined };
+let values: { json: boolean; 'keep-server': boolean; only?: string | undefined; alerts: boolean };
 try {
   ({ values } = parseArgs({
-    options: { json: { type: 'boolean', default: false }, 'keep-server': { type: 'boolean', default: false }, only: { type: 'string' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      'keep-server': { type: 'boolean', default: false },
+      only: { type: 'string' },
+      alerts: { type: 'boolean', default: false },
+    },
     strict: true,
   }));
 } catch (err) {
@@ -38,6 +44,11 @@ try {
   process.exit(2);
 }
 Runtime.install({ logger: new DefaultLogger('WARN') });
+// `--alerts`: the alert loop instead of the scenarios (demo/alerts-demo.ts).
+if (values.alerts) {
+  const { runAlertsDemo } = await import('./alerts-demo.js');
+  process.exit(await runAlertsDemo(out).catch(fail));
+}
 
 const chosen = scenarios.filter((s) => !values.only || s.name === values.only);
 if (chosen.length === 0) fail(new Error(`no scenario named ${values.only} (scenarios: ${scenarios.map((s) => s.name).join(', ')})`));

@@ -1,18 +1,20 @@
 // The alert receiver: takes Alertmanager's webhook, authenticates it, maps the alert group to a
 // domain and a case with a function the caller supplies (the engine knows no domain), and starts
-// the group's run through the client's one start path. The run's case id carries the group id
-// (webhook.ts), so every re-send of the group (repeat_interval, HA peers) reaches the same
-// workflow id and the server's id uniqueness leaves exactly one run. A new run gets the
-// notification as an unsigned note: untrusted text, never facts. Usable inside a team's own
-// HTTP service (`handle`) or on its own (`listen`, what `agent alerts` runs).
+// the group's run through the client's one start path. The run's case id carries the group id and
+// the episode (webhook.ts, episodes.ts), so every re-send of the group (repeat_interval, HA peers)
+// reaches the same workflow id and the server's id uniqueness leaves exactly one run, while a
+// recurrence after that run closed starts the next episode. A new run gets the notification as an
+// unsigned note: untrusted text, never facts. Usable inside a team's own HTTP service (`handle`)
+// or on its own (`listen`, what `agent alerts` runs).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { RunInput } from '../../workflows/run-input.js';
-import { InvalidRunInputError, RunSettingsConflictError } from '../agent-errors.js';
-import type { NoteOptions, NoteResult, StartedRun } from '../agent-client-types.js';
+import { InvalidRunInputError, RunNotFoundError, RunSettingsConflictError } from '../agent-errors.js';
+import type { NoteOptions, NoteResult, RunDescription, StartedRun } from '../agent-client-types.js';
 import { formatZodError } from '../errors.js';
 import { runIdFor } from '../start-run.js';
 import { authorized, type ReceiverAuth } from './auth.js';
-import { alertCaseId, alertGroupOf, untrustedNoteOf, WebhookBody, type AlertGroup } from './webhook.js';
+import { firingInstances, recurredAfter } from './episodes.js';
+import { alertCaseId, alertGroupOf, MAX_EPISODE, untrustedNoteOf, WebhookBody, type AlertGroup } from './webhook.js';
 
 export type { AlertGroup } from './webhook.js';
 
@@ -23,6 +25,8 @@ export type AlertMapping = (group: AlertGroup) => { run: Omit<RunInput, 'caseId'
 export interface AlertRunStarter {
   start(input: RunInput): Promise<Pick<StartedRun, 'runId' | 'attached' | 'running'>>;
   note(runId: string, text: string, options: NoteOptions): Promise<NoteResult>;
+  /** When a closed run closed: whether a notification is a new episode depends on it. */
+  describe(runId: string): Promise<Pick<RunDescription, 'closeTime'>>;
 }
 
 export interface AlertReceiverOptions {
@@ -41,8 +45,18 @@ export interface Reply {
 }
 
 const MAX_BODY_BYTES = 1_000_000;
-/** How many groups' starts a receiver remembers; an older group's re-send asks the server again. */
-const REMEMBERED_STARTS = 10_000;
+/** How many groups a receiver remembers; an older group's re-send asks the server again. */
+const REMEMBERED_GROUPS = 10_000;
+
+type Episode = Pick<StartedRun, 'runId' | 'attached' | 'running'> & { episode: number };
+
+/** What this receiver knows of a group: the alert instances it has taken to the server, and where they went. */
+interface GroupMemory {
+  instances: Set<string>;
+  /** The last trip to the server for the group; the next waits for it, so one group is decided in order. */
+  current: Promise<Episode>;
+  settled?: Episode;
+}
 
 export interface AlertReceiver {
   /** Answers one HTTP request (a team's own server can route its webhook path here). */
@@ -59,11 +73,12 @@ export function createAlertReceiver(options: AlertReceiverOptions): AlertReceive
   const log = options.log ?? (() => {});
   const pending = new Set<Promise<void>>();
   let server: Server | undefined;
-  /** The starts this receiver made or is making, by run id, oldest first (a Map keeps insertion order). */
-  const startedHere = new Map<string, Promise<Pick<StartedRun, 'runId' | 'attached' | 'running'>>>();
-  const remember = (runId: string, start: Promise<Pick<StartedRun, 'runId' | 'attached' | 'running'>>) => {
-    startedHere.set(runId, start);
-    if (startedHere.size > REMEMBERED_STARTS) startedHere.delete(startedHere.keys().next().value as string);
+  /** The groups this receiver has taken to the server, by domain, case and group id, oldest first (a Map keeps insertion order). */
+  const groups = new Map<string, GroupMemory>();
+  const remember = (key: string, memory: GroupMemory) => {
+    groups.delete(key);
+    groups.set(key, memory);
+    if (groups.size > REMEMBERED_GROUPS) groups.delete(groups.keys().next().value as string);
   };
 
   async function receive(authorization: string | undefined, raw: string): Promise<Reply> {
@@ -88,39 +103,85 @@ export function createAlertReceiver(options: AlertReceiverOptions): AlertReceive
     }
     if ('ignore' in mapped) return { status: 200, body: { outcome: 'ignored', reason: mapped.ignore, groupId: group.groupId } };
     const { case: base, ...rest } = mapped.run;
-    const input = { ...rest, caseId: alertCaseId(base, group.groupId) } as RunInput;
-    const runId = runIdFor(input);
+    const key = `${rest.domain}/${base}/${group.groupId}`;
+    const known = groups.get(key);
 
-    // Alertmanager's own "resolved" is recorded on the run; it decides nothing.
+    // Alertmanager's own "resolved" is recorded on the group's latest run; it decides nothing.
     if (body.status === 'resolved') {
+      let runId: string | undefined;
+      try {
+        runId = known?.settled?.runId ?? (await latestEpisode(rest, base, group.groupId));
+      } catch (err) {
+        return { status: 503, body: { outcome: 'unavailable', error: err instanceof Error ? err.message : String(err) } };
+      }
+      if (runId === undefined) return { status: 200, body: { outcome: 'ignored', reason: 'no run of this group to record it on', groupId: group.groupId } };
       track(addNote(runId, body));
       return { status: 200, body: { outcome: 'recorded', runId } };
     }
-    // A group this receiver has already started (or is starting) is answered from memory: re-sends
-    // come by the thousand under load, and each would otherwise cost the server a start and a
-    // describe. Only an optimisation: the server's id uniqueness is what keeps one run per group,
-    // across receivers and restarts.
-    const known = startedHere.get(runId);
-    if (known) {
-      const first = await known.catch(() => undefined);
-      if (first) return { status: 200, body: { outcome: 'attached', runId: first.runId, running: first.running } };
+
+    // A re-send of alerts this receiver has already taken to the server is answered from memory:
+    // re-sends come by the thousand under load, and each would otherwise cost the server a start
+    // and a describe. Only an optimisation: the server's id uniqueness is what keeps one run per
+    // episode, across receivers and restarts.
+    const instances = firingInstances(group);
+    if (known && instances.every((i) => known.instances.has(i))) {
+      // Still being started: the sender that brought it gets the answer, and a 5xx to retry.
+      if (!known.settled) return { status: 202, body: { outcome: 'coalesced', groupId: group.groupId } };
+      return { status: 200, body: { outcome: 'attached', runId: known.settled.runId, running: known.settled.running } };
     }
-    const starting = options.agent.start(input);
-    remember(runId, starting);
+    // New alert instances: the server says whether the group's run is open (attach) or closed
+    // (a recurrence starts the next episode), after any trip already under way for the group.
+    const previous = known?.current.catch(() => undefined) ?? Promise.resolve(undefined);
+    const current = previous.then((before) => episodeFor(rest, base, group, before?.episode ?? 0));
+    const memory: GroupMemory = { instances: new Set([...(known?.instances ?? []), ...instances]), current };
+    remember(key, memory);
     try {
-      const started = await starting;
+      const started = await current;
+      memory.settled = started;
       if (!started.attached) track(addNote(started.runId, body));
       const outcome = started.attached ? 'attached' : 'started';
       log(`${outcome} ${started.runId} for group ${group.groupId}`);
       return { status: 200, body: { outcome, runId: started.runId, running: started.running } };
     } catch (err) {
-      startedHere.delete(runId);
+      if (groups.get(key) === memory) groups.delete(key);
       if (err instanceof InvalidRunInputError) return { status: 422, body: { outcome: 'unmapped', error: err.message } };
       if (err instanceof RunSettingsConflictError) return { status: 409, body: { outcome: 'conflict', error: err.message } };
       // The server or the connection: Alertmanager retries a 5xx, and the retry is deduplicated.
-      log(`could not start ${runId}: ${err instanceof Error ? err.message : String(err)}`);
+      log(`could not start a run for group ${group.groupId}: ${err instanceof Error ? err.message : String(err)}`);
       return { status: 503, body: { outcome: 'unavailable', error: err instanceof Error ? err.message : String(err) } };
     }
+  }
+
+  /**
+   * The run this notification belongs to, from episode `from` on: an open run is it, a closed run
+   * is it unless a firing alert began after it closed (then the next episode is tried). Costs a
+   * start and a describe per closed episode walked, which only a receiver that does not remember
+   * the group pays.
+   */
+  async function episodeFor(rest: Omit<RunInput, 'caseId'>, base: string, group: AlertGroup, from: number): Promise<Episode> {
+    for (let episode = from; episode <= MAX_EPISODE; episode++) {
+      const started = await options.agent.start({ ...rest, caseId: alertCaseId(base, group.groupId, episode) } as RunInput);
+      if (!started.attached || started.running) return { ...started, episode };
+      const { closeTime } = await options.agent.describe(started.runId);
+      if (closeTime === null || !recurredAfter(group, closeTime)) return { ...started, episode };
+    }
+    throw new InvalidRunInputError(`alert group ${group.groupId} has had ${MAX_EPISODE} episodes; clear some before it can have another`);
+  }
+
+  /** The group's latest run, walking its episodes from the first, or undefined if it never had one. */
+  async function latestEpisode(rest: Omit<RunInput, 'caseId'>, base: string, groupId: string): Promise<string | undefined> {
+    let latest: string | undefined;
+    for (let episode = 0; episode <= MAX_EPISODE; episode++) {
+      const runId = runIdFor({ domain: rest.domain, caseId: alertCaseId(base, groupId, episode) });
+      try {
+        await options.agent.describe(runId);
+      } catch (err) {
+        if (err instanceof RunNotFoundError) return latest;
+        throw err;
+      }
+      latest = runId;
+    }
+    return latest;
   }
 
   async function addNote(runId: string, body: WebhookBody): Promise<void> {

@@ -59,19 +59,24 @@ export function alertGroupOf(body: WebhookBody): AlertGroup {
   };
 }
 
+/** The most episodes a group's case id can name (episodes.ts: a recurrence after a closed run is the next one). */
+export const MAX_EPISODE = 9_999;
+
 /**
- * The run's case id for a group: the domain's case (from labels) and the group's id. Every
- * notification of a group gives the same id, so the run's workflow id is the same, and the
- * server's id uniqueness leaves one run however often the group is sent.
+ * The run's case id for one episode of a group: the domain's case (from labels), the group's id,
+ * and from the second episode on its number. Every notification of an episode gives the same id,
+ * so the run's workflow id is the same, and the server's id uniqueness leaves one run however
+ * often the group is sent. The first episode has no suffix.
  */
-export function alertCaseId(baseCaseId: string, groupId: string): string {
-  return `${baseCaseId}-ag${groupId}`;
+export function alertCaseId(baseCaseId: string, groupId: string, episode = 0): string {
+  if (!Number.isInteger(episode) || episode < 0 || episode > MAX_EPISODE) throw new RangeError(`episode ${episode} is not 0..${MAX_EPISODE}`);
+  return `${baseCaseId}-ag${groupId}${episode === 0 ? '' : `-e${episode}`}`;
 }
 
-/** The domain's case and the group id back out of an alert run's case id, or undefined if it is not one. */
-export function splitAlertCaseId(caseId: string): { base: string; groupId: string } | undefined {
-  const match = /^(.+)-ag([0-9a-f]{12})$/.exec(caseId);
-  return match ? { base: match[1] as string, groupId: match[2] as string } : undefined;
+/** The domain's case, the group id and the episode back out of an alert run's case id, or undefined if it is not one. */
+export function splitAlertCaseId(caseId: string): { base: string; groupId: string; episode: number } | undefined {
+  const match = /^(.+)-ag([0-9a-f]{12})(?:-e([1-9][0-9]{0,3}))?$/.exec(caseId);
+  return match ? { base: match[1] as string, groupId: match[2] as string, episode: match[3] ? Number(match[3]) : 0 } : undefined;
 }
 
 const NOTE_MAX_CHARS = 2_000;

@@ -1,6 +1,7 @@
 // The alerts `rules` model: silence the group first (once), read what Prometheus says is firing
-// for the incident (once), then the incidents runbook. Like every rules policy it reads typed
-// facts and statuses only, never the alert's text.
+// for the incident (once), then the incidents runbook, and before its finish expire the silence
+// (as the domain's route does, route.ts). Like every rules policy it reads typed facts and
+// statuses only, never the alert's text.
 import type { CompiledContext } from '../../workflows/public.js';
 import { incidentsPolicy } from '../incidents/policy.js';
 import { call, knownFacts } from '../policy-helpers.js';
@@ -16,7 +17,11 @@ export function alertsPolicy(context: CompiledContext): unknown {
   const incident = incidentOf(context.caseId);
   if (incident && !facts.has('prometheus.server') && !tried(context, 'query_prometheus'))
     return call({ tool: 'query_prometheus', args: { query: firingQuery(incident) } });
-  return incidentsPolicy(context);
+  const next = incidentsPolicy(context) as { type?: string };
+  // Remediated and about to finish: lift the silence first, so a relapse in the soak pages again.
+  if (next.type === 'finish' && facts.get('silence.state')?.value !== 'expired' && facts.has('silence.id') && !tried(context, 'expire_silence'))
+    return call({ tool: 'expire_silence', args: {} });
+  return next;
 }
 
 function tried(context: CompiledContext, tool: string): boolean {

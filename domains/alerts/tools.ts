@@ -4,8 +4,8 @@
 import { implement, ToolRefused, type ToolContext } from '../../worker/public.js';
 import { classifyWorldError } from '../world/classify.js';
 import type { WorldClient } from '../world/client.js';
-import { createSilence, silenceByKey, type Silence } from './alertmanager-client.js';
-import { alerts, incidentOf } from './domain.js';
+import { createSilence, expireSilences, silenceByKey, silencesByKey, type Silence } from './alertmanager-client.js';
+import { alerts, incidentOf, silenceKeyOf } from './domain.js';
 import { alertsPolicy } from './policy.js';
 import { promQuery } from './prometheus-client.js';
 
@@ -15,8 +15,13 @@ export interface AlertsDeps {
   alertmanagerUrl: string;
 }
 
-/** How long a silence lasts unless the run (or a person) expires it sooner. */
-const SILENCE_MS = 2 * 60 * 60_000;
+/**
+ * How long a silence lasts unless the run expires it sooner: no longer than the run can work (the
+ * domain's deadline, which the soak extends), so a run that never gets to expire_silence (a crash
+ * loop, a cancel, an escalation) leaves no silence behind for longer than the run itself could
+ * have lasted. A run started with a longer deadline of its own still has it expired by the route.
+ */
+const SILENCE_MS = (alerts.defaults?.budgets?.deadlineMs ?? 15 * 60_000) + (alerts.soak?.windowMs ?? 0);
 
 export const alertsImplementation = implement(alerts).with<AlertsDeps>({
   tools: {
@@ -33,7 +38,8 @@ export const alertsImplementation = implement(alerts).with<AlertsDeps>({
         {
           // The incident's alerts, by the label the rules carry (monitoring/ rules: case_id).
           matchers: [{ name: 'case_id', value: incident(ctx), isRegex: false, isEqual: true }],
-          endsAt: new Date(Date.now() + SILENCE_MS).toISOString(),
+          // From when the run sent the effect (its clock), so a retried attempt does not push it out.
+          endsAt: new Date((ctx.sentAt ?? Date.now()) + SILENCE_MS).toISOString(),
           createdBy: 'bounded-react-temporal',
           comment: `agent run for ${ctx.caseId} is remediating`,
           idempotencyKey: key(ctx),
@@ -41,6 +47,10 @@ export const alertsImplementation = implement(alerts).with<AlertsDeps>({
         opts(ctx),
       );
       return silenceOutput(silence);
+    },
+    expire_silence: async (_args, ctx) => {
+      const silence = await expireSilences(ctx.deps.alertmanagerUrl, silenceKeyOf(ctx.caseId), opts(ctx));
+      return { silenceId: silence.id, state: 'expired' as const, endsAt: silence.endsAt };
     },
   },
   readbacks: {
@@ -51,6 +61,13 @@ export const alertsImplementation = implement(alerts).with<AlertsDeps>({
     read_silence: async (k, ctx) => {
       const found = await silenceByKey(ctx.deps.alertmanagerUrl, k, opts(ctx));
       return found ? { applied: true, output: silenceOutput(found) } : { applied: false };
+    },
+    // Applied when the case's silences exist and none of them is in force any more.
+    read_silence_expired: async (_k, ctx) => {
+      const all = await silencesByKey(ctx.deps.alertmanagerUrl, silenceKeyOf(ctx.caseId), opts(ctx));
+      const latest = all.at(-1);
+      if (!latest || all.some((s) => s.status.state !== 'expired')) return { applied: false };
+      return { applied: true, output: { silenceId: latest.id, state: 'expired', endsAt: latest.endsAt } };
     },
   },
   async probe(_claim, ctx) {

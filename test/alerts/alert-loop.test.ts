@@ -23,9 +23,9 @@ import { startWorld, type RunningWorld } from '../../domains/world/process.js';
 import { startAlertStack, type AlertStack } from '../../monitoring/stack.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { promQuery } from '../../domains/alerts/prometheus-client.js';
-import { createSilence, silenceByKey } from '../../domains/alerts/alertmanager-client.js';
+import { createSilence, expireSilences, silenceByKey, silencesByKey } from '../../domains/alerts/alertmanager-client.js';
 import { freePort } from '../../monitoring/supervise.js';
-import { ToolUnavailable } from '../../worker/public.js';
+import { ToolRefused, ToolUnavailable } from '../../worker/public.js';
 import { createObedientModel } from '../adversarial/obedient-model.js';
 import { bodyField } from '../support/adversarial.js';
 import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
@@ -115,6 +115,10 @@ const recordingAgent: AlertRunStarter = {
     if (!agent) throw new Error('the worker is not up yet');
     return agent.note(runId, text, options);
   },
+  describe: (runId) => {
+    if (!agent) throw new Error('the worker is not up yet');
+    return agent.describe(runId);
+  },
 };
 
 afterAll(async () => {
@@ -195,7 +199,13 @@ describe('alerts start runs: Prometheus fires, Alertmanager posts, one run per g
     );
     expect(ours).toHaveLength(1);
     expect(ours[0]?.matchers).toEqual([expect.objectContaining({ name: 'case_id', value: firing })]);
-    expect(ours[0]?.status.state).toBe('active');
+    // Expired by the run after the remediation and before its finish, not left to lapse.
+    expect(ours[0]?.status.state).toBe('expired');
+    expect(result.effects.map((e: { tool: string; status: string }) => [e.tool, e.status])).toEqual([
+      ['silence_alert_group', 'applied'],
+      ['restart_service', 'applied'],
+      ['expire_silence', 'applied'],
+    ]);
 
     // Prometheus was read as authoritative evidence timed by its samples; the notification is an untrusted note.
     const view = await worker.client.workflow.getHandle(runId).query(stateQuery);
@@ -214,6 +224,13 @@ describe('alerts start runs: Prometheus fires, Alertmanager posts, one run per g
     expect(result.terminal.detail).toMatch(/quiet for the whole soak of \d+ s/);
     const probes = view.state.evidence.filter((e) => e.tool === 'probe');
     expect(probes.at(-1)?.facts['soak.refired']).toBe(false);
+
+    // Had the run never expired it, the silence would have lapsed within what the run could last.
+    const silenced = view.state.evidence.find((e) => e.tool === 'silence_alert_group' && e.status === 'ok');
+    const endsAt = Date.parse(String(silenced?.facts['silence.endsAt']));
+    const runCanLast = (alerts.defaults?.budgets?.deadlineMs ?? 0) + (alerts.soak?.windowMs ?? 0);
+    expect(endsAt).toBeGreaterThan(silenced?.observedAt ?? Infinity);
+    expect(endsAt).toBeLessThanOrEqual((silenced?.observedAt ?? 0) + runCanLast);
   });
 
   it('a fault that comes back during the soak window: the run does not end resolved on the first probe', async () => {
@@ -381,5 +398,26 @@ describe('silence_alert_group: the idempotency key rides in the comment', () => 
     expect(await silenceByKey(stack.alertmanager.url, `${key}-other`, { timeoutMs: 5_000 })).toBeUndefined();
     const all = (await (await fetch(`${stack.alertmanager.url}/api/v2/silences`)).json()) as { comment: string }[];
     expect(all.filter((s) => s.comment.includes(`[agent-key:${key}]`))).toHaveLength(1);
+  });
+
+  it('expiring by key: the silence is expired in Alertmanager, a second expire changes nothing, and no silence under a key is a refusal', async () => {
+    const key = `alerts/silence_alert_group/silence:INC-EX${randomUUID().slice(0, 6)}`;
+    const request = {
+      matchers: [{ name: 'case_id', value: 'INC-EX', isRegex: false, isEqual: true }],
+      endsAt: new Date(Date.now() + 60 * 60_000).toISOString(),
+      createdBy: 'test',
+      comment: 'expire test',
+      idempotencyKey: key,
+    };
+    const made = await createSilence(stack.alertmanager.url, request, { timeoutMs: 5_000 });
+    const expired = await expireSilences(stack.alertmanager.url, key, { timeoutMs: 5_000 });
+    const again = await expireSilences(stack.alertmanager.url, key, { timeoutMs: 5_000 });
+    expect([expired.id, expired.status.state, again.id, again.status.state]).toEqual([made.id, 'expired', made.id, 'expired']);
+    // Alertmanager's own list, not the client's answer: one silence under the key, expired.
+    const all = (await (await fetch(`${stack.alertmanager.url}/api/v2/silences`)).json()) as { id: string; comment: string; status: { state: string } }[];
+    expect(all.filter((s) => s.comment.includes(`[agent-key:${key}]`)).map((s) => [s.id, s.status.state])).toEqual([[made.id, 'expired']]);
+    expect((await silencesByKey(stack.alertmanager.url, key, { timeoutMs: 5_000 })).map((s) => s.status.state)).toEqual(['expired']);
+    const none = await expireSilences(stack.alertmanager.url, `${key}-never`, { timeoutMs: 5_000 }).catch((err: unknown) => err);
+    expect(ToolRefused.isInstance(none)).toBe(true);
   });
 });

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { RunNotFoundError } from '../../client/agent-errors.js';
 import { receiverAuthFromEnv } from '../../client/alerts/auth.js';
 import { createAlertReceiver, type AlertReceiver, type AlertRunStarter } from '../../client/alerts/receiver.js';
 import { alertCaseId, groupIdOf, splitAlertCaseId } from '../../client/alerts/webhook.js';
@@ -32,8 +33,13 @@ function recorder() {
       notes.push({ runId, text, ...(options.by ? { by: options.by } : {}), signed: options.key !== undefined });
       return { runId, accepted: true, trusted: false, signed: false, by: options.by ?? '' };
     },
+    // Every run it started is still open; the episodes over closed runs are in episodes.test.ts.
+    describe: async (runId) => {
+      if (!seen.has(runId)) throw new RunNotFoundError(runId);
+      return { closeTime: null };
+    },
   };
-  return { agent, starts, notes };
+  return { agent, starts, notes, seen };
 }
 
 function body(incident: string, overrides: Record<string, unknown> = {}) {
@@ -84,7 +90,8 @@ describe('the alert receiver', () => {
       [200, 'attached', `alerts-${caseId}`],
     ]);
     expect(new Set(r.starts.map((s) => s.caseId))).toEqual(new Set([caseId]));
-    expect(splitAlertCaseId(caseId)).toEqual({ base: 'INC-7', groupId: groupIdOf('{}:{case_id="INC-7"}') });
+    expect(splitAlertCaseId(caseId)).toEqual({ base: 'INC-7', groupId: groupIdOf('{}:{case_id="INC-7"}'), episode: 0 });
+    expect(splitAlertCaseId(alertCaseId('INC-7', groupIdOf('k'), 12))).toEqual({ base: 'INC-7', groupId: groupIdOf('k'), episode: 12 });
     await receiver?.close();
     expect(r.notes).toHaveLength(1);
     expect(r.notes[0]).toMatchObject({ runId: `alerts-${caseId}`, by: 'alertmanager', signed: false });
@@ -131,12 +138,20 @@ describe('the alert receiver', () => {
   it('a group the mapping does not know is ignored (200, nothing started); a "resolved" one is recorded on the run, not started', async () => {
     const r = await serve({ bearer: TOKEN });
     const auth = { authorization: `Bearer ${TOKEN}` };
+    // INC-11's run exists (another receiver started it); INC-13 never had one.
+    r.seen.add(`alerts-${alertCaseId('INC-11', groupIdOf('{}:{case_id="INC-11"}'))}`);
     const noCase = await r.post(body('INC-11', { groupLabels: {}, commonLabels: { alertname: 'Other' } }), auth);
     const badCase = await r.post(body('rm -rf /'), auth);
     const resolved = await r.post(body('INC-11', { status: 'resolved' }), auth);
+    const resolvedNoRun = await r.post(body('INC-13', { status: 'resolved' }), auth);
     expect(r.starts).toEqual([]);
     expect([noCase.status, noCase.body.outcome, badCase.status, badCase.body.outcome]).toEqual([200, 'ignored', 200, 'ignored']);
-    expect([resolved.status, resolved.body.outcome]).toEqual([200, 'recorded']);
+    expect([resolved.status, resolved.body.outcome, resolved.body.runId]).toEqual([
+      200,
+      'recorded',
+      `alerts-${alertCaseId('INC-11', groupIdOf('{}:{case_id="INC-11"}'))}`,
+    ]);
+    expect([resolvedNoRun.status, resolvedNoRun.body.outcome]).toEqual([200, 'ignored']);
     await receiver?.close();
     expect(r.notes.map((n) => n.text.split('\n')[0])).toEqual([
       'Alertmanager notification, status resolved, 1 alert(s). Untrusted text from alert labels and annotations:',
