@@ -18,6 +18,7 @@ import {
 } from './contract.js';
 import { HttpError, ok, param, parseBody, peek, type DomainRoute, type Reply, type RouteInput } from './http.js';
 import type { ServiceRow, WorldStore } from './store.js';
+import { findOrFence, refuseIfFenced } from './fencing.js';
 
 const STABLE = { current: 'v1.4.2', previous: 'v1.4.1' };
 const BAD_DEPLOY = { current: 'v1.5.0', previous: 'v1.4.2' };
@@ -106,11 +107,7 @@ export function incidentRoutes(store: WorldStore): DomainRoute[] {
         if (!same) throw new HttpError(409, { error: 'idempotency_key_conflict', effect: existing });
         return ok({ ...existing, deduplicated: true });
       }
-      // A request its sender has since read back and fenced must not act late.
-      const fence = store.fencedBefore(req.idempotencyKey);
-      if (fence !== undefined && (req.sentAt === undefined || req.sentAt < fence)) {
-        throw new HttpError(409, { error: 'idempotency_key_fenced', fencedBefore: fence });
-      }
+      refuseIfFenced(store, req.idempotencyKey, req.sentAt);
       store.updateService(change(service(caseId, req.service)));
       const effect: IncidentEffect = {
         effectId: `eff_${randomUUID()}`,
@@ -153,13 +150,7 @@ export function incidentRoutes(store: WorldStore): DomainRoute[] {
       },
       handle(input) {
         const { before, caseId } = parseBody(IncidentFenceRequest, input.body);
-        const key = param(input, 'idempotencyKey');
-        return store.transaction(() => {
-          const effect = store.getIncidentEffectByKey(key) ?? null;
-          if (effect) return ok({ applied: true, effect });
-          store.fence(key, caseId, before);
-          return ok({ applied: false, effect: null, fenced: true });
-        });
+        return findOrFence(store, param(input, 'idempotencyKey'), { subject: caseId, before }, 'effect', (key) => store.getIncidentEffectByKey(key));
       },
     },
     {

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { FenceRequest, ReissueRequest, type PaymentSeed, type LedgerView, type ProcessorView, type ReplicaView, type Reissue } from './contract.js';
 import { HttpError, ok, param, parseBody, peek, type DomainRoute, type RouteInput } from './http.js';
 import type { WorldStore, TransferRow } from './store.js';
+import { findOrFence, refuseIfFenced } from './fencing.js';
 
 // Upsert; also forgets earlier reissues so a test can reuse a transferId.
 export function seedPayment(store: WorldStore, seed: PaymentSeed): void {
@@ -100,11 +101,7 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
             }
             return ok({ ...existing, deduplicated: true });
           }
-          // A request its sender has since read back and fenced must not commit late.
-          const fence = store.fencedBefore(req.idempotencyKey);
-          if (fence !== undefined && (req.sentAt === undefined || req.sentAt < fence)) {
-            throw new HttpError(409, { error: 'idempotency_key_fenced', fencedBefore: fence });
-          }
+          refuseIfFenced(store, req.idempotencyKey, req.sentAt);
           const t = transfer(req.transferId);
           if (t.ledgerStatus === 'SETTLED') {
             throw new HttpError(409, { error: 'transfer_not_reissuable', ledgerStatus: t.ledgerStatus });
@@ -142,13 +139,7 @@ export function paymentRoutes(store: WorldStore): DomainRoute[] {
       subject: byReissueKey,
       handle(input) {
         const { before, transferId } = parseBody(FenceRequest, input.body);
-        const key = param(input, 'idempotencyKey');
-        return store.transaction(() => {
-          const reissue = store.getReissueByKey(key) ?? null;
-          if (reissue) return ok({ applied: true, reissue });
-          store.fence(key, transferId, before);
-          return ok({ applied: false, reissue: null, fenced: true });
-        });
+        return findOrFence(store, param(input, 'idempotencyKey'), { subject: transferId, before }, 'reissue', (key) => store.getReissueByKey(key));
       },
     },
   ];
