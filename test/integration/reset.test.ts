@@ -23,7 +23,9 @@ const resetPoints: Record<string, (events: HistoryEvents, tool: string) => numbe
   'mid, before the effect': (events, tool) => taskAfterTool(events, tool),
 };
 
-describe('reset and delete of a resolved case', () => {
+// Each case has its own case id and workflow id and shares nothing with the others but the
+// worker, and most of a case is waiting on the server: they run at once.
+describe.concurrent('reset and delete of a resolved case', () => {
   const h = useAgentHarness();
 
   async function resolvedPayment(): Promise<{ transferId: string; handle: AgentHandle; reissueId: string }> {

@@ -1,7 +1,7 @@
 // The README and the docs its sections moved to are executable: every ```sh block marked `run`
 // on a checked page (CHECKED_PAGES in blocks.ts, README first) is run command by command, exactly
-// as printed and page after page, in a copy of this checkout (so .agent/, .world/, run.json and
-// key files land there, not in the repository) against the tests' own Temporal dev server. What
+// as printed and page after page, in a copy of this checkout as a clone holds it (so .agent/,
+// .world/, run.json and key files land there, not in the repository) against the tests' own Temporal dev server. What
 // the test adds is the environment a reader's shell would have once `npm run dev` told them where
 // things are (TEMPORAL_ADDRESS, WORLD_URL, a free world and console port, a task queue of its own
 // so no other test's worker shares it) and three rules, said in DEVELOPERS.md's "The docs are
@@ -11,10 +11,10 @@
 // stopped by their pid. The ts blocks of docs/starter.md must be the starter's files verbatim
 // (test/package/starter.test.ts compiles and runs those against the packed engine), and every
 // relative link must lead somewhere. When the pages and the code disagree, a command fails here.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { waitUntil } from '../../client/wait.js';
@@ -24,8 +24,33 @@ import { taskQueueFor } from '../../worker/connection.js';
 import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
 import { CHECKED_PAGES, checkedBlocks, commandsOf, repoRoot as root } from './blocks.js';
 import { brokenLinks, linkedPages } from './links.js';
-/** Not copied: installed packages (linked instead), git, and local state a reader's clone would not have. */
-const NOT_COPIED = new Set(['node_modules', '.git', '.temporal', '.world', '.agent', 'dist', 'coverage']);
+/**
+ * Not copied when git cannot say what a clone holds: installed packages (linked instead), git, and
+ * local state a reader's clone would not have, such as the AgentDojo venv (about 300 MB in some
+ * 20,000 files) and the eval's scratch.
+ */
+const NOT_COPIED = new Set(['node_modules', '.git', '.temporal', '.world', '.agent', '.agentdojo', '.eval', 'dist', 'coverage']);
+const ARTIFACTS = join('test', 'console', 'artifacts');
+
+/**
+ * The checkout's files as a reader's clone has them: what git tracks, and new files not yet
+ * committed, never what git ignores. A directory copy also took ignored trees nobody's clone
+ * has (model-local's downloaded models and packages, gigabytes, the AgentDojo venv), which made
+ * the copy the slowest step of this test. Undefined when git cannot answer (not a checkout).
+ */
+function readerFiles(): string[] | undefined {
+  try {
+    const listed = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    // A tracked file deleted in this checkout is listed too, and is not there to copy.
+    return listed.split('\0').filter((f) => f !== '' && !f.startsWith(`${ARTIFACTS}/`) && existsSync(join(root, f)));
+  } catch {
+    return undefined;
+  }
+}
 
 interface Started {
   command: string;
@@ -44,9 +69,17 @@ describe('the README and the docs it leads to, run as printed', { timeout: 1_200
 
   beforeAll(async () => {
     copy = mkdtempSync(join(tmpdir(), 'agent-readme-'));
-    for (const entry of readdirSync(root)) {
-      if (NOT_COPIED.has(entry) || entry.endsWith('.tgz')) continue;
-      cpSync(join(root, entry), join(copy, entry), { recursive: true, filter: (src) => !src.includes(`${join('test', 'console', 'artifacts')}`) });
+    const files = readerFiles();
+    if (files) {
+      for (const file of files) {
+        mkdirSync(dirname(join(copy, file)), { recursive: true });
+        copyFileSync(join(root, file), join(copy, file));
+      }
+    } else {
+      for (const entry of readdirSync(root)) {
+        if (NOT_COPIED.has(entry) || entry.endsWith('.tgz')) continue;
+        cpSync(join(root, entry), join(copy, entry), { recursive: true, filter: (src) => !src.includes(ARTIFACTS) });
+      }
     }
     symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
     const [worldPort, consolePort] = [await freePort(), await freePort()];
