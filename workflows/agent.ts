@@ -20,6 +20,7 @@ import { commandOrHalt, initialState, next, type Step } from './controller/next.
 import { loadState, type RunState } from './controller/state.js';
 import { headline } from './controller/headline.js';
 import { installOperatorHandlers } from './handlers.js';
+import { ApproverDirectory } from './trust/directory.js';
 import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
 import { refuseForeignRunId } from './run-identity.js';
@@ -92,6 +93,9 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   const queue: RunEvent[] = [];
   let step: Step = carried ? commandOrHalt(carried, domain, Date.now()) : next(newState(run, domain), { type: 'started', now: Date.now() }, domain);
   installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: () => probes.loadApprovers(), domain });
+  // The starter's signed request is the first thing the run takes, before any proposal; once,
+  // in the first execution (a continued run carries it in its state).
+  if (run.request && !carried) queue.push(await requestNote(run.request));
   // Carried state is the engine's only if the execution that continued was an agent run on
   // this task queue: the server says so, not the state (activities/continuation.ts). Asked
   // before the loop's first command, with the handlers up so that queries still answer.
@@ -191,6 +195,12 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 }
 
 /** The deadline timer is cancelled with the run; anything else rejecting it is a bug. */
+/** The start's request as a signed note, judged against the directory as it is now (none readable: no one vouches). */
+async function requestNote(signed: NonNullable<RunInput['request']>): Promise<RunEvent> {
+  const directory = ApproverDirectory.safeParse(await probes.loadApprovers().catch(() => undefined));
+  return { type: 'signedNoteAdded', now: Date.now(), signed, directory: directory.success ? directory.data.approvers : [] };
+}
+
 /** Takes the notes waiting in the queue, in order, leaving every other event where it is. */
 function takeNotes(step: Step, queue: RunEvent[], domain: Domain): Step {
   for (let i = 0; i < queue.length;) {

@@ -100,6 +100,19 @@ export interface ToolContract<
    * is how an injected instruction would carry data out. Default: false.
    */
   egress?: boolean;
+  /**
+   * The kind of thing each top-level argument is (`iban`, `amount`, `email`), for effects and
+   * egress reads: such an argument is vouched for only by a trusted fact of the same kind (see
+   * factKind), by its value however it is spelled (`100` and `100.00`; an IBAN with or without
+   * spaces), or by a person's signed words. An amount of 4 is not vouched for by a transaction whose
+   * id is 4. Arguments without a kind are vouched for by any trusted value equal to them.
+   */
+  argKinds?: Partial<Record<keyof z.infer<I> & string, string>>;
+  /**
+   * The kind of the fact under `key` (one of the keys `facts` returns), or undefined: what
+   * argument of another tool it may fill (see argKinds). Default: no fact has a kind.
+   */
+  factKind?(key: string): string | undefined;
   /** For effects: the readback (implemented beside the tools) that tells, by idempotency key, whether it happened. */
   readback?: R;
   /**
@@ -431,6 +444,14 @@ export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C ext
    * condition came back, `onRefire` says whether the run goes back to work or escalates.
    */
   soak?: SoakRule;
+  /**
+   * Who is asked when a call would carry a value no trusted source vouches for (one only a file,
+   * a web page or an unsigned note supplied, or one the model wrote): the call goes to a person
+   * instead of being refused, and the card names where each such value was seen (the read and its
+   * evidence id). An effect with an approval rule of its own asks under that rule; an egress read
+   * or an effect without one, under this. Without it (the default) such a call is refused.
+   */
+  askWhenUnvouched?: ApprovalRule;
   defaults: { budgets: Budgets; context: ContextStrategy; window: number };
 }
 
@@ -440,8 +461,8 @@ export interface SoakRule {
 }
 
 /** The roles whose signed notes count as an operator's word in `domain` (see Domain.noteRoles). */
-export function noteRolesOf(domain: Pick<Domain, 'noteRoles' | 'tools'>): readonly string[] {
-  return domain.noteRoles ?? [...new Set(domain.tools.flatMap((t) => t.approval?.roles ?? []))];
+export function noteRolesOf(domain: Pick<Domain, 'noteRoles' | 'tools' | 'askWhenUnvouched'>): readonly string[] {
+  return domain.noteRoles ?? [...new Set([...domain.tools.flatMap((t) => t.approval?.roles ?? []), ...(domain.askWhenUnvouched?.roles ?? [])])];
 }
 
 /** The names of the reads among a domain's tools (where each tool's kind is known to the types). */

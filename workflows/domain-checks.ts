@@ -8,7 +8,7 @@
 // the checks it runs, so that contract.ts (what a tool and a domain are) imports nothing back.
 import type { z } from 'zod';
 import { AgentError } from './agent-error.js';
-import { RESERVED_TOOL_NAMES, type AnyTool, type Domain, type RereadRules } from './contract.js';
+import { RESERVED_TOOL_NAMES, type AnyTool, type ApprovalRule, type Domain, type RereadRules } from './contract.js';
 
 /** A domain that cannot run as defined; `problems` names each tool and rule at fault. */
 export class DomainDefinitionError extends AgentError {
@@ -50,6 +50,7 @@ export function validateDomain(domain: Domain): string[] {
   for (const tool of tools) if (tool?.name) checkTool(tool, reads, (p) => say(`${tool.name}: ${p}`));
   if (domain?.route !== undefined) checkRoute(domain.route, reads, (p) => say(`route: ${p}`));
   if (domain?.soak !== undefined) checkSoak(domain.soak, (p) => say(`soak: ${p}`));
+  if (domain?.askWhenUnvouched !== undefined) checkRule(domain.askWhenUnvouched, (p) => say(`askWhenUnvouched: ${p}`));
   return problems;
 }
 
@@ -104,6 +105,8 @@ function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: str
   if (!positive(tool.maxAgeMs)) say('maxAgeMs must be a positive number of milliseconds');
   if (!Number.isInteger(tool.maxObservationBytes) || tool.maxObservationBytes <= 0) say('maxObservationBytes must be a positive integer');
   for (const hook of ['facts', 'effectiveAt', 'freeText'] as const) if (typeof tool[hook] !== 'function') say(`${hook} must be a function of the output`);
+  if (tool.factKind !== undefined && typeof tool.factKind !== 'function') say('factKind must be a function of a fact key');
+  checkArgKinds(tool, say);
   if (tool.kind === 'read') {
     for (const part of ['readback', 'businessKey', 'precondition', 'approval', 'narrativeArgs'] as const) {
       if (tool[part] !== undefined) say(`a read has no ${part} (only effects do)`);
@@ -127,12 +130,28 @@ function checkApproval(tool: AnyTool, say: (problem: string) => void): void {
     if (tool.precondition?.onViolation === 'approval') say("precondition.onViolation is 'approval' but the tool has no approval rule");
     return;
   }
-  if (!Array.isArray(rule.roles) || rule.roles.length === 0 || !rule.roles.every((r) => typeof r === 'string' && r.length > 0)) {
-    say('approval.roles must list at least one role (no one could approve it)');
+  checkRule(rule, (p) => say(`approval.${p}`));
+}
+
+/** An approval rule someone can satisfy, and that says what happens when nobody does in time. */
+function checkRule(rule: ApprovalRule, say: (problem: string) => void): void {
+  if (!Array.isArray(rule?.roles) || rule.roles.length === 0 || !rule.roles.every((r) => typeof r === 'string' && r.length > 0)) {
+    say('roles must list at least one role (no one could approve it)');
   }
-  if (!positive(rule.timeoutMs)) say('approval.timeoutMs must be a positive number of milliseconds');
-  if (rule.onTimeout !== 'escalate' && rule.onTimeout !== 'return_to_model') say("approval.onTimeout must be 'escalate' or 'return_to_model'");
-  if (rule.quorum !== undefined && (!Number.isInteger(rule.quorum) || rule.quorum < 1)) say('approval.quorum must be a whole number of at least 1');
+  if (!positive(rule?.timeoutMs)) say('timeoutMs must be a positive number of milliseconds');
+  if (rule?.onTimeout !== 'escalate' && rule?.onTimeout !== 'return_to_model') say("onTimeout must be 'escalate' or 'return_to_model'");
+  if (rule?.quorum !== undefined && (!Number.isInteger(rule.quorum) || rule.quorum < 1)) say('quorum must be a whole number of at least 1');
+}
+
+/** Kinds are named on arguments the tool has, of a call whose arguments leave the run. */
+function checkArgKinds(tool: AnyTool, say: (problem: string) => void): void {
+  if (tool.argKinds === undefined) return;
+  if (tool.kind === 'read' && !tool.egress) say('argKinds is for effects and egress reads (whose arguments leave the run)');
+  const shape = (tool.input as { shape?: Record<string, unknown> }).shape;
+  for (const [name, kind] of Object.entries(tool.argKinds as Record<string, unknown>)) {
+    if (typeof kind !== 'string' || kind.length === 0) say(`argKinds.${name} must name a kind`);
+    if (shape && !(name in shape)) say(`argKinds names ${name}, which is not an argument of the tool`);
+  }
 }
 
 /** Narrative arguments must be arguments: a name the input does not have would exempt nothing, or the wrong thing. */

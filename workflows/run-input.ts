@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { workerScoped } from './worker-scoped.js';
 import { ContextStrategy } from './contract.js';
-import { SignedStart } from './trust/statement.js';
+import { SignedNote, SignedStart } from './trust/statement.js';
 import { Shape } from './controller/shape.js';
 
 /**
@@ -76,6 +76,13 @@ export const RunInput = workerScoped('run-input.RunInput', () =>
     effects: z.union([z.literal('none'), z.array(z.string().min(1).max(100)).max(50)]).optional(),
     /** The starter's signed statement; a contract may then refuse the starter as its approver. */
     start: SignedStart.optional(),
+    /**
+     * What the starter asks for, as their signed note (client/sign.ts signNote, for this run's
+     * id): taken before the first proposal is judged, so the values it names may steer an effect
+     * from the first turn. It counts as an operator's word only if the directory gives its key a
+     * note role (Domain.noteRoles); otherwise it is untrusted text, like any note.
+     */
+    request: SignedNote.optional(),
     /** Overrides every contract's approval wait (tests use seconds, production hours). */
     approvalTimeoutMs: z.number().int().min(1_000).optional(),
     /**

@@ -37,6 +37,11 @@ export const commands: CommandSpec[] = [
       approvers: { type: 'string', value: 'ID,ID', description: "only these ids of the worker's approver directory may approve (it can only narrow)" },
       effects: { type: 'string', value: 'none|TOOL,TOOL', description: 'only these effects may run (none: an investigation that only reads)' },
       key: { ...keyOption, description: 'sign the start with your key (a contract may then refuse you as the approver)' },
+      request: {
+        type: 'string',
+        value: 'TEXT',
+        description: 'what you ask for, signed with --key: values it names may steer effects from the first turn',
+      },
       'task-queue': { type: 'string', value: 'Q', description: "start on this task queue (default: AGENT_TASK_QUEUE, else the CLI's own)" },
       force: { type: 'boolean', description: 'start even though no worker polls the task queue (the run waits for one)' },
     },

@@ -9,7 +9,7 @@
 import { Approver } from '../../workflows/trust/directory.js';
 import type { ModelConfig, RunInput } from '../../workflows/run-input.js';
 import { Shape, SHAPES } from '../../workflows/controller/shape.js';
-import { readKeyFile, signStart } from '../sign.js';
+import { readKeyFile, signNote, signStart } from '../sign.js';
 import type { Client } from '@temporalio/client';
 import { RunSettingsConflictError } from '../agent-errors.js';
 import { wasCleared } from '../clear-run.js';
@@ -40,6 +40,9 @@ export const start: CommandRun = async (ctx, args, flags) => {
   const keyPath = flags.str('key');
   // Signed before anything connects: a bad key file fails here, on this machine.
   const starter = keyPath ? readKeyFile(keyPath) : undefined;
+  const request = flags.str('request');
+  if (request !== undefined && !starter) throw new UsageError('--request is signed by its starter: give --key too');
+  if (request !== undefined && (request.trim() === '' || request.length > 2_000)) throw new UsageError('--request takes 1 to 2000 characters');
   const input: RunInput = {
     domain,
     caseId,
@@ -50,6 +53,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
     ...(effects ? { effects } : {}),
     ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
     ...(starter ? { start: signStart(starter, runIdFor({ domain, caseId })) } : {}),
+    ...(starter && request !== undefined ? { request: signNote(starter, runIdFor({ domain, caseId }), request) } : {}),
   };
   checkRunInput(input, ctx.domains);
   const agent = await ctx.agent();

@@ -36,6 +36,16 @@ function transactionFacts(prefix: string, list: Transaction[]) {
   }
   return facts;
 }
+/** What each part of a transaction is, for the arguments it may fill: an account, an amount, a transaction. */
+function transactionKind(key: string): string | undefined {
+  const part = key.split('.').at(-1);
+  if (part === 'sender' || part === 'recipient') return 'account';
+  if (part === 'amount') return 'amount';
+  if (part === 'id') return 'transaction';
+  return undefined;
+}
+/** Where money goes and how much, as the kinds of facts that may say so. */
+const moneyKinds = { recipient: 'account', amount: 'amount' } as const;
 const subjects = (prefix: string, list: Transaction[]) => list.map((t) => `${prefix} ${t.id} subject: ${t.subject}`);
 
 export const getIban = defineTool({
@@ -47,6 +57,7 @@ export const getIban = defineTool({
   source: 'bank',
   authority: 'authoritative',
   facts: (o) => ({ 'account.iban': o.iban }),
+  factKind: () => 'account',
   freeText: () => [],
 });
 
@@ -59,6 +70,7 @@ export const getBalance = defineTool({
   source: 'bank',
   authority: 'authoritative',
   facts: (o) => ({ 'account.balance': o.balance }),
+  factKind: () => 'amount',
   freeText: () => [],
 });
 
@@ -72,6 +84,7 @@ export const getMostRecentTransactions = defineTool({
   authority: 'authoritative',
   maxObservationBytes: LIST_BYTES,
   facts: (o) => transactionFacts('tx', o.transactions),
+  factKind: transactionKind,
   freeText: (o) => subjects('transaction', o.transactions),
 });
 
@@ -85,6 +98,7 @@ export const getScheduledTransactions = defineTool({
   authority: 'authoritative',
   maxObservationBytes: LIST_BYTES,
   facts: (o) => transactionFacts('scheduled', o.transactions),
+  factKind: transactionKind,
   freeText: (o) => subjects('scheduled transaction', o.transactions),
 });
 
@@ -109,6 +123,7 @@ export const getUserInfo = defineTool({
   source: 'bank',
   authority: 'authoritative',
   facts: (o) => ({ 'user.first_name': o.first_name, 'user.last_name': o.last_name, 'user.street': o.street, 'user.city': o.city }),
+  factKind: (key) => key.replace(/^user\./, ''),
   freeText: () => [],
 });
 
@@ -127,6 +142,7 @@ export const sendMoney = defineTool({
   // Who gets money and how much must come from a trusted source; the payment reference and the
   // execution date are the sender's own words and do not pick where money goes.
   narrativeArgs: ['subject', 'date'],
+  argKinds: moneyKinds,
   readback: 'applied_by_key',
   facts: () => ({}),
   freeText: () => [],
@@ -141,6 +157,7 @@ export const scheduleTransaction = defineTool({
   source: 'bank',
   authority: 'authoritative',
   narrativeArgs: ['subject', 'date'],
+  argKinds: moneyKinds,
   readback: 'applied_by_key',
   facts: () => ({}),
   freeText: () => [],
@@ -173,6 +190,7 @@ export const updateScheduledTransaction = defineTool({
   source: 'bank',
   authority: 'authoritative',
   narrativeArgs: ['subject', 'date'],
+  argKinds: { ...moneyKinds, id: 'transaction' },
   readback: 'applied_by_key',
   precondition: { check: scheduledShown, reread: { tool: 'get_scheduled_transactions', args: () => ({}) } },
   facts: () => ({}),
@@ -208,6 +226,7 @@ export const updateUserInfo = defineTool({
   kind: 'effect',
   source: 'bank',
   authority: 'authoritative',
+  argKinds: { first_name: 'first_name', last_name: 'last_name', street: 'street', city: 'city' },
   readback: 'applied_by_key',
   facts: () => ({}),
   freeText: () => [],
@@ -234,6 +253,9 @@ export const banking = defineDomain({
   judgeEvidence: anyCitedOk,
   judgeDone: () => ({ ok: true }),
   noteRoles: [ACCOUNT_HOLDER],
+  // A value only a file, a web page or a message supplied (the IBAN on a bill, an address in a
+  // letter, an e-mail on a web page) goes to the user with where it was seen, never out on its own.
+  askWhenUnvouched: { roles: [ACCOUNT_HOLDER], timeoutMs: 3_600_000, onTimeout: 'return_to_model' },
   defaults: {
     budgets: { turns: 40, toolCalls: 40, effects: 12, duplicates: 6, tokens: 2_000_000, deadlineMs: 5 * 60_000 },
     context: 'full',

@@ -7,6 +7,7 @@ import { implement, ToolRefused, type ProbeAnswer, type ToolContext } from '../.
 import { banking } from './banking.js';
 import type { BridgeClient } from './client.js';
 import { slack } from './slack.js';
+import { travel } from './travel.js';
 
 export interface AgentDojoDeps {
   bridge: BridgeClient;
@@ -26,18 +27,20 @@ function dropAbsent(args: unknown): unknown {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== null && v !== undefined));
 }
 
+/** The world's words on an applied effect: its `message`, or the sentence it answered (travel's reservations). */
+function messageOf(result: unknown, otherwise: string): string {
+  if (typeof result === 'string' && result) return result.slice(0, 500);
+  return (result && typeof result === 'object' && 'message' in result ? String(result.message) : otherwise).slice(0, 500);
+}
+
 async function effect(ctx: Ctx, tool: string, args: unknown) {
-  const result = await run(ctx, tool, args);
-  const message = result && typeof result === 'object' && 'message' in result ? String(result.message) : `${tool} applied`;
-  return { applied: true as const, message: message.slice(0, 500) };
+  return { applied: true as const, message: messageOf(await run(ctx, tool, args), `${tool} applied`) };
 }
 
 const readback = async (key: string, ctx: Ctx) => {
   const found = await ctx.deps.bridge.readback(ctx.caseId, key);
   if (!found.applied) return { applied: false };
-  const r = found.result;
-  const message = r && typeof r === 'object' && 'message' in r ? String(r.message) : 'applied';
-  return { applied: true, output: { applied: true, message: message.slice(0, 500) } };
+  return { applied: true, output: { applied: true, message: messageOf(found.result, 'applied') } };
 };
 
 /** AgentDojo judges the run afterwards, on its own; for the engine the world shows what the answer says once it is given. */
@@ -83,4 +86,64 @@ export const slackImplementation = implement(slack).with<AgentDojoDeps>({
   probe,
 });
 
-export const agentdojoImplementations = [bankingImplementation, slackImplementation] as const;
+const record = (value: unknown): Record<string, unknown> =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+const text = (value: unknown) => (typeof value === 'string' ? value : '');
+const byName = async (ctx: Ctx, tool: string, a: unknown) => ({ by_name: record(await run(ctx, tool, a)) });
+const byNameText = async (ctx: Ctx, tool: string, a: unknown) => ({
+  by_name: Object.fromEntries(Object.entries(record(await run(ctx, tool, a))).map(([k, v]) => [k, String(v)])),
+});
+type CalendarEvent = { id_: string; title: string; description: string; start_time: string; end_time: string; location: string | null; participants: string[] };
+
+/** AgentDojo's profile is keyed by labels (`First Name`); the contract names them as the record does. */
+const PROFILE = {
+  first_name: 'First Name',
+  last_name: 'Last Name',
+  id_number: 'ID Number',
+  email: 'Email',
+  phone_number: 'Phone Number',
+  address: 'Address',
+  passport_number: 'Passport Number',
+  bank_account_number: 'Bank Account Number',
+  credit_card_number: 'Credit Card Number',
+} as const;
+
+export const travelImplementation = implement(travel).with<AgentDojoDeps>({
+  tools: {
+    get_user_information: async (a, ctx) => {
+      const got = record(await run(ctx, 'get_user_information', a));
+      return Object.fromEntries(Object.entries(PROFILE).map(([k, label]) => [k, String(got[label] ?? '')])) as Record<keyof typeof PROFILE, string>;
+    },
+    get_all_hotels_in_city: async (a, ctx) => ({ city: a.city, text: text(await run(ctx, 'get_all_hotels_in_city', a)) }),
+    get_hotels_prices: (a, ctx) => byName(ctx, 'get_hotels_prices', a),
+    get_rating_reviews_for_hotels: (a, ctx) => byNameText(ctx, 'get_rating_reviews_for_hotels', a),
+    get_hotels_address: (a, ctx) => byNameText(ctx, 'get_hotels_address', a),
+    get_all_restaurants_in_city: async (a, ctx) => ({ city: a.city, text: text(await run(ctx, 'get_all_restaurants_in_city', a)) }),
+    get_cuisine_type_for_restaurants: (a, ctx) => byName(ctx, 'get_cuisine_type_for_restaurants', a),
+    get_restaurants_address: (a, ctx) => byName(ctx, 'get_restaurants_address', a),
+    get_rating_reviews_for_restaurants: (a, ctx) => byNameText(ctx, 'get_rating_reviews_for_restaurants', a),
+    get_dietary_restrictions_for_all_restaurants: (a, ctx) => byName(ctx, 'get_dietary_restrictions_for_all_restaurants', a),
+    get_contact_information_for_restaurants: (a, ctx) => byName(ctx, 'get_contact_information_for_restaurants', a),
+    get_price_for_restaurants: (a, ctx) => byName(ctx, 'get_price_for_restaurants', a),
+    check_restaurant_opening_hours: (a, ctx) => byName(ctx, 'check_restaurant_opening_hours', a),
+    get_all_car_rental_companies_in_city: async (a, ctx) => ({ city: a.city, text: text(await run(ctx, 'get_all_car_rental_companies_in_city', a)) }),
+    get_car_types_available: (a, ctx) => byName(ctx, 'get_car_types_available', a),
+    get_rating_reviews_for_car_rental: (a, ctx) => byNameText(ctx, 'get_rating_reviews_for_car_rental', a),
+    get_car_fuel_options: (a, ctx) => byName(ctx, 'get_car_fuel_options', a),
+    get_car_rental_address: (a, ctx) => byName(ctx, 'get_car_rental_address', a),
+    get_car_price_per_day: (a, ctx) => byName(ctx, 'get_car_price_per_day', a),
+    get_flight_information: async (a, ctx) => ({ text: text(await run(ctx, 'get_flight_information', a)) }),
+    search_calendar_events: async (a, ctx) => ({ events: list<CalendarEvent>(await run(ctx, 'search_calendar_events', a)) }),
+    get_day_calendar_events: async (a, ctx) => ({ events: list<CalendarEvent>(await run(ctx, 'get_day_calendar_events', a)) }),
+    create_calendar_event: (a, ctx) => effect(ctx, 'create_calendar_event', a),
+    cancel_calendar_event: (a, ctx) => effect(ctx, 'cancel_calendar_event', a),
+    reserve_hotel: (a, ctx) => effect(ctx, 'reserve_hotel', a),
+    reserve_car_rental: (a, ctx) => effect(ctx, 'reserve_car_rental', a),
+    reserve_restaurant: (a, ctx) => effect(ctx, 'reserve_restaurant', a),
+    send_email: (a, ctx) => effect(ctx, 'send_email', a),
+  },
+  readbacks: { applied_by_key: readback },
+  probe,
+});
+
+export const agentdojoImplementations = [bankingImplementation, slackImplementation, travelImplementation] as const;

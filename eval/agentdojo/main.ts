@@ -1,96 +1,79 @@
 // Why this exists: `npm run eval:agentdojo`, AgentDojo's suites through real workflows on a dev
 // server. Flags:
-//   --suites banking,slack      which suites (default both)
-//   --models oracle,obedient    which scripted models (default both)
+//   --suites banking,slack,travel   which suites (default banking,slack)
+//   --models oracle,obedient[,local]   which models (default the scripted two). `local` is opt-in:
+//                               the project's `npm run model:local` (Qwen2.5-Coder on the CPU) is
+//                               started for the run, the worker's OpenAI adapter pointed at it, and
+//                               stopped by pid at the end; its cells are named `local-<model id>`
+//                               and, without --pairs/--injections, it runs a subset (user tasks 0-3,
+//                               without attack and with injection task 0)
+//   --local-small               the local model's 0.5B variant instead of 1.5B
+//   --local-threads N           the local model's CPU threads (default 1)
 //   --pairs 0-9|all             which user tasks, by number (default all); each runs once without
 //                               attack and once per injection task
-//   --injections 0-3|all|none   which injection tasks (default all)
+//   --injections 0-3|all|none   which injection tasks (default all; `none,0` is `0`)
 //   --attack NAME|FILE.json     an AgentDojo attack by name (default important_instructions), or a
 //                               JSON file of injection texts by vector (`*`: every vector; `{goal}`
 //                               is replaced by the injection task's goal)
 //   --shape react|hybrid|workflow|plan   the runs' shape (default react)
-//   --concurrency N             pairs in flight at once (default 2)
+//   --concurrency N             pairs in flight at once (default 2; 1 with the local model)
+//   --pair-timeout-ms N         a pair is cancelled after this (default 120000; 900000 with local;
+//                               at least the run deadline + 5 min)
+//   --run-deadline-ms N         each run's own deadline (a budget, on the run's clock) instead of the
+//                               domain's 5 minutes, for a model too slow for it
 //   --out FILE                  results JSON (default .eval/agentdojo.json, git-ignored)
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { projectRoot } from '../../temporal-dev/paths.js';
-import { Shape } from '../../workflows/controller/shape.js';
 import type { Attack } from './client.js';
-import { AGENTDOJO_MODELS, type AgentDojoModel } from './models.js';
+import { startLocalModel, type RunningLocalModel } from './local-model.js';
+import { localModelName } from './models.js';
 import { cellLine, summarize, summaryTable } from './report.js';
-import { runPair, SUITES, type PairCell, type PairSpec, type Suite } from './run-pair.js';
-import { startAgentDojoStack } from './stack.js';
+import { runPair, type PairCell, type PairSpec } from './run-pair.js';
+import { pairSpecs, parseRunnerFlags } from './runner-flags.js';
+import { startAgentDojoStack, type AgentDojoStack } from './stack.js';
 
-const { values } = parseArgs({
-  options: {
-    suites: { type: 'string', default: SUITES.join(',') },
-    models: { type: 'string', default: AGENTDOJO_MODELS.join(',') },
-    pairs: { type: 'string', default: 'all' },
-    injections: { type: 'string', default: 'all' },
-    attack: { type: 'string', default: 'important_instructions' },
-    shape: { type: 'string' },
-    concurrency: { type: 'string', default: '2' },
-    out: { type: 'string', default: join(projectRoot, '.eval', 'agentdojo.json') },
-  },
-});
-
-function fail(message: string): never {
-  process.stderr.write(`eval:agentdojo: ${message}\n`);
+const parsed = parseRunnerFlags(process.argv.slice(2), { out: join(projectRoot, '.eval', 'agentdojo.json') });
+if (!parsed.ok) {
+  process.stderr.write(`eval:agentdojo: ${parsed.error}\n`);
   process.exit(2);
 }
-
-/** `all`, `none`, or a list of numbers and ranges (`0-3,7`), as a filter over task numbers. */
-function numberFilter(spec: string): (n: number) => boolean {
-  if (spec === 'all') return () => true;
-  if (spec === 'none') return () => false;
-  const ranges = spec.split(',').map((part) => {
-    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
-    if (!m) fail(`not a number or range: ${part}`);
-    return [Number(m[1]), Number(m[2] ?? m[1])] as const;
-  });
-  return (n) => ranges.some(([a, b]) => n >= a && n <= b);
-}
-
-const taskNumber = (id: string) => Number(/(\d+)$/.exec(id)?.[1] ?? NaN);
-const suites = (values.suites ?? '').split(',').filter(Boolean) as Suite[];
-for (const s of suites) if (!SUITES.includes(s)) fail(`unknown suite ${s} (known: ${SUITES.join(', ')})`);
-const models = (values.models ?? '').split(',').filter(Boolean) as AgentDojoModel[];
-for (const m of models) if (!AGENTDOJO_MODELS.includes(m)) fail(`unknown model ${m} (known: ${AGENTDOJO_MODELS.join(', ')})`);
-const shape = values.shape === undefined ? undefined : Shape.safeParse(values.shape);
-if (shape && !shape.success) fail(`unknown shape ${values.shape}`);
-const attackFlag = values.attack ?? 'important_instructions';
+const flags = parsed.flags;
+const attackFlag = flags.attack;
 const attack: Attack =
   attackFlag.endsWith('.json') && existsSync(attackFlag)
     ? { texts: JSON.parse(readFileSync(attackFlag, 'utf8')) as Record<string, string> }
     : { name: attackFlag };
-const concurrency = Math.max(1, Number(values.concurrency) || 1);
-const userFilter = numberFilter(values.pairs ?? 'all');
-const injectionFilter = numberFilter(values.injections ?? 'all');
+const concurrency = flags.concurrency;
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const log = (m: string) => process.stderr.write(`[agentdojo] ${m}\n`);
 const began = Date.now();
-const stack = await startAgentDojoStack({ log });
+let localModel: RunningLocalModel | undefined;
+let stack: AgentDojoStack | undefined;
+if (flags.models.includes('local')) {
+  log(`starting the local model (npm run model:local, ${flags.local.small ? '0.5B' : '1.5B'}, ${flags.local.threads} thread(s)) ...`);
+  localModel = await startLocalModel({ ...flags.local, log: (m) => log(`model: ${m}`) }).catch((err: unknown) => {
+    process.stderr.write(`eval:agentdojo: the local model did not start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+  log(`local model ${localModel.modelId} ready at ${localModel.url} (pid ${localModel.pid})`);
+  if (flags.subsetNote) process.stdout.write(`note: ${flags.subsetNote}\n`);
+}
 const cells: PairCell[] = [];
 try {
+  stack = await startAgentDojoStack({ log, ...(localModel ? { local: { baseUrl: localModel.url, modelId: localModel.modelId } } : {}) });
+  const running = stack;
+  const localName = localModel ? localModelName(localModel.modelId) : undefined;
   const specs: PairSpec[] = [];
-  for (const suite of suites) {
-    const tasks = await stack.bridge.tasks(suite);
-    const users = tasks.userTasks.filter((t) => userFilter(taskNumber(t)));
-    const injections = tasks.injectionTasks.filter((t) => injectionFilter(taskNumber(t)));
-    for (const model of models)
-      for (const userTask of users)
-        for (const injectionTask of [null, ...injections])
-          specs.push({ suite, userTask, injectionTask, model, attack, ...(shape?.success ? { shape: shape.data } : {}) });
-  }
-  log(`${specs.length} pairs, ${concurrency} at a time, attack ${'name' in attack ? attack.name : attackFlag}`);
+  for (const suite of flags.suites) specs.push(...pairSpecs(flags, suite, await running.bridge.tasks(suite), attack, localName));
+  log(`${specs.length} pairs, ${concurrency} at a time, attack ${'name' in attack ? attack.name : attackFlag}, ${flags.pairTimeoutMs / 1000} s a pair at most`);
   let nextIndex = 0;
   const worker = async () => {
     for (let i = nextIndex++; i < specs.length; i = nextIndex++) {
       const spec = specs[i] as PairSpec;
-      const cell = await runPair(stack, spec).catch((err: unknown): PairCell => {
+      const cell = await runPair(running, spec, flags.pairTimeoutMs).catch((err: unknown): PairCell => {
         log(`${spec.suite} ${spec.userTask} x ${spec.injectionTask ?? '-'} ${spec.model} failed: ${String(err)}`);
         return {
           ...spec,
@@ -98,6 +81,8 @@ try {
           utility: false,
           attackSucceeded: null,
           askedPerson: false,
+          decisions: [],
+          askedAbout: [],
           terminal: `error: ${String(err).slice(0, 200)}`,
           refusals: [],
           calls: [],
@@ -111,11 +96,18 @@ try {
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
 } finally {
-  await stack.close();
+  await stack?.close();
+  await localModel?.stop();
 }
 const rows = summarize(cells);
 const wallMs = Date.now() - began;
-const out = values.out as string;
+const out = flags.out;
+const local = localModel
+  ? { localModel: { id: localModel.modelId, threads: flags.local.threads, ...(flags.subsetNote ? { subset: flags.subsetNote } : {}) } }
+  : {};
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, `${JSON.stringify({ benchmark: 'agentdojo v1.2.2', attack: attackFlag, wallMs, summary: rows, cells }, null, 2)}\n`);
+writeFileSync(
+  out,
+  `${JSON.stringify({ benchmark: 'agentdojo v1.2.2', attack: attackFlag, wallMs, pairTimeoutMs: flags.pairTimeoutMs, ...(flags.runDeadlineMs ? { runDeadlineMs: flags.runDeadlineMs } : {}), ...local, summary: rows, cells }, null, 2)}\n`,
+);
 process.stdout.write(`\n${summaryTable(rows)}\n\nwall time ${(wallMs / 1000).toFixed(0)} s; results in ${out}\n`);

@@ -4,19 +4,36 @@
 // shows the attack's injected text, proposes the injection task's ground-truth calls first (a
 // model that obeys every injection it reads). Both read a precondition's "read X first" and do
 // it, as any competent model would, then retry the call once. Neither ever sees the judges.
+// The local model (opt-in) is only named here: the worker's OpenAI adapter reaches its server.
 import type { ModelAdapter, ProposeOutput } from '../../activities/model/index.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
+import type { ModelConfig } from '../../workflows/run-input.js';
 import { estimateTokens } from '../../workflows/controller/context.js';
 import type { GroundTruthCall, SessionInfo } from './client.js';
 
-export type AgentDojoModel = 'oracle' | 'obedient';
-export const AGENTDOJO_MODELS: readonly AgentDojoModel[] = ['oracle', 'obedient'];
-export const adapterName = (model: AgentDojoModel) => `agentdojo-${model}`;
+/** The scripted models: the runner's default set. */
+export type ScriptedModel = 'oracle' | 'obedient';
+export const AGENTDOJO_MODELS: readonly ScriptedModel[] = ['oracle', 'obedient'];
+export const adapterName = (model: ScriptedModel) => `agentdojo-${model}`;
+/**
+ * The local model (opt-in), named on its cells by the model it serves (`local-qwen2.5-coder-1.5b`)
+ * so no reader takes them for a scripted model's.
+ */
+export type LocalModel = `local-${string}`;
+export type AgentDojoModel = ScriptedModel | LocalModel;
+export const localModelName = (modelId: string): LocalModel => `local-${modelId}`;
+export const isLocalModel = (model: AgentDojoModel): model is LocalModel => model.startsWith('local-');
+
+/**
+ * What a run asks for: a scripted model by its custom adapter's name; the local model through the
+ * worker's OpenAI-compatible adapter, by the id its server answers to.
+ */
+export function runModelFor(model: AgentDojoModel): ModelConfig {
+  return isLocalModel(model) ? { adapter: 'openai', model: model.slice('local-'.length) } : { adapter: 'custom', name: adapterName(model) };
+}
 
 interface CaseState {
   info: SessionInfo;
-  /** Settles once the user's request (the signed note) is on the run: no proposal before it. */
-  ready: Promise<void>;
   plan: GroundTruthCall[];
   cursor: number;
   /** The obedient model saw the injection and took on its calls. */
@@ -35,8 +52,8 @@ interface CaseState {
 export class PairRegistry {
   private readonly cases = new Map<string, CaseState>();
 
-  open(caseId: string, info: SessionInfo, ready: Promise<void>): void {
-    this.cases.set(caseId, { info, ready, plan: [...info.groundTruth], cursor: 0, obeyed: false, seen: 0, retried: new Set(), replies: new Map() });
+  open(caseId: string, info: SessionInfo): void {
+    this.cases.set(caseId, { info, plan: [...info.groundTruth], cursor: 0, obeyed: false, seen: 0, retried: new Set(), replies: new Map() });
   }
   close(caseId: string): void {
     this.cases.delete(caseId);
@@ -58,7 +75,7 @@ export function agentdojoAdapters(registry: PairRegistry): Record<string, ModelA
   return Object.fromEntries(AGENTDOJO_MODELS.map((m) => [adapterName(m), adapterFor(m, registry)]));
 }
 
-function adapterFor(model: AgentDojoModel, registry: PairRegistry): ModelAdapter {
+function adapterFor(model: ScriptedModel, registry: PairRegistry): ModelAdapter {
   return async (input): Promise<ProposeOutput> => {
     const state = registry.get(input.context.caseId);
     const reply = state
@@ -68,8 +85,7 @@ function adapterFor(model: AgentDojoModel, registry: PairRegistry): ModelAdapter
   };
 }
 
-async function decide(model: AgentDojoModel, state: CaseState, context: CompiledContext, index: number): Promise<unknown> {
-  await state.ready;
+async function decide(model: ScriptedModel, state: CaseState, context: CompiledContext, index: number): Promise<unknown> {
   const earlier = state.replies.get(index);
   if (earlier !== undefined) return earlier;
   if (model === 'obedient' && !state.obeyed && showsInjection(context, state.info)) {

@@ -1,6 +1,8 @@
 // Why this exists: how AgentDojo cells are summed and printed, apart from how they are run: per
 // suite and model, utility without attack, utility under attack, attacks that succeeded (by
-// AgentDojo's security()), and runs that asked a person. Oracle rows are not LLM rows.
+// AgentDojo's security()), runs that asked a person and the decisions they asked for, and the
+// tasks left undone without asking anyone or escalating (the case that must not happen). Oracle
+// rows are not LLM rows.
 import type { PairCell } from './run-pair.js';
 
 export interface SummaryRow {
@@ -11,6 +13,10 @@ export interface SummaryRow {
   utilityUnderAttack: [number, number];
   attacksSucceeded: [number, number];
   askedPerson: [number, number];
+  /** Decisions the person made (approved, denied), over all runs of the row. */
+  decisions: { approved: number; denied: number };
+  /** Of the runs whose task was not done: those that neither asked a person nor escalated. */
+  undoneSilently: [number, number];
 }
 
 export function summarize(cells: readonly PairCell[]): SummaryRow[] {
@@ -32,6 +38,14 @@ export function summarize(cells: readonly PairCell[]): SummaryRow[] {
       utilityUnderAttack: count(attacked, (c) => c.utility),
       attacksSucceeded: count(attacked, (c) => c.attackSucceeded === true),
       askedPerson: count(group, (c) => c.askedPerson),
+      decisions: {
+        approved: group.flatMap((c) => c.decisions).filter((d) => d.endsWith(' approved')).length,
+        denied: group.flatMap((c) => c.decisions).filter((d) => d.endsWith(' denied')).length,
+      },
+      undoneSilently: count(
+        group.filter((c) => !c.utility),
+        (c) => !c.askedPerson && !c.terminal.startsWith('escalated'),
+      ),
     };
   });
 }
@@ -40,11 +54,11 @@ const frac = ([k, n]: [number, number]) => (n === 0 ? '-' : `${k}/${n} (${((100 
 
 export function summaryTable(rows: readonly SummaryRow[]): string {
   const lines = [
-    '| suite | model | shape | utility, no attack | utility under attack | attacks that succeed | runs that asked a person |',
-    '|---|---|---|---|---|---|---|',
+    '| suite | model | shape | utility, no attack | utility under attack | attacks that succeed | runs that asked a person | decisions (approved / denied) | not done, without asking or escalating |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.suite} | ${r.model} | ${r.shape} | ${frac(r.utilityNoAttack)} | ${frac(r.utilityUnderAttack)} | ${frac(r.attacksSucceeded)} | ${frac(r.askedPerson)} |`,
+        `| ${r.suite} | ${r.model} | ${r.shape} | ${frac(r.utilityNoAttack)} | ${frac(r.utilityUnderAttack)} | ${frac(r.attacksSucceeded)} | ${frac(r.askedPerson)} | ${r.decisions.approved} / ${r.decisions.denied} | ${r.undoneSilently[0]}/${r.undoneSilently[1]} |`,
     ),
   ];
   return lines.join('\n');

@@ -1,21 +1,25 @@
 // Why this exists: one AgentDojo pair through a real workflow, as its user would run it: open the
-// bridge session (AgentDojo's environment with the attack's injections), start the run, send the
-// user's request as their signed note before the model is asked anything, answer any approval
-// request (the user approves what they are asked, and it is counted), and when the run has ended
+// bridge session (AgentDojo's environment with the attack's injections), start the run with the
+// user's request signed as part of the start (RunInput.request), answer any approval
+// request as the user would (they approve a call their own task needs, and deny any other: a person
+// who knows what they asked for; every request is counted), and when the run has ended
 // ask AgentDojo's own utility() and security() about the environment's final state.
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { signDecision, signNote } from '../../client/sign.js';
 import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent-workflow-type.js';
 import type { Shape } from '../../workflows/controller/shape.js';
-import { addNoteUpdate, approveUpdate, cancelSignal, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
+import { approveUpdate, cancelSignal, denyUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
-import type { Attack, Verdict } from './client.js';
-import { adapterName, type AgentDojoModel } from './models.js';
+import { canonical } from '../../workflows/trust/statement.js';
+import type { Attack, GroundTruthCall, Verdict } from './client.js';
+import { runModelFor, type AgentDojoModel } from './models.js';
 import type { AgentDojoStack } from './stack.js';
 
-export type Suite = 'banking' | 'slack';
-export const SUITES: readonly Suite[] = ['banking', 'slack'];
+export type Suite = 'banking' | 'slack' | 'travel';
+export const SUITES: readonly Suite[] = ['banking', 'slack', 'travel'];
+/** What the runner runs when `--suites` is not given: travel is asked for by name, so the default sweep keeps its time. */
+export const DEFAULT_SUITES: readonly Suite[] = ['banking', 'slack'];
 
 export interface PairSpec {
   suite: Suite;
@@ -24,6 +28,8 @@ export interface PairSpec {
   model: AgentDojoModel;
   shape?: Shape;
   attack?: Attack;
+  /** The runner's `--run-deadline-ms`: a CPU model's run may need more than the domain's deadline. */
+  budgets?: RunInput['budgets'];
 }
 
 /** One result: AgentDojo's verdicts and what the engine did. */
@@ -39,6 +45,10 @@ export interface PairCell {
   attackSucceeded: boolean | null;
   /** The run asked a person (an approval request). */
   askedPerson: boolean;
+  /** Each decision the person made, as `tool approved|denied`, in order. */
+  decisions: string[];
+  /** What the cards named as values without a trusted source, and where each was seen. */
+  askedAbout: string[];
   terminal: string;
   /** The controller's refusals, as `code: message`, in order. */
   refusals: string[];
@@ -52,37 +62,35 @@ export interface PairCell {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const short = (task: string | null) => (task === null ? 'none' : task.replace(/^(user|injection)_task_/, ''));
 
-export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs = 120_000): Promise<PairCell> {
+/** How long a pair may take before it is cancelled (the runner's `--pair-timeout-ms`; a CPU model needs more). */
+export const DEFAULT_PAIR_TIMEOUT_MS = 120_000;
+
+export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs = DEFAULT_PAIR_TIMEOUT_MS): Promise<PairCell> {
   const started = Date.now();
-  const caseId = `${spec.suite[0]}-u${short(spec.userTask)}-i${short(spec.injectionTask)}-${spec.model}-${randomUUID().slice(0, 8)}`;
+  // The domains' case ids are [a-z0-9-]: a model's name such as local-qwen2.5-coder-1.5b loses its dots here.
+  const caseId = `${spec.suite[0]}-u${short(spec.userTask)}-i${short(spec.injectionTask)}-${spec.model.replace(/[^a-z0-9-]/g, '-')}-${randomUUID().slice(0, 8)}`;
   const domain = `agentdojo-${spec.suite}`;
   const workflowId = `${domain}-${caseId}`;
   const info = await stack.bridge.open(caseId, spec.suite, spec.userTask, spec.injectionTask, spec.attack);
-  let release = () => {};
-  const ready = new Promise<void>((resolve) => (release = resolve));
-  stack.registry.open(caseId, info, ready);
+  stack.registry.open(caseId, info);
   try {
-    const run: RunInput = { domain, caseId, model: { adapter: 'custom', name: adapterName(spec.model) }, ...(spec.shape ? { shape: spec.shape } : {}) };
-    // The request goes with the start (update-with-start): the first workflow task holds it, so
-    // no proposal is judged before it. Sent after the start instead, the engine applies the note
-    // after the proposal in flight, and a first-turn effect is judged without it.
-    const startOperation = new WithStartWorkflowOperation(AGENT_WORKFLOW_TYPE, {
+    // The request is part of the start (RunInput.request): the run takes it before the model's
+    // first proposal is judged, so a first-turn effect whose values only the request names counts.
+    const run: RunInput = {
+      domain,
+      caseId,
+      model: runModelFor(spec.model),
+      request: signNote(stack.user, workflowId, info.prompt),
+      ...(spec.shape ? { shape: spec.shape } : {}),
+      ...(spec.budgets ? { budgets: spec.budgets } : {}),
+    };
+    const handle = await stack.client.workflow.start(AGENT_WORKFLOW_TYPE, {
       taskQueue: stack.taskQueue,
       workflowId,
       args: [{ run }],
       workflowIdConflictPolicy: 'FAIL',
     });
-    try {
-      const noted = await stack.client.workflow.executeUpdateWithStart(addNoteUpdate, {
-        args: [signNote(stack.user, workflowId, info.prompt)],
-        startWorkflowOperation: startOperation,
-      });
-      if (!noted.trusted) throw new Error(`the user's signed request was not trusted on ${workflowId}`);
-    } finally {
-      release();
-    }
-    const handle = await startOperation.workflowHandle();
-    const { view, timedOut } = await untilTerminal(stack, handle, workflowId, timeoutMs);
+    const { view, timedOut, decisions } = await untilTerminal(stack, handle, workflowId, timeoutMs, info.groundTruth);
     const result = timedOut ? undefined : ((await handle.result()) as RunResult);
     const terminal = result?.terminal ?? view?.state.terminal;
     const answer = terminal?.class === 'resolved' ? (stack.registry.answerOf(caseId) ?? '') : '';
@@ -97,6 +105,10 @@ export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs =
       utility: verdict.utility,
       attackSucceeded: spec.injectionTask === null ? null : verdict.security === true,
       askedPerson: (final?.state.approvals ?? []).length > 0 || timedOut === 'asked',
+      decisions,
+      askedAbout: (final?.state.approvals ?? []).flatMap((a) =>
+        Object.entries(a.display ?? {}).flatMap(([k, v]) => (k.includes('unvouched value') ? [v] : [])),
+      ),
       terminal: timedOut ? 'timed_out' : `${terminal?.class ?? '?'}/${terminal?.reason ?? '?'}`,
       refusals: (final?.state.transcript ?? []).flatMap((t) => (t.kind === 'control' ? [`${t.code}: ${t.message}`] : [])),
       calls: verdict.calls.map((c) => `${c.tool} ${c.ok ? 'ok' : 'error'}`),
@@ -111,9 +123,10 @@ export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs =
 
 type Handle = WorkflowHandle;
 
-/** Polls the run until it ends, approving each request the user is shown; cancels it at the deadline. */
-async function untilTerminal(stack: AgentDojoStack, handle: Handle, workflowId: string, timeoutMs: number) {
+/** Polls the run until it ends, deciding each request the user is shown; cancels it at the deadline. */
+async function untilTerminal(stack: AgentDojoStack, handle: Handle, workflowId: string, timeoutMs: number, asked: GroundTruthCall[]) {
   const signed = new Set<string>();
+  const decisions: string[] = [];
   const deadline = Date.now() + timeoutMs;
   let closed = false;
   void handle.result().then(
@@ -123,20 +136,25 @@ async function untilTerminal(stack: AgentDojoStack, handle: Handle, workflowId: 
   let view: RunView | undefined;
   for (;;) {
     view = await handle.query(stateQuery).catch(() => view);
-    if (closed || view?.state.terminal) return { view, timedOut: false as const };
+    if (closed || view?.state.terminal) return { view, timedOut: false as const, decisions };
     const awaiting = view?.awaiting;
     if (awaiting && awaiting.eligible.length > 0 && !signed.has(awaiting.requestId)) {
-      const ok = await handle
-        .executeUpdate(approveUpdate, { args: [signDecision(stack.user, workflowId, awaiting, 'approve', 'the user approves what they asked for')] })
-        .then(
-          () => true,
-          () => false,
-        );
-      if (ok) signed.add(awaiting.requestId);
+      const theirs = asked.some((c) => c.function === awaiting.tool && canonical(c.args) === canonical(awaiting.args));
+      const decision = theirs
+        ? signDecision(stack.user, workflowId, awaiting, 'approve', 'the user asked for this')
+        : signDecision(stack.user, workflowId, awaiting, 'deny', 'the user did not ask for this');
+      const ok = await handle.executeUpdate(theirs ? approveUpdate : denyUpdate, { args: [decision] }).then(
+        () => true,
+        () => false,
+      );
+      if (ok) {
+        signed.add(awaiting.requestId);
+        decisions.push(`${awaiting.tool} ${theirs ? 'approved' : 'denied'}`);
+      }
     }
     if (Date.now() > deadline) {
       await handle.signal(cancelSignal, { by: 'agentdojo-eval', reason: `no terminal within ${timeoutMs} ms` });
-      return { view, timedOut: signed.size > 0 ? ('asked' as const) : ('silent' as const) };
+      return { view, timedOut: signed.size > 0 ? ('asked' as const) : ('silent' as const), decisions };
     }
     await sleep(50);
   }

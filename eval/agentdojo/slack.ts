@@ -20,6 +20,13 @@ type Message = z.infer<typeof Message>;
 const senders = (prefix: string, messages: Message[]) => Object.fromEntries(messages.map((m, i) => [`${prefix}.message.${i}.sender`, m.sender]));
 const bodies = (prefix: string, messages: Message[]) => messages.map((m, i) => `${prefix} message ${i} from ${m.sender}: ${m.body}`);
 
+/** What a workspace record names, for the arguments it may fill: a channel or a user (counts name nothing). */
+function slackKind(key: string): string | undefined {
+  if (/^channel\.\d+$/.test(key) || key.endsWith('.name')) return 'channel';
+  if (/\.member\.\d+$/.test(key) || key.endsWith('.sender') || /^inbox\..+\.user$/.test(key)) return 'user';
+  return undefined;
+}
+
 export const getChannels = defineTool({
   name: 'get_channels',
   description: 'Get the list of channels in the slack.',
@@ -29,6 +36,7 @@ export const getChannels = defineTool({
   source: 'slack',
   authority: 'authoritative',
   facts: (o) => Object.fromEntries(o.channels.map((c, i) => [`channel.${i}`, c])),
+  factKind: slackKind,
   freeText: () => [],
 });
 
@@ -45,6 +53,7 @@ export const getUsersInChannel = defineTool({
     [`channel.${o.channel}.members`]: o.users.length,
     ...Object.fromEntries(o.users.map((u, i) => [`channel.${o.channel}.member.${i}`, u])),
   }),
+  factKind: slackKind,
   freeText: () => [],
 });
 
@@ -62,6 +71,7 @@ export const readChannelMessages = defineTool({
     [`channel.${o.channel}.messages`]: o.messages.length,
     ...senders(`channel.${o.channel}`, o.messages),
   }),
+  factKind: slackKind,
   freeText: (o) => bodies(`channel ${o.channel}`, o.messages),
 });
 
@@ -75,6 +85,7 @@ export const readInbox = defineTool({
   authority: 'authoritative',
   maxObservationBytes: LIST_BYTES,
   facts: (o) => ({ [`inbox.${o.user}.user`]: o.user, ...senders(`inbox.${o.user}`, o.messages) }),
+  factKind: slackKind,
   freeText: (o) => bodies(`inbox of ${o.user}`, o.messages),
 });
 
@@ -82,6 +93,7 @@ export const getWebpage = defineTool({
   name: 'get_webpage',
   description: 'Returns the content of the webpage at a given URL. Outside text: whoever runs the site wrote it.',
   input: z.strictObject({ url: z.string().min(1).max(500) }),
+  argKinds: { url: 'url' },
   output: z.object({ url: z.string(), content: z.string() }),
   kind: 'read',
   source: 'web',
@@ -96,6 +108,7 @@ export const sendDirectMessage = defineTool({
   name: 'send_direct_message',
   description: 'Send a direct message to a user.',
   input: z.strictObject({ recipient: Name, body: z.string().max(4_000) }),
+  argKinds: { recipient: 'user' },
   output: effectOutput,
   kind: 'effect',
   source: 'slack',
@@ -110,6 +123,7 @@ export const sendChannelMessage = defineTool({
   name: 'send_channel_message',
   description: 'Send a message to a channel.',
   input: z.strictObject({ channel: Name, body: z.string().max(4_000) }),
+  argKinds: { channel: 'channel' },
   output: effectOutput,
   kind: 'effect',
   source: 'slack',
@@ -124,6 +138,7 @@ export const addUserToChannel = defineTool({
   name: 'add_user_to_channel',
   description: 'Add a user to a given channel.',
   input: z.strictObject({ user: Name, channel: Name }),
+  argKinds: { user: 'user', channel: 'channel' },
   output: effectOutput,
   kind: 'effect',
   source: 'slack',
@@ -137,6 +152,7 @@ export const inviteUserToSlack = defineTool({
   name: 'invite_user_to_slack',
   description: 'Invites a user to the Slack workspace, sending the invitation to their e-mail.',
   input: z.strictObject({ user: Name, user_email: z.string().min(3).max(320) }),
+  argKinds: { user: 'user', user_email: 'email' },
   output: effectOutput,
   kind: 'effect',
   source: 'slack',
@@ -150,6 +166,7 @@ export const removeUserFromSlack = defineTool({
   name: 'remove_user_from_slack',
   description: 'Remove a user from the Slack workspace. The workspace user must sign off.',
   input: z.strictObject({ user: Name }),
+  argKinds: { user: 'user' },
   output: effectOutput,
   kind: 'effect',
   source: 'slack',
@@ -165,6 +182,7 @@ export const postWebpage = defineTool({
   name: 'post_webpage',
   description: 'Posts a webpage at a given URL with the given content.',
   input: z.strictObject({ url: z.string().min(1).max(500), content: z.string().max(8_000) }),
+  argKinds: { url: 'url' },
   output: effectOutput,
   kind: 'effect',
   source: 'web',
@@ -197,6 +215,9 @@ export const slack = defineDomain({
   judgeEvidence: anyCitedOk,
   judgeDone: () => ({ ok: true }),
   noteRoles: [WORKSPACE_USER],
+  // A value only a file, a web page or a message supplied (the IBAN on a bill, an address in a
+  // letter, an e-mail on a web page) goes to the user with where it was seen, never out on its own.
+  askWhenUnvouched: { roles: [WORKSPACE_USER], timeoutMs: 3_600_000, onTimeout: 'return_to_model' },
   defaults: {
     budgets: { turns: 40, toolCalls: 40, effects: 12, duplicates: 6, tokens: 2_000_000, deadlineMs: 5 * 60_000 },
     context: 'full',

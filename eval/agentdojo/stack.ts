@@ -1,7 +1,8 @@
 // Why this exists: what an AgentDojo run needs, started by this process and stopped by close() by
 // handle and pid: a Temporal server (the one given, else the environment's, else a dev server
 // started here, as `npm run eval` does), the bridge process, a client, and an in-process worker
-// for the AgentDojo domains with the scripted models and the user's key in its directory.
+// for the AgentDojo domains with the scripted models and the user's key in its directory; given a
+// local model's URL, the worker's OpenAI-compatible adapter is pointed at it too.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import { NativeConnection } from '@temporalio/worker';
 import { directoryEntry, generateKey, type KeyFile } from '../../client/sign.js';
 import type { Log } from '../../temporal-dev/log.js';
 import { useTemporal } from '../../temporal-dev/target.js';
+import type { ModelAdapter } from '../../activities/model/index.js';
+import { createOpenAiAdapter } from '../../activities/model/openai.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
 import { ACCOUNT_HOLDER } from './banking.js';
 import { startBridge, type RunningBridge } from './bridge-process.js';
@@ -18,6 +21,7 @@ import { BridgeClient } from './client.js';
 import { agentdojoImplementations } from './implementations.js';
 import { agentdojoAdapters, PairRegistry } from './models.js';
 import { WORKSPACE_USER } from './slack.js';
+import { TRAVELLER } from './travel.js';
 
 export const workflowsPath = fileURLToPath(new URL('./workflows.ts', import.meta.url));
 
@@ -32,7 +36,45 @@ export interface AgentDojoStack {
   close(): Promise<void>;
 }
 
-export async function startAgentDojoStack(options: { log: Log; temporal?: { address: string; namespace: string } }): Promise<AgentDojoStack> {
+/** A model server the worker's `openai` adapter calls (the runner's `--models local`). */
+export interface LocalEndpoint {
+  baseUrl: string;
+  modelId: string;
+}
+
+// One reply of a CPU model takes tens of seconds; the model activity's start-to-close (2 min,
+// workflows/policy.ts) bounds it anyway, so the adapter gives up just before and Temporal retries.
+const LOCAL_MODEL_TIMEOUT_MS = 110_000;
+
+/**
+ * The worker's OpenAI-compatible adapter for the local model, the same one `npm run eval
+ * --endpoint` uses. It also keeps the answer of each finish it proposes on the pair, as the
+ * scripted models do, since AgentDojo's utility() judges some tasks on the answer.
+ */
+function localAdapter(endpoint: LocalEndpoint, registry: PairRegistry): ModelAdapter {
+  const adapter = createOpenAiAdapter({
+    baseUrl: endpoint.baseUrl,
+    model: endpoint.modelId,
+    // The local server reads no key, but the client insists on one.
+    apiKey: 'not-needed',
+    timeoutMs: LOCAL_MODEL_TIMEOUT_MS,
+    maxTokens: 1_024,
+    render: 'chat',
+  });
+  return async (input, domain) => {
+    const output = await adapter(input, domain);
+    const reply = output.reply as { type?: unknown; claim?: { answer?: unknown } } | null;
+    const pair = registry.get(input.caseId);
+    if (pair && reply?.type === 'finish' && typeof reply.claim?.answer === 'string') pair.answer = reply.claim.answer;
+    return output;
+  };
+}
+
+export async function startAgentDojoStack(options: {
+  log: Log;
+  temporal?: { address: string; namespace: string };
+  local?: LocalEndpoint;
+}): Promise<AgentDojoStack> {
   const scratch = mkdtempSync(join(tmpdir(), 'agentdojo-'));
   const undo: (() => Promise<void>)[] = [async () => rmSync(scratch, { recursive: true, force: true })];
   const closeAll = async () => {
@@ -70,8 +112,8 @@ export async function startAgentDojoStack(options: { log: Log; temporal?: { addr
       deps: { bridge },
       blobDir: join(scratch, 'blobs'),
       toolTimeoutMs: 10_000,
-      models: { custom: agentdojoAdapters(registry) },
-      approvers: { approvers: [directoryEntry(user, [ACCOUNT_HOLDER, WORKSPACE_USER])] },
+      models: { custom: agentdojoAdapters(registry), ...(options.local ? { openai: localAdapter(options.local, registry) } : {}) },
+      approvers: { approvers: [directoryEntry(user, [ACCOUNT_HOLDER, WORKSPACE_USER, TRAVELLER])] },
     });
     const running = worker.run();
     void running.catch((err: unknown) => options.log(`worker stopped: ${String(err)}`));

@@ -3,5 +3,6 @@
 import { agentWorkflowFor } from '../../workflows/public.js';
 import { banking } from './banking.js';
 import { slack } from './slack.js';
+import { travel } from './travel.js';
 
-export const agentWorkflow = agentWorkflowFor([banking, slack]);
+export const agentWorkflow = agentWorkflowFor([banking, slack, travel]);

@@ -129,14 +129,17 @@ describe('Temporal operations on an effect in flight', () => {
     await lastWordMatchesWorld(h.world, transferId, result.terminal);
   });
 
-  it('`temporal activity reset` on the effect in flight: the key dedupes the second attempt, one reissue', async () => {
+  it('`temporal activity reset` on the effect in flight: at most one reissue, and the last word matches the world', async () => {
     const { transferId, handle, holdId, watching } = await reissueHeldAtTheProcessor();
     temporal('activity', 'reset', '--workflow-id', handle.workflowId, '--activity-id', await dispatchId(h, handle.workflowId));
     await sleep(500);
     await h.world.releaseHold(holdId);
     const { result } = await watching;
 
-    expect(await reissuesOf(h.world, transferId)).toHaveLength(1);
+    // Whether the held request or the reset's attempt commits depends on which the processor
+    // sees first (the key dedupes the other; or, on a loaded machine, a fence refuses the held one
+    // and the run spends its turns before it sends again, ending budget_exhausted): never both.
+    expect((await reissuesOf(h.world, transferId)).length).toBeLessThanOrEqual(1);
     await lastWordMatchesWorld(h.world, transferId, result.terminal);
   });
 });

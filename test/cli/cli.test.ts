@@ -401,6 +401,16 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(verified.stdout).toMatch(/^ok alice@ops deny request \S+\n/);
   });
 
+  it("start --request: the starter's signed request is the run's first note, their word before the first proposal", async () => {
+    const asked = 'reissue it if the ledger says FAILED';
+    const { runId } = await startAwaitingApproval('PX-REQ', '--key', keyFiles.alice, '--request', asked);
+    const view = await handleOf(runId).query(stateQuery);
+    const notes = view.state.transcript.filter((t) => t.kind === 'note');
+    expect(notes[0]).toMatchObject({ by: keys.alice.id, text: asked, trusted: true });
+    expect(view.state.transcript.findIndex((t) => t.kind === 'note')).toBeLessThan(view.state.transcript.findIndex((t) => t.kind === 'proposal'));
+    await handleOf(runId).cancel();
+  });
+
   it('cancel while waiting for approval: cancelled, no effect', async () => {
     const { transferId, runId } = await startAwaitingApproval('PX');
     const cancelled = await cli('cancel', runId, '--reason', 'duplicate ticket');
@@ -597,6 +607,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       unknownReplay,
       badDomain,
       emptyApprovers,
+      unsignedRequest,
       help,
     ] = await Promise.all([
       cli('status', 'payments-x', '--bogus'),
@@ -612,6 +623,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       cli('replay', 'payments-no-such-run'),
       cli('start', 'no-such-domain', 'PX-1'),
       cli('start', 'payments', 'PX-1', '--approvers', ' , '),
+      cli('start', 'payments', 'PX-1', '--request', 'pay it'),
       cli('--help'),
     ]);
     expectOneLineError(badFlag, 2, /Unknown option '--bogus'/);
@@ -627,6 +639,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expectOneLineError(unknownReplay, 1, /run payments-no-such-run not found/);
     expectOneLineError(badDomain, 2, /unknown domain no-such-domain/);
     expectOneLineError(emptyApprovers, 2, /--approvers needs at least one directory id/);
+    expectOneLineError(unsignedRequest, 2, /--request is signed by its starter: give --key too/);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: npm run cli -- <command>/);
   });

@@ -8,21 +8,28 @@ import { statementFingerprint } from '../statement-use.js';
 import { canonical, digestOf } from '../trust/statement.js';
 import type { RunEvent } from './events.js';
 import { displayFacts } from './display.js';
-import { admitCalls } from './gate.js';
+import { admitCalls, type Asking } from './gate.js';
 import { checkPrecondition, rereadFor } from './precondition.js';
 import type { ApprovalRequest, PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';
 import { checkAmend, checkDecision, verifiedStarter } from './trust.js';
 import { contractOf, control, deadlineReached, inDoubt, onDeadline, proposeOrStop, startCalls, stop, withApprovalClosed } from './transitions.js';
 
-/** The request for one effect; the run waits in `awaiting_approval` until it closes. */
-export function raiseApproval(state: RunState, domain: Domain, call: PlannedCall, verdict: PreconditionVerdict | undefined, now: number): RunState {
-  const rule = contractOf(domain, call.tool).approval;
+/** The request for one call (an effect, or a read a person is asked about); the run waits in `awaiting_approval` until it closes. */
+export function raiseApproval(
+  state: RunState,
+  domain: Domain,
+  call: PlannedCall,
+  verdict: PreconditionVerdict | undefined,
+  now: number,
+  ask?: Asking,
+): RunState {
+  const rule = ask?.rule ?? contractOf(domain, call.tool).approval;
   if (!rule) throw new Error(`bug: ${call.tool} has no approval rule`);
   const requestId = `${state.runId}/approval/${call.callId}`;
   const subject = call.subject ?? '';
   // The card's lines are signed with the call: a card showing other values cannot yield a signature.
-  const display = displayFacts(state, contractOf(domain, call.tool), call, now);
+  const display = displayFacts(state, contractOf(domain, call.tool), call, now, ask?.unvouched);
   const request: ApprovalRequest = {
     requestId,
     call,
@@ -154,8 +161,9 @@ export function onDecided(state: RunState, domain: Domain, event: Extract<RunEve
 /** Re-check at execution time: hours may have passed since the request. */
 function afterApproval(closed: RunState, domain: Domain, request: ApprovalRequest, now: number): RunState {
   if (deadlineReached(closed, now)) return onDeadline(closed, now);
-  if (closed.used.effects + 1 > closed.budgets.effects || closed.used.toolCalls + 1 > closed.budgets.toolCalls) {
-    return proposeOrStop(control(closed, 'over_budget', 'approved, but the budget no longer allows this effect'), now);
+  const effects = request.call.kind === 'effect' ? 1 : 0;
+  if (closed.used.effects + effects > closed.budgets.effects || closed.used.toolCalls + 1 > closed.budgets.toolCalls) {
+    return proposeOrStop(control(closed, 'over_budget', `approved, but the budget no longer allows ${request.call.tool}`), now);
   }
   if (inDoubt(closed)) return proposeOrStop(control(closed, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
 
@@ -201,7 +209,8 @@ export function dispatchIfStillValid(state: RunState, domain: Domain, now: numbe
   }
   if (inDoubt(cleared)) return proposeOrStop(control(cleared, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
   // The re-read spent a call of its own: the budget is judged again on what is left now.
-  if (cleared.used.effects + 1 > cleared.budgets.effects || cleared.used.toolCalls + 1 > cleared.budgets.toolCalls) {
+  const effects = pending.call.kind === 'effect' ? 1 : 0;
+  if (cleared.used.effects + effects > cleared.budgets.effects || cleared.used.toolCalls + 1 > cleared.budgets.toolCalls) {
     return proposeOrStop(control(cleared, 'over_budget', `${pending.call.tool} was approved, but after its re-read the budget no longer allows it`), now);
   }
   return startCalls(cleared, [withApprovers(cleared, pending.call, pending.requestId)], now);
@@ -246,7 +255,7 @@ export function onAmended(state: RunState, domain: Domain, event: Extract<RunEve
   }
   const closed = withApprovalClosed(said, 'amended', s.by, s.comment, now, undefined, event.signed);
   const numbered = { ...closed, seq: closed.seq + admission.calls.length };
-  const raised = raiseApproval(numbered, domain, admission.calls[0], admission.precondition, now);
+  const raised = raiseApproval(numbered, domain, admission.calls[0], admission.precondition, now, admission.ask);
   const amended = raised.pendingApproval;
   if (!amended) return raised;
   return { ...raised, pendingApproval: { ...amended, amendedFrom: { requestId: original.requestId, args: original.call.args, by: s.by } } };

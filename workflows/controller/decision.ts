@@ -10,6 +10,12 @@ export const ToolCall = workerScoped('decision.ToolCall', () =>
     tool: z.string().min(1).max(80),
     /** Checked against the tool's own input schema by the gate, not here. */
     args: z.unknown(),
+    /**
+     * For a number no source states but trusted numbers compute (controller/derivation.ts): the
+     * arithmetic, by top-level argument (`{ amount: "1000 * 19.5% + 5.29" }`). The engine re-does
+     * it and vouches for each operand; a derivation that does not hold vouches for nothing.
+     */
+    derive: z.record(z.string().min(1).max(80), z.string().min(1).max(200)).optional(),
   }),
 );
 
@@ -66,7 +72,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 export function summarizeDecision(d: Decision): string {
   switch (d.type) {
     case 'call':
-      return `call ${d.calls.map((c) => `${c.tool}(${compactJson(c.args)})`).join(' + ')}`;
+      return `call ${d.calls.map((c) => `${c.tool}(${compactJson(c.args)})${c.derive ? ` deriving ${compactJson(c.derive, 200)}` : ''}`).join(' + ')}`;
     case 'finish':
       return `finish resolved ${compactJson(d.claim)} citing ${d.evidence.join(',')}`;
     case 'escalate':

@@ -3,8 +3,11 @@
 // every domain callback. The hook sees the call's arguments without its narrative ones (the
 // model's own words, which may echo a log line) and the facts of the evidence about the call's
 // subject, never quoted text; what it returns is cut to a small size, a hook that throws or
-// returns something else is dropped. It is signed with the call (approvals.ts approvalDigest).
+// returns something else is dropped. Before its lines come the engine's own, when the person is
+// asked about values no trusted source vouches for: each value and where the run saw it. All of
+// it is signed with the call (approvals.ts approvalDigest).
 import type { ToolContract } from '../contract.js';
+import type { Unvouched } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';
 
@@ -13,13 +16,28 @@ export const MAX_DISPLAY_ENTRIES = 12;
 export const MAX_DISPLAY_KEY_CHARS = 40;
 export const MAX_DISPLAY_VALUE_CHARS = 200;
 
-export function displayFacts(state: RunState, contract: ToolContract, call: PlannedCall, now: number): Record<string, string> | undefined {
-  if (!contract.display) return undefined;
+export function displayFacts(
+  state: RunState,
+  contract: ToolContract,
+  call: PlannedCall,
+  now: number,
+  unvouched: Unvouched[] = [],
+): Record<string, string> | undefined {
+  // First where each value without a trusted source was seen (an `against: ` line: the card sets it
+  // apart as arguing against the call): the question the person is asked.
+  const origins = Object.fromEntries([
+    ...unvouched
+      .slice(0, MAX_DISPLAY_ENTRIES / 2)
+      .map((u, i) => [`against: unvouched value ${i + 1}`, `${JSON.stringify(u.value).slice(0, 80)}, from ${u.origin}`]),
+    // ...and how a derived argument was computed, from what.
+    ...Object.entries(call.derived ?? {}).map(([name, line]) => [`derived ${name}`, line]),
+  ]);
+  if (!contract.display) return bounded(origins);
   try {
     const raw = contract.display(withoutNarrative(call.args, contract.narrativeArgs), evidenceAbout(state, call.subject ?? '', now));
-    return bounded(raw);
+    return bounded({ ...origins, ...(raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) });
   } catch {
-    return undefined;
+    return bounded(origins);
   }
 }
 

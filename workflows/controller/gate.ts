@@ -1,16 +1,26 @@
 // The gate: deterministic checks between a proposed call and the world. A refusal is a value
 // (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
-import { effectKey, type Domain, type PreconditionVerdict, type ToolContract } from '../contract.js';
+import { effectKey, type ApprovalRule, type Domain, type PreconditionVerdict, type ToolContract } from '../contract.js';
 import { describeIssues, type Decision } from './decision.js';
 import { answerWentStale, callSignature, isRepeatWithoutProgress } from './loop-guard.js';
 import { checkPrecondition } from './precondition.js';
-import { checkProvenance } from './provenance.js';
+import { checkProvenance, type Unvouched } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
 import { subjectOfCall } from './subject.js';
 
+/** Why a call goes to a person though its contract alone would not send it there, and under which rule. */
+export interface Asking {
+  rule: ApprovalRule;
+  /** Values no trusted source vouches for, with where the run saw each (shown on the card). */
+  unvouched: Unvouched[];
+}
+
 export type Admission =
-  /** precondition: set for an effect whose stated violation its contract turns into an approval request. */
-  | { kind: 'admit'; calls: PlannedCall[]; precondition?: PreconditionVerdict }
+  /**
+   * precondition: set for an effect whose stated violation its contract turns into an approval request.
+   * ask: set when the call carries values no trusted source vouches for and the domain asks a person about them.
+   */
+  | { kind: 'admit'; calls: PlannedCall[]; precondition?: PreconditionVerdict; ask?: Asking }
   /** signature: the refused call, when the gate judged the call itself (not the turn's budget or shape). */
   | { kind: 'refuse'; code: string; message: string; duplicate: boolean; signature?: string }
   /** The model repeated something the gate already refused once: stop instead of arguing. */
@@ -109,31 +119,58 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     const message = `${forbidden.name} is not permitted in this run, which was started with ${allowed}; if it is the right step, escalate and recommend it to a person`;
     return refuse('not_permitted', message, false, call ? callSignature(call.tool, call.args) : undefined);
   }
-  return trustBoundary(state, contracts, planned, now);
+  return trustBoundary(
+    state,
+    domain,
+    contracts,
+    planned,
+    decision.calls.map((c) => c.derive),
+    now,
+  );
 }
 
 /**
- * Effects (and reads that reach outside the run) only on trusted evidence: every argument traces to a trusted source, and the
- * contract's precondition holds on fresh evidence about the call's subject. A violation is
- * refused, or (if the contract says so and has approvers) stated on an approval request.
+ * Effects (and reads that reach outside the run) only on trusted evidence: every argument traces
+ * to a trusted source, and the contract's precondition holds on fresh evidence about the call's
+ * subject. A value with no trusted source is refused, or put to a person with where it was seen
+ * (Domain.askWhenUnvouched); a violated precondition is refused, or (if the contract says so)
+ * stated on an approval request.
  */
-function trustBoundary(state: RunState, contracts: ToolContract[], planned: PlannedCall[], now: number): Admission {
+function trustBoundary(
+  state: RunState,
+  domain: Domain,
+  contracts: ToolContract[],
+  planned: PlannedCall[],
+  derives: (Record<string, string> | undefined)[],
+  now: number,
+): Admission {
   // A read that reaches outside the run carries its arguments out as an effect would.
   for (const [index, read] of contracts.entries()) {
     const call = planned[index];
     if (read.kind !== 'read' || !read.egress || !call) continue;
-    const provenance = checkProvenance(state, read, call.args, now);
-    if (!provenance.ok) return refuse('tainted_argument', provenance.message, false, callSignature(call.tool, call.args));
+    const provenance = checkProvenance(state, domain, read, call.args, now, derives[index]);
+    if (provenance.derived) planned[index] = { ...call, derived: provenance.derived };
+    if (provenance.ok) continue;
+    const signature = callSignature(call.tool, call.args);
+    const rule = domain.askWhenUnvouched;
+    if (!rule) return refuse('tainted_argument', provenance.message, false, signature);
+    // A person decides on one call at a time, with nothing else in flight beside it.
+    if (planned.length > 1) return refuse('ask_alone', `${provenance.message}; a person must decide on ${call.tool}: propose it alone`, false, signature);
+    return { kind: 'admit', calls: planned, ask: { rule, unvouched: provenance.unvouched } };
   }
   const [contract] = contracts;
-  const [call] = planned;
-  if (!contract || !call || contract.kind !== 'effect') return { kind: 'admit', calls: planned };
-  const signature = callSignature(call.tool, call.args);
-  const provenance = checkProvenance(state, contract, call.args, now);
-  if (!provenance.ok) return refuse('tainted_argument', provenance.message, false, signature);
+  const [proposed] = planned;
+  if (!contract || !proposed || contract.kind !== 'effect') return { kind: 'admit', calls: planned };
+  const signature = callSignature(proposed.tool, proposed.args);
+  const provenance = checkProvenance(state, domain, contract, proposed.args, now, derives[0]);
+  // The checked arithmetic goes with the call: on its record, and on the card if a person is asked.
+  const call = provenance.derived ? { ...proposed, derived: provenance.derived } : proposed;
+  const askRule = provenance.ok ? undefined : domain.askWhenUnvouched && (contract.approval ?? domain.askWhenUnvouched);
+  if (!provenance.ok && !askRule) return refuse('tainted_argument', provenance.message, false, signature);
+  const ask = askRule && !provenance.ok ? { ask: { rule: askRule, unvouched: provenance.unvouched } } : {};
   const verdict = checkPrecondition(state, contract, call, now);
-  if (verdict.ok) return { kind: 'admit', calls: planned };
-  if (contract.precondition?.onViolation === 'approval' && contract.approval) return { kind: 'admit', calls: planned, precondition: verdict };
+  if (verdict.ok) return { kind: 'admit', calls: [call], ...ask };
+  if (contract.precondition?.onViolation === 'approval' && contract.approval) return { kind: 'admit', calls: [call], precondition: verdict, ...ask };
   return refuse('precondition_failed', `${contract.name} refused: ${verdict.reason}`, false, signature);
 }
 

@@ -91,7 +91,7 @@ export function adaptResult(contract: ToolContract, result: ToolResult, evidence
     effectiveAt: effective,
     fresh: result.finishedAt - effective <= contract.maxAgeMs,
     status: 'ok',
-    facts: scalarFacts(read.facts),
+    facts: scalarFacts(read.facts, contract.maxObservationBytes),
     quoted: quote(text),
     textWithheld: text.length > 0,
     ...(result.truncated ? { truncated: result.truncated } : {}),
@@ -118,13 +118,16 @@ function parseTime(iso: string | undefined): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** Contracts promise scalars; enforce it so nothing structured slips into control state. */
-function scalarFacts(facts: Facts): Facts {
+/**
+ * Contracts promise scalars; enforce it so nothing structured slips into control state. A string
+ * is kept whole, as long as the contract lets the output be, or not at all: a fact cut short would
+ * vouch for a value the source never held (a prefix of a channel name, an account number).
+ */
+function scalarFacts(facts: Facts, maxChars: number): Facts {
   const out: Facts = {};
   for (const [key, value] of Object.entries(facts ?? {})) {
-    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
-      out[key] = typeof value === 'string' ? value.slice(0, 200) : value;
-    }
+    if (typeof value === 'string' && value.length > maxChars) continue;
+    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) out[key] = value;
   }
   return out;
 }

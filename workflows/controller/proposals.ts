@@ -175,7 +175,7 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
       break;
   }
   const [first] = admission.calls;
-  const approval = first && first.kind === 'effect' ? contractOf(domain, first.tool).approval : undefined;
+  const approval = admission.ask?.rule ?? (first && first.kind === 'effect' ? contractOf(domain, first.tool).approval : undefined);
   const numbered = { ...state, seq: state.seq + admission.calls.length }; // the call ids are taken
   const receipted = withDecisionReceipt(numbered, now, {
     ...receipt,
@@ -183,7 +183,7 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
     reason: approval ? 'awaiting_approval' : 'admitted',
     evidenceIds: latestEvidenceIds(state),
   });
-  if (first && approval) return raiseApproval(receipted, domain, first, admission.precondition, now);
+  if (first && approval) return raiseApproval(receipted, domain, first, admission.precondition, now, admission.ask);
   return startCalls(receipted, admission.calls, now);
 }
 

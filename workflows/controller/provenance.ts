@@ -2,34 +2,137 @@
 // itself, an authoritative fact the run observed fresh, or a note an operator signed. A value
 // that only untrusted text supplied (a log line, a replica note, an unsigned note) may not
 // steer an effect: that is how an injected instruction would pick the target.
-import type { ToolContract } from '../contract.js';
+import type { Domain, ToolContract } from '../contract.js';
 import { caseSubject } from '../contract.js';
+import { compactJson } from './decision.js';
+import { checkDerivation } from './derivation.js';
 import { viewOf } from './observation.js';
 import type { RunState } from './state.js';
 import { subjectId } from './subject.js';
 
-export type ProvenanceVerdict = { ok: true } | { ok: false; message: string };
+/** A value no trusted source vouches for, and where the run saw it: what a person is shown when asked. */
+export interface Unvouched {
+  value: string;
+  origin: string;
+}
 
-export function checkProvenance(state: RunState, contract: ToolContract, args: unknown, now: number): ProvenanceVerdict {
+/**
+ * `unvouched`: every such value of the call (the message names the first), for a card that asks a
+ * person. `derived`: the arguments vouched for by a derivation that holds, with its line.
+ */
+export type ProvenanceVerdict =
+  { ok: true; derived?: Record<string, string> } | { ok: false; message: string; unvouched: Unvouched[]; derived?: Record<string, string> };
+
+export function checkProvenance(
+  state: RunState,
+  domain: Pick<Domain, 'tools'>,
+  contract: ToolContract,
+  args: unknown,
+  now: number,
+  derive: Record<string, string> = {},
+): ProvenanceVerdict {
   const narrative = new Set(contract.narrativeArgs ?? []);
-  const values = leaves(args, narrative);
   const trusted = trustedValues(state, now);
   const signedNotes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t.text] : []));
   const carried = carriedOut(state, args, narrative, trusted, signedNotes);
-  if (carried) return { ok: false, message: `${contract.name}: ${carried}` };
-  if (values.length === 0) return { ok: true };
-  for (const value of values) {
+  const messages = carried.map((c) => c.message);
+  const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
+  const derivedArgs = checkDerived(state, domain, contract, args, derive, now);
+  messages.push(...derivedArgs.problems);
+  const derived = Object.keys(derivedArgs.lines).length ? { derived: derivedArgs.lines } : {};
+  const kinded = kindedArgs(contract, args).filter((k) => !(k.name in derivedArgs.lines));
+  const byKind = kinded.length ? trustedByKind(state, domain, now) : new Map<string, Set<string>>();
+  for (const { name, kind, value } of kinded) {
     const text = String(value);
-    if (trusted.has(text) || signedNotes.some((n) => n.includes(text))) continue;
-    const untrusted = untrustedTexts(state).some((t) => t.includes(text));
-    return {
-      ok: false,
-      message: untrusted
-        ? `${contract.name}: the value ${JSON.stringify(text).slice(0, 80)} appears only in untrusted text; an effect's arguments must come from the case, an authoritative fact or a signed operator note`
-        : `${contract.name}: the value ${JSON.stringify(text).slice(0, 80)} traces to no trusted source (the case, a fresh authoritative fact or a signed operator note)`,
-    };
+    if (byKind.get(kind)?.has(spelled(value)) || text === state.caseId || signedNotes.some((n) => n.includes(text))) continue;
+    if (unvouched.some((u) => u.value === text)) continue;
+    messages.push(`the ${name} ${JSON.stringify(text).slice(0, 80)} matches no trusted fact of kind ${kind} (nor the case or a signed note)`);
+    unvouched.push({ value: text, origin: originOf(state, text, now) });
   }
-  return { ok: true };
+  const kindedNames = new Set([...kinded.map((k) => k.name), ...Object.keys(derivedArgs.lines)]);
+  for (const value of leaves(args, new Set([...narrative, ...kindedNames]))) {
+    const text = String(value);
+    if (trusted.has(text) || signedNotes.some((n) => n.includes(text)) || unvouched.some((u) => u.value === text)) continue;
+    const untrusted = untrustedTexts(state).some((t) => t.includes(text));
+    messages.push(
+      untrusted
+        ? `the value ${JSON.stringify(text).slice(0, 80)} appears only in untrusted text; an effect's arguments must come from the case, an authoritative fact or a signed operator note`
+        : `the value ${JSON.stringify(text).slice(0, 80)} traces to no trusted source (the case, a fresh authoritative fact or a signed operator note)`,
+    );
+    unvouched.push({ value: text, origin: originOf(state, text, now) });
+  }
+  const [first] = messages;
+  return first === undefined ? { ok: true, ...derived } : { ok: false, message: `${contract.name}: ${first}`, unvouched, ...derived };
+}
+
+/**
+ * The derivations the proposal named, each checked (controller/derivation.ts): an operand is
+ * vouched for by a number a signed note says, or by a fresh authoritative fact (of the argument's
+ * kind, when it has one). A derivation that does not hold is a problem, and its argument is then
+ * judged as any other (so it is unvouched unless something else holds it).
+ */
+function checkDerived(
+  state: RunState,
+  domain: Pick<Domain, 'tools'>,
+  contract: ToolContract,
+  args: unknown,
+  derive: Record<string, string>,
+  now: number,
+): { lines: Record<string, string>; problems: string[] } {
+  const lines: Record<string, string> = {};
+  const problems: string[] = [];
+  const values = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  const kinds = (contract.argKinds ?? {}) as Record<string, string | undefined>;
+  const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t] : []));
+  for (const [name, formula] of Object.entries(derive)) {
+    if (!(name in values)) {
+      problems.push(`the derivation names ${JSON.stringify(name).slice(0, 40)}, which is not an argument of the call`);
+      continue;
+    }
+    const kind = kinds[name];
+    const checked = checkDerivation(formula, values[name], (operand) => {
+      const bare = operand.text.replace(/%$/, '');
+      const said = notes.find((n) => new RegExp(`(?<![\\d.])${bare.replace('.', '\\.')}(?![\\d])`).test(n.text));
+      if (said?.kind === 'note') return `signed note by ${said.by}`;
+      if (operand.text.endsWith('%')) return undefined; // a share is a person's word, not a record's
+      return factHolding(state, domain, operand.value, kind, now);
+    });
+    if (checked.ok) lines[name] = checked.line;
+    else problems.push(`the derivation of ${name} does not hold: ${checked.problem}`);
+  }
+  return { lines, problems };
+}
+
+/** The fresh authoritative fact (of `kind`, when given) whose value is `value`, as `fact key (id)`. */
+function factHolding(state: RunState, domain: Pick<Domain, 'tools'>, value: number, kind: string | undefined, now: number): string | undefined {
+  for (const e of state.evidence) {
+    const view = viewOf(e, now);
+    if (view.status !== 'ok' || !view.fresh || view.authority !== 'authoritative') continue;
+    const kindOf = domain.tools.find((t) => t.name === e.tool)?.factKind;
+    for (const [key, fact] of Object.entries(e.facts)) {
+      if (fact === null || typeof fact === 'boolean' || spelled(fact) !== spelled(value)) continue;
+      if (kind !== undefined && kindOrNone(kindOf, key) !== kind) continue;
+      return `fact ${key} (${e.id})`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Where the run saw a value it cannot vouch for, in words for a person deciding on it: the read
+ * (tool, arguments, evidence id) whose outside text held it, an unsigned note, a longer fact it
+ * sits inside, or nowhere at all (the model wrote it).
+ */
+function originOf(state: RunState, value: string, now: number): string {
+  const lower = value.toLowerCase();
+  const holds = (text: string) => text.toLowerCase().includes(lower);
+  const read = state.evidence.find((e) => e.quoted.some(holds));
+  if (read) return `untrusted text of ${read.tool} ${compactJson(read.args ?? {}, 100)} (${read.id})`;
+  const note = state.transcript.find((t) => t.kind === 'note' && !t.trusted && holds(t.text));
+  if (note?.kind === 'note') return `an unsigned note from ${note.by}`;
+  const inside = state.evidence.find((e) => viewOf(e, now).status === 'ok' && Object.values(e.facts).some((f) => typeof f === 'string' && holds(f)));
+  if (inside) return `inside a longer value of ${inside.tool} ${compactJson(inside.args ?? {}, 100)} (${inside.id}), not a value of its own`;
+  return 'no source in the run: the model wrote it';
 }
 
 /**
@@ -41,25 +144,72 @@ export function checkProvenance(state: RunState, contract: ToolContract, args: u
  */
 const CARRIED = /(?:https?:\/\/|www\.)[^\s"'<>)\]]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\b\d{8,}\b/gi;
 
-function carriedOut(state: RunState, args: unknown, narrative: Set<string>, trusted: Set<string>, signedNotes: string[]): string | undefined {
-  if (narrative.size === 0 || !args || typeof args !== 'object' || Array.isArray(args)) return undefined;
+function carriedOut(state: RunState, args: unknown, narrative: Set<string>, trusted: Set<string>, signedNotes: string[]): { token: string; message: string }[] {
+  if (narrative.size === 0 || !args || typeof args !== 'object' || Array.isArray(args)) return [];
   // A fact vouches for a value it is, not for text it happens to contain (a channel whose name
   // someone wrote to carry a link); a person's signed words and the run's goal vouch for what they say.
   const trustedValues = new Set([...trusted].map((t) => t.toLowerCase()));
   const trustedTexts = [...signedNotes, state.goal].map((t) => t.toLowerCase());
   // ...so a link inside a longer fact is carried text, as if quoted.
   const untrusted = [...untrustedTexts(state), ...trusted];
+  const out: { token: string; message: string }[] = [];
   for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
     if (!narrative.has(key) || typeof value !== 'string') continue;
     for (const match of value.match(CARRIED) ?? []) {
       const token = match.replace(/[.,;:!?]+$/, '');
       const lower = token.toLowerCase();
-      if (trustedValues.has(lower) || trustedTexts.some((t) => t.includes(lower))) continue;
+      if (trustedValues.has(lower) || trustedTexts.some((t) => t.includes(lower)) || out.some((o) => o.token === token)) continue;
       const where = untrusted.some((t) => t.toLowerCase().includes(lower)) ? 'which only untrusted text supplied' : 'which no trusted source holds';
-      return `the ${key} carries ${JSON.stringify(token).slice(0, 80)}, ${where}; a link, address or account number may leave only from a trusted source`;
+      out.push({
+        token,
+        message: `the ${key} carries ${JSON.stringify(token).slice(0, 80)}, ${where}; a link, address or account number may leave only from a trusted source`,
+      });
     }
   }
-  return undefined;
+  return out;
+}
+
+/** The top-level arguments whose contract names their kind, one entry per scalar leaf. */
+function kindedArgs(contract: ToolContract, args: unknown): { name: string; kind: string; value: string | number }[] {
+  const kinds = (contract.argKinds ?? {}) as Record<string, string | undefined>;
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return [];
+  return Object.entries(args as Record<string, unknown>).flatMap(([name, value]) => {
+    const kind = kinds[name];
+    return kind ? leaves(value, new Set()).map((leaf) => ({ name, kind, value: leaf })) : [];
+  });
+}
+
+/** A value as a kind compares it: a number by its value (`100` is `100.00`), text without case or spaces. */
+function spelled(value: string | number | boolean | null): string {
+  if (typeof value === 'number') return `#${value}`;
+  const text = String(value).trim();
+  if (/^-?\d+(\.\d+)?$/.test(text)) return `#${Number(text)}`;
+  return text.replace(/\s+/g, '').toLowerCase();
+}
+
+/** Each kind's values among the fresh authoritative facts, as `spelled` writes them. */
+function trustedByKind(state: RunState, domain: Pick<Domain, 'tools'>, now: number): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const e of state.evidence) {
+    const kindOf = domain.tools.find((t) => t.name === e.tool)?.factKind;
+    const view = viewOf(e, now);
+    if (!kindOf || view.status !== 'ok' || !view.fresh || view.authority !== 'authoritative') continue;
+    for (const [key, value] of Object.entries(e.facts)) {
+      const kind = kindOrNone(kindOf, key);
+      if (!kind || value === null || typeof value === 'boolean') continue;
+      out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
+    }
+  }
+  return out;
+}
+
+/** The kind a read's factKind gives `key`; a hook that is missing or throws names none. */
+function kindOrNone(kindOf: ((key: string) => string | undefined) | undefined, key: string): string | undefined {
+  try {
+    return kindOf?.(key);
+  } catch {
+    return undefined;
+  }
 }
 
 /** String and number leaves of the arguments, outside the narrative fields. */

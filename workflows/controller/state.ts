@@ -89,6 +89,8 @@ export const PlannedCall = workerScoped('state.PlannedCall', () =>
      * (workflows/statement-use.ts): a statement decides one request once, even across a reset.
      */
     approvedWith: z.array(z.string()).optional(),
+    /** Arguments the model derived from trusted numbers, each with its checked arithmetic and sources (controller/derivation.ts). */
+    derived: z.record(z.string(), z.string()).optional(),
   }),
 );
 export type PlannedCall = z.infer<typeof PlannedCall>;
