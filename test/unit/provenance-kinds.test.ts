@@ -4,7 +4,9 @@
 // the source never held. Judged by the gate on AgentDojo's banking and slack domains, here
 // without the person they ask (so an unvouched value is refused, and the refusal names it).
 import { describe, expect, it } from 'vitest';
-import { banking } from '../../eval/agentdojo/banking.js';
+import { ACCOUNT_HOLDER, banking } from '../../eval/agentdojo/banking.js';
+import { directoryEntry } from '../../client/sign.js';
+import { keys } from '../support/keys.js';
 import { slack } from '../../eval/agentdojo/slack.js';
 import type { Domain } from '../../workflows/contract.js';
 import { defineDomain } from '../../workflows/public.js';
@@ -34,6 +36,18 @@ describe('provenance by kind', () => {
     expect(run.lastDecision).toMatchObject({ accepted: false, reason: 'tainted_argument' });
     expect(run.lastControl?.message).toContain('the amount "4" matches no trusted fact of kind amount');
     expect(run.invokedEver('send_money')).toBe(false);
+  });
+
+  it("a person's words vouch for a kinded value only when they state it whole, not when it hides in a longer number", () => {
+    const holder = [directoryEntry(keys.carol, [ACCOUNT_HOLDER])];
+    const run = afterTransactions();
+    run.signedNote('Pay back my 2024 share; 150.5 at most.', keys.carol, holder);
+    run.call(send(IBAN, 4));
+    expect(run.lastDecision).toMatchObject({ accepted: false, reason: 'tainted_argument' });
+    const stated = afterTransactions();
+    stated.signedNote('Send 4 back to the same account.', keys.carol, holder);
+    stated.call(send(IBAN, 4));
+    expect(stated.lastDecision).toMatchObject({ accepted: true });
   });
 
   it('an account and an amount of the right kind are, however they are spelled', () => {

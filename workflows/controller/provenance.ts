@@ -44,7 +44,7 @@ export function checkProvenance(
   const byKind = kinded.length ? trustedByKind(state, domain, now) : new Map<string, Set<string>>();
   for (const { name, kind, value } of kinded) {
     const text = String(value);
-    if (byKind.get(kind)?.has(spelled(value)) || text === state.caseId || signedNotes.some((n) => n.includes(text))) continue;
+    if (byKind.get(kind)?.has(spelled(value)) || text === state.caseId || signedNotes.some((n) => says(n, text))) continue;
     if (unvouched.some((u) => u.value === text)) continue;
     messages.push(`the ${name} ${JSON.stringify(text).slice(0, 80)} matches no trusted fact of kind ${kind} (nor the case or a signed note)`);
     unvouched.push({ value: text, origin: originOf(state, text, now) });
@@ -91,8 +91,7 @@ function checkDerived(
     }
     const kind = kinds[name];
     const checked = checkDerivation(formula, values[name], (operand) => {
-      const bare = operand.text.replace(/%$/, '');
-      const said = notes.find((n) => new RegExp(`(?<![\\d.])${bare.replace('.', '\\.')}(?![\\d])`).test(n.text));
+      const said = notes.find((n) => says(n.text, operand.text.replace(/%$/, '')));
       if (said?.kind === 'note') return `signed note by ${said.by}`;
       if (operand.text.endsWith('%')) return undefined; // a share is a person's word, not a record's
       return factHolding(state, domain, operand.value, kind, now);
@@ -201,6 +200,15 @@ function trustedByKind(state: RunState, domain: Pick<Domain, 'tools'>, now: numb
     }
   }
   return out;
+}
+
+/**
+ * Whether a person's words state `value` as a whole: `4` is not stated by "2024" or "4.5", nor
+ * `100` by "1000" (a kinded value, unlike free text, must be said, not merely contained).
+ */
+function says(text: string, value: string): boolean {
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\w.])${escaped}(?![\\w]|\\.\\d)`, 'i').test(text);
 }
 
 /** The kind a read's factKind gives `key`; a hook that is missing or throws names none. */
