@@ -4,6 +4,7 @@
 // testTimeout is 120 s), and no test picks a shorter deadline of its own. A wait that can know
 // sooner that the thing will never happen says so on the mechanism instead: a run that ended
 // without asking for approval fails at once.
+import { WorkerTimeoutError } from '../../client/agent-errors.js';
 import { waitUntil as poll } from '../../client/wait.js';
 
 /** The one deadline for waits in tests; below testTimeout so the failure names what was awaited. */
@@ -33,7 +34,12 @@ export function untilAwaiting<A extends { eligible: unknown[] }>(
   what = 'the approval request and its approvers',
 ): Promise<A> {
   return waitUntil(async () => {
-    const v = await view();
+    // A worker too busy to answer one query in time (a loaded host) has not said no: ask again.
+    const v = await view().catch((err: unknown) => {
+      if (WorkerTimeoutError.isInstance(err)) return undefined;
+      throw err;
+    });
+    if (!v) return undefined;
     if (v.awaiting && v.awaiting.eligible.length > 0) return v.awaiting;
     if (v.terminal) throw new Error(`the run ended (${v.terminal.class}/${v.terminal.reason}: ${v.terminal.detail ?? ''}) while the test waited for ${what}`);
     return undefined;
