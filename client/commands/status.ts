@@ -17,8 +17,16 @@ import { toRunView, type RunView } from '../run-view.js';
 import { DEFAULT_VALID_FOR_MS } from '../sign.js';
 import type { CommandContext, CommandRun } from './types.js';
 
-/** How long status waits for the run's worker before falling back to what the server knows. */
-export const STATUS_QUERY_TIMEOUT_MS = 5_000;
+/**
+ * How long status waits for the run's worker before falling back to what the server knows:
+ * `AGENT_STATUS_TIMEOUT_MS` (1 s to 2 min), else 5 s. A busy worker host answers late, not never.
+ */
+export const STATUS_QUERY_TIMEOUT_MS = statusTimeout(process.env.AGENT_STATUS_TIMEOUT_MS);
+
+function statusTimeout(raw: string | undefined): number {
+  const ms = Number(raw);
+  return raw !== undefined && Number.isInteger(ms) && ms >= 1_000 && ms <= 120_000 ? ms : 5_000;
+}
 
 /** `1 of 2 approvals: alice@ops` */
 export function quorumLine(awaiting: NonNullable<RunView['awaiting']>): string {

@@ -71,6 +71,8 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
       TEMPORAL_ADDRESS: inject('temporalAddress'),
       TEMPORAL_NAMESPACE: inject('temporalNamespace'),
       AGENT_TASK_QUEUE: taskQueue,
+      // Ten CLI processes start at once here: on a loaded host the worker answers status late.
+      AGENT_STATUS_TIMEOUT_MS: '30000',
       USER: 'cli-tester',
     });
   }
