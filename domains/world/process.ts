@@ -16,7 +16,8 @@ export interface RunningWorld {
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
 // `--import tsx` resolves from the child's cwd, so run it from the project root.
 const PROJECT_ROOT = join(dirname(MAIN), '..', '..');
-const READY_TIMEOUT_MS = 20_000;
+// A loaded 2-core CI host can take longer than 20 s to start a Node process that loads SQLite.
+const READY_TIMEOUT_MS = 60_000;
 const KILL_AFTER_MS = 5_000;
 const STDERR_KEEP_CHARS = 8_000;
 
