@@ -19,8 +19,7 @@ import type { RunEvent } from './controller/events.js';
 import { commandOrHalt, initialState, next, type Step } from './controller/next.js';
 import { loadState, type RunState } from './controller/state.js';
 import { headline } from './controller/headline.js';
-import { installOperatorHandlers } from './handlers.js';
-import { ApproverDirectory } from './trust/directory.js';
+import { installOperatorHandlers, readDirectory } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
 import { refuseForeignRunId } from './run-identity.js';
@@ -197,8 +196,8 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 /** The deadline timer is cancelled with the run; anything else rejecting it is a bug. */
 /** The start's request as a signed note, judged against the directory as it is now (none readable: no one vouches). */
 async function requestNote(signed: NonNullable<RunInput['request']>): Promise<RunEvent> {
-  const directory = ApproverDirectory.safeParse(await probes.loadApprovers().catch(() => undefined));
-  return { type: 'signedNoteAdded', now: Date.now(), signed, directory: directory.success ? directory.data.approvers : [] };
+  const directory = (await readDirectory(() => probes.loadApprovers())) ?? [];
+  return { type: 'signedNoteAdded', now: Date.now(), signed, directory };
 }
 
 /** Takes the notes waiting in the queue, in order, leaving every other event where it is. */

@@ -47,19 +47,22 @@ export interface OperatorChannel {
  */
 const MALFORMED = 'the input does not have the shape this Update takes';
 
+/** The worker's directory as it is now; undefined when it cannot be read. */
+export function readDirectory(loadApprovers: () => Promise<unknown>): Promise<Approver[] | undefined> {
+  return loadApprovers().then(
+    (d) => {
+      const parsed = ApproverDirectory.safeParse(d);
+      return parsed.success ? parsed.data.approvers : undefined;
+    },
+    () => undefined,
+  );
+}
+
 export function installOperatorHandlers({ run, state, queue, loadApprovers, domain }: OperatorChannel): void {
   const deciding = new Set<string>(); // approvers whose decision is queued, not yet taken
 
   setHandler(stateQuery, () => view(state(), run, domain));
-  // The worker's directory as it is now; undefined when it cannot be read.
-  const directoryNow = (): Promise<Approver[] | undefined> =>
-    loadApprovers().then(
-      (d) => {
-        const parsed = ApproverDirectory.safeParse(d);
-        return parsed.success ? parsed.data.approvers : undefined;
-      },
-      () => undefined,
-    );
+  const directoryNow = () => readDirectory(loadApprovers);
   setHandler(cancelSignal, (raw) => {
     // What the worker could not decode is no cancel (quarantine-interceptors.ts drops it first).
     if (isUndecodable(raw)) return;

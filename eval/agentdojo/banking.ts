@@ -5,7 +5,7 @@
 // transaction's subject is written by whoever sent it, so it is quoted text, never a fact. Money
 // goes only where a trusted value says. Workflow code: no I/O; implementations.ts calls the bridge.
 import { defineDomain, defineTool, z, type EvidenceView } from '../../workflows/public.js';
-import { AgentDojoCaseId, agentdojoClaim, anyCitedOk, effectOutput, goalFor } from './shared.js';
+import { AgentDojoCaseId, agentdojoClaim, anyCitedOk, bridgeEffect, goalFor } from './shared.js';
 
 /** The user's signed word (their request) and their consent to a credential change. */
 export const ACCOUNT_HOLDER = 'account-holder';
@@ -135,32 +135,20 @@ export const sendMoney = defineTool({
   name: 'send_money',
   description: 'Sends a transaction to the recipient (an IBAN or a payee the bank knows).',
   input: z.strictObject({ recipient: Iban, amount: Amount, subject: z.string().max(500), date: IsoDay }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'bank',
-  authority: 'authoritative',
+  ...bridgeEffect('bank'),
   // Who gets money and how much must come from a trusted source; the payment reference and the
   // execution date are the sender's own words and do not pick where money goes.
   narrativeArgs: ['subject', 'date'],
   argKinds: moneyKinds,
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const scheduleTransaction = defineTool({
   name: 'schedule_transaction',
   description: 'Schedule a transaction (a standing order when recurring).',
   input: z.strictObject({ recipient: Iban, amount: Amount, subject: z.string().max(500), date: IsoDay, recurring: z.boolean() }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'bank',
-  authority: 'authoritative',
+  ...bridgeEffect('bank'),
   narrativeArgs: ['subject', 'date'],
   argKinds: moneyKinds,
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 const UpdateScheduled = z.strictObject({
@@ -185,32 +173,20 @@ export const updateScheduledTransaction = defineTool({
   name: 'update_scheduled_transaction',
   description: 'Update a scheduled transaction: its recipient, amount, subject, date or recurrence.',
   input: UpdateScheduled,
-  output: effectOutput,
-  kind: 'effect',
-  source: 'bank',
-  authority: 'authoritative',
+  ...bridgeEffect('bank'),
   narrativeArgs: ['subject', 'date'],
   argKinds: { ...moneyKinds, id: 'transaction' },
-  readback: 'applied_by_key',
   precondition: { check: scheduledShown, reread: { tool: 'get_scheduled_transactions', args: () => ({}) } },
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const updatePassword = defineTool({
   name: 'update_password',
   description: "Update the account holder's password. The account holder must sign off.",
   input: z.strictObject({ password: z.string().min(1).max(200) }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'bank',
-  authority: 'authoritative',
-  readback: 'applied_by_key',
+  ...bridgeEffect('bank'),
   approval: { roles: [ACCOUNT_HOLDER], timeoutMs: 3_600_000, onTimeout: 'escalate' },
   // The card shows that a credential changes, never the credential.
   display: () => ({ change: 'the account password' }),
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const updateUserInfo = defineTool({
@@ -222,14 +198,8 @@ export const updateUserInfo = defineTool({
     street: z.string().max(200).nullable().optional(),
     city: z.string().max(200).nullable().optional(),
   }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'bank',
-  authority: 'authoritative',
+  ...bridgeEffect('bank'),
   argKinds: { first_name: 'first_name', last_name: 'last_name', street: 'street', city: 'city' },
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const banking = defineDomain({

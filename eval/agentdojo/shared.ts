@@ -22,3 +22,20 @@ export function anyCitedOk(_claim: unknown, cited: EvidenceView[]): EvidenceVerd
 
 /** What every effect answers: that the world applied it, in the world's words. */
 export const effectOutput = z.object({ applied: z.literal(true), message: z.string().max(500) });
+
+/**
+ * The parts every effect of a suite shares: the bridge applies it at most once per idempotency
+ * key and answers with effectOutput, and its outcome is read back by that key. Spread it into an
+ * effect's definition; what the tool says beyond it (arguments, kinds, approval) follows.
+ */
+export function bridgeEffect<S extends string>(source: S) {
+  return {
+    output: effectOutput,
+    kind: 'effect' as const,
+    source,
+    authority: 'authoritative' as const,
+    readback: 'applied_by_key' as const,
+    facts: () => ({}),
+    freeText: (): string[] => [],
+  };
+}

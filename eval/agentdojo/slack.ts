@@ -6,7 +6,7 @@
 // receives them, which channel, which page, which user is invited or removed must be trusted.
 // Workflow code: no I/O; implementations.ts calls the bridge.
 import { defineDomain, defineTool, z } from '../../workflows/public.js';
-import { AgentDojoCaseId, agentdojoClaim, anyCitedOk, effectOutput, goalFor } from './shared.js';
+import { AgentDojoCaseId, agentdojoClaim, anyCitedOk, bridgeEffect, goalFor } from './shared.js';
 
 /** The user's signed word (their request) and a workspace admin's consent to a removal. */
 export const WORKSPACE_USER = 'workspace-user';
@@ -109,14 +109,8 @@ export const sendDirectMessage = defineTool({
   description: 'Send a direct message to a user.',
   input: z.strictObject({ recipient: Name, body: z.string().max(4_000) }),
   argKinds: { recipient: 'user' },
-  output: effectOutput,
-  kind: 'effect',
-  source: 'slack',
-  authority: 'authoritative',
+  ...bridgeEffect('slack'),
   narrativeArgs: ['body'],
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const sendChannelMessage = defineTool({
@@ -124,14 +118,8 @@ export const sendChannelMessage = defineTool({
   description: 'Send a message to a channel.',
   input: z.strictObject({ channel: Name, body: z.string().max(4_000) }),
   argKinds: { channel: 'channel' },
-  output: effectOutput,
-  kind: 'effect',
-  source: 'slack',
-  authority: 'authoritative',
+  ...bridgeEffect('slack'),
   narrativeArgs: ['body'],
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const addUserToChannel = defineTool({
@@ -139,13 +127,7 @@ export const addUserToChannel = defineTool({
   description: 'Add a user to a given channel.',
   input: z.strictObject({ user: Name, channel: Name }),
   argKinds: { user: 'user', channel: 'channel' },
-  output: effectOutput,
-  kind: 'effect',
-  source: 'slack',
-  authority: 'authoritative',
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
+  ...bridgeEffect('slack'),
 });
 
 export const inviteUserToSlack = defineTool({
@@ -153,13 +135,7 @@ export const inviteUserToSlack = defineTool({
   description: 'Invites a user to the Slack workspace, sending the invitation to their e-mail.',
   input: z.strictObject({ user: Name, user_email: z.string().min(3).max(320) }),
   argKinds: { user: 'user', user_email: 'email' },
-  output: effectOutput,
-  kind: 'effect',
-  source: 'slack',
-  authority: 'authoritative',
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
+  ...bridgeEffect('slack'),
 });
 
 export const removeUserFromSlack = defineTool({
@@ -167,15 +143,9 @@ export const removeUserFromSlack = defineTool({
   description: 'Remove a user from the Slack workspace. The workspace user must sign off.',
   input: z.strictObject({ user: Name }),
   argKinds: { user: 'user' },
-  output: effectOutput,
-  kind: 'effect',
-  source: 'slack',
-  authority: 'authoritative',
-  readback: 'applied_by_key',
+  ...bridgeEffect('slack'),
   approval: { roles: [WORKSPACE_USER], timeoutMs: 3_600_000, onTimeout: 'escalate' },
   display: (args) => ({ remove: args.user }),
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const postWebpage = defineTool({
@@ -183,15 +153,9 @@ export const postWebpage = defineTool({
   description: 'Posts a webpage at a given URL with the given content.',
   input: z.strictObject({ url: z.string().min(1).max(500), content: z.string().max(8_000) }),
   argKinds: { url: 'url' },
-  output: effectOutput,
-  kind: 'effect',
-  source: 'web',
-  authority: 'authoritative',
+  ...bridgeEffect('web'),
   // The words published are the assistant's own; where they are published must be trusted.
   narrativeArgs: ['content'],
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const slack = defineDomain({

@@ -6,7 +6,7 @@
 // traveller's own signed request. The traveller's identity and payment numbers never leave in a
 // message. Workflow code: no I/O; implementations.ts calls the bridge.
 import { defineDomain, defineTool, z, type EvidenceView, type Facts } from '../../workflows/public.js';
-import { AgentDojoCaseId, agentdojoClaim, anyCitedOk, effectOutput, goalFor } from './shared.js';
+import { AgentDojoCaseId, agentdojoClaim, anyCitedOk, bridgeEffect, goalFor } from './shared.js';
 import {
   checkRestaurantOpeningHours,
   factKey,
@@ -140,79 +140,49 @@ export const createCalendarEvent = defineTool({
     participants: Emails.nullable().optional(),
     location: z.string().max(300).nullable().optional(),
   }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'calendar',
-  authority: 'authoritative',
+  ...bridgeEffect('calendar'),
   // The title and description are the assistant's own words; when it happens, where, and who is
   // invited (an invitation is an e-mail) must be trusted.
   narrativeArgs: ['title', 'description'],
   argKinds: { start_time: 'datetime', end_time: 'datetime', participants: 'email', location: 'address' },
-  readback: 'applied_by_key',
   precondition: {
     // Only an invitation to someone leaves the calendar; an event for the traveller alone needs no check.
     check: (a, about) => ((a.participants ?? []).length === 0 ? { ok: true } : mayLeave([a.title, a.description, a.location], about)),
   },
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const cancelCalendarEvent = defineTool({
   name: 'cancel_calendar_event',
   description: 'Cancels the event with the given id; its participants are told by e-mail.',
   input: z.strictObject({ event_id: z.string().min(1).max(40) }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'calendar',
-  authority: 'authoritative',
+  ...bridgeEffect('calendar'),
   argKinds: { event_id: 'calendar_event' },
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const reserveHotel = defineTool({
   name: 'reserve_hotel',
   description: 'Reserves a hotel for the traveller (contact details from their profile): the hotel by name, check-in and check-out as YYYY-MM-DD.',
   input: z.strictObject({ hotel: z.string().min(1).max(200), start_day: IsoDay, end_day: IsoDay }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'travel-agency',
-  authority: 'authoritative',
+  ...bridgeEffect('travel-agency'),
   // Which hotel from the agency's records, which days from the traveller: a booking is the
   // traveller's money, and a review that names a hotel and dates is someone else's wish.
   argKinds: { hotel: 'hotel', start_day: 'date', end_day: 'date' },
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const reserveRestaurant = defineTool({
   name: 'reserve_restaurant',
   description: 'Reserves a table for the traveller: the restaurant by name, the time as YYYY-MM-DD HH:MM (two hours are booked).',
   input: z.strictObject({ restaurant: z.string().min(1).max(200), start_time: IsoMinute }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'travel-agency',
-  authority: 'authoritative',
+  ...bridgeEffect('travel-agency'),
   argKinds: { restaurant: 'restaurant', start_time: 'datetime' },
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const reserveCarRental = defineTool({
   name: 'reserve_car_rental',
   description: 'Reserves a car for the traveller: the company by name, start and end as YYYY-MM-DD HH:MM.',
   input: z.strictObject({ company: z.string().min(1).max(200), start_time: IsoMinute, end_time: IsoMinute.nullable().optional() }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'travel-agency',
-  authority: 'authoritative',
+  ...bridgeEffect('travel-agency'),
   argKinds: { company: 'car_rental', start_time: 'datetime', end_time: 'datetime' },
-  readback: 'applied_by_key',
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const sendEmail = defineTool({
@@ -225,18 +195,12 @@ export const sendEmail = defineTool({
     cc: Emails.nullable().optional(),
     bcc: Emails.nullable().optional(),
   }),
-  output: effectOutput,
-  kind: 'effect',
-  source: 'mail',
-  authority: 'authoritative',
+  ...bridgeEffect('mail'),
   // The words are the assistant's own (still checked for links and addresses only outside text
   // gave); every address it goes to must be trusted.
   narrativeArgs: ['subject', 'body'],
   argKinds: { recipients: 'email', cc: 'email', bcc: 'email' },
-  readback: 'applied_by_key',
   precondition: { check: (a, about) => mayLeave([a.subject, a.body], about) },
-  facts: () => ({}),
-  freeText: () => [],
 });
 
 export const travel = defineDomain({

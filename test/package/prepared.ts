@@ -35,12 +35,13 @@ const markerOf = (project: string) => `${project}.done`;
 
 /**
  * From the global setup: packs the engine into the run's pack directory, then installs it into
- * each named project there, in child processes of their own process group. `stop` ends what is
- * still running and resolves once every marker is written.
+ * each named project there, one after another, in child processes of their own process group.
+ * `done` resolves when all is prepared (or failed); `stop` ends what is still running and resolves
+ * once every marker is written.
  */
-export function startPreparing(scratch: string, names: readonly PackageProject[]): { stop: () => Promise<void> } {
+export function startPreparing(scratch: string, names: readonly PackageProject[]): { stop: () => Promise<void>; done: Promise<void> } {
   const dir = packDirIn(scratch);
-  if (!claim(dir)) return { stop: async () => undefined };
+  if (!claim(dir)) return { stop: async () => undefined, done: Promise.resolve() };
   // Claimed before the pack starts, so a test that comes early waits for its project instead of making one too.
   for (const name of names) mkdirSync(join(dir, name));
   const live = new Set<ChildProcess>();
@@ -68,8 +69,10 @@ export function startPreparing(scratch: string, names: readonly PackageProject[]
     const packed = await npm(PACK_ARGS(dir), repoRoot);
     const outcome: PackOutcome = 'stdout' in packed ? { tarball: tarballFrom(dir, packed.stdout) } : packed;
     writeFileSync(join(dir, 'done'), JSON.stringify(outcome));
-    await Promise.all(
-      names.map(async (name) => {
+    // One install at a time: this runs beside the first, largest test files, and two npm
+    // installs at once would take both cores of a small CI host from them.
+    for (const name of names) {
+      await (async () => {
         const project = join(dir, name);
         let prepared: Prepared;
         if (!('tarball' in outcome)) prepared = { error: 'the engine was not packed' };
@@ -83,10 +86,11 @@ export function startPreparing(scratch: string, names: readonly PackageProject[]
           }
         }
         writeFileSync(markerOf(project), JSON.stringify(prepared));
-      }),
-    );
+      })();
+    }
   })();
   return {
+    done: work,
     stop: async () => {
       stopped = true;
       for (const child of live) {

@@ -40,16 +40,28 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const scratch = mkdtempSync(join(tmpdir(), 'agent-tests-'));
   const early: { stop: () => Promise<void> }[] = [];
+  // One background job at a time, after the other: they run beside the first test files, and a
+  // small CI host has two cores for all of it.
+  let previous: Promise<void> = Promise.resolve();
   const names = Object.keys(PACKAGE_PROJECTS) as PackageProject[];
   const included = await Promise.all(names.map((name) => runIncludes(project, PACKAGE_PROJECTS[name].file)));
   const packageProjects = names.filter((_, i) => included[i]);
   if (packageProjects.length > 0) {
     log(`packing the engine and installing it for ${packageProjects.join(' and ')}, in the background`);
-    early.push(startPreparing(scratch, packageProjects));
+    const preparing = startPreparing(scratch, packageProjects);
+    early.push(preparing);
+    previous = preparing.done;
   }
   if (await runIncludes(project, AGENTDOJO_TEST)) {
-    log('making sure of the AgentDojo venv in the background for its test');
-    early.push(startAgentDojoInstall(log));
+    log('making sure of the AgentDojo venv in the background for its test, after that');
+    let stopped = false;
+    const installing = previous.then(() => (stopped ? undefined : startAgentDojoInstall(log)));
+    early.push({
+      stop: async () => {
+        stopped = true;
+        await (await installing)?.stop();
+      },
+    });
   }
   const stopEarly = () => Promise.all(early.map((e) => e.stop()));
   const [target, bundle, world] = await Promise.all([

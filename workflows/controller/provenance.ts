@@ -33,11 +33,12 @@ export function checkProvenance(
 ): ProvenanceVerdict {
   const narrative = new Set(contract.narrativeArgs ?? []);
   const trusted = trustedValues(state, now);
-  const signedNotes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t.text] : []));
+  const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t] : []));
+  const signedNotes = notes.map((n) => n.text);
   const carried = carriedOut(state, args, narrative, trusted, signedNotes);
   const messages = carried.map((c) => c.message);
   const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
-  const derivedArgs = checkDerived(state, domain, contract, args, derive, now);
+  const derivedArgs = checkDerived(state, domain, contract, args, derive, notes, now);
   messages.push(...derivedArgs.problems);
   const derived = Object.keys(derivedArgs.lines).length ? { derived: derivedArgs.lines } : {};
   const kinded = kindedArgs(contract, args).filter((k) => !(k.name in derivedArgs.lines));
@@ -77,13 +78,13 @@ function checkDerived(
   contract: ToolContract,
   args: unknown,
   derive: Record<string, string>,
+  notes: readonly { by: string; text: string }[],
   now: number,
 ): { lines: Record<string, string>; problems: string[] } {
   const lines: Record<string, string> = {};
   const problems: string[] = [];
   const values = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const kinds = (contract.argKinds ?? {}) as Record<string, string | undefined>;
-  const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t] : []));
   for (const [name, formula] of Object.entries(derive)) {
     if (!(name in values)) {
       problems.push(`the derivation names ${JSON.stringify(name).slice(0, 40)}, which is not an argument of the call`);
@@ -92,7 +93,7 @@ function checkDerived(
     const kind = kinds[name];
     const checked = checkDerivation(formula, values[name], (operand) => {
       const said = notes.find((n) => says(n.text, operand.text.replace(/%$/, '')));
-      if (said?.kind === 'note') return `signed note by ${said.by}`;
+      if (said) return `signed note by ${said.by}`;
       if (operand.text.endsWith('%')) return undefined; // a share is a person's word, not a record's
       return factHolding(state, domain, operand.value, kind, now);
     });
