@@ -67,143 +67,139 @@ const setups = [
   { name: 'a worker and client with no codec at all', env: () => undefined },
 ];
 
-// The four cases share nothing but the bundle and the world (each its own task queue, workers,
-// keys and case), and most of each is waiting on workflow tasks: they run at once.
-describe.concurrent('payloads a worker cannot decode', () => {
-  describe('undecodable payloads from clients are refused, and the run goes on (real dev server, agentPlugin worker)', () => {
-    it.each(setups)('with $name: forged signals, Updates and a query, then a proper approval: resolved, one reissue', async ({ env }) => {
-      const ring = env();
-      const taskQueue = uniqueTaskQueue('quarantine');
-      const transferId = uniqueCase('PX');
-      await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
-      const stack = await startPluginStack(taskQueue, { workerEnv: ring, clientEnv: ring, bundleCode });
-      try {
-        const handle = await startRun({ client: stack.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
-        const { workflowId } = handle;
-        const asked = await waitForRequest(handle);
-
-        // Signals, raw through the frontend: no converter, no codec, no key.
-        await sendRawSignal(stack.raw, workflowId, cancelSignal.name, [forgedPayload('binary/whatever', 'stop')]);
-        await sendRawSignal(stack.raw, workflowId, cancelSignal.name, [
-          forgedPayload('binary/encrypted', 'not a ciphertext at all, but long enough', { 'encryption-key-id': 'k9', 'encryption-cipher': 'aes-256-gcm' }),
-        ]);
-        await sendRawSignal(stack.raw, workflowId, cancelSignal.name, [forgedPayload('json/plain', '{"by": "nobody", ')]);
-
-        // Clients of their own: one seals under a key the worker does not hold, one labels its payloads with an unknown encoding.
-        const connection = stack.client.connection;
-        const namespace = stack.client.options.namespace;
-        const strangers = [
-          new Client({ connection, namespace, dataConverter: converterFor(ringEnv('k9', { k9: newKey() })) }),
-          new Client({ connection, namespace, dataConverter: relabellingConverter('binary/whatever') }),
-        ];
-        const decision = signDecision(keys.alice, workflowId, asked, 'approve', 'sent in a payload the worker cannot read');
-        for (const stranger of strangers) {
-          const theirs = stranger.workflow.getHandle(workflowId);
-          await theirs.signal(cancelSignal, { by: 'stranger', reason: 'stop it' });
-          expect(await refusal(theirs.executeUpdate(approveUpdate, { args: [decision] }))).toBe(UNDECODABLE_UPDATE_MESSAGE);
-          expect(await refusal(theirs.executeUpdate(addNoteUpdate, { args: [{ by: 'stranger', text: 'hello' }] }))).toBe(UNDECODABLE_UPDATE_MESSAGE);
-        }
-        const queried = await strangers[1]!.workflow
-          .getHandle(workflowId)
-          .query<unknown, [string]>('state', 'an argument')
-          .then(
-            () => undefined,
-            (e: unknown) => e,
-          );
-        expect((queried as Error).message).toContain(UNDECODABLE_QUERY_MESSAGE);
-
-        // Every signal reached the run's history, and no workflow task failed over any of them.
-        const history = await rawHistory(stack.raw, workflowId);
-        expect(eventsOf(history).filter((e) => e.workflowExecutionSignaledEventAttributes)).toHaveLength(5);
-        expect(taskFailures(history)).toEqual([]);
-        expect(eventsOf(history).some((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toBe(false);
-
-        // The run still answers, still waits on the same request, and a proper approval is taken.
-        const view = await handle.query(stateQuery);
-        expect(view.state.terminal).toBeUndefined();
-        expect(view.awaiting?.requestId).toBe(asked.requestId);
-        const ack = await handle.executeUpdate(approveUpdate, { args: [decision] });
-        expect(ack.decision).toBe('approved');
-        const result = await handle.result();
-        expect(result.terminal.class).toBe('resolved');
-        expect(await reissuesOf(world, transferId)).toHaveLength(1);
-      } finally {
-        await stack.close();
-      }
-    });
-  });
-
-  describe("the run's own payloads still fail loudly when the worker lacks their key", () => {
-    it('a worker without the key of the activity results fails the workflow task naming it; with the key back, the run resolves', async () => {
-      const taskQueue = uniqueTaskQueue('quarantine-loud');
-      const transferId = uniqueCase('PX');
-      await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
-      const kc = newKey();
-      const kw = newKey();
-      // The client seals the input under kc; the first worker seals what it writes (activity
-      // results) under kw. The clients (operators) hold both keys throughout: they are not on trial.
-      const clientEnv = ringEnv('kc', { kc, kw });
-      const first = await startPluginStack(taskQueue, { workerEnv: ringEnv('kw', { kc, kw }), clientEnv, bundleCode });
-      const handle = await startRun({ client: first.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+describe('undecodable payloads from clients are refused, and the run goes on (real dev server, agentPlugin worker)', () => {
+  it.each(setups)('with $name: forged signals, Updates and a query, then a proper approval: resolved, one reissue', async ({ env }) => {
+    const ring = env();
+    const taskQueue = uniqueTaskQueue('quarantine');
+    const transferId = uniqueCase('PX');
+    await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+    const stack = await startPluginStack(taskQueue, { workerEnv: ring, clientEnv: ring, bundleCode });
+    try {
+      const handle = await startRun({ client: stack.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
       const { workflowId } = handle;
       const asked = await waitForRequest(handle);
-      await first.close();
 
-      // A worker whose ring lost kw: it opens the input, not the activity results.
-      const lacking = await startPluginStack(taskQueue, { workerEnv: ringEnv('kc', { kc }), clientEnv, bundleCode });
-      // Sent now, on a connection of its own that outlives the workers: it waits while tasks fail.
-      const approver = await connectCodecClient(clientEnv);
-      const approval = approver.client.workflow
+      // Signals, raw through the frontend: no converter, no codec, no key.
+      await sendRawSignal(stack.raw, workflowId, cancelSignal.name, [forgedPayload('binary/whatever', 'stop')]);
+      await sendRawSignal(stack.raw, workflowId, cancelSignal.name, [
+        forgedPayload('binary/encrypted', 'not a ciphertext at all, but long enough', { 'encryption-key-id': 'k9', 'encryption-cipher': 'aes-256-gcm' }),
+      ]);
+      await sendRawSignal(stack.raw, workflowId, cancelSignal.name, [forgedPayload('json/plain', '{"by": "nobody", ')]);
+
+      // Clients of their own: one seals under a key the worker does not hold, one labels its payloads with an unknown encoding.
+      const connection = stack.client.connection;
+      const namespace = stack.client.options.namespace;
+      const strangers = [
+        new Client({ connection, namespace, dataConverter: converterFor(ringEnv('k9', { k9: newKey() })) }),
+        new Client({ connection, namespace, dataConverter: relabellingConverter('binary/whatever') }),
+      ];
+      const decision = signDecision(keys.alice, workflowId, asked, 'approve', 'sent in a payload the worker cannot read');
+      for (const stranger of strangers) {
+        const theirs = stranger.workflow.getHandle(workflowId);
+        await theirs.signal(cancelSignal, { by: 'stranger', reason: 'stop it' });
+        expect(await refusal(theirs.executeUpdate(approveUpdate, { args: [decision] }))).toBe(UNDECODABLE_UPDATE_MESSAGE);
+        expect(await refusal(theirs.executeUpdate(addNoteUpdate, { args: [{ by: 'stranger', text: 'hello' }] }))).toBe(UNDECODABLE_UPDATE_MESSAGE);
+      }
+      const queried = await strangers[1]!.workflow
         .getHandle(workflowId)
-        .executeUpdate(approveUpdate, { args: [signDecision(keys.alice, workflowId, asked, 'approve', 'once the key is back')] });
-      const failures = await waitUntil(async () => {
-        const found = taskFailures(await rawHistory(lacking.raw, workflowId));
-        return found.length > 0 && found;
-      }, 'a failed workflow task on the worker without kw');
-      expect(failures[0]).toContain('"kw"');
-      expect(await reissuesOf(world, transferId)).toHaveLength(0);
-      await lacking.close();
+        .query<unknown, [string]>('state', 'an argument')
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect((queried as Error).message).toContain(UNDECODABLE_QUERY_MESSAGE);
 
-      const restored = await startPluginStack(taskQueue, { workerEnv: clientEnv, clientEnv, bundleCode });
-      try {
-        const ack = await approval;
-        expect(ack.decision).toBe('approved');
-        const result = await restored.client.workflow.getHandle(workflowId).result();
-        expect(result.terminal.class).toBe('resolved');
-        expect(await reissuesOf(world, transferId)).toHaveLength(1);
-      } finally {
-        await restored.close();
-        await approver.close();
-      }
-    });
+      // Every signal reached the run's history, and no workflow task failed over any of them.
+      const history = await rawHistory(stack.raw, workflowId);
+      expect(eventsOf(history).filter((e) => e.workflowExecutionSignaledEventAttributes)).toHaveLength(5);
+      expect(taskFailures(history)).toEqual([]);
+      expect(eventsOf(history).some((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toBe(false);
+
+      // The run still answers, still waits on the same request, and a proper approval is taken.
+      const view = await handle.query(stateQuery);
+      expect(view.state.terminal).toBeUndefined();
+      expect(view.awaiting?.requestId).toBe(asked.requestId);
+      const ack = await handle.executeUpdate(approveUpdate, { args: [decision] });
+      expect(ack.decision).toBe('approved');
+      const result = await handle.result();
+      expect(result.terminal.class).toBe('resolved');
+      expect(await reissuesOf(world, transferId)).toHaveLength(1);
+    } finally {
+      await stack.close();
+    }
   });
+});
 
-  describe("the run's own input fails loudly when the worker lacks its key", () => {
-    it('a worker without the key of the input fails the workflow task (not the run) naming it; with the key, the run goes on', async () => {
-      const taskQueue = uniqueTaskQueue('quarantine-input');
-      const transferId = uniqueCase('PX');
-      await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
-      const ki = newKey();
-      const clientEnv = ringEnv('ki', { ki });
-      const lacking = await startPluginStack(taskQueue, { workerEnv: ringEnv('ko', { ko: newKey() }), clientEnv, bundleCode });
-      const handle = await startRun({ client: lacking.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
-      const failures = await waitUntil(async () => {
-        const found = taskFailures(await rawHistory(lacking.raw, handle.workflowId));
-        return found.length > 0 && found;
-      }, 'a failed workflow task on the worker without ki');
-      expect(failures[0]).toContain(`the run's input is a payload of encoding "binary/encrypted" sealed with key "ki" (unknown-key)`);
-      await lacking.close();
+describe("the run's own payloads still fail loudly when the worker lacks their key", () => {
+  it('a worker without the key of the activity results fails the workflow task naming it; with the key back, the run resolves', async () => {
+    const taskQueue = uniqueTaskQueue('quarantine-loud');
+    const transferId = uniqueCase('PX');
+    await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+    const kc = newKey();
+    const kw = newKey();
+    // The client seals the input under kc; the first worker seals what it writes (activity
+    // results) under kw. The clients (operators) hold both keys throughout: they are not on trial.
+    const clientEnv = ringEnv('kc', { kc, kw });
+    const first = await startPluginStack(taskQueue, { workerEnv: ringEnv('kw', { kc, kw }), clientEnv, bundleCode });
+    const handle = await startRun({ client: first.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    const { workflowId } = handle;
+    const asked = await waitForRequest(handle);
+    await first.close();
 
-      const restored = await startPluginStack(taskQueue, { workerEnv: clientEnv, clientEnv, bundleCode });
-      try {
-        const view = restored.client.workflow.getHandle(handle.workflowId);
-        await waitForRequest(view);
-        const history = await rawHistory(restored.raw, handle.workflowId);
-        expect(eventsOf(history).some((e) => e.workflowExecutionFailedEventAttributes)).toBe(false);
-        await view.terminate('the test is done with it');
-      } finally {
-        await restored.close();
-      }
-    });
+    // A worker whose ring lost kw: it opens the input, not the activity results.
+    const lacking = await startPluginStack(taskQueue, { workerEnv: ringEnv('kc', { kc }), clientEnv, bundleCode });
+    // Sent now, on a connection of its own that outlives the workers: it waits while tasks fail.
+    const approver = await connectCodecClient(clientEnv);
+    const approval = approver.client.workflow
+      .getHandle(workflowId)
+      .executeUpdate(approveUpdate, { args: [signDecision(keys.alice, workflowId, asked, 'approve', 'once the key is back')] });
+    const failures = await waitUntil(async () => {
+      const found = taskFailures(await rawHistory(lacking.raw, workflowId));
+      return found.length > 0 && found;
+    }, 'a failed workflow task on the worker without kw');
+    expect(failures[0]).toContain('"kw"');
+    expect(await reissuesOf(world, transferId)).toHaveLength(0);
+    await lacking.close();
+
+    const restored = await startPluginStack(taskQueue, { workerEnv: clientEnv, clientEnv, bundleCode });
+    try {
+      const ack = await approval;
+      expect(ack.decision).toBe('approved');
+      const result = await restored.client.workflow.getHandle(workflowId).result();
+      expect(result.terminal.class).toBe('resolved');
+      expect(await reissuesOf(world, transferId)).toHaveLength(1);
+    } finally {
+      await restored.close();
+      await approver.close();
+    }
+  });
+});
+
+describe("the run's own input fails loudly when the worker lacks its key", () => {
+  it('a worker without the key of the input fails the workflow task (not the run) naming it; with the key, the run goes on', async () => {
+    const taskQueue = uniqueTaskQueue('quarantine-input');
+    const transferId = uniqueCase('PX');
+    await seedTransfer(world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+    const ki = newKey();
+    const clientEnv = ringEnv('ki', { ki });
+    const lacking = await startPluginStack(taskQueue, { workerEnv: ringEnv('ko', { ko: newKey() }), clientEnv, bundleCode });
+    const handle = await startRun({ client: lacking.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    const failures = await waitUntil(async () => {
+      const found = taskFailures(await rawHistory(lacking.raw, handle.workflowId));
+      return found.length > 0 && found;
+    }, 'a failed workflow task on the worker without ki');
+    expect(failures[0]).toContain(`the run's input is a payload of encoding "binary/encrypted" sealed with key "ki" (unknown-key)`);
+    await lacking.close();
+
+    const restored = await startPluginStack(taskQueue, { workerEnv: clientEnv, clientEnv, bundleCode });
+    try {
+      const view = restored.client.workflow.getHandle(handle.workflowId);
+      await waitForRequest(view);
+      const history = await rawHistory(restored.raw, handle.workflowId);
+      expect(eventsOf(history).some((e) => e.workflowExecutionFailedEventAttributes)).toBe(false);
+      await view.terminate('the test is done with it');
+    } finally {
+      await restored.close();
+    }
   });
 });

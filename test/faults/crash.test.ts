@@ -1,17 +1,15 @@
 // Real worker processes, killed with SIGKILL at exact points of an effect's life. The world's
 // call log and effect store are the ground truth: exactly one effect per key, whatever happens.
-import { describe, expect, inject, it, type TestContext } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { PATIENCE_MS, waitUntil } from '../support/wait.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { startRun, uniqueCase } from '../support/agent.js';
-import { spawnWorkerFor } from '../support/crash.js';
+import { spawnWorker } from '../support/crash.js';
 import { seedIncident } from '../../domains/world/seeds.js';
 import { uniqueTaskQueue, useClient } from '../support/temporal.js';
 
-// Each case has its own case, task queue and workers, and much of each is waiting for a dead
-// worker's activity to time out: they run at once, each stopping its own workers when it ends.
-describe.concurrent('effects exactly once across worker crashes', () => {
+describe('effects exactly once across worker crashes', () => {
   const client = useClient();
   const world = new WorldClient(inject('worldUrl'));
 
@@ -24,35 +22,35 @@ describe.concurrent('effects exactly once across worker crashes', () => {
    * An incident run whose worker is SIGKILLed while the restart request is parked at `point`;
    * `settle` then decides what became of that request, and a fresh worker finishes the run.
    */
-  const crashDuringRestart = async (test: TestContext, point: 'after_commit' | 'before_commit', settle: (holdId: string) => Promise<unknown>) => {
+  const crashDuringRestart = async (point: 'after_commit' | 'before_commit', settle: (holdId: string) => Promise<unknown>) => {
     const caseId = uniqueCase('INC');
     await seedIncident(world, caseId);
     const taskQueue = uniqueTaskQueue('crash');
     const { holdId } = await world.createHold({ op: 'incidents.restart', key: caseId, point });
-    const first = await spawnWorkerFor(test, taskQueue);
+    const first = await spawnWorker(taskQueue);
     const handle = await startRun({ client: client(), taskQueue }, { domain: 'incidents', caseId, model: { adapter: 'rules' } });
 
     await world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await first.kill();
     await settle(holdId);
-    const second = await spawnWorkerFor(test, taskQueue);
+    const second = await spawnWorker(taskQueue);
     const result = await handle.result();
     await second.stop();
     return { caseId, result };
   };
 
-  it('killed right after the effect commits: reconciled by readback, never sent again', async (test) => {
+  it('killed right after the effect commits: reconciled by readback, never sent again', async () => {
     // The effect is stored; its reply goes to a dead socket.
-    const { caseId, result } = await crashDuringRestart(test, 'after_commit', (holdId) => world.releaseHold(holdId));
+    const { caseId, result } = await crashDuringRestart('after_commit', (holdId) => world.releaseHold(holdId));
 
     expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
     expect(await restarts(caseId)).toMatchObject({ stored: [expect.anything()], requests: 1 });
     expect(result.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied', settledBy: 'readback', attempts: 1 })]);
   });
 
-  it('killed before the effect reaches the system: read back as not applied, then it runs once', async (test) => {
+  it('killed before the effect reaches the system: read back as not applied, then it runs once', async () => {
     // As if the request never got through.
-    const { caseId, result } = await crashDuringRestart(test, 'before_commit', (holdId) => world.dropHold(holdId));
+    const { caseId, result } = await crashDuringRestart('before_commit', (holdId) => world.dropHold(holdId));
 
     expect(result.terminal.class).toBe('resolved');
     const { stored } = await restarts(caseId);
@@ -64,11 +62,11 @@ describe.concurrent('effects exactly once across worker crashes', () => {
     expect(stored[0]?.idempotencyKey).toBe(result.effects[1]?.key);
   });
 
-  it('killed during a model call: the run resumes on a new worker and nothing is duplicated', async (test) => {
+  it('killed during a model call: the run resumes on a new worker and nothing is duplicated', async () => {
     const caseId = uniqueCase('INC');
     await seedIncident(world, caseId);
     const taskQueue = uniqueTaskQueue('crash-model');
-    const first = await spawnWorkerFor(test, taskQueue);
+    const first = await spawnWorker(taskQueue);
     const handle = await startRun({ client: client(), taskQueue }, { domain: 'incidents', caseId, model: { adapter: 'rules', latencyMs: 1_500 } });
 
     // Turn 3 is the model deciding to restart; kill the worker while it "thinks".
@@ -78,7 +76,7 @@ describe.concurrent('effects exactly once across worker crashes', () => {
     }, 'turn 3');
     await new Promise((r) => setTimeout(r, 300));
     await first.kill();
-    const second = await spawnWorkerFor(test, taskQueue);
+    const second = await spawnWorker(taskQueue);
     const result = await handle.result();
     await second.stop();
 

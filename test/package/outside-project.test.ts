@@ -19,7 +19,7 @@ import { waitUntil } from '../support/wait.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
-import { projectWithEngine } from './prepared.js';
+import { installInto, packedEngine } from './packed.js';
 import { publicSurface } from './public-surface.js';
 
 const fixture = fileURLToPath(new URL('./outside/', import.meta.url));
@@ -35,9 +35,10 @@ describe('a domain defined outside the repository, on the packed engine', { time
 
   beforeAll(async () => {
     project = mkdtempSync(join(tmpdir(), 'agent-outside-'));
-    // `npm pack` builds the package (prepack) exactly as it would be published, and `npm install`
-    // puts it into the team's project (prepared.ts: usually done by the global setup while other files ran).
-    await projectWithEngine('outside', project);
+    // `npm pack` builds the package (prepack) exactly as it would be published.
+    const tarball = await packedEngine();
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'refunds-team', version: '1.0.0', type: 'module', private: true }));
+    installInto(project, tarball);
     for (const file of readdirSync(fixture)) copyFileSync(join(fixture, file), join(project, file));
     writeFileSync(join(project, 'approvers.json'), JSON.stringify({ approvers: [directoryEntry(approver, ['refunds-approver'])] }));
 

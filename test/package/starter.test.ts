@@ -5,16 +5,19 @@
 // case must resolve on the starter's own task queue while the examples' worker polls its own
 // default queue on the same server, and the order book must show exactly one cancellation.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { implementations } from '../../domains/implementations.js';
 import { taskQueueFor } from '../../worker/connection.js';
 import { connectClient } from '../support/temporal.js';
 import { EXAMPLES_WORKER, startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 import { checkedBlocks, commandsOf } from '../readme/blocks.js';
-import { projectWithEngine } from './prepared.js';
+import { installInto, packedEngine } from './packed.js';
+
+const starter = fileURLToPath(new URL('../../examples/starter/', import.meta.url));
 
 /** The environment of the team's shell: the test's server, and nothing that picks a queue. */
 function teamEnv(): NodeJS.ProcessEnv {
@@ -35,20 +38,18 @@ describe('the starter, copied and built from the packed engine', { timeout: 300_
 
   beforeAll(async () => {
     project = mkdtempSync(join(tmpdir(), 'agent-starter-'));
-    // A copy of the starter with the packed engine installed (prepared.ts: usually made by the
-    // global setup while other files ran), and, meanwhile, the examples' worker on its default
-    // queue, as `npm run dev` runs it beside a team's own.
-    await Promise.all([
-      projectWithEngine('starter', project),
-      startWorkerProcess({
-        script: EXAMPLES_WORKER,
-        temporalAddress: inject('temporalAddress'),
-        taskQueue: examplesQueue,
-        worldUrl: inject('worldUrl'),
-        workflowBundlePath: inject('workflowBundlePath'),
-        approversFile: inject('approversFile'),
-      }).then((started) => (examples = started)), // kept as soon as it is up, so afterAll stops it whatever else fails
-    ]);
+    cpSync(starter, project, { recursive: true, filter: (src) => !/node_modules|orders\.json|approvers\.json|\.key$/.test(src) });
+    const tarball = await packedEngine();
+    installInto(project, tarball);
+    // The examples' worker on its default queue, as `npm run dev` runs it beside a team's own.
+    examples = await startWorkerProcess({
+      script: EXAMPLES_WORKER,
+      temporalAddress: inject('temporalAddress'),
+      taskQueue: examplesQueue,
+      worldUrl: inject('worldUrl'),
+      workflowBundlePath: inject('workflowBundlePath'),
+      approversFile: inject('approversFile'),
+    });
   }, 360_000); // packing builds the engine: minutes on a loaded machine
 
   afterAll(async () => {
