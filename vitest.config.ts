@@ -11,8 +11,12 @@ export default defineConfig({
     // Temporal's native module does not survive worker threads: child processes, one per
     // integration test file.
     pool: 'forks',
+    // A test's last resort, never its mechanism: waits in tests give up at the patience of
+    // test/support/wait.ts (100 s), just below these, so a failure names what it waited for.
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    // expect.poll's own default is one second: a loaded host misses it. The same patience.
+    expect: { poll: { timeout: 100_000, interval: 100 } },
     fileParallelism: true,
     maxWorkers: 2,
     projects: [

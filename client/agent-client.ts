@@ -113,9 +113,9 @@ export class AgentClient {
    * converter your workers use (`dataConverter: { payloadCodecs: [...] }`) when they encode payloads.
    */
   static async connect(options: AgentClientConnectOptions = {}): Promise<AgentClient> {
-    const { dataConverter, plugins, ...rest } = options;
-    const connected = await connect({ ...(dataConverter ? { dataConverter } : {}), ...(plugins ? { plugins } : {}) });
-    const agent = new AgentClient({ ...rest, client: connected.client, taskQueue: options.taskQueue ?? taskQueueFor(options.domains ?? []) });
+    const { dataConverter, plugins, env, ...rest } = options;
+    const connected = await connect({ ...(dataConverter ? { dataConverter } : {}), ...(plugins ? { plugins } : {}), ...(env ? { env } : {}) });
+    const agent = new AgentClient({ ...rest, client: connected.client, taskQueue: options.taskQueue ?? taskQueueFor(options.domains ?? [], env) });
     agent.closeConnection = connected.close;
     return agent;
   }

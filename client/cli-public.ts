@@ -14,7 +14,11 @@
  * await runCli({ domains: [orders], workflowsPath: new URL('../domain.js', import.meta.url).pathname, programName: 'npx tsx ops/agent.ts' });
  * ```
  *
+ * `cliMain(io, config)` is the same CLI as a function of its arguments, environment and output
+ * streams that resolves with the exit code instead of exiting: for a test, or a tool of your own
+ * that runs commands in its process.
+ *
  * @module
  */
-export { runCli, type CliConfig } from './cli.js';
+export { cliMain, runCli, type CliConfig, type CliIO } from './cli.js';
 export { CliError, UsageError } from './usage.js';

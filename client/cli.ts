@@ -113,13 +113,27 @@ export interface CliConfig {
   programName?: string;
 }
 
-async function main(argv: string[], connected: { current?: AgentClient }, config: CliConfig): Promise<number> {
+/**
+ * Where one invocation reads and writes: the process's own for `runCli`; a caller's for
+ * `cliMain` (tests call the CLI in their own process this way, against a real server).
+ */
+export interface CliIO {
+  /** The arguments after the program: `['status', 'orders-O-1001', '--json']`. */
+  argv: readonly string[];
+  /** Connection settings, AGENT_* settings and $USER are read here, never from process.env. */
+  env: NodeJS.ProcessEnv;
+  /** Text for standard output and standard error, written as given (lines end in `\n`). */
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+async function main(io: CliIO, connected: { current?: AgentClient }, config: CliConfig): Promise<number> {
   const shown: Shown = { program: programOf(config), knowsDomains: config.domains !== undefined };
   const { program } = shown;
-  const [name, ...rest] = argv;
+  const [name, ...rest] = io.argv;
   if (name === undefined) throw new UsageError(`missing command (try ${program} --help)`);
   if (name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${usage(shown)}\n`);
+    io.stdout(`${usage(shown)}\n`);
     return 0;
   }
   const spec = commands.find((c) => c.name === name);
@@ -132,21 +146,22 @@ async function main(argv: string[], connected: { current?: AgentClient }, config
   }
   const { args, flags, json, help } = parse(spec, rest, program);
   if (help) {
-    process.stdout.write(`${helpFor(spec, shown)}\n`);
+    io.stdout(`${helpFor(spec, shown)}\n`);
     return 0;
   }
   let agent: Promise<AgentClient> | undefined;
   const ctx: CommandContext = {
     json,
     program,
-    env: process.env,
+    env: io.env,
     domains: config.domains,
     workflowsPath: config.workflowsPath,
-    out: (line) => void process.stdout.write(`${line}\n`),
+    out: (line) => io.stdout(`${line}\n`),
+    err: (line) => io.stderr(`${line}\n`),
     // Loaded and connected only by a command that needs it: usage errors answer at once.
     agent: () =>
       (agent ??= import('./agent-client.js')
-        .then(({ AgentClient }) => AgentClient.connect(config.domains ? { domains: config.domains } : {}))
+        .then(({ AgentClient }) => AgentClient.connect({ env: io.env, ...(config.domains ? { domains: config.domains } : {}) }))
         .then((a) => {
           connected.current = a;
           return a;
@@ -184,6 +199,24 @@ function fail(err: unknown): void {
   });
 }
 
+/**
+ * Runs one command and resolves with its exit code: 0, 1 when the run or the server refused,
+ * 2 for a usage error. Errors are the one line `error: <message>` on `io.stderr`; it never exits
+ * the process or touches its streams, so it can be called many times in one process.
+ */
+export async function cliMain(io: CliIO, config: CliConfig = {}): Promise<number> {
+  const connected: { current?: AgentClient } = {};
+  let code: number;
+  try {
+    code = await main(io, connected, config);
+  } catch (err) {
+    io.stderr(`error: ${await describe(err)}\n`);
+    code = exitCodeFor(err);
+  }
+  await connected.current?.close().catch(() => {});
+  return code;
+}
+
 /** Runs one CLI command from process.argv and exits with its code. */
 export async function runCli(config: CliConfig = {}): Promise<never> {
   // Whatever escapes (a rejection from a library's background work) is still one line.
@@ -195,15 +228,10 @@ export async function runCli(config: CliConfig = {}): Promise<never> {
   });
   process.on('unhandledRejection', fail);
 
-  const connected: { current?: AgentClient } = {};
-  let code: number;
-  try {
-    code = await main(process.argv.slice(2), connected, config);
-  } catch (err) {
-    process.stderr.write(`error: ${await describe(err)}\n`);
-    code = exitCodeFor(err);
-  }
-  await connected.current?.close().catch(() => {});
+  const code = await cliMain(
+    { argv: process.argv.slice(2), env: process.env, stdout: (text) => void process.stdout.write(text), stderr: (text) => void process.stderr.write(text) },
+    config,
+  );
   // Let stdout drain (it may be a pipe), then leave even if a native runtime is still up.
   await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
   process.exit(code);

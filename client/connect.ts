@@ -13,6 +13,8 @@ export interface ConnectOptions {
   dataConverter?: DataConverter;
   /** Client plugins (e.g. the same agentPlugin your workers use, or a tracing plugin). */
   plugins?: ClientPlugin[];
+  /** Where the connection settings and AGENT_PAYLOAD_KEYS are read (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface Connected {
@@ -23,7 +25,8 @@ export interface Connected {
 }
 
 export async function connect(options: ConnectOptions = {}): Promise<Connected> {
-  const { connectionOptions, namespace } = connectConfig();
+  const env = options.env ?? process.env;
+  const { connectionOptions, namespace } = connectConfig(env);
   const address = connectionOptions.address ?? 'unknown address';
   let connection: Connection;
   try {
@@ -32,7 +35,7 @@ export async function connect(options: ConnectOptions = {}): Promise<Connected> 
     throw new Error(`cannot reach Temporal at ${address}: ${err instanceof Error ? err.message : String(err)}`);
   }
   // Without a converter of your own, AGENT_PAYLOAD_KEYS (docs/encryption.md) gives the workers' codec.
-  const dataConverter = options.dataConverter ?? dataConverterFromEnv();
+  const dataConverter = options.dataConverter ?? dataConverterFromEnv(env);
   const client = new Client({
     connection,
     namespace,

@@ -30,10 +30,16 @@ export function taskQueueFor(domains: readonly (string | { name: string })[], en
   return `agents-${names.join('-')}`;
 }
 
-export function connectConfig(): { connectionOptions: NativeConnectionOptions; namespace: string } {
-  const { connectionOptions, namespace } = loadClientConnectConfig();
+export function connectConfig(env: NodeJS.ProcessEnv = process.env): { connectionOptions: NativeConnectionOptions; namespace: string } {
+  // envconfig reads process.env unless given the variables to read instead.
+  const overrideEnvVars = env === process.env ? undefined : definedOnly(env);
+  const { connectionOptions, namespace } = loadClientConnectConfig(overrideEnvVars ? { overrideEnvVars } : {});
   return {
     connectionOptions: { ...connectionOptions, address: connectionOptions.address ?? DEFAULT_ADDRESS },
     namespace: namespace ?? 'default',
   };
+}
+
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }

@@ -67,6 +67,15 @@ export class ActivityNameTakenError extends AgentWorkerError {
 /** Workers in this process that run with the agent plugin and have not stopped. */
 let runningWorkers = 0;
 
+/**
+ * What agentPlugin puts into a bundle (the engine's bundling and the quarantine's interceptors),
+ * without the worker: for a bundle built before any worker exists (a build step, a test run).
+ */
+export const agentBundling = {
+  name: AGENT_PLUGIN_NAME,
+  configureBundler: (options: BundleOptions): BundleOptions => withQuarantineModule(withEngineBundling(options)),
+} satisfies BundlerPlugin;
+
 export class AgentPlugin implements WorkerPlugin, BundlerPlugin {
   readonly name = AGENT_PLUGIN_NAME;
   private readonly simple: SimplePlugin;
@@ -120,7 +129,7 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin {
 
   /** Called by the bundler of a worker given workflowsPath, and by bundleWorkflows({ plugins }). */
   configureBundler(options: BundleOptions): BundleOptions {
-    return withQuarantineModule(withEngineBundling(this.simple.configureBundler(options)));
+    return agentBundling.configureBundler(this.simple.configureBundler(options));
   }
 
   private async checkQueue(given: NativeConnection | undefined, namespace: string, taskQueue: string): Promise<void> {

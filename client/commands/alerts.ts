@@ -19,7 +19,7 @@ export const alerts: CommandRun = async (ctx, _args, flags) => {
   const host = flags.str('host') ?? '127.0.0.1';
 
   const agent = await ctx.agent();
-  const receiver = createAlertReceiver({ agent, auth, map, log: (line) => process.stderr.write(`alerts: ${line}\n`) });
+  const receiver = createAlertReceiver({ agent, auth, map, log: (line) => ctx.err(`alerts: ${line}`) });
   const { url } = await receiver.listen(port, host);
   ctx.out(
     ctx.json ? JSON.stringify({ listening: url, taskQueue: agent.taskQueue }) : `alert receiver listening on ${url} (runs on task queue ${agent.taskQueue})`,

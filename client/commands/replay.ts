@@ -22,14 +22,20 @@ export const replay: CommandRun = async (ctx, args, flags) => {
   const events = (history as { events?: unknown[] }).events?.length ?? 0;
   // Loaded here only: the worker package is heavy and no other command needs it.
   const { DefaultLogger, Runtime, Worker } = await import('@temporalio/worker');
+  const { IllegalStateError } = await import('@temporalio/common');
   const { bundleWorkflows } = await import('../../worker/bundle.js');
   // The failure is reported once, below; the runtime's own log lines would only repeat it.
   const debug = ctx.env.AGENT_CLI_DEBUG === '1';
-  // Core's own log lines are forwarded to that logger instead of going straight to stderr.
-  Runtime.install({
-    logger: new DefaultLogger('WARN', debug ? (e) => process.stderr.write(`${e.level} ${e.message}\n`) : () => {}),
-    telemetryOptions: { logging: { filter: 'WARN', forward: {} } },
-  });
+  // Core's own log lines are forwarded to that logger instead of going straight to stderr. A
+  // process that already runs workers (cliMain called beside them) keeps the runtime it has.
+  try {
+    Runtime.install({
+      logger: new DefaultLogger('WARN', debug ? (e) => ctx.err(`${e.level} ${e.message}`) : () => {}),
+      telemetryOptions: { logging: { filter: 'WARN', forward: {} } },
+    });
+  } catch (err) {
+    if (!(err instanceof IllegalStateError)) throw err;
+  }
   let workflowBundle;
   try {
     workflowBundle = code.kind === 'bundle' ? { codePath: code.path } : await bundleWorkflows(code.path);

@@ -21,9 +21,7 @@ import type { CommandContext, CommandRun } from './types.js';
  * How long status waits for the run's worker before falling back to what the server knows:
  * `AGENT_STATUS_TIMEOUT_MS` (1 s to 2 min), else 5 s. A busy worker host answers late, not never.
  */
-export const STATUS_QUERY_TIMEOUT_MS = statusTimeout(process.env.AGENT_STATUS_TIMEOUT_MS);
-
-function statusTimeout(raw: string | undefined): number {
+export function statusTimeout(raw: string | undefined): number {
   const ms = Number(raw);
   return raw !== undefined && Number.isInteger(ms) && ms >= 1_000 && ms <= 120_000 ? ms : 5_000;
 }
@@ -39,7 +37,7 @@ export const status: CommandRun = async (ctx, args) => {
   const agent = await ctx.agent();
   // The server places the execution: a run on a queue nobody here serves is not asked at all.
   const served = agent.serves((await agent.describe(runId)).taskQueue);
-  const report = await agent.inspect(runId, served ? { timeoutMs: STATUS_QUERY_TIMEOUT_MS } : { askWorker: false });
+  const report = await agent.inspect(runId, served ? { timeoutMs: statusTimeout(ctx.env.AGENT_STATUS_TIMEOUT_MS) } : { askWorker: false });
   if (!served || !agent.serves(report.taskQueue)) {
     serverStatus(ctx, report, notServedWords(report.taskQueue, agent.servedQueues));
     return;

@@ -27,6 +27,9 @@ export interface CommandContext {
   agent(): Promise<AgentClient>;
   /** One line to stdout. */
   out(line: string): void;
+  /** One line to stderr: progress and logs, never a command's answer. */
+  err(line: string): void;
+  /** Where settings are read: the process's environment, or the one a caller of cliMain gave. */
   env: NodeJS.ProcessEnv;
 }
 

@@ -28,6 +28,7 @@ import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
+import { suiteBundle } from '../support/bundles.js';
 
 const lookalikeWorkflows = fileURLToPath(new URL('../fixtures/lookalike-workflows.ts', import.meta.url));
 
@@ -70,7 +71,14 @@ async function command(
   flags: Record<string, string> = {},
 ): Promise<string[]> {
   const lines: string[] = [];
-  const ctx: CommandContext = { json, program: 'agent', agent: () => Promise.resolve(agent), out: (line) => void lines.push(line), env: process.env };
+  const ctx: CommandContext = {
+    json,
+    program: 'agent',
+    agent: () => Promise.resolve(agent),
+    out: (line) => void lines.push(line),
+    err: (line) => void lines.push(line),
+    env: process.env,
+  };
   await run(ctx, args, new Flags(flags));
   return lines;
 }
@@ -83,7 +91,12 @@ describe('a look-alike run on a queue of its own, answering a copy of a real pen
 
   beforeAll(async () => {
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await Worker.create({ connection, namespace: inject('temporalNamespace'), taskQueue: attackerQueue, workflowsPath: lookalikeWorkflows });
+    const worker = await Worker.create({
+      connection,
+      namespace: inject('temporalNamespace'),
+      taskQueue: attackerQueue,
+      workflowBundle: await suiteBundle(lookalikeWorkflows),
+    });
     const running = worker.run();
     stopAttacker = async () => {
       worker.shutdown();

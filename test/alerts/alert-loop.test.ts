@@ -355,7 +355,7 @@ describe('query_prometheus: evidence timed by the sample; bad PromQL, no series 
     await worldClient.seedIncident({ caseId: target, faulty: null });
     const series = `world_service_memory_percent{case_id="${target}",service="db"}`;
     await waitUntil(
-      async () => (await promQuery(stack.prometheus.url, series, { timeoutMs: 5_000 })).samples.length === 1,
+      async () => (await promQuery(stack.prometheus.url, series, { timeoutMs: 60_000 })).samples.length === 1,
       'Prometheus to scrape the new incident',
     );
     const query = (q: string) => ({ type: 'call', calls: [{ tool: 'query_prometheus', args: { query: q } }] });
@@ -391,11 +391,11 @@ describe('silence_alert_group: the idempotency key rides in the comment', () => 
       comment: 'silence test',
       idempotencyKey: key,
     };
-    const first = await createSilence(stack.alertmanager.url, request, { timeoutMs: 5_000 });
-    const again = await createSilence(stack.alertmanager.url, request, { timeoutMs: 5_000 });
+    const first = await createSilence(stack.alertmanager.url, request, { timeoutMs: 60_000 });
+    const again = await createSilence(stack.alertmanager.url, request, { timeoutMs: 60_000 });
     expect(again.id).toBe(first.id);
-    expect((await silenceByKey(stack.alertmanager.url, key, { timeoutMs: 5_000 }))?.id).toBe(first.id);
-    expect(await silenceByKey(stack.alertmanager.url, `${key}-other`, { timeoutMs: 5_000 })).toBeUndefined();
+    expect((await silenceByKey(stack.alertmanager.url, key, { timeoutMs: 60_000 }))?.id).toBe(first.id);
+    expect(await silenceByKey(stack.alertmanager.url, `${key}-other`, { timeoutMs: 60_000 })).toBeUndefined();
     const all = (await (await fetch(`${stack.alertmanager.url}/api/v2/silences`)).json()) as { comment: string }[];
     expect(all.filter((s) => s.comment.includes(`[agent-key:${key}]`))).toHaveLength(1);
   });
@@ -409,15 +409,15 @@ describe('silence_alert_group: the idempotency key rides in the comment', () => 
       comment: 'expire test',
       idempotencyKey: key,
     };
-    const made = await createSilence(stack.alertmanager.url, request, { timeoutMs: 5_000 });
-    const expired = await expireSilences(stack.alertmanager.url, key, { timeoutMs: 5_000 });
-    const again = await expireSilences(stack.alertmanager.url, key, { timeoutMs: 5_000 });
+    const made = await createSilence(stack.alertmanager.url, request, { timeoutMs: 60_000 });
+    const expired = await expireSilences(stack.alertmanager.url, key, { timeoutMs: 60_000 });
+    const again = await expireSilences(stack.alertmanager.url, key, { timeoutMs: 60_000 });
     expect([expired.id, expired.status.state, again.id, again.status.state]).toEqual([made.id, 'expired', made.id, 'expired']);
     // Alertmanager's own list, not the client's answer: one silence under the key, expired.
     const all = (await (await fetch(`${stack.alertmanager.url}/api/v2/silences`)).json()) as { id: string; comment: string; status: { state: string } }[];
     expect(all.filter((s) => s.comment.includes(`[agent-key:${key}]`)).map((s) => [s.id, s.status.state])).toEqual([[made.id, 'expired']]);
-    expect((await silencesByKey(stack.alertmanager.url, key, { timeoutMs: 5_000 })).map((s) => s.status.state)).toEqual(['expired']);
-    const none = await expireSilences(stack.alertmanager.url, `${key}-never`, { timeoutMs: 5_000 }).catch((err: unknown) => err);
+    expect((await silencesByKey(stack.alertmanager.url, key, { timeoutMs: 60_000 })).map((s) => s.status.state)).toEqual(['expired']);
+    const none = await expireSilences(stack.alertmanager.url, `${key}-never`, { timeoutMs: 60_000 }).catch((err: unknown) => err);
     expect(ToolRefused.isInstance(none)).toBe(true);
   });
 });

@@ -4,7 +4,7 @@
 // fresh process takes over. Judged on the run's own record (the soak's start and end, the
 // terminal's time, the history), the server's executions and the world's call log.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +17,7 @@ import { ALERT_GROUP_BY, worldAlertRules } from '../../domains/alerts/rules.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { startWorld, type RunningWorld } from '../../domains/world/process.js';
 import { startAlertStack, type AlertStack } from '../../monitoring/stack.js';
-import { bundleWorkflows } from '../../worker/bundle.js';
+import { suiteBundle } from '../support/bundles.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
@@ -51,15 +51,11 @@ const recordingAgent: AlertRunStarter = {
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'alerts-crash-'));
-  const [startedWorld, bundle] = await Promise.all([
-    startWorld(),
-    bundleWorkflows(fileURLToPath(new URL('../../domains/alerts/workflows.ts', import.meta.url))),
-  ]);
+  const [startedWorld, bundle] = await Promise.all([startWorld(), suiteBundle(fileURLToPath(new URL('../../domains/alerts/workflows.ts', import.meta.url)))]);
   world = startedWorld;
   worldClient = new WorldClient(world.url);
   // A prebuilt bundle, so the second worker is up in a second rather than after a re-bundle.
-  bundlePath = join(scratch, 'alerts-bundle.js');
-  writeFileSync(bundlePath, bundle.code);
+  bundlePath = bundle.codePath;
   connection = await connectClient();
   agent = new AgentClient({ client: connection.client, taskQueue, domains: [alerts] });
   receiver = createAlertReceiver({ auth: { bearer: TOKEN }, map: alertMapping(), agent: recordingAgent });

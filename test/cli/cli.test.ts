@@ -1,7 +1,9 @@
-// The operator CLI as operators run it: a real subprocess against the shared dev server, with
-// an in-process agent worker on a private task queue that trusts the test approver directory.
-// Decisions are signed with the test keys, written to key files as an operator holds them.
-// No mocks. The scenarios run concurrently; each owns its own case.
+// The operator CLI against the shared dev server, with an in-process agent worker on a private
+// task queue that trusts the test approver directory. Most commands are called in this process
+// (cliMain: the function `npm run cli --` runs, given its argv, environment and streams); the
+// last block spawns the real script, as operators run it. Decisions are signed with the test
+// keys, written to key files as an operator holds them. No mocks. The scenarios run
+// concurrently; each owns its own case.
 import { RULE_SET } from '../../workflows/rule-set.js';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,7 @@ import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { runScript, type ScriptResult as CliResult } from '../support/run-script.js';
+import { cliEnv, runCliHere } from '../support/cli.js';
 
 // Key files as operators hold them, and the directory an auditor verifies against.
 const dir = mkdtempSync(join(tmpdir(), 'agent-cli-keys-'));
@@ -49,13 +52,15 @@ const keyFiles = {
 const directoryFile = join(dir, 'directory.json');
 writeFileSync(directoryFile, JSON.stringify(TEST_DIRECTORY));
 
+// Ten commands run at once here: on a loaded host the worker answers status late, not never.
+const cliSettings = { AGENT_STATUS_TIMEOUT_MS: '30000', USER: 'cli-tester' };
+
 /** The same hex string with the character at `at` replaced by another hex digit. */
 function flipHex(hex: string, at: number): string {
   return `${hex.slice(0, at)}${hex[at] === '0' ? '1' : '0'}${hex.slice(at + 1)}`;
 }
 
-// Each CLI call is a fresh Node process (about a second of CPU): generous timeouts for a busy machine.
-describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
+describe.concurrent('agent CLI', () => {
   const h = useAgentHarness();
   // Tool calls wait a minute here, so an effect held in the world stays in flight while its run is terminated.
   const slow = useAgentHarness({ toolTimeoutMs: 60_000 });
@@ -66,15 +71,7 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
 
   /** The CLI of an engine whose workers poll `taskQueue` (a run on another queue is not one of its runs). */
   function cliOn(taskQueue: string, ...args: string[]): Promise<CliResult> {
-    return runScript('domains/cli.ts', args, {
-      ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      AGENT_TASK_QUEUE: taskQueue,
-      // Ten CLI processes start at once here: on a loaded host the worker answers status late.
-      AGENT_STATUS_TIMEOUT_MS: '30000',
-      USER: 'cli-tester',
-    });
+    return runCliHere(args, cliEnv(taskQueue, cliSettings));
   }
 
   /** Succeeded, said nothing on stderr; the parsed single-line JSON output. */
@@ -592,6 +589,26 @@ describe.concurrent('agent CLI', { timeout: 150_000 }, () => {
     expect(erin).toMatchObject({ id: 'erin@ops', roles: [], publicKey: readKeyFile(join(dir, 'erin.json')).publicKey });
     expectOneLineError(badAction, 2, /unknown action 'rotate'/);
     expectOneLineError(noOut, 2, /--out/);
+  });
+
+  it('the real script, as operators run it: start and status of a case, help, a usage error and an unknown run, each with its exit code', async () => {
+    const spawned = (...args: string[]) => runScript('domains/cli.ts', args, cliEnv(h.taskQueue, cliSettings));
+    const transferId = uniqueCase('PX');
+    await seedTransfer(h.world, transferId, { ledgerStatus: 'SETTLED' });
+    const started = json<{ runId: string }>(await spawned('start', 'payments', transferId, '--turns', '6', '--json'));
+    expect(started.runId).toBe(`payments-${transferId}`);
+    await handleOf(started.runId).result();
+    const [status, help, usageError, unknownRun] = await Promise.all([
+      spawned('status', started.runId, '--json'),
+      spawned('--help'),
+      spawned('frobnicate'),
+      spawned('status', 'payments-no-such-run'),
+    ]);
+    expect(json(status)).toMatchObject({ phase: 'terminal', terminal: { class: 'resolved', reason: 'probe_confirmed' } });
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^usage: npm run cli -- <command>/);
+    expectOneLineError(usageError, 2, /unknown command 'frobnicate'/);
+    expectOneLineError(unknownRun, 1, /^error: run payments-no-such-run not found$/);
   });
 
   it('usage errors and unknown runs: one line on stderr, no stack trace', async () => {

@@ -2,32 +2,27 @@
 // serves the domain; `--force` starts anyway; `clear` terminates such a run as cleared (who, why,
 // in the server's record) and frees the case, so a start on the served queue runs to its end. A
 // run closed any other way keeps its case, and a served run is cleared only when forced. The
-// CLI runs as a real subprocess against the shared dev server, with a real worker on one queue.
+// CLI is called in this process (cliMain) against the shared dev server, with a real worker on
+// one queue.
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, inject, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { waitForRequest } from '../support/adversarial.js';
-import { runScript, type ScriptResult } from '../support/run-script.js';
+import type { ScriptResult } from '../support/run-script.js';
+import { cliEnv, runCliHere } from '../support/cli.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
 
 // HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT: the server's own record of how an execution closed.
 const CLOSE_EVENT = 2;
 
-describe.concurrent('stranded cases', { timeout: 150_000 }, () => {
+describe.concurrent('stranded cases', () => {
   const h = useAgentHarness();
   const unpolled = uniqueTaskQueue('nobody-polls');
 
-  const cli = (queue: string, ...args: string[]): Promise<ScriptResult> =>
-    runScript('domains/cli.ts', args, {
-      ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      AGENT_TASK_QUEUE: queue,
-      USER: 'stranded-tester',
-    });
+  const cli = (queue: string, ...args: string[]): Promise<ScriptResult> => runCliHere(args, cliEnv(queue, { USER: 'stranded-tester' }));
   const handleOf = (runId: string): WorkflowHandle<AgentWorkflow> => h.client.workflow.getHandle<AgentWorkflow>(runId);
   const closeReason = async (runId: string): Promise<{ reason: string; identity: string } | undefined> => {
     const { runId: executionRunId } = await handleOf(runId).describe();

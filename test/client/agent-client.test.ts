@@ -35,7 +35,7 @@ import { uniqueTaskQueue } from '../support/temporal.js';
 
 const domains = [payments, incidents, synthetic];
 
-describe.concurrent('AgentClient', { timeout: 120_000 }, () => {
+describe.concurrent('AgentClient', () => {
   const h = useAgentHarness();
   const agent = () => new AgentClient({ client: h.client, taskQueue: h.taskQueue, domains });
   /** A client whose runs land on a task queue no worker polls. */
@@ -334,7 +334,7 @@ function countingClient(h: AgentHarness): { client: Client; queried: string[] } 
   return { client, queried };
 }
 
-describe.concurrent('AgentClient.inspect: what the server knows wins', { timeout: 120_000 }, () => {
+describe.concurrent('AgentClient.inspect: what the server knows wins', () => {
   // Tool calls wait a minute here, so an effect held in the world stays in flight while the run is terminated.
   const h = useAgentHarness({ toolTimeoutMs: 60_000 });
   const paymentsRun = (transferId: string): RunInput => ({ domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });

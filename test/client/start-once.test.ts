@@ -24,7 +24,7 @@ import { converterFor, newKey, ringEnv } from '../support/codec.js';
 
 const domains = [payments, incidents, synthetic];
 
-describe('one start per case', { timeout: 120_000 }, () => {
+describe('one start per case', () => {
   const h = useAgentHarness();
   /** A client whose runs land on a task queue no worker polls: they stay open, untouched. */
   const unserved = () => new AgentClient({ client: h.client, taskQueue: uniqueTaskQueue('nobody'), domains });

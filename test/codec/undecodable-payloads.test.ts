@@ -39,7 +39,7 @@ const k1 = newKey();
 
 let bundleCode = '';
 beforeAll(async () => {
-  bundleCode = await pluginBundle();
+  bundleCode = pluginBundle();
 });
 
 function eventsOf(history: History) {

@@ -11,6 +11,7 @@ import { copyFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PATIENCE_MS } from '../support/wait.js';
 import { AgentClient } from '../../client/agent-client.js';
 import { signStart } from '../../client/sign.js';
 import { startConsole, type RunningConsole } from '../../console/server.js';
@@ -79,7 +80,7 @@ describe('the approval card at 1280x800, in chromium', () => {
     const page = await newPage();
     await page.goto(`${web.url}/inbox`);
     const item = page.locator(`article.request[data-run-id="${started.runId}"]`);
-    await item.waitFor({ timeout: 20_000 });
+    await item.waitFor({ timeout: PATIENCE_MS });
 
     // What will move, from the run's facts, beside the exact call.
     const display = item.locator('table.display');
@@ -164,7 +165,7 @@ describe('the approval card at 1280x800, in chromium', () => {
     await item.locator('input[name="comment"]').fill('125.00 EUR to the same beneficiary, ledger FAILED');
     await approve.click();
     // The decision log stays when the card leaves the inbox (the run moves on at once).
-    await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: 20_000 }).toMatch(/approved by alice@ops/);
+    await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: PATIENCE_MS }).toMatch(/approved by alice@ops/);
     const result = await handle.result();
     expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
     const [reissued] = await reissuesOf(h.world, transferId);
@@ -206,14 +207,14 @@ describe('the approval card at 1280x800, in chromium', () => {
     const page = await newPage();
     await page.goto(`${web.url}/inbox`);
     const item = page.locator(`article.request[data-run-id="${started.runId}"]`);
-    await item.waitFor({ timeout: 20_000 });
+    await item.waitFor({ timeout: PATIENCE_MS });
     // Nobody signed this start: the card says so rather than naming anyone.
     expect(await item.locator('dd.starter').textContent()).toBe('unsigned start: no key vouches for who started it');
     await page.setInputFiles('#key-file', { name: 'alice.key', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(keys.alice)) });
     await expect.poll(() => page.locator('#key-status').textContent()).toMatch(/Signing as alice@ops/);
     await item.locator('input[name="comment"]').fill('the processor has the original');
     await item.locator('button[data-decision="deny"]').click();
-    await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: 20_000 }).toMatch(/denied by alice@ops/);
+    await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: PATIENCE_MS }).toMatch(/denied by alice@ops/);
 
     // The run ends (the payments rules escalate a denied reissue), and nothing moved.
     const result = await handle.result();

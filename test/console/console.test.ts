@@ -12,7 +12,7 @@ import { Client, type WorkflowHandle } from '@temporalio/client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
-import { waitUntil } from '../support/wait.js';
+import { PATIENCE_MS, waitUntil } from '../support/wait.js';
 import type { KeyFile } from '../../client/sign.js';
 import { startConsole, CONTENT_SECURITY_POLICY, type RunningConsole } from '../../console/server.js';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
@@ -83,7 +83,7 @@ describe("the operators' console, in chromium", () => {
   async function openInbox(page: Page, runId: string) {
     await page.goto(`${web.url}/inbox`);
     const item = page.locator(`article.request[data-run-id="${runId}"]`);
-    await item.waitFor({ timeout: 20_000 });
+    await item.waitFor({ timeout: PATIENCE_MS });
     return item;
   }
 
@@ -101,7 +101,7 @@ describe("the operators' console, in chromium", () => {
     const before = await log.count();
     await item.locator('input[name="comment"]').fill(comment);
     await item.locator(`button[data-decision="${decision}"]`).click();
-    await expect.poll(() => log.count(), { timeout: 20_000 }).toBeGreaterThan(before);
+    await expect.poll(() => log.count(), { timeout: PATIENCE_MS }).toBeGreaterThan(before);
     return ((await log.first().textContent()) ?? '').replace(/^\S+ \S+ \S+ \(request [^)]*\): /, '');
   }
 
@@ -193,7 +193,7 @@ describe("the operators' console, in chromium", () => {
     expect(view.state.approvals[0]).toMatchObject({ decision: 'approved', by: keys.alice.id, comment: 'ledger checked in the console' });
     expect(view.state.approvals[0]?.signed?.[0]?.statement.by).toBe(keys.alice.id);
     // The request leaves the inbox by itself.
-    await page.locator(`article.request[data-run-id="${runId}"]`).waitFor({ state: 'detached', timeout: 20_000 });
+    await page.locator(`article.request[data-run-id="${runId}"]`).waitFor({ state: 'detached', timeout: PATIENCE_MS });
 
     // Its page: the turns, the applied effect, the signed approval.
     await page.goto(`${web.url}/runs/${runId}`);
@@ -214,7 +214,7 @@ describe("the operators' console, in chromium", () => {
     const response = await page.goto(`${web.url}/runs/${started.runId}`);
     expect(response?.headers()['content-security-policy']).toBe(CONTENT_SECURITY_POLICY);
     // Opened while the run moves: the page follows it to its end by itself.
-    await expect.poll(() => page.locator('.summary .status').textContent(), { timeout: 30_000 }).toMatch(/resolved/);
+    await expect.poll(() => page.locator('.summary .status').textContent(), { timeout: PATIENCE_MS }).toMatch(/resolved/);
     await expect.poll(() => page.locator('#live-status').textContent()).toMatch(/ended/);
 
     const quoted = page.locator('.untrusted pre.quoted', { hasText: '<script>' });
@@ -246,7 +246,7 @@ describe("the operators' console, in chromium", () => {
           await page.goto(`${web.url}/?domain=incidents&terminal=resolved&phase=terminal`);
           return row.count();
         },
-        { timeout: 20_000, interval: 500 },
+        { timeout: PATIENCE_MS, interval: 500 },
       )
       .toBe(1);
     expect(await row.textContent()).toMatch(/resolved\s*probe_confirmed/);
@@ -366,13 +366,13 @@ describe("the operators' console, in chromium", () => {
       const page = await newPage();
       await page.goto(`${slowWeb.url}/inbox`);
       const item = page.locator(`article.request[data-run-id="${runId}"]`);
-      await item.waitFor({ timeout: 20_000 });
+      await item.waitFor({ timeout: PATIENCE_MS });
       await loadKey(page, keys.alice, 'alice.key');
       await item.locator('button[data-decision="approve"]').click();
       // The card may be gone before its outcome line can be read: the decision log keeps it.
-      await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: 20_000 }).toMatch(/approved by alice@ops/);
+      await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: PATIENCE_MS }).toMatch(/approved by alice@ops/);
       // The next poll is two minutes away: only the decision's wake-up can take the card away this soon.
-      await item.waitFor({ state: 'detached', timeout: 20_000 });
+      await item.waitFor({ state: 'detached', timeout: PATIENCE_MS });
       expect((await handle.result()).terminal.class).toBe('resolved');
     } finally {
       await slowWeb.close();

@@ -21,7 +21,8 @@ import { reissueCalls, reissuesOf, waitForRequest, type AgentHandle } from '../s
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
-import { waitUntil } from '../support/wait.js';
+import { PATIENCE_MS, waitUntil } from '../support/wait.js';
+import { suiteBundle } from '../support/bundles.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const lookalikeWorkflows = fileURLToPath(new URL('../fixtures/lookalike-workflows.ts', import.meta.url));
@@ -37,7 +38,12 @@ describe('the approval inbox beside a look-alike run, in chromium', () => {
 
   beforeAll(async () => {
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await Worker.create({ connection, namespace: inject('temporalNamespace'), taskQueue: attackerQueue, workflowsPath: lookalikeWorkflows });
+    const worker = await Worker.create({
+      connection,
+      namespace: inject('temporalNamespace'),
+      taskQueue: attackerQueue,
+      workflowBundle: await suiteBundle(lookalikeWorkflows),
+    });
     const running = worker.run();
     stopAttacker = async () => {
       worker.shutdown();
@@ -105,7 +111,7 @@ describe('the approval inbox beside a look-alike run, in chromium', () => {
       page.on('request', (r) => void (r.url().endsWith('/api/decisions') && sent.push(r.postData() ?? '')));
       await page.goto(`${web.url}/inbox`);
       const card = page.locator(`article.request[data-request-id="${awaiting.requestId}"]`);
-      await card.first().waitFor({ timeout: 20_000 });
+      await card.first().waitFor({ timeout: PATIENCE_MS });
       // One card for the request, the real run's, with the real amount; no card anywhere says 0.01.
       expect(await card.count()).toBe(1);
       expect(await card.getAttribute('data-run-id')).toBe(started.runId);
@@ -130,7 +136,7 @@ describe('the approval inbox beside a look-alike run, in chromium', () => {
 
       // The real card with its lines changed under the page (0.01), its digest left as the run reports it: not signed, nothing sent.
       await page.goto(`${web.url}/inbox`);
-      await card.waitFor({ timeout: 20_000 });
+      await card.waitFor({ timeout: PATIENCE_MS });
       await page.setInputFiles('#key-file', { name: 'alice.key', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(keys.alice)) });
       await expect.poll(() => page.locator('#key-status').textContent()).toMatch(/Signing as alice@ops/);
       await card.evaluate((el) => {
@@ -148,11 +154,11 @@ describe('the approval inbox beside a look-alike run, in chromium', () => {
 
       // The real card as the run shows it: approved, it moves exactly what it showed.
       await page.goto(`${web.url}/inbox`);
-      await card.waitFor({ timeout: 20_000 });
+      await card.waitFor({ timeout: PATIENCE_MS });
       await page.setInputFiles('#key-file', { name: 'alice.key', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(keys.alice)) });
       await expect.poll(() => page.locator('#key-status').textContent()).toMatch(/Signing as alice@ops/);
       await card.locator('button[data-decision="approve"]').click();
-      await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: 20_000 }).toMatch(/approved by alice@ops/);
+      await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: PATIENCE_MS }).toMatch(/approved by alice@ops/);
       expect((await handle.result()).terminal.class).toBe('resolved');
       const reissued = await reissuesOf(h.world, transferId);
       expect(reissued).toHaveLength(1);

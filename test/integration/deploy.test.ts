@@ -25,7 +25,8 @@ import { createAgentWorker } from '../../worker/create-worker.js';
 import { addNoteUpdate, approveUpdate, stateQuery, type RunView } from '../../workflows/messages.js';
 import { startRun, uniqueCase } from '../support/agent.js';
 import { spawnWorker } from '../support/crash.js';
-import { runScript, type ScriptResult } from '../support/run-script.js';
+import type { ScriptResult } from '../support/run-script.js';
+import { cliEnv, runCliHere } from '../support/cli.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { uniqueTaskQueue, useClient } from '../support/temporal.js';
 
@@ -129,14 +130,9 @@ async function chain(client: Client, workflowId: string, firstRunId: string): Pr
   return records;
 }
 
-/** The operators' command line (`npm run cli`), as its own process. */
+/** The operators' command line (`npm run cli`), called in this process. */
 async function cli(taskQueue: string, ...args: string[]): Promise<ScriptResult> {
-  const result = await runScript('domains/cli.ts', args, {
-    ...process.env,
-    TEMPORAL_ADDRESS: inject('temporalAddress'),
-    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-    AGENT_TASK_QUEUE: taskQueue,
-  });
+  const result = await runCliHere(args, cliEnv(taskQueue));
   expect(result.code, result.stderr).toBe(0);
   return result;
 }

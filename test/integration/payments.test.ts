@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { agentWorkflow } from '../../domains/workflows.js';
 import { caseKey, domainKey, phaseKey, startSearchAttributes, terminalKey } from '../../workflows/search-attributes.js';
-import { useAgentHarness, runToEnd, uniqueCase } from '../support/agent.js';
+import { useAgentHarness, runToEnd, startRun, uniqueCase } from '../support/agent.js';
+import { PATIENCE_MS } from '../support/wait.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 
 describe('payments exception (rules model, real dev server and world)', () => {
@@ -97,32 +98,33 @@ describe('payments exception (rules model, real dev server and world)', () => {
     expect(view.state.pinned['ledger.status']).toBeUndefined();
     expect(view.state.executions.filter((x) => x.tool === 'read_ledger').every((x) => x.result === 'timeout')).toBe(true);
   });
+});
 
-  it('runs the ledger and processor reads of one turn in parallel', async () => {
+describe('payments reads in parallel (the world holds both)', () => {
+  // The reads wait in the world until the test releases them: the tool timeout must outlast that.
+  const h = useAgentHarness({ toolTimeoutMs: 60_000 });
+
+  it('runs the ledger and processor reads of one turn in parallel: both are in the world at once', async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId);
-    await h.world.injectFault({ op: 'payments.ledger', key: transferId, mode: 'slow', delayMs: 400 });
-    await h.world.injectFault({ op: 'payments.processor', key: transferId, mode: 'slow', delayMs: 400 });
-    const { result, handle } = await runToEnd(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    // Each read is held in the world before it answers. Both holds reached means both requests
+    // were in flight at the same time: the mechanism itself, with no clock in it.
+    const holds = await Promise.all(
+      (['payments.ledger', 'payments.processor'] as const).map((op) => h.world.createHold({ op, key: transferId, point: 'before_commit' })),
+    );
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    await Promise.all(holds.map(({ holdId }) => h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS })));
+    expect((await Promise.all(holds.map(({ holdId }) => h.world.getHold(holdId)))).map((x) => x.reached)).toEqual([true, true]);
+    await Promise.all(holds.map(({ holdId }) => h.world.releaseHold(holdId)));
+    const result = await handle.result();
     expect(result.terminal.class).toBe('resolved');
 
-    const history = await handle.fetchHistory();
-    const events = history.events ?? [];
+    // Both reads were scheduled by the same workflow task.
+    const events = (await handle.fetchHistory()).events ?? [];
     const toolActivities = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'invokeTool');
-    // Both reads were scheduled by the same workflow task...
     const ledgerAndProcessor = toolActivities.slice(1, 3);
     expect(ledgerAndProcessor).toHaveLength(2);
     const [a, b] = ledgerAndProcessor.map((e) => e.activityTaskScheduledEventAttributes?.workflowTaskCompletedEventId?.toString());
     expect(a).toBe(b);
-    // ...and each started before the other completed.
-    const time = (e: (typeof events)[number] | undefined) => Number(e?.eventTime?.seconds ?? 0) * 1000 + Math.floor((e?.eventTime?.nanos ?? 0) / 1e6);
-    const started = ledgerAndProcessor.map((s) =>
-      events.find((e) => e.activityTaskStartedEventAttributes?.scheduledEventId?.toString() === s.eventId?.toString()),
-    );
-    const completed = ledgerAndProcessor.map((s) =>
-      events.find((e) => e.activityTaskCompletedEventAttributes?.scheduledEventId?.toString() === s.eventId?.toString()),
-    );
-    expect(time(started[0])).toBeLessThan(time(completed[1]));
-    expect(time(started[1])).toBeLessThan(time(completed[0]));
   });
 });

@@ -99,7 +99,7 @@ function pluginOptions(impls: AgentPluginOptions['implementations'] = implementa
   };
 }
 
-describe("the agent plugin on a team's own Worker.create", { timeout: 120_000 }, () => {
+describe("the agent plugin on a team's own Worker.create", () => {
   let nativeConnection: NativeConnection;
   let connection: Connection;
   let teamClient: Client;

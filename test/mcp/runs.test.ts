@@ -6,7 +6,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleMcpIncidents, startMcpStack, uniqueIncident, until, type McpStack } from './stack.js';
 
-describe('MCP tool servers as contract-bound tools, in agent runs', { timeout: 60_000 }, () => {
+describe('MCP tool servers as contract-bound tools, in agent runs', () => {
   let bundle: WorkflowBundleWithSourceMap;
   beforeAll(async () => {
     bundle = await bundleMcpIncidents();

@@ -16,7 +16,7 @@ import { McpConfigError } from '../../activities/mcp/index.js';
 import { formatBindings, mcpSource, ToolRefused, ToolUnavailable } from '../../worker/public.js';
 import { startServerSource, until } from './stack.js';
 
-const ctx = (extra: { idempotencyKey?: string; timeoutMs?: number } = {}) => ({ caseId: 'INC-1', deps: undefined, timeoutMs: 3_000, ...extra });
+const ctx = (extra: { idempotencyKey?: string; timeoutMs?: number } = {}) => ({ caseId: 'INC-1', deps: undefined, timeoutMs: 60_000, ...extra });
 
 /** Resolves with what the promise threw; fails the test if it did not throw. */
 async function thrown(p: Promise<unknown>): Promise<Error> {
@@ -28,7 +28,7 @@ async function thrown(p: Promise<unknown>): Promise<Error> {
   throw new Error('expected a failure');
 }
 
-describe('the MCP source over stdio', { timeout: 30_000 }, () => {
+describe('the MCP source over stdio', () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0)) await c();
@@ -71,7 +71,7 @@ describe('the MCP source over stdio', { timeout: 30_000 }, () => {
     expect((refused as ToolRefused).code).toBe('mcp_tool_error');
     expect(refused.message).toContain('idempotencyKey');
 
-    const noSuchTool = await thrown(s.source.call('reveal', { tool: 'nope' }, { timeoutMs: 3_000 }));
+    const noSuchTool = await thrown(s.source.call('reveal', { tool: 'nope' }, { timeoutMs: 60_000 }));
     expect(noSuchTool).toBeInstanceOf(ToolRefused);
     expect(noSuchTool.message).toContain('no tool nope');
     // For a server whose errors may come after a commit, the author can make them unknown instead.
@@ -96,7 +96,7 @@ describe('the MCP source over stdio', { timeout: 30_000 }, () => {
     expect(refused.message).toContain('named restart');
     expect(s.state().calls.map((c) => c.tool)).toEqual([]);
 
-    await s.source.call('reveal', { tool: 'restart' }, { timeoutMs: 3_000 });
+    await s.source.call('reveal', { tool: 'restart' }, { timeoutMs: 60_000 });
     await until(() => s.source.status().listings === 2, 'the refreshed tool list');
     expect(s.source.status().listChangedNotifications).toBe(1);
     expect(restartService.output.parse(await restart({ service: 'db' }, ctx({ idempotencyKey: 'k-hidden' }))).service).toBe('db');
@@ -183,7 +183,7 @@ describe('the MCP source over stdio', { timeout: 30_000 }, () => {
   });
 });
 
-describe('the MCP source over streamable HTTP', { timeout: 30_000 }, () => {
+describe('the MCP source over streamable HTTP', () => {
   const children: ChildProcess[] = [];
   afterEach(async () => {
     for (const child of children.splice(0)) {

@@ -90,7 +90,7 @@ describe.each(PROVIDERS)('$provider, over its wire protocol ($dialect)', ({ prov
   beforeAll(async () => {
     server = await startProviderServer(dialect);
     adapter = createProviderAdapter(
-      { provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'TEAM_MODEL_KEY', maxOutputTokens: 300, timeoutMs: 5_000 },
+      { provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'TEAM_MODEL_KEY', maxOutputTokens: 300, timeoutMs: 60_000 },
       { TEAM_MODEL_KEY: `key-for-${provider}` },
     );
   });

@@ -41,7 +41,7 @@ async function adapterFor(provider: ProviderName, dialect: Dialect): Promise<Mod
   let adapter = adapters.get(provider);
   if (!adapter) {
     adapter = createProviderAdapter(
-      { provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'RUN_KEY', timeoutMs: 10_000 },
+      { provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'RUN_KEY', timeoutMs: 60_000 },
       { RUN_KEY: 'k' },
     );
     adapters.set(provider, adapter);

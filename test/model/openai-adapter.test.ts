@@ -29,7 +29,7 @@ function bound(model: ModelAdapter): (input: ProposeInput) => Promise<ProposeOut
 }
 
 function adapter(overrides: Partial<OpenAiAdapterConfig> = {}) {
-  return bound(createOpenAiAdapter({ baseUrl: server.baseUrl, apiKey: 'sk-test', model: 'fake-model', timeoutMs: 5_000, maxTokens: 256, ...overrides }));
+  return bound(createOpenAiAdapter({ baseUrl: server.baseUrl, apiKey: 'sk-test', model: 'fake-model', timeoutMs: 60_000, maxTokens: 256, ...overrides }));
 }
 
 beforeAll(async () => {

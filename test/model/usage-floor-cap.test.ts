@@ -38,7 +38,7 @@ describe('a daily cap against an endpoint that reports 0 tokens', () => {
       const transferId = /PX-[A-Za-z0-9-]+/.exec(JSON.stringify(request.body))?.[0] ?? 'PX-unknown';
       return { calls: [{ name: 'read_ledger', args: { transferId } }], usage: { input: 0, output: 0 } };
     };
-    const adapter = createProviderAdapter({ provider: 'openai-compatible', modelId: 'behind-proxy', baseUrl: server.baseUrl, timeoutMs: 10_000 });
+    const adapter = createProviderAdapter({ provider: 'openai-compatible', modelId: 'behind-proxy', baseUrl: server.baseUrl, timeoutMs: 60_000 });
     const prices = PRICES.table;
     h = await startWorkerWith({
       taskQueue: uniqueTaskQueue('usage-floor'),

@@ -50,7 +50,7 @@ describe.each(PROVIDERS)('$provider ($dialect): usage below what was on the wire
   beforeAll(async () => {
     if (!PRICES.ok) throw new Error(PRICES.problem);
     server = await startProviderServer(dialect);
-    const adapter = createProviderAdapter({ provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'K', timeoutMs: 5_000 }, { K: 'k' });
+    const adapter = createProviderAdapter({ provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'K', timeoutMs: 60_000 }, { K: 'k' });
     const activity = modelActivities({ custom: { 'under-test': adapter } }, registry(implementations)).propose;
     const priced = withSpend(activity, { prices: PRICES.table });
     // The activity runs in a real activity context, as on a worker (it heartbeats while it waits).
@@ -102,7 +102,7 @@ describe.each(PROVIDERS.filter((p) => p.dialect !== 'anthropic'))('$provider ($d
     if (!PRICES.ok) throw new Error(PRICES.problem);
     const server = await startProviderServer(dialect);
     try {
-      const adapter = createProviderAdapter({ provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'K', timeoutMs: 5_000 }, { K: 'k' });
+      const adapter = createProviderAdapter({ provider, modelId: 'recorded-model', baseUrl: server.baseUrl, apiKeyEnv: 'K', timeoutMs: 60_000 }, { K: 'k' });
       const priced = withSpend(modelActivities({ custom: { 'under-test': adapter } }, registry(implementations)).propose, { prices: PRICES.table });
       server.enqueue({ calls: [READ] });
       const out: SpendOutput = await new MockActivityEnvironment().run(priced, input);

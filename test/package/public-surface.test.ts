@@ -85,7 +85,7 @@ describe('the public surface', { timeout: 180_000 }, () => {
     expect(INTERNAL.filter((name) => everywhere.includes(name))).toEqual([]);
     // The CLI is its own entry: the client entry is for programs.
     expect(byEntry('bounded-react-temporal/client')?.names.map((n) => n.name)).not.toContain('runCli');
-    expect(byEntry('bounded-react-temporal/cli')?.names.map((n) => n.name)).toEqual(['CliConfig', 'CliError', 'runCli', 'UsageError']);
+    expect(byEntry('bounded-react-temporal/cli')?.names.map((n) => n.name)).toEqual(['CliConfig', 'CliError', 'CliIO', 'cliMain', 'runCli', 'UsageError']);
     // Clients read RunView, never the controller's state.
     expect(byEntry('bounded-react-temporal/client')?.names.find((n) => n.name === 'RunView')?.value).toBe(true);
   });

@@ -1,13 +1,16 @@
-// One Temporal dev server and one workflow bundle for the whole test run, and the Chromium the
+// One Temporal dev server and one workflow bundle of the examples for the whole test run (made
+// with agentPlugin's bundling, so the quarantine is in it as in a team's), a folder where other
+// modules' bundles are built once for the run (test/support/bundles.ts), and the Chromium the
 // console tests drive. A missing or broken server, or a Chromium that is neither there nor
 // installable, fails the run here, before any test; nothing skips.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { useTemporal } from '../../temporal-dev/target.js';
 import { stderrLog } from '../../temporal-dev/log.js';
-import { bundleWorkflows } from '../../worker/bundle.js';
+import { agentBundling } from '../../worker/plugin.js';
+import { bundleInto } from '../support/bundles.js';
 import { examplesWorkflowsPath } from '../../demo/local-stack.js';
 import { startWorld } from '../../domains/world/process.js';
 import { TEST_DIRECTORY } from '../support/keys.js';
@@ -18,6 +21,7 @@ declare module 'vitest' {
     temporalAddress: string;
     temporalNamespace: string;
     workflowBundlePath: string;
+    bundleDir: string;
     worldUrl: string;
     approversFile: string;
   }
@@ -32,16 +36,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.exit(1);
   }
   const scratch = mkdtempSync(join(tmpdir(), 'agent-tests-'));
+  const bundleDir = join(scratch, 'bundles');
+  mkdirSync(bundleDir);
   const [target, bundle, world] = await Promise.all([
     useTemporal({ headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog }),
-    bundleWorkflows(examplesWorkflowsPath),
+    bundleInto(bundleDir, examplesWorkflowsPath, [agentBundling]),
     startWorld({ dbPath: join(scratch, 'world.sqlite') }),
   ]);
-  const workflowBundlePath = join(scratch, 'workflow-bundle.js');
-  writeFileSync(workflowBundlePath, bundle.code);
   project.provide('temporalAddress', target.address);
   project.provide('temporalNamespace', target.namespace);
-  project.provide('workflowBundlePath', workflowBundlePath);
+  project.provide('workflowBundlePath', bundle.codePath);
+  project.provide('bundleDir', bundleDir);
   project.provide('worldUrl', world.url);
   const approversFile = join(scratch, 'approvers.json');
   writeFileSync(approversFile, JSON.stringify(TEST_DIRECTORY));

@@ -2,10 +2,9 @@
 // and a real worker that both take their data converter from the environment the way every
 // entry point will, and the history exactly as the server stores it, read without any codec.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter, Payload } from '@temporalio/common';
 import proto, { type temporal } from '@temporalio/proto';
@@ -14,7 +13,6 @@ import { inject } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
-import { bundleWorkflows } from '../../worker/bundle.js';
 import { agentCodecPlugin } from '../../worker/codec-plugin.js';
 import { dataConverterFromEnv, loadPayloadCodec } from '../../worker/payload-codec.js';
 import { agentPlugin, type AgentPlugin } from '../../worker/plugin.js';
@@ -147,9 +145,6 @@ export function encodingOf(payload: Payload): string {
   return Buffer.from(payload.metadata?.encoding ?? new Uint8Array()).toString('utf8');
 }
 
-/** The examples' workflows module, which the quarantine tests bundle with agentPlugin. */
-export const examplesWorkflowsPath = fileURLToPath(new URL('../../domains/workflows.ts', import.meta.url));
-
 /** agentPlugin as the tests' workers use it: the examples, the shared world, the test directory. */
 export function testAgentPlugin(): AgentPlugin {
   return agentPlugin({
@@ -161,9 +156,12 @@ export function testAgentPlugin(): AgentPlugin {
   });
 }
 
-/** The examples' bundle made with agentPlugin, as a team's bundle is: it carries the plugin's workflow modules. */
-export async function pluginBundle(): Promise<string> {
-  return (await bundleWorkflows(examplesWorkflowsPath, { plugins: [testAgentPlugin()] })).code;
+/**
+ * The examples' bundle made with agentPlugin's bundling, as a team's bundle is: it carries the
+ * plugin's workflow modules. It is the suite's bundle (global-setup.ts builds it that way).
+ */
+export function pluginBundle(): string {
+  return readFileSync(inject('workflowBundlePath'), 'utf8');
 }
 
 /**

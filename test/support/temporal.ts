@@ -1,5 +1,5 @@
 // Temporal for tests: clients and real in-process workers on the dev server the global setup
-// started, with the workflow bundle it built once.
+// started, with the workflow bundle it built once (or a test's own module, bundled once a run).
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, inject } from 'vitest';
 import { createActivities, type ActivityDeps, type AgentActivities } from '../../activities/index.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
+import { suiteBundle } from './bundles.js';
 import { TEST_DIRECTORY } from './keys.js';
 
 export function uniqueTaskQueue(prefix: string): string {
@@ -45,8 +46,9 @@ export async function createTestWorker(
   const worker = await Worker.create({
     connection,
     namespace: inject('temporalNamespace'),
-    // The suite's one bundle of the example domains, unless a test brings workflow code of its own.
-    ...(workflowsPath ? { workflowsPath } : { workflowBundle: { codePath: inject('workflowBundlePath') } }),
+    // The suite's one bundle of the example domains, unless a test brings workflow code of its
+    // own: then that module's bundle, built once for the run.
+    workflowBundle: workflowsPath ? await suiteBundle(workflowsPath) : { codePath: inject('workflowBundlePath') },
     ...options,
   });
   return { worker, close: () => connection.close() };
@@ -62,7 +64,7 @@ export interface WorkerWithOptions {
   /** The activities to put in place of built ones; it is handed those, e.g. to wrap one. */
   swap?: (built: AgentActivities) => Partial<AgentActivities>;
   worker?: ExtraWorkerOptions;
-  /** A workflows module of the test's own (bundled for this worker) in place of the examples' bundle. */
+  /** A workflows module of the test's own (its bundle built once for the run) in place of the examples' bundle. */
   workflowsPath?: string;
 }
 

@@ -189,7 +189,14 @@ describe('agent verify prints one line per effect and exits 1 on any failure', (
     const file = join(dir, `${Math.random().toString(36).slice(2)}.json`);
     writeFileSync(file, JSON.stringify(record));
     const lines: string[] = [];
-    const ctx = { json: false, program: 'agent', out: (l: string) => lines.push(l), env: {}, agent: () => Promise.reject(new Error('verify never connects')) };
+    const ctx = {
+      json: false,
+      program: 'agent',
+      out: (l: string) => lines.push(l),
+      err: (l: string) => lines.push(l),
+      env: {},
+      agent: () => Promise.reject(new Error('verify never connects')),
+    };
     // The command throws its CliError (the CLI's exit 1) or UsageError (exit 2) as it runs.
     const error = await Promise.resolve()
       .then(() => verifyCommand(ctx as CommandContext, { export: file }, new Flags({ directory: directoryFile, ...flags })))

@@ -41,7 +41,7 @@ async function notSeeded(transferId: string, world: WorldClient): Promise<void> 
   expect((err as WorldHttpError).status).toBe(404);
 }
 
-describe.concurrent('world:seed', { timeout: 60_000 }, () => {
+describe.concurrent('world:seed', () => {
   const world = new WorldClient(inject('worldUrl'));
 
   it('seeds a payment with the given ledger, replica, processor and amount', async () => {
