@@ -106,7 +106,7 @@ function ensureOperator(): { key: KeyFile; directory: ApproverDirectory; created
 
 // --- lifecycle ------------------------------------------------------------------------------------
 
-const cleanups: Array<{ what: string; run: () => Promise<void> }> = [];
+const cleanups: Array<{ what: string; run: () => Promise<unknown> }> = [];
 let worker: Worker | undefined;
 let serverStartedHere = false;
 let stopSignal: NodeJS.Signals | undefined;

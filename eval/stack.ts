@@ -30,7 +30,7 @@ export interface EvalStack {
 
 export async function startEvalStack(options: { models: ModelAdapters; approvers: ApproverDirectory; toolTimeoutMs: number; log: Log }): Promise<EvalStack> {
   const scratch = mkdtempSync(join(tmpdir(), 'agent-eval-'));
-  const undo: (() => Promise<void>)[] = [async () => rmSync(scratch, { recursive: true, force: true })];
+  const undo: (() => Promise<unknown>)[] = [async () => rmSync(scratch, { recursive: true, force: true })];
   const closeAll = async () => {
     for (const step of undo.reverse()) await step().catch((err: unknown) => options.log(`close: ${String(err)}`));
   };

@@ -1,9 +1,11 @@
 // `npm test`: every tier the README promises, cheapest first, so a mistake a tier can see is
-// reported before the slower ones start: the static checks (type check, lint), the unit tier (pure
-// code, no server: `npm run test:unit` alone), the integration tier (a real Temporal dev server,
-// world, Chromium, MCP servers, killed workers) and the chaos run. Each tier's output streams as it
-// runs; the table at the end gives each tier's wall time, so a suite that got slower says where.
-// The first tier that fails stops the run (its exit code is the run's).
+// reported before the slower ones start: the static checks (type check, lint) beside the unit tier
+// (pure code, no server: `npm run test:unit` alone), then the integration tier (a real Temporal dev
+// server, world, Chromium, MCP servers, killed workers), then the chaos run. The checks are two
+// single-threaded processes and the unit tier is short, so those two share the machine; the
+// integration tier and the chaos run each have it to themselves. Output streams as it comes; the
+// table at the end gives each tier's wall time, so a suite that got slower says where. A stage
+// with a failed tier stops the run (the first failure's exit code is the run's).
 import { spawn } from 'node:child_process';
 
 interface Tier {
@@ -14,12 +16,17 @@ interface Tier {
 
 const npx = (...args: string[]) => ({ command: 'npx', args: ['--no-install', ...args] });
 
-const tiers: Tier[] = [
-  { name: 'static checks', ...npx('tsx', 'test/static/checks.ts') },
-  { name: 'unit', ...npx('vitest', 'run', '--project', 'unit') },
-  { name: 'integration', ...npx('vitest', 'run', '--project', 'integration') },
-  { name: 'chaos', ...npx('tsx', 'test/chaos/chaos.ts') },
+/** Stages run one after another; the tiers of a stage run side by side. */
+const stages: Tier[][] = [
+  [
+    { name: 'static checks', ...npx('tsx', 'test/static/checks.ts') },
+    { name: 'unit', ...npx('vitest', 'run', '--project', 'unit') },
+  ],
+  [{ name: 'integration', ...npx('vitest', 'run', '--project', 'integration') }],
+  [{ name: 'chaos', ...npx('tsx', 'test/chaos/chaos.ts') }],
 ];
+
+const suiteStarted = performance.now();
 
 function run(tier: Tier): Promise<number> {
   return new Promise((resolve) => {
@@ -34,20 +41,27 @@ function run(tier: Tier): Promise<number> {
 
 const rows: Array<{ name: string; result: string; seconds: number }> = [];
 let exitCode = 0;
-for (const tier of tiers) {
-  process.stdout.write(`\n== ${tier.name}: ${tier.command} ${tier.args.join(' ')}\n`);
-  const started = performance.now();
-  const code = await run(tier);
-  rows.push({ name: tier.name, result: code === 0 ? 'passed' : `failed (exit ${code})`, seconds: (performance.now() - started) / 1000 });
-  if (code !== 0) {
-    exitCode = code;
-    break;
+for (const stage of stages) {
+  if (exitCode !== 0) {
+    for (const tier of stage) rows.push({ name: tier.name, result: 'not run', seconds: 0 });
+    continue;
+  }
+  const finished = await Promise.all(
+    stage.map(async (tier) => {
+      process.stdout.write(`\n== ${tier.name}: ${tier.command} ${tier.args.join(' ')}\n`);
+      const started = performance.now();
+      const code = await run(tier);
+      return { name: tier.name, code, seconds: (performance.now() - started) / 1000 };
+    }),
+  );
+  for (const { name, code, seconds } of finished) {
+    rows.push({ name, result: code === 0 ? 'passed' : `failed (exit ${code})`, seconds });
+    if (code !== 0 && exitCode === 0) exitCode = code;
   }
 }
-for (const tier of tiers.slice(rows.length)) rows.push({ name: tier.name, result: 'not run', seconds: 0 });
 
 const width = Math.max(...rows.map((r) => r.name.length));
-const total = rows.reduce((sum, r) => sum + r.seconds, 0);
+const total = (performance.now() - suiteStarted) / 1000;
 process.stdout.write(`\n${'tier'.padEnd(width)}  ${'result'.padEnd(16)}  wall\n`);
 for (const r of rows) process.stdout.write(`${r.name.padEnd(width)}  ${r.result.padEnd(16)}  ${r.seconds.toFixed(1)} s\n`);
 process.stdout.write(`${'all'.padEnd(width)}  ${(exitCode === 0 ? 'passed' : 'failed').padEnd(16)}  ${total.toFixed(1)} s\n`);

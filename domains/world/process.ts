@@ -10,7 +10,8 @@ export interface RunningWorld {
   url: string;
   pid: number;
   dbPath: string;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL if it has not exited 5 s later; says which ended it (already gone counts as exited). */
+  stop(): Promise<'exited' | 'killed'>;
 }
 
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
@@ -40,16 +41,21 @@ export async function startWorld(options: { dbPath?: string; port?: number } = {
   const cleanupTemp = () => {
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   };
-  let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => {
+  let stopping: Promise<'exited' | 'killed'> | undefined;
+  const stop = (): Promise<'exited' | 'killed'> => {
     stopping ??= (async () => {
+      let killed = false;
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
+        const timer = setTimeout(() => {
+          killed = true;
+          child.kill('SIGKILL');
+        }, KILL_AFTER_MS);
         await exited;
         clearTimeout(timer);
       }
       cleanupTemp();
+      return killed ? 'killed' : 'exited';
     })();
     return stopping;
   };

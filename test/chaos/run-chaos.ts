@@ -69,7 +69,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
   const began = Date.now();
   const deadline = began + options.timeoutS * 1_000;
   const scratch = mkdtempSync(join(tmpdir(), 'chaos-'));
-  const cleanups: (() => Promise<void>)[] = [async () => rmSync(scratch, { recursive: true, force: true })];
+  const cleanups: (() => Promise<unknown>)[] = [async () => rmSync(scratch, { recursive: true, force: true })];
   try {
     // The world's process and the bundle are independent: make them side by side.
     const bundlePath = join(scratch, 'bundle.js');

@@ -2,13 +2,13 @@
 // `npm install` of the tarball into a project outside this repository. Several test files need
 // the tarball; packing twice at once would have two builds writing dist/ together, so the first
 // file to ask packs, once per test run, into the run's scratch directory (global setup removes
-// it), and the others wait for its `done` marker.
+// it), and the others wait for it (oncePerRun).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
-import { waitUntil } from '../../client/wait.js';
+import { oncePerRun } from '../support/once-per-run.js';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -16,36 +16,28 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export async function packedEngine(): Promise<string> {
   // Global setup's scratch directory: one per test run, removed when the run ends.
   const dir = join(dirname(inject('approversFile')), 'packed-engine');
-  const done = join(dir, 'done');
-  let mine = false;
-  try {
-    mkdirSync(dir);
-    mine = true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
-  if (mine) {
-    try {
-      const out = execFileSync('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      writeFileSync(done, JSON.stringify({ tarball: join(dir, out.trim().split('\n').at(-1) ?? '') }));
-    } catch (err) {
-      // The build's own words (a type error, say), not only "Command failed".
-      const e = err as { message?: string; stdout?: string; stderr?: string };
-      const error = `${e.message ?? String(err)}\n${(e.stdout ?? '').slice(-2_000)}${(e.stderr ?? '').slice(-2_000)}`;
-      writeFileSync(done, JSON.stringify({ error }));
-      throw new Error(error);
-    }
-  }
-  const result = await waitUntil(
-    async () => (existsSync(done) ? (JSON.parse(readFileSync(done, 'utf8')) as { tarball?: string; error?: string }) : undefined),
-    'the packed engine',
-    {
-      timeoutMs: 240_000,
-      everyMs: 250,
+  mkdirSync(dir, { recursive: true });
+  const { tarball } = await oncePerRun(
+    dir,
+    'pack',
+    async () => {
+      try {
+        const out = execFileSync('npm', ['pack', '--pack-destination', dir, '--silent'], {
+          cwd: repoRoot,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        return { tarball: join(dir, out.trim().split('\n').at(-1) ?? '') };
+      } catch (err) {
+        // The build's own words (a type error, say), not only "Command failed".
+        const e = err as { message?: string; stdout?: string; stderr?: string };
+        throw new Error(`${e.message ?? String(err)}\n${(e.stdout ?? '').slice(-2_000)}${(e.stderr ?? '').slice(-2_000)}`);
+      }
     },
+    // A build on a loaded two-core host takes minutes.
+    240_000,
   );
-  if (!result.tarball) throw new Error(`npm pack failed in another test file: ${result.error ?? 'no tarball'}`);
-  return result.tarball;
+  return tarball;
 }
 
 /** Installs the packed engine (and whatever else the project's package.json lists) into `project`. */

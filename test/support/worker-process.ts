@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { projectRoot } from '../../temporal-dev/paths.js';
+import { PATIENCE_MS } from './wait.js';
 
 /** The examples' worker process: the example domains against the simulated world. */
 export const EXAMPLES_WORKER = fileURLToPath(new URL('../../domains/worker.ts', import.meta.url));
@@ -67,8 +68,8 @@ function waitForReady(child: ChildProcess, exited: Promise<number | null>, stder
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`worker did not become ready within 60s:\n${stderr()}`));
-    }, 60_000);
+      reject(new Error(`worker did not become ready within ${PATIENCE_MS / 1000} s:\n${stderr()}`));
+    }, PATIENCE_MS);
     let seen = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       seen += chunk;

@@ -15,7 +15,7 @@ let client: WorldClient;
 beforeAll(async () => {
   world = await startWorld();
   client = new WorldClient(world.url);
-}, 30_000);
+});
 
 afterAll(async () => {
   await world?.stop();
@@ -79,9 +79,13 @@ describe('payments', () => {
     expect(replica).toMatchObject({ transferId, status: 'PENDING', note: hostile });
     expect(Date.now() - Date.parse(replica.asOf)).toBeGreaterThanOrEqual(59_000);
 
+    const asked = Date.now();
     const ledger = await client.getLedger(transferId);
+    const answered = Date.now();
     expect(ledger).toMatchObject({ transferId, status: 'FAILED', postedAt: null, amountMinor: 12_345, currency: 'EUR', receiptId: null });
-    expect(Math.abs(Date.now() - Date.parse(ledger.asOf))).toBeLessThan(5_000);
+    // The ledger is read as of the moment it answers (same clock), however long that took.
+    expect(Date.parse(ledger.asOf)).toBeGreaterThanOrEqual(asked);
+    expect(Date.parse(ledger.asOf)).toBeLessThanOrEqual(answered);
 
     expect(await client.getProcessorAck(transferId)).toMatchObject({ transferId, ack: 'REJECTED', ackAt: expect.any(String) });
 
@@ -426,7 +430,7 @@ describe('robustness', () => {
 });
 
 describe('process lifecycle', () => {
-  it('keeps state in the db file across restarts, and stops promptly even with requests parked', async () => {
+  it('keeps state in the db file across restarts, and exits on SIGTERM even with requests parked', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'world-test-'));
     try {
       const dbPath = join(dir, 'world.db');
@@ -448,9 +452,9 @@ describe('process lifecycle', () => {
       const { holdId } = await c1.createHold({ op: 'payments.replica', key: transferId, point: 'before_commit' });
       const parked = [c1.getLedger(transferId).catch(() => 'gone'), c1.getReplica(transferId).catch(() => 'gone')];
       await c1.waitForHold(holdId);
-      const started = Date.now();
-      await first.stop();
-      expect(Date.now() - started).toBeLessThan(4_000);
+      // The parked requests never end by themselves: a world that waited for them would be
+      // SIGKILLed by stop(). It exits on its own instead, dropping them.
+      expect(await first.stop()).toBe('exited');
       expect(await Promise.all(parked)).toEqual(['gone', 'gone']);
       expect(() => process.kill(first.pid, 0)).toThrow();
       await expect(c1.health({ timeoutMs: 1_000 })).rejects.toBeInstanceOf(WorldConnectionError);
@@ -464,7 +468,7 @@ describe('process lifecycle', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 
   it('removes its default temp db on stop', async () => {
     const temp = await startWorld();
@@ -472,7 +476,7 @@ describe('process lifecycle', () => {
     await temp.stop();
     await temp.stop();
     expect(existsSync(temp.dbPath)).toBe(false);
-  }, 30_000);
+  });
 
   it('fails clearly, with the world stderr, when the process cannot start', async () => {
     // A regular file where the db's directory should be: the world cannot create its db.
@@ -483,5 +487,5 @@ describe('process lifecycle', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  });
 });
