@@ -21,7 +21,7 @@ import type { CommandContext, CommandRun } from './types.js';
  * How long status waits for the run's worker before falling back to what the server knows:
  * `AGENT_STATUS_TIMEOUT_MS` (1 s to 2 min), else 5 s. A busy worker host answers late, not never.
  */
-export function statusTimeout(raw: string | undefined): number {
+function statusTimeout(raw: string | undefined): number {
   const ms = Number(raw);
   return raw !== undefined && Number.isInteger(ms) && ms >= 1_000 && ms <= 120_000 ? ms : 5_000;
 }
