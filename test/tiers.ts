@@ -1,9 +1,9 @@
 // `npm test`: every tier the README promises, cheapest first, so a mistake a tier can see is
-// reported before the slower ones start: the static checks (type check, lint) beside the unit tier
-// (pure code, no server: `npm run test:unit` alone), then the integration tier (a real Temporal dev
-// server, world, Chromium, MCP servers, killed workers), then the chaos run. The checks are two
-// single-threaded processes and the unit tier is short, so those two share the machine; the
-// integration tier and the chaos run each have it to themselves. Output streams as it comes; the
+// reported before the slower ones start: the type check and lint beside the unit tier (pure code,
+// no server: `npm run test:unit` alone), then the integration tier (a real Temporal dev server,
+// world, Chromium, MCP servers, killed workers), then the chaos run. The type check and lint are
+// single-threaded and the unit tier is short, so those three share the machine; the integration
+// tier and the chaos run each have it to themselves. Output streams as it comes; the
 // table at the end gives each tier's wall time, so a suite that got slower says where. A stage
 // with a failed tier stops the run (the first failure's exit code is the run's).
 import { spawn } from 'node:child_process';
@@ -19,7 +19,8 @@ const npx = (...args: string[]) => ({ command: 'npx', args: ['--no-install', ...
 /** Stages run one after another; the tiers of a stage run side by side. */
 const stages: Tier[][] = [
   [
-    { name: 'static checks', ...npx('tsx', 'test/static/checks.ts') },
+    { name: 'typecheck', command: 'npm', args: ['run', '--silent', 'typecheck'] },
+    { name: 'lint', command: 'npm', args: ['run', '--silent', 'lint'] },
     { name: 'unit', ...npx('vitest', 'run', '--project', 'unit') },
   ],
   [{ name: 'integration', ...npx('vitest', 'run', '--project', 'integration') }],

@@ -21,8 +21,6 @@ export interface SuiteBundle {
   codePath: string;
 }
 
-const asked = new Map<string, Promise<SuiteBundle>>();
-
 /** The run's bundle of `workflowsPath` made with `plugins`' bundling; built here if no file has yet. */
 export function suiteBundle(workflowsPath: string, plugins: readonly BundlerPlugin[] = []): Promise<SuiteBundle> {
   return bundleInto(inject('bundleDir'), workflowsPath, plugins);
@@ -34,14 +32,9 @@ export function bundleInto(dir: string, workflowsPath: string, plugins: readonly
     .update(JSON.stringify([workflowsPath, plugins.map((p) => p.name).sort()]))
     .digest('hex')
     .slice(0, 16)}`;
-  let found = asked.get(name);
-  if (!found) {
-    found = oncePerRun(dir, name, async () => {
-      const codePath = join(dir, `${name}.js`);
-      writeFileSync(codePath, (await bundleWorkflows(workflowsPath, { plugins: [...plugins] })).code);
-      return { codePath };
-    });
-    asked.set(name, found);
-  }
-  return found;
+  return oncePerRun(dir, name, async () => {
+    const codePath = join(dir, `${name}.js`);
+    writeFileSync(codePath, (await bundleWorkflows(workflowsPath, { plugins: [...plugins] })).code);
+    return { codePath };
+  });
 }

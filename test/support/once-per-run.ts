@@ -10,13 +10,25 @@ import { PATIENCE_MS } from './wait.js';
 
 type Record<T> = { made: T } | { error: string };
 
+/** This process's own asks, so a second ask here shares the first's promise instead of polling. */
+const asked = new Map<string, Promise<unknown>>();
+
 /**
  * What `make` returned the first time any file of this run asked for `name` in `dir`. A waiting
  * file gives up after `patienceMs` (default the tests' patience; longer for a build that takes
  * minutes on a loaded host).
  */
-export async function oncePerRun<T>(dir: string, name: string, make: () => Promise<T>, patienceMs = PATIENCE_MS): Promise<T> {
+export function oncePerRun<T>(dir: string, name: string, make: () => Promise<T>, patienceMs = PATIENCE_MS): Promise<T> {
   const record = join(dir, `${name}.json`);
+  let found = asked.get(record) as Promise<T> | undefined;
+  if (!found) {
+    found = makeOrWait(dir, name, record, make, patienceMs);
+    asked.set(record, found);
+  }
+  return found;
+}
+
+async function makeOrWait<T>(dir: string, name: string, record: string, make: () => Promise<T>, patienceMs: number): Promise<T> {
   let mine = false;
   try {
     mkdirSync(join(dir, `${name}.making`), { recursive: false });
