@@ -1,7 +1,7 @@
 // The operator CLI against the shared dev server, with an in-process agent worker on a private
 // task queue that trusts the test approver directory. Most commands are called in this process
-// (cliMain: the function `npm run cli --` runs, given its argv, environment and streams); the
-// last block spawns the real script, as operators run it. Decisions are signed with the test
+// (cliMain: the function `npm run cli --` runs, given its argv, environment and streams); one
+// test spawns the real script, as operators run it. Decisions are signed with the test
 // keys, written to key files as an operator holds them. No mocks. The scenarios run
 // concurrently; each owns its own case.
 import { RULE_SET } from '../../workflows/rule-set.js';

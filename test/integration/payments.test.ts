@@ -107,8 +107,9 @@ describe('payments reads in parallel (the world holds both)', () => {
   it('runs the ledger and processor reads of one turn in parallel: both are in the world at once', async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId);
-    // Each read is held in the world before it answers. Both holds reached means both requests
-    // were in flight at the same time: the mechanism itself, with no clock in it.
+    // Each read is held in the world before it answers, until the test releases both. Sequential
+    // reads would reach the second hold only after the first read gave up, in a later workflow
+    // task: the history says which, with no clock in it.
     const holds = await Promise.all(
       (['payments.ledger', 'payments.processor'] as const).map((op) => h.world.createHold({ op, key: transferId, point: 'before_commit' })),
     );
