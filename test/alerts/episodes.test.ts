@@ -108,8 +108,10 @@ describe('episodes of an alert group', () => {
       [200, 'attached', runIdOf(incident)],
     ]);
 
-    // The alert fires again a second after the run closed: a new alert instance, a new episode.
-    const refired = new Date((closeTime as Date).getTime() + 1_000).toISOString();
+    // The alert fires again after the run closed: a new alert instance, a new episode. It fires
+    // now, not at a fixed offset: a start time still in the future could lie past the close of
+    // the next episode's own (quick) run, and then the peer below would rightly start a third.
+    const refired = new Date(Math.max((closeTime as Date).getTime() + 1, Date.now())).toISOString();
     const recurrence = notification(incident, [{ alertname: 'ServiceMemoryHigh', startsAt: refired }]);
     const second = await post(recurrence);
     expect([second.status, second.outcome, second.runId]).toEqual([200, 'started', runIdOf(incident, 1)]);
