@@ -80,9 +80,6 @@ afterAll(async () => {
 
 /** An alerts worker in its own process, with the world, Prometheus and Alertmanager of this file. */
 async function spawnAlertsWorker(): Promise<WorkerProcess> {
-  // The child inherits this process's environment; the worker reads these three from it.
-  process.env.PROMETHEUS_URL = stack.prometheus.url;
-  process.env.ALERTMANAGER_URL = stack.alertmanager.url;
   const worker = await startWorkerProcess({
     script: ALERTS_WORKER,
     temporalAddress: inject('temporalAddress'),
@@ -91,6 +88,7 @@ async function spawnAlertsWorker(): Promise<WorkerProcess> {
     worldUrl: world.url,
     workflowBundlePath: bundlePath,
     toolTimeoutMs: 5_000,
+    env: { PROMETHEUS_URL: stack.prometheus.url, ALERTMANAGER_URL: stack.alertmanager.url },
   });
   workers.add(worker);
   return worker;

@@ -1,5 +1,17 @@
-// Each test file runs in its own process; keep the SDK's logs to warnings and errors so the
-// test output stays readable.
+// Runs before each integration test file. A test process runs many files one after another
+// (isolate: false in vitest.config.ts), sharing its modules, so what each file needs of its own
+// is set up here, where vitest runs it again for every file.
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { afterEach } from 'vitest';
+import { stopSpawnedWorkers } from '../support/crash.js';
 
-Runtime.install({ logger: new DefaultLogger('WARN') });
+// The SDK's logs kept to warnings and errors, so the test output stays readable. The Runtime is
+// the process's one: it cannot be installed twice.
+const installed = Symbol.for('bounded-react-temporal.test.runtime');
+const registry = globalThis as { [installed]?: true };
+if (!registry[installed]) {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  registry[installed] = true;
+}
+
+afterEach(stopSpawnedWorkers);

@@ -13,7 +13,9 @@ import type { RunResult, RunView } from '../../workflows/messages.js';
 import { stateQuery } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { TEST_DIRECTORY } from './keys.js';
+import { pollersOf } from '../../client/server-facts.js';
 import { connectClient, createTestWorker, uniqueTaskQueue } from './temporal.js';
+import { waitUntil } from './wait.js';
 
 export interface AgentHarness {
   client: Client;
@@ -23,7 +25,7 @@ export interface AgentHarness {
   close(): Promise<void>;
 }
 
-/** A real worker (in this process) for the agent workflow, on the shared dev server and world. */
+/** A real worker (in this process) for the agent workflow, on the shared dev server and world, polling before the harness is handed out. */
 export interface HarnessOptions {
   toolTimeoutMs?: number;
   /** Model adapters beyond the offline ones, e.g. an OpenAI-compatible endpoint. */
@@ -45,6 +47,8 @@ export async function startAgentHarness(options: HarnessOptions = {}): Promise<A
     }),
   });
   const running = worker.run();
+  // Served once the server has seen the worker poll: a CLI start checks exactly that.
+  await waitUntil(async () => (await pollersOf(client, taskQueue)).recent > 0, `the harness worker polling ${taskQueue}`);
   return {
     client,
     world: new WorldClient(inject('worldUrl')),

@@ -23,6 +23,8 @@ export interface WorkerProcessOptions {
   stickyTimeoutMs?: number;
   /** The approver directory file the worker trusts (AGENT_APPROVERS_FILE). */
   approversFile?: string;
+  /** More of the worker's environment (a test process runs many files: never edit its own). */
+  env?: Record<string, string>;
 }
 
 export interface WorkerProcess {
@@ -50,6 +52,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       EXIT_WITH_PARENT: '1',
       ...(options.approversFile ? { AGENT_APPROVERS_FILE: options.approversFile } : {}),
       ...(options.namespace ? { TEMPORAL_NAMESPACE: options.namespace } : {}),
+      ...options.env,
     },
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
