@@ -1,6 +1,7 @@
 # Why this exists: the engine's AgentDojo domains must act on AgentDojo's own world and be judged
 # by AgentDojo's own checks, unchanged. This loopback HTTP server holds one AgentDojo environment
-# per session (one (suite, user task, injection task) pair, with the attack's injections applied),
+# per session (one (suite, user task, injection task) pair, with the attack's injections applied
+# and, if the session asks, a patch merged into it: an environment an attacker has touched),
 # runs the suite's tool functions by name, applies an effect at most once per idempotency key,
 # answers readbacks by key, keeps the call log, and at the end returns AgentDojo's `utility()` and
 # `security()` verdicts on the final environment. Nothing here decides anything for the engine.
@@ -15,7 +16,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from agentdojo.agent_pipeline.base_pipeline_element import BasePipelineElement
 from agentdojo.attacks.attack_registry import ATTACKS, load_attack
@@ -54,8 +55,68 @@ def calls_of(calls: list[FunctionCall]) -> list[dict[str, Any]]:
     return [{"function": c.function, "args": jsonable(dict(c.args))} for c in calls]
 
 
+class PatchDoesNotFit(ValueError):
+    """The session's environment patch is not a valid change of the suite's environment."""
+
+
+def merged(base: Any, patch: Any) -> Any:
+    """`patch` deep-merged into `base`: objects key by key, lists appended, anything else replaced."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        out = dict(base)
+        for key, value in patch.items():
+            out[key] = merged(base[key], value) if key in base else value
+        return out
+    if isinstance(base, list) and isinstance(patch, list):
+        return [*base, *patch]
+    return patch
+
+
+def ignored_paths(given: Any, kept: Any, path: str = "") -> list[str]:
+    """The keys of `given` that validation dropped from `kept` (fields the environment does not have)."""
+    if isinstance(given, dict) and isinstance(kept, dict):
+        out: list[str] = []
+        for key, value in given.items():
+            where = f"{path}.{key}" if path else str(key)
+            out += ignored_paths(value, kept[key], where) if key in kept else [where]
+        return out
+    if isinstance(given, list) and isinstance(kept, list) and len(given) == len(kept):
+        return [p for i, (g, k) in enumerate(zip(given, kept)) for p in ignored_paths(g, k, f"{path}.{i}")]
+    return []
+
+
+def problem(err: Any) -> str:
+    """One pydantic error as `where: what (got value)`; a missing field has no value to show."""
+    where = ".".join(str(p) for p in err["loc"])
+    got = "" if err["type"] == "missing" else f" (got {err.get('input')!r})"[:200]
+    return f"{where}: {err['msg']}{got}"
+
+
+def patched(suite_name: str, environment: BaseModel, patch: Any) -> BaseModel:
+    """The environment with `patch` merged in, re-validated by its own model class so the judges see a proper one."""
+    if not isinstance(patch, dict):
+        raise PatchDoesNotFit(f"the {suite_name} environment patch must be a JSON object, got {type(patch).__name__}")
+    data = merged(environment.model_dump(), patch)
+    model = type(environment)
+    try:
+        result = model.model_validate(data)
+    except ValidationError as e:
+        problems = "; ".join(problem(err) for err in e.errors())
+        raise PatchDoesNotFit(f"the environment patch does not fit the {suite_name} environment ({model.__name__}): {problems}") from None
+    ignored = ignored_paths(data, result.model_dump())
+    if ignored:
+        raise PatchDoesNotFit(f"the environment patch does not fit the {suite_name} environment ({model.__name__}): it has no field {', '.join(ignored)}")
+    return result
+
+
 class Session:
-    def __init__(self, suite_name: str, user_task_id: str, injection_task_id: str | None, attack: dict[str, Any] | None):
+    def __init__(
+        self,
+        suite_name: str,
+        user_task_id: str,
+        injection_task_id: str | None,
+        attack: dict[str, Any] | None,
+        environment_patch: dict[str, Any] | None = None,
+    ):
         self.suite = get_suite(BENCHMARK_VERSION, suite_name)
         self.user_task = self.suite.get_user_task_by_id(user_task_id)
         self.injection_task = self.suite.get_injection_task_by_id(injection_task_id) if injection_task_id else None
@@ -63,6 +124,8 @@ class Session:
         if self.injection_task is not None:
             self.injections = injections_for(self.suite, self.user_task, self.injection_task, attack or {"name": "important_instructions"})
         environment = self.suite.load_and_inject_default_environment(self.injections)
+        if environment_patch is not None:
+            environment = patched(suite_name, environment, environment_patch)
         self.env = self.user_task.init_environment(environment)
         self.pre_env = self.env.model_copy(deep=True)
         self.runtime = FunctionsRuntime(self.suite.tools)
@@ -157,7 +220,7 @@ class Bridge:
                 "attacks": sorted(ATTACKS),
             }
         if method == "POST" and path == "/session":
-            session = Session(body["suite"], body["userTask"], body.get("injectionTask"), body.get("attack"))
+            session = Session(body["suite"], body["userTask"], body.get("injectionTask"), body.get("attack"), body.get("environmentPatch"))
             self.sessions[body["session"]] = session
             return 200, session.describe()
         session = self.sessions.get(body.get("session", ""))

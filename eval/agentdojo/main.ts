@@ -7,6 +7,15 @@
 //                               stopped by pid at the end; its cells are named `local-<model id>`
 //                               and, without --pairs/--injections, it runs a subset (user tasks 0-3,
 //                               without attack and with injection task 0)
+//   --person ground-truth|deny-all|rubber-stamp   who answers the approval cards (default
+//                               ground-truth: approves only its user task's ground-truth calls,
+//                               canonical args equal; deny-all denies every card; rubber-stamp
+//                               approves every card). Several, comma-separated: each pair runs once
+//                               per person, and the summary is one table per person
+//   --environment-patch FILE    a JSON object keyed by suite (banking, slack, travel), each value a
+//                               JSON object the bridge deep-merges into that suite's environment
+//                               before each pair (objects by key, lists appended, scalars replaced);
+//                               a patch that does not fit a suite's environment stops the run first
 //   --local-small               the local model's 0.5B variant instead of 1.5B
 //   --local-threads N           the local model's CPU threads (default 1)
 //   --pairs 0-9|all             which user tasks, by number (default all); each runs once without
@@ -29,7 +38,9 @@ import { projectRoot } from '../../temporal-dev/paths.js';
 import type { Attack } from './client.js';
 import { startLocalModel, type RunningLocalModel } from './local-model.js';
 import { localModelName } from './models.js';
-import { cellLine, summarize, summaryTable } from './report.js';
+import { checkPatchFits, PatchRefused } from './environment-patch.js';
+import { DEFAULT_PERSON } from './person.js';
+import { cellLine, summarize, summaryTables } from './report.js';
 import { runPair, type PairCell, type PairSpec } from './run-pair.js';
 import { pairSpecs, parseRunnerFlags } from './runner-flags.js';
 import { startAgentDojoStack, type AgentDojoStack } from './stack.js';
@@ -62,21 +73,27 @@ if (flags.models.includes('local')) {
   if (flags.subsetNote) process.stdout.write(`note: ${flags.subsetNote}\n`);
 }
 const cells: PairCell[] = [];
+let refused: PatchRefused | undefined;
 try {
   stack = await startAgentDojoStack({ log, ...(localModel ? { local: { baseUrl: localModel.url, modelId: localModel.modelId } } : {}) });
   const running = stack;
+  if (flags.environmentPatch) await checkPatchFits(running.bridge, flags.environmentPatch, flags.suites);
   const localName = localModel ? localModelName(localModel.modelId) : undefined;
   const specs: PairSpec[] = [];
   for (const suite of flags.suites) specs.push(...pairSpecs(flags, suite, await running.bridge.tasks(suite), attack, localName));
-  log(`${specs.length} pairs, ${concurrency} at a time, attack ${'name' in attack ? attack.name : attackFlag}, ${flags.pairTimeoutMs / 1000} s a pair at most`);
+  const patchNote = flags.environmentPatch ? `, environment patched from ${flags.environmentPatch.file}` : '';
+  log(
+    `${specs.length} pairs, ${concurrency} at a time, attack ${'name' in attack ? attack.name : attackFlag}, person ${flags.persons.join(', ')}${patchNote}, ${flags.pairTimeoutMs / 1000} s a pair at most`,
+  );
   let nextIndex = 0;
   const worker = async () => {
     for (let i = nextIndex++; i < specs.length; i = nextIndex++) {
       const spec = specs[i] as PairSpec;
       const cell = await runPair(running, spec, flags.pairTimeoutMs).catch((err: unknown): PairCell => {
-        log(`${spec.suite} ${spec.userTask} x ${spec.injectionTask ?? '-'} ${spec.model} failed: ${String(err)}`);
+        log(`${spec.suite} ${spec.userTask} x ${spec.injectionTask ?? '-'} ${spec.model} (person ${spec.person ?? DEFAULT_PERSON}) failed: ${String(err)}`);
         return {
           ...spec,
+          person: spec.person ?? DEFAULT_PERSON,
           shape: spec.shape ?? 'react',
           utility: false,
           attackSucceeded: null,
@@ -95,9 +112,16 @@ try {
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+} catch (err) {
+  if (!(err instanceof PatchRefused)) throw err;
+  refused = err;
 } finally {
   await stack?.close();
   await localModel?.stop();
+}
+if (refused) {
+  process.stderr.write(`eval:agentdojo: ${refused.message}\n`);
+  process.exit(2);
 }
 const rows = summarize(cells);
 const wallMs = Date.now() - began;
@@ -108,6 +132,21 @@ const local = localModel
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(
   out,
-  `${JSON.stringify({ benchmark: 'agentdojo v1.2.2', attack: attackFlag, wallMs, pairTimeoutMs: flags.pairTimeoutMs, ...(flags.runDeadlineMs ? { runDeadlineMs: flags.runDeadlineMs } : {}), ...local, summary: rows, cells }, null, 2)}\n`,
+  `${JSON.stringify(
+    {
+      benchmark: 'agentdojo v1.2.2',
+      attack: attackFlag,
+      persons: flags.persons,
+      ...(flags.environmentPatch ? { environmentPatch: flags.environmentPatch } : {}),
+      wallMs,
+      pairTimeoutMs: flags.pairTimeoutMs,
+      ...(flags.runDeadlineMs ? { runDeadlineMs: flags.runDeadlineMs } : {}),
+      ...local,
+      summary: rows,
+      cells,
+    },
+    null,
+    2,
+  )}\n`,
 );
-process.stdout.write(`\n${summaryTable(rows)}\n\nwall time ${(wallMs / 1000).toFixed(0)} s; results in ${out}\n`);
+process.stdout.write(`\n${summaryTables(rows)}\n\nwall time ${(wallMs / 1000).toFixed(0)} s; results in ${out}\n`);

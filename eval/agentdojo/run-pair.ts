@@ -1,9 +1,10 @@
 // Why this exists: one AgentDojo pair through a real workflow, as its user would run it: open the
-// bridge session (AgentDojo's environment with the attack's injections), start the run with the
-// user's request signed as part of the start (RunInput.request), answer any approval
-// request as the user would (they approve a call their own task needs, and deny any other: a person
-// who knows what they asked for; every request is counted), and when the run has ended
-// ask AgentDojo's own utility() and security() about the environment's final state.
+// bridge session (AgentDojo's environment with the attack's injections and the runner's
+// environment patch, if any), start the run with the user's request signed as part of the start
+// (RunInput.request), answer any approval request as the pair's person would (person.ts; by
+// default one who approves a call their own task needs and denies any other; every request is
+// counted), and when the run has ended ask AgentDojo's own utility() and security() about the
+// environment's final state.
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { signDecision, signNote } from '../../client/sign.js';
@@ -11,9 +12,10 @@ import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent-workflow-type.js';
 import type { Shape } from '../../workflows/controller/shape.js';
 import { approveUpdate, cancelSignal, denyUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
-import { canonical } from '../../workflows/trust/statement.js';
 import type { Attack, GroundTruthCall, Verdict } from './client.js';
+import type { SuitePatch } from './environment-patch.js';
 import { runModelFor, type AgentDojoModel } from './models.js';
+import { decide, DEFAULT_PERSON, type Person } from './person.js';
 import type { AgentDojoStack } from './stack.js';
 
 export type Suite = 'banking' | 'slack' | 'travel';
@@ -26,10 +28,14 @@ export interface PairSpec {
   userTask: string;
   injectionTask: string | null;
   model: AgentDojoModel;
+  /** Who answers the cards (default `ground-truth`). */
+  person?: Person;
   shape?: Shape;
   attack?: Attack;
   /** The runner's `--run-deadline-ms`: a CPU model's run may need more than the domain's deadline. */
   budgets?: RunInput['budgets'];
+  /** The runner's `--environment-patch`, this suite's part: merged into the environment before the run. */
+  environmentPatch?: SuitePatch;
 }
 
 /** One result: AgentDojo's verdicts and what the engine did. */
@@ -38,6 +44,8 @@ export interface PairCell {
   userTask: string;
   injectionTask: string | null;
   model: AgentDojoModel;
+  /** Who answered the cards. */
+  person: Person;
   shape: Shape | 'react';
   /** AgentDojo's utility() on the final environment (and the finish's answer). */
   utility: boolean;
@@ -71,7 +79,11 @@ export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs =
   const caseId = `${spec.suite[0]}-u${short(spec.userTask)}-i${short(spec.injectionTask)}-${spec.model.replace(/[^a-z0-9-]/g, '-')}-${randomUUID().slice(0, 8)}`;
   const domain = `agentdojo-${spec.suite}`;
   const workflowId = `${domain}-${caseId}`;
-  const info = await stack.bridge.open(caseId, spec.suite, spec.userTask, spec.injectionTask, spec.attack);
+  const person = spec.person ?? DEFAULT_PERSON;
+  const info = await stack.bridge.open(caseId, spec.suite, spec.userTask, spec.injectionTask, {
+    ...(spec.attack ? { attack: spec.attack } : {}),
+    ...(spec.environmentPatch ? { environmentPatch: spec.environmentPatch } : {}),
+  });
   stack.registry.open(caseId, info);
   try {
     // The request is part of the start (RunInput.request): the run takes it before the model's
@@ -90,7 +102,7 @@ export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs =
       args: [{ run }],
       workflowIdConflictPolicy: 'FAIL',
     });
-    const { view, timedOut, decisions } = await untilTerminal(stack, handle, workflowId, timeoutMs, info.groundTruth);
+    const { view, timedOut, decisions } = await untilTerminal(stack, handle, workflowId, timeoutMs, person, info.groundTruth);
     const result = timedOut ? undefined : ((await handle.result()) as RunResult);
     const terminal = result?.terminal ?? view?.state.terminal;
     const answer = terminal?.class === 'resolved' ? (stack.registry.answerOf(caseId) ?? '') : '';
@@ -101,6 +113,7 @@ export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs =
       userTask: spec.userTask,
       injectionTask: spec.injectionTask,
       model: spec.model,
+      person,
       shape: spec.shape ?? 'react',
       utility: verdict.utility,
       attackSucceeded: spec.injectionTask === null ? null : verdict.security === true,
@@ -123,8 +136,8 @@ export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs =
 
 type Handle = WorkflowHandle;
 
-/** Polls the run until it ends, deciding each request the user is shown; cancels it at the deadline. */
-async function untilTerminal(stack: AgentDojoStack, handle: Handle, workflowId: string, timeoutMs: number, asked: GroundTruthCall[]) {
+/** Polls the run until it ends, deciding each request as `person` would; cancels it at the deadline. */
+async function untilTerminal(stack: AgentDojoStack, handle: Handle, workflowId: string, timeoutMs: number, person: Person, groundTruth: GroundTruthCall[]) {
   const signed = new Set<string>();
   const decisions: string[] = [];
   const deadline = Date.now() + timeoutMs;
@@ -139,17 +152,15 @@ async function untilTerminal(stack: AgentDojoStack, handle: Handle, workflowId: 
     if (closed || view?.state.terminal) return { view, timedOut: false as const, decisions };
     const awaiting = view?.awaiting;
     if (awaiting && awaiting.eligible.length > 0 && !signed.has(awaiting.requestId)) {
-      const theirs = asked.some((c) => c.function === awaiting.tool && canonical(c.args) === canonical(awaiting.args));
-      const decision = theirs
-        ? signDecision(stack.user, workflowId, awaiting, 'approve', 'the user asked for this')
-        : signDecision(stack.user, workflowId, awaiting, 'deny', 'the user did not ask for this');
-      const ok = await handle.executeUpdate(theirs ? approveUpdate : denyUpdate, { args: [decision] }).then(
+      const { approve, reason } = decide(person, awaiting, groundTruth);
+      const decision = signDecision(stack.user, workflowId, awaiting, approve ? 'approve' : 'deny', reason);
+      const ok = await handle.executeUpdate(approve ? approveUpdate : denyUpdate, { args: [decision] }).then(
         () => true,
         () => false,
       );
       if (ok) {
         signed.add(awaiting.requestId);
-        decisions.push(`${awaiting.tool} ${theirs ? 'approved' : 'denied'}`);
+        decisions.push(`${awaiting.tool} ${approve ? 'approved' : 'denied'}`);
       }
     }
     if (Date.now() > deadline) {

@@ -1,11 +1,14 @@
-// Why this exists: the AgentDojo runner's command line as a pure function, so what it selects
-// (suites, models, which tasks each model runs, the local model's default subset, the per-pair
-// timeout) and the pairs it makes of a suite's tasks are tested without a server or a model. A bad
-// flag is a value naming it, never a throw.
+// Why this exists: the AgentDojo runner's command line as a function of its argv (it reads only
+// the --environment-patch file), so what it selects (suites, models, the persons who answer the
+// cards, which tasks each model runs, the local model's default subset, the per-pair timeout, the
+// environment patch) and the pairs it makes of a suite's tasks are tested without a server or a
+// model. A bad flag is a value naming it, never a throw.
 import { parseArgs } from 'node:util';
 import { Shape } from '../../workflows/controller/shape.js';
 import type { Attack } from './client.js';
+import { readEnvironmentPatch, type EnvironmentPatch } from './environment-patch.js';
 import { AGENTDOJO_MODELS, type AgentDojoModel, type LocalModel, type ScriptedModel } from './models.js';
+import { DEFAULT_PERSON, PERSONS, type Person } from './person.js';
 import { DEFAULT_PAIR_TIMEOUT_MS, DEFAULT_SUITES, SUITES, type PairSpec, type Suite } from './run-pair.js';
 
 /** What `--models` may name: the scripted models, and `local` (opt-in, never in the default set). */
@@ -30,6 +33,8 @@ export interface Selection {
 export interface RunnerFlags {
   suites: Suite[];
   models: RunnerModel[];
+  /** `--person`: who answers the cards; each pair runs once per person named. */
+  persons: Person[];
   /** Per model named in `models`. */
   selection: Partial<Record<RunnerModel, Selection>>;
   /** Set when the local model runs its default subset: the note the runner prints. */
@@ -40,6 +45,8 @@ export interface RunnerFlags {
   pairTimeoutMs: number;
   /** `--run-deadline-ms`: each run's own deadline instead of the domain's (its budget, on the run's clock). */
   runDeadlineMs?: number;
+  /** `--environment-patch FILE`: the file and its checked content, merged into each pair's environment by the bridge. */
+  environmentPatch?: { file: string; patch: EnvironmentPatch };
   out: string;
   /** The local model server's flags (`npm run model:local -- ...`). */
   local: { small: boolean; threads: number };
@@ -94,6 +101,8 @@ export function parseRunnerFlags(argv: readonly string[], defaults: { out: strin
       options: {
         suites: { type: 'string', default: DEFAULT_SUITES.join(',') },
         models: { type: 'string', default: AGENTDOJO_MODELS.join(',') },
+        person: { type: 'string', default: DEFAULT_PERSON },
+        'environment-patch': { type: 'string' },
         pairs: { type: 'string' },
         injections: { type: 'string' },
         attack: { type: 'string', default: 'important_instructions' },
@@ -118,6 +127,9 @@ export function parseRunnerFlags(argv: readonly string[], defaults: { out: strin
   for (const m of models)
     if (!(RUNNER_MODELS as readonly string[]).includes(m)) return { ok: false, error: `unknown model ${m} (known: ${RUNNER_MODELS.join(', ')})` };
   if (models.length === 0) return { ok: false, error: '--models names no model' };
+  const persons = [...new Set(list(values.person))];
+  for (const p of persons) if (!(PERSONS as readonly string[]).includes(p)) return { ok: false, error: `unknown person ${p} (known: ${PERSONS.join(', ')})` };
+  if (persons.length === 0) return { ok: false, error: '--person names no person' };
   for (const [name, spec] of [
     ['pairs', values.pairs],
     ['injections', values.injections],
@@ -144,6 +156,9 @@ export function parseRunnerFlags(argv: readonly string[], defaults: { out: strin
   if (typeof pairTimeoutMs === 'string') return { ok: false, error: pairTimeoutMs };
   const threads = positiveInt(values['local-threads'], 'local-threads');
   if (typeof threads === 'string') return { ok: false, error: threads };
+  const patchFile = values['environment-patch'];
+  const patch = patchFile === undefined ? undefined : readEnvironmentPatch(patchFile);
+  if (patch && !patch.ok) return { ok: false, error: patch.error };
 
   const given: Selection = { pairs: values.pairs ?? 'all', injections: values.injections ?? 'all' };
   const selection: Partial<Record<RunnerModel, Selection>> = {};
@@ -163,6 +178,7 @@ export function parseRunnerFlags(argv: readonly string[], defaults: { out: strin
     flags: {
       suites: suites as Suite[],
       models: models as RunnerModel[],
+      persons: persons as Person[],
       selection,
       ...(subsetNote ? { subsetNote } : {}),
       attack: values.attack,
@@ -170,6 +186,7 @@ export function parseRunnerFlags(argv: readonly string[], defaults: { out: strin
       concurrency,
       pairTimeoutMs,
       ...(runDeadlineMs !== undefined ? { runDeadlineMs } : {}),
+      ...(patchFile !== undefined && patch?.ok ? { environmentPatch: { file: patchFile, patch: patch.patch } } : {}),
       out: values.out,
       local: { small: values['local-small'], threads },
     },
@@ -177,34 +194,39 @@ export function parseRunnerFlags(argv: readonly string[], defaults: { out: strin
 }
 
 /**
- * A suite's pairs: for each model, each selected user task once without attack and once per
- * selected injection task. `localName` is the cells' name for `local` (`local-<model id>`).
+ * A suite's pairs: for each model and each person, each selected user task once without attack and
+ * once per selected injection task, each with the suite's part of the environment patch, if any.
+ * `localName` is the cells' name for `local` (`local-<model id>`).
  */
 export function pairSpecs(
-  flags: Pick<RunnerFlags, 'models' | 'selection' | 'shape' | 'runDeadlineMs'>,
+  flags: Pick<RunnerFlags, 'models' | 'persons' | 'selection' | 'shape' | 'runDeadlineMs' | 'environmentPatch'>,
   suite: Suite,
   tasks: { userTasks: readonly string[]; injectionTasks: readonly string[] },
   attack: Attack,
   localName?: LocalModel,
 ): PairSpec[] {
   const specs: PairSpec[] = [];
+  const environmentPatch = flags.environmentPatch?.patch[suite];
   for (const model of flags.models) {
     const selected = flags.selection[model];
     if (!selected) continue;
     const name: AgentDojoModel | undefined = model === 'local' ? localName : model;
     // A bug in the runner, not a bad flag: the local model is named once its server is up.
     if (!name) throw new Error('pairSpecs: the local model has no name (start its server first)');
-    for (const userTask of pickTasks(tasks.userTasks, selected.pairs))
-      for (const injectionTask of [null, ...pickTasks(tasks.injectionTasks, selected.injections)])
-        specs.push({
-          suite,
-          userTask,
-          injectionTask,
-          model: name,
-          attack,
-          ...(flags.shape ? { shape: flags.shape } : {}),
-          ...(flags.runDeadlineMs !== undefined ? { budgets: { deadlineMs: flags.runDeadlineMs } } : {}),
-        });
+    for (const person of flags.persons)
+      for (const userTask of pickTasks(tasks.userTasks, selected.pairs))
+        for (const injectionTask of [null, ...pickTasks(tasks.injectionTasks, selected.injections)])
+          specs.push({
+            suite,
+            userTask,
+            injectionTask,
+            model: name,
+            person,
+            attack,
+            ...(flags.shape ? { shape: flags.shape } : {}),
+            ...(flags.runDeadlineMs !== undefined ? { budgets: { deadlineMs: flags.runDeadlineMs } } : {}),
+            ...(environmentPatch ? { environmentPatch } : {}),
+          });
   }
   return specs;
 }

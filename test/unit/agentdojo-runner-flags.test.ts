@@ -1,10 +1,17 @@
 // The AgentDojo runner's command line (eval/agentdojo/runner-flags.ts): the local model is opt-in
 // and never in the default set, runs a subset unless told otherwise, gets a longer pair timeout
 // and one pair at a time, and its cells carry the served model's name, never a scripted model's.
-// A bad flag comes back as a value naming it.
-import { describe, expect, it } from 'vitest';
+// `--person` names who answers the cards (each pair once per person, what each decides, one
+// summary table per person); `--environment-patch` is a file checked where it enters, and each
+// suite's pairs carry that suite's part. A bad flag or file comes back as a value naming it.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { localModelName, runModelFor } from '../../eval/agentdojo/models.js';
-import { DEFAULT_PAIR_TIMEOUT_MS } from '../../eval/agentdojo/run-pair.js';
+import { decide } from '../../eval/agentdojo/person.js';
+import { summarize, summaryTables } from '../../eval/agentdojo/report.js';
+import { DEFAULT_PAIR_TIMEOUT_MS, type PairCell } from '../../eval/agentdojo/run-pair.js';
 import { LOCAL_PAIR_TIMEOUT_MS, pairSpecs, parseRunnerFlags, type RunnerFlags } from '../../eval/agentdojo/runner-flags.js';
 
 const defaults = { out: '/tmp/agentdojo.json' };
@@ -136,5 +143,116 @@ describe('what a run asks for', () => {
 
   it('a pair of the local model cannot be made before its server named it', () => {
     expect(() => pairSpecs(parse('--models', 'local'), 'banking', tasks, attack)).toThrow(/has no name/);
+  });
+});
+
+describe('who answers the cards (--person)', () => {
+  it('is the ground-truth person unless told, and each pair runs once per person named', () => {
+    expect(parse().persons).toEqual(['ground-truth']);
+    expect(pairSpecs(parse('--models', 'oracle'), 'banking', tasks, attack).every((s) => s.person === 'ground-truth')).toBe(true);
+    const flags = parse('--models', 'oracle', '--pairs', '0', '--injections', 'none', '--person', 'deny-all,rubber-stamp,deny-all');
+    expect(flags.persons).toEqual(['deny-all', 'rubber-stamp']);
+    expect(pairSpecs(flags, 'banking', tasks, attack).map((s) => `${s.model} ${s.person} ${s.userTask}`)).toEqual([
+      'oracle deny-all user_task_0',
+      'oracle rubber-stamp user_task_0',
+    ]);
+    expect(pairsOf(parse('--person', 'ground-truth,deny-all,rubber-stamp'))).toHaveLength(3 * 2 * 16 * 10);
+  });
+
+  it('refuses a person it does not know, naming the ones it does', () => {
+    const error = (...argv: string[]) => {
+      const parsed = parseRunnerFlags(argv, defaults);
+      return parsed.ok ? 'parsed' : parsed.error;
+    };
+    expect(error('--person', 'lenient')).toBe('unknown person lenient (known: ground-truth, deny-all, rubber-stamp)');
+    expect(error('--person', 'deny-all,yes-man')).toBe('unknown person yes-man (known: ground-truth, deny-all, rubber-stamp)');
+    expect(error('--person', ',')).toBe('--person names no person');
+  });
+
+  it('decides as named: ground-truth only its own calls with equal canonical args, deny-all nothing, rubber-stamp everything', () => {
+    const groundTruth = [{ function: 'send_money', args: { recipient: 'UK12345678901234567890', amount: 98.7, subject: 'Car Rental', date: '2022-01-01' } }];
+    // The same call with its arguments in another order is the same call.
+    const theirs = { tool: 'send_money', args: { date: '2022-01-01', subject: 'Car Rental', amount: 98.7, recipient: 'UK12345678901234567890' } };
+    const otherAmount = { tool: 'send_money', args: { ...theirs.args, amount: 1_000 } };
+    const otherTool = { tool: 'update_password', args: { password: 'new' } };
+    const approves = (person: Parameters<typeof decide>[0], call: typeof otherTool | typeof theirs) => decide(person, call, groundTruth).approve;
+    expect([approves('ground-truth', theirs), approves('ground-truth', otherAmount), approves('ground-truth', otherTool)]).toEqual([true, false, false]);
+    expect([approves('deny-all', theirs), approves('deny-all', otherTool)]).toEqual([false, false]);
+    expect([approves('rubber-stamp', theirs), approves('rubber-stamp', otherAmount), approves('rubber-stamp', otherTool)]).toEqual([true, true, true]);
+    expect(decide('deny-all', theirs, groundTruth).reason).toMatch(/denies every request/);
+  });
+
+  it('sums the cells per person and prints one table per person', () => {
+    const cell = (person: PairCell['person'], utility: boolean, decisions: string[]): PairCell => ({
+      suite: 'banking',
+      userTask: 'user_task_0',
+      injectionTask: null,
+      model: 'oracle',
+      person,
+      shape: 'react',
+      utility,
+      attackSucceeded: null,
+      askedPerson: decisions.length > 0,
+      decisions,
+      askedAbout: [],
+      terminal: 'resolved/answered',
+      refusals: [],
+      calls: [],
+      obeyed: false,
+      ms: 1,
+    });
+    const rows = summarize([
+      cell('ground-truth', true, ['send_money approved']),
+      cell('deny-all', false, ['send_money denied']),
+      cell('ground-truth', true, []),
+    ]);
+    expect(rows.map((r) => [r.person, r.utilityNoAttack, r.decisions])).toEqual([
+      ['ground-truth', [2, 2], { approved: 1, denied: 0 }],
+      ['deny-all', [0, 1], { approved: 0, denied: 1 }],
+    ]);
+    const printed = summaryTables(rows).split('\n');
+    expect(printed.filter((l) => l.startsWith('person: '))).toEqual(['person: ground-truth', 'person: deny-all']);
+    expect(printed.filter((l) => l.startsWith('| banking'))).toEqual([
+      expect.stringMatching(/^\| banking \| oracle \| react \| ground-truth \| 2\/2 /),
+      expect.stringMatching(/^\| banking \| oracle \| react \| deny-all \| 0\/1 /),
+    ]);
+  });
+});
+
+describe('an environment an attacker has touched (--environment-patch)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentdojo-patch-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const error = (...argv: string[]) => {
+    const parsed = parseRunnerFlags(argv, defaults);
+    return parsed.ok ? 'parsed' : parsed.error;
+  };
+
+  it("gives each suite's pairs that suite's part of the patch, and no patch to a suite the file does not name", () => {
+    const extra = { id: 99, sender: 'XX00ATTACKER', recipient: 'me', amount: 5, subject: 'refund', date: '2022-03-01', recurring: false };
+    const patch = { banking: { bank_account: { transactions: [extra] } } };
+    const path = file('banking.json', JSON.stringify(patch));
+    const flags = parse('--models', 'oracle', '--pairs', '0', '--injections', 'none', '--environment-patch', path);
+    expect(flags.environmentPatch).toEqual({ file: path, patch });
+    expect(pairSpecs(flags, 'banking', tasks, attack).map((s) => s.environmentPatch)).toEqual([patch.banking]);
+    expect(pairSpecs(flags, 'slack', tasks, attack).map((s) => s.environmentPatch)).toEqual([undefined]);
+    expect(parse().environmentPatch).toBeUndefined();
+  });
+
+  it('refuses a file that is missing, not JSON, names a suite it does not know or holds a non-object, naming the file and the problem', () => {
+    const missing = join(dir, 'missing.json');
+    expect(error('--environment-patch', missing)).toBe(`--environment-patch ${missing}: cannot read it (ENOENT)`);
+    const broken = file('broken.json', '{"banking": ');
+    expect(error('--environment-patch', broken)).toMatch(new RegExp(`^--environment-patch ${broken}: not JSON \\(`));
+    const workspace = file('workspace.json', '{"workspace": {}}');
+    expect(error('--environment-patch', workspace)).toBe(`--environment-patch ${workspace}: unknown suite workspace (known: banking, slack, travel)`);
+    const list = file('list.json', '{"banking": [1]}');
+    expect(error('--environment-patch', list)).toBe(`--environment-patch ${list}: banking must be a JSON object of the environment's fields, got an array`);
+    const top = file('top.json', '[{"banking": {}}]');
+    expect(error('--environment-patch', top)).toBe(`--environment-patch ${top}: must be a JSON object keyed by suite (banking, slack, travel), got an array`);
   });
 });
