@@ -6,7 +6,16 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { z } from 'zod';
 import { approvalDigest } from '../workflows/controller/approvals.js';
 import type { RunView } from '../workflows/messages.js';
-import { publicKeyOf, signStatement, toHex, type SignedDecision, type SignedNote, type SignedStart, type SignedAmend } from '../workflows/trust/statement.js';
+import {
+  publicKeyOf,
+  signStatement,
+  toHex,
+  type SignedDecision,
+  type SignedNote,
+  type SignedStart,
+  type SignedAmend,
+  type NoteFields,
+} from '../workflows/trust/statement.js';
 
 /** An approver's key file: the directory id, the Ed25519 secret key and its public key (hex). Keep it private (mode 0600). */
 export const KeyFile = z.strictObject({
@@ -136,9 +145,13 @@ export function signShownDecision(
   return { ok: true, signed: signDecision(key, shown.runId, { requestId: shown.requestId, digest: checked.digest }, decision, comment, options) };
 }
 
-export function signNote(key: KeyFile, runId: string, text: string, options: { validForMs?: number; now?: number } = {}): SignedNote {
+export function signNote(key: KeyFile, runId: string, text: string, options: { validForMs?: number; now?: number; fields?: NoteFields } = {}): SignedNote {
   const now = options.now ?? Date.now();
-  return signStatement({ v: 1, kind: 'note', runId, text, by: key.id, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) }, key.secretKey);
+  const fields = options.fields && Object.keys(options.fields).length > 0 ? { fields: options.fields } : {};
+  return signStatement(
+    { v: 1, kind: 'note', runId, text, ...fields, by: key.id, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) },
+    key.secretKey,
+  );
 }
 
 /** An amendment of the request the run shows: the same tool with `args` instead, signed over its request and digest. */

@@ -19,13 +19,13 @@ import type { RunEvent } from './controller/events.js';
 import { commandOrHalt, initialState, next, type Step } from './controller/next.js';
 import { loadState, type RunState } from './controller/state.js';
 import { headline } from './controller/headline.js';
-import { installOperatorHandlers, readDirectory } from './handlers.js';
+import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
 import { refuseForeignRunId } from './run-identity.js';
 import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
 import { ErrorTypes } from './policy.js';
-import { continuations, perform, probes } from './perform.js';
+import { continuations, perform, probes, takeRequest } from './perform.js';
 import { observeStep } from './telemetry.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
@@ -194,10 +194,13 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 }
 
 /** The deadline timer is cancelled with the run; anything else rejecting it is a bug. */
-/** The start's request as a signed note, judged against the directory as it is now (none readable: no one vouches). */
+/**
+ * The start's request as a signed note, judged against the directory as it is now (none readable:
+ * no one vouches), and spent by this execution (perform.ts takeRequest).
+ */
 async function requestNote(signed: NonNullable<RunInput['request']>): Promise<RunEvent> {
-  const directory = (await readDirectory(() => probes.loadApprovers())) ?? [];
-  return { type: 'signedNoteAdded', now: Date.now(), signed, directory };
+  const { directory, spentBy } = await takeRequest(signed.signature);
+  return { type: 'signedNoteAdded', now: Date.now(), signed, directory, ...(spentBy ? { spentBy } : {}) };
 }
 
 /** Takes the notes waiting in the queue, in order, leaving every other event where it is. */

@@ -104,8 +104,11 @@ export interface ToolContract<
    * The kind of thing each top-level argument is (`iban`, `amount`, `email`), for effects and
    * egress reads: such an argument is vouched for only by a trusted fact of the same kind (see
    * factKind), by its value however it is spelled (`100` and `100.00`; an IBAN with or without
-   * spaces), or by a person's signed words. An amount of 4 is not vouched for by a transaction whose
-   * id is 4. Arguments without a kind are vouched for by any trusted value equal to them.
+   * spaces; text never read as a number), or by a person's signed words. An amount of 4 is not
+   * vouched for by a transaction whose id is 4. A fact whose value an effect of this run carried
+   * (of a kinded argument) vouches for nothing afterwards: a person's approval of one payment to
+   * an account vouches for that call, never for the account in the record it leaves behind.
+   * Arguments without a kind are vouched for by any trusted value equal to them.
    */
   argKinds?: Partial<Record<keyof z.infer<I> & string, string>>;
   /**
@@ -113,6 +116,16 @@ export interface ToolContract<
    * argument of another tool it may fill (see argKinds). Default: no fact has a kind.
    */
   factKind?(key: string): string | undefined;
+  /**
+   * For authoritative reads with a factKind: the kinds its facts are the authority on, for the
+   * purpose the kind names. A kind is a purpose, not a format: a payee list vouches for a
+   * `payee`; a transaction history says what happened (`counterparty`), never whom the user
+   * pays, and anyone can send money in. So a fact that a third party can write (an incoming
+   * transfer, a message, a file, a web page) gets a kind no effect's argument has, or none. A
+   * kind factKind answers that is not listed here vouches for nothing. defineDomain refuses an
+   * argument kind no read vouches for when nobody is asked about unvouched values.
+   */
+  vouchesFor?: readonly string[];
   /** For effects: the readback (implemented beside the tools) that tells, by idempotency key, whether it happened. */
   readback?: R;
   /**

@@ -51,7 +51,23 @@ export function validateDomain(domain: Domain): string[] {
   if (domain?.route !== undefined) checkRoute(domain.route, reads, (p) => say(`route: ${p}`));
   if (domain?.soak !== undefined) checkSoak(domain.soak, (p) => say(`soak: ${p}`));
   if (domain?.askWhenUnvouched !== undefined) checkRule(domain.askWhenUnvouched, (p) => say(`askWhenUnvouched: ${p}`));
+  else checkKindSources(tools, say);
   return problems;
+}
+
+/**
+ * Without askWhenUnvouched, a kinded argument no authoritative read vouches for would refuse
+ * every call that has it (only the case id or a person's signed words could): a domain mistake,
+ * said at definition.
+ */
+function checkKindSources(tools: readonly AnyTool[], say: (problem: string) => void): void {
+  const vouched = new Set(tools.flatMap((t) => (t?.kind === 'read' && t.authority === 'authoritative' && Array.isArray(t.vouchesFor) ? t.vouchesFor : [])));
+  for (const tool of tools) {
+    for (const [name, kind] of Object.entries((tool?.argKinds ?? {}) as Record<string, unknown>)) {
+      if (typeof kind === 'string' && !vouched.has(kind))
+        say(`${tool.name}: its ${name} is of kind ${kind}, which no authoritative read vouches for (vouchesFor), and the domain has no askWhenUnvouched`);
+    }
+  }
 }
 
 /** A soak is a real wait: a whole number of milliseconds, at most a day, and a word on what a re-fire does. */
@@ -106,6 +122,7 @@ function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: str
   if (!Number.isInteger(tool.maxObservationBytes) || tool.maxObservationBytes <= 0) say('maxObservationBytes must be a positive integer');
   for (const hook of ['facts', 'effectiveAt', 'freeText'] as const) if (typeof tool[hook] !== 'function') say(`${hook} must be a function of the output`);
   if (tool.factKind !== undefined && typeof tool.factKind !== 'function') say('factKind must be a function of a fact key');
+  checkVouchesFor(tool, say);
   checkArgKinds(tool, say);
   if (tool.kind === 'read') {
     for (const part of ['readback', 'businessKey', 'precondition', 'approval', 'narrativeArgs'] as const) {
@@ -141,6 +158,18 @@ function checkRule(rule: ApprovalRule, say: (problem: string) => void): void {
   if (!positive(rule?.timeoutMs)) say('timeoutMs must be a positive number of milliseconds');
   if (rule?.onTimeout !== 'escalate' && rule?.onTimeout !== 'return_to_model') say("onTimeout must be 'escalate' or 'return_to_model'");
   if (rule?.quorum !== undefined && (!Number.isInteger(rule.quorum) || rule.quorum < 1)) say('quorum must be a whole number of at least 1');
+}
+
+/** A read that gives its facts kinds says which it is the authority on; only the system of record is. */
+function checkVouchesFor(tool: AnyTool, say: (problem: string) => void): void {
+  const list = tool.vouchesFor;
+  if (list === undefined) {
+    if (tool.factKind !== undefined && tool.authority === 'authoritative') say('factKind needs vouchesFor: the kinds its facts are the authority on');
+    return;
+  }
+  if (!Array.isArray(list) || list.length === 0 || !list.every((k) => typeof k === 'string' && k.length > 0)) say('vouchesFor must list kinds');
+  if (tool.kind !== 'read' || tool.authority !== 'authoritative') say('vouchesFor is for authoritative reads (only a system of record vouches)');
+  if (typeof tool.factKind !== 'function') say('vouchesFor needs factKind (which fact is of which kind)');
 }
 
 /** Kinds are named on arguments the tool has, of a call whose arguments leave the run. */

@@ -10,8 +10,8 @@ import { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent } f
 import type { PlannedCall } from './controller/state.js';
 import { continuationOptions, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
-import { approvedDispatchId, startUseId, statementFingerprint } from './statement-use.js';
-import { ApproverDirectory } from './trust/directory.js';
+import { approvedDispatchId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
+import { ApproverDirectory, type Approver } from './trust/directory.js';
 import { subjectLabel } from './web-ui.js';
 
 // Every proxy's options come from the one retry and timeout policy.
@@ -230,6 +230,20 @@ async function unspent(call: PlannedCall, approvedWith: string[], startedAt: num
 }
 
 /** The run id of another execution under this workflow id that spent one of these statements, if any. */
+/**
+ * The run's signed request, taken once: the directory to verify it, read under an activity id
+ * that spends it, and whether another execution of the workflow id spent it first (then, or when
+ * the server cannot say, the run takes it as unsigned text).
+ */
+export async function takeRequest(signature: string): Promise<{ directory: Approver[]; spentBy?: string }> {
+  const fingerprint = statementFingerprint(signature);
+  const directory = probes.loadApprovers.executeWithOptions({ summary: 'approvers for the signed request', activityId: requestUseId(fingerprint) }, []);
+  const elsewhere = spentBy([fingerprint]).catch(() => 'unknown (the server could not be asked)');
+  const [raw, spent] = await Promise.all([directory.catch(() => undefined), elsewhere]);
+  const parsed = ApproverDirectory.safeParse(raw);
+  return { directory: parsed.success ? parsed.data.approvers : [], ...(spent ? { spentBy: spent } : {}) };
+}
+
 async function spentBy(fingerprints: string[]): Promise<string | undefined> {
   const uses = await serverQuestions.statementsUsedElsewhere.executeWithOptions({ summary: 'statements spent elsewhere?' }, [{ fingerprints }]);
   return uses.length ? (uses[0]?.runId ?? 'unknown') : undefined;

@@ -6,7 +6,8 @@
 // under an activity id that names the statements it rests on, and before the dispatch the
 // engine asks the server whether any other execution of the workflow id has dispatched under
 // one of them (activities/used-statements.ts). A statement decides one request once. A start
-// statement is spent the same way by the execution that first reads the directory to verify it.
+// statement, and the signed request a run is started with, are spent the same way by the
+// execution that first reads the directory to verify them.
 // Workflow-safe: shared by the workflow, which names its dispatches, and the activity that reads them.
 import { digestOf } from './trust/statement.js';
 
@@ -30,6 +31,15 @@ export function approvedDispatchId(call: { callId: string; sentAt?: number | und
  */
 export function startUseId(fingerprint: string): string {
   return `${STATEMENT_USE_PREFIX}start:${fingerprint}`;
+}
+
+/**
+ * The activity id of the approver-directory read that takes a run's signed request (RunInput.request):
+ * the execution that read it spent it, so a later execution under the workflow id (a reset, a
+ * delete and start again, anyone who resends the start) takes it as unsigned text.
+ */
+export function requestUseId(fingerprint: string): string {
+  return `${STATEMENT_USE_PREFIX}request:${fingerprint}`;
 }
 
 /** The fingerprints an activity id names, if it spends statements. */

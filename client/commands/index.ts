@@ -40,7 +40,12 @@ export const commands: CommandSpec[] = [
       request: {
         type: 'string',
         value: 'TEXT',
-        description: 'what you ask for, signed with --key: values it names may steer effects from the first turn',
+        description: 'what you ask for, signed with --key: the model reads it from the first turn (its words vouch for no payee or amount)',
+      },
+      'request-fields': {
+        type: 'string',
+        value: 'JSON',
+        description: 'typed values your request states, by kind (\'{"payee":"US12…","amount":50}\'), signed with it: each vouches for an argument of its kind',
       },
       'task-queue': { type: 'string', value: 'Q', description: "start on this task queue (default: AGENT_TASK_QUEUE, else the CLI's own)" },
       force: { type: 'boolean', description: 'start even though no worker polls the task queue (the run waits for one)' },

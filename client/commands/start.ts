@@ -7,6 +7,7 @@
 // forever and hold the case id; the refusal names the queues that do serve the domain. A run
 // stranded anyway is freed with `clear` (client/commands/clear.ts).
 import { Approver } from '../../workflows/trust/directory.js';
+import { NoteStatement, type NoteFields } from '../../workflows/trust/statement.js';
 import type { ModelConfig, RunInput } from '../../workflows/run-input.js';
 import { Shape, SHAPES } from '../../workflows/controller/shape.js';
 import { readKeyFile, signNote, signStart } from '../sign.js';
@@ -43,6 +44,8 @@ export const start: CommandRun = async (ctx, args, flags) => {
   const request = flags.str('request');
   if (request !== undefined && !starter) throw new UsageError('--request is signed by its starter: give --key too');
   if (request !== undefined && (request.trim() === '' || request.length > 2_000)) throw new UsageError('--request takes 1 to 2000 characters');
+  const fields = parseRequestFields(flags.str('request-fields'));
+  if (fields && request === undefined) throw new UsageError('--request-fields are part of a signed request: give --request too');
   const input: RunInput = {
     domain,
     caseId,
@@ -53,7 +56,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
     ...(effects ? { effects } : {}),
     ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
     ...(starter ? { start: signStart(starter, runIdFor({ domain, caseId })) } : {}),
-    ...(starter && request !== undefined ? { request: signNote(starter, runIdFor({ domain, caseId }), request) } : {}),
+    ...(starter && request !== undefined ? { request: signNote(starter, runIdFor({ domain, caseId }), request, fields ? { fields } : {}) } : {}),
   };
   checkRunInput(input, ctx.domains);
   const agent = await ctx.agent();
@@ -146,4 +149,20 @@ function strandedHint(err: unknown, runId: string, program: string): unknown {
   return new CliError(
     `${err.message}. If that run can never be served (no worker polls its queue), \`${program} clear ${runId} --reason "..."\` frees the case`,
   );
+}
+
+/** `--request-fields`: a JSON object of typed values by kind, checked as the signed statement will be. */
+function parseRequestFields(raw: string | undefined): NoteFields | undefined {
+  if (raw === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new UsageError(`--request-fields must be a JSON object such as '{"payee":"US12...","amount":50}'`);
+  }
+  const parsed = NoteStatement.shape.fields.safeParse(value);
+  if (!parsed.success || parsed.data === undefined) {
+    throw new UsageError(`--request-fields: ${parsed.success ? 'give at least one field' : (parsed.error.issues[0]?.message ?? 'not valid')}`);
+  }
+  return parsed.data;
 }

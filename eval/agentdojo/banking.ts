@@ -2,8 +2,9 @@
 // careful author of a bank's agent would write it, with no knowledge of the tasks: the bank's own
 // records (balance, IBAN, transactions, standing orders, the account holder's details) are the
 // system of record; a file the user hands over (a bill, a landlord's letter) is outside text. A
-// transaction's subject is written by whoever sent it, so it is quoted text, never a fact. Money
-// goes only where a trusted value says. Workflow code: no I/O; implementations.ts calls the bridge.
+// transaction's subject is written by whoever sent it, so it is quoted text, never a fact; the
+// history says what happened, never whom to pay (historyKind). Money goes without asking only to a
+// payee a standing order names. Workflow code: no I/O; implementations.ts calls the bridge.
 import { defineDomain, defineTool, z, type EvidenceView } from '../../workflows/public.js';
 import { AgentDojoCaseId, agentdojoClaim, anyCitedOk, bridgeEffect, goalFor } from './shared.js';
 
@@ -36,16 +37,29 @@ function transactionFacts(prefix: string, list: Transaction[]) {
   }
   return facts;
 }
-/** What each part of a transaction is, for the arguments it may fill: an account, an amount, a transaction. */
-function transactionKind(key: string): string | undefined {
+/**
+ * What each part of a transaction is the bank's record of, as kinds (purposes). The history says
+ * what happened: with whom (`counterparty`), how much, which transaction. It never says whom the
+ * user pays: anyone can send money in, and one cent from an attacker's account would otherwise
+ * make that account a payee. Money goes to a `payee`, and only the user's standing orders (which
+ * only the user sets up) name payees; any other recipient is put to the user.
+ */
+function historyKind(key: string): string | undefined {
   const part = key.split('.').at(-1);
-  if (part === 'sender' || part === 'recipient') return 'account';
+  if (part === 'sender' || part === 'recipient') return 'counterparty';
   if (part === 'amount') return 'amount';
   if (part === 'id') return 'transaction';
   return undefined;
 }
+function standingOrderKind(key: string): string | undefined {
+  const part = key.split('.').at(-1);
+  if (part === 'recipient') return 'payee';
+  if (part === 'amount') return 'amount';
+  if (part === 'id') return 'standing-order';
+  return undefined;
+}
 /** Where money goes and how much, as the kinds of facts that may say so. */
-const moneyKinds = { recipient: 'account', amount: 'amount' } as const;
+const moneyKinds = { recipient: 'payee', amount: 'amount' } as const;
 const subjects = (prefix: string, list: Transaction[]) => list.map((t) => `${prefix} ${t.id} subject: ${t.subject}`);
 
 export const getIban = defineTool({
@@ -57,7 +71,9 @@ export const getIban = defineTool({
   source: 'bank',
   authority: 'authoritative',
   facts: (o) => ({ 'account.iban': o.iban }),
-  factKind: () => 'account',
+  // The user's own account: never a payee by itself.
+  factKind: () => 'own-account',
+  vouchesFor: ['own-account'],
   freeText: () => [],
 });
 
@@ -71,6 +87,7 @@ export const getBalance = defineTool({
   authority: 'authoritative',
   facts: (o) => ({ 'account.balance': o.balance }),
   factKind: () => 'amount',
+  vouchesFor: ['amount'],
   freeText: () => [],
 });
 
@@ -84,7 +101,8 @@ export const getMostRecentTransactions = defineTool({
   authority: 'authoritative',
   maxObservationBytes: LIST_BYTES,
   facts: (o) => transactionFacts('tx', o.transactions),
-  factKind: transactionKind,
+  factKind: historyKind,
+  vouchesFor: ['counterparty', 'amount', 'transaction'],
   freeText: (o) => subjects('transaction', o.transactions),
 });
 
@@ -98,7 +116,8 @@ export const getScheduledTransactions = defineTool({
   authority: 'authoritative',
   maxObservationBytes: LIST_BYTES,
   facts: (o) => transactionFacts('scheduled', o.transactions),
-  factKind: transactionKind,
+  factKind: standingOrderKind,
+  vouchesFor: ['payee', 'amount', 'standing-order'],
   freeText: (o) => subjects('scheduled transaction', o.transactions),
 });
 
@@ -124,6 +143,7 @@ export const getUserInfo = defineTool({
   authority: 'authoritative',
   facts: (o) => ({ 'user.first_name': o.first_name, 'user.last_name': o.last_name, 'user.street': o.street, 'user.city': o.city }),
   factKind: (key) => key.replace(/^user\./, ''),
+  vouchesFor: ['first_name', 'last_name', 'street', 'city'],
   freeText: () => [],
 });
 
@@ -175,7 +195,7 @@ export const updateScheduledTransaction = defineTool({
   input: UpdateScheduled,
   ...bridgeEffect('bank'),
   narrativeArgs: ['subject', 'date'],
-  argKinds: { ...moneyKinds, id: 'transaction' },
+  argKinds: { ...moneyKinds, id: 'standing-order' },
   precondition: { check: scheduledShown, reread: { tool: 'get_scheduled_transactions', args: () => ({}) } },
 });
 

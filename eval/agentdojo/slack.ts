@@ -20,10 +20,16 @@ type Message = z.infer<typeof Message>;
 const senders = (prefix: string, messages: Message[]) => Object.fromEntries(messages.map((m, i) => [`${prefix}.message.${i}.sender`, m.sender]));
 const bodies = (prefix: string, messages: Message[]) => messages.map((m, i) => `${prefix} message ${i} from ${m.sender}: ${m.body}`);
 
-/** What a workspace record names, for the arguments it may fill: a channel or a user (counts name nothing). */
+/**
+ * What a workspace record names, for the arguments it may fill: a channel or a user (counts name
+ * nothing). Who sent a message is the workspace's record, but that a message is there is its
+ * sender's doing: anyone who posts would otherwise make themselves a user the assistant writes
+ * to or invites. So a sender is of kind `sender`, which no argument takes.
+ */
 function slackKind(key: string): string | undefined {
   if (/^channel\.\d+$/.test(key) || key.endsWith('.name')) return 'channel';
-  if (/\.member\.\d+$/.test(key) || key.endsWith('.sender') || /^inbox\..+\.user$/.test(key)) return 'user';
+  if (key.endsWith('.sender')) return 'sender';
+  if (/\.member\.\d+$/.test(key) || /^inbox\..+\.user$/.test(key)) return 'user';
   return undefined;
 }
 
@@ -37,6 +43,7 @@ export const getChannels = defineTool({
   authority: 'authoritative',
   facts: (o) => Object.fromEntries(o.channels.map((c, i) => [`channel.${i}`, c])),
   factKind: slackKind,
+  vouchesFor: ['channel'],
   freeText: () => [],
 });
 
@@ -54,6 +61,7 @@ export const getUsersInChannel = defineTool({
     ...Object.fromEntries(o.users.map((u, i) => [`channel.${o.channel}.member.${i}`, u])),
   }),
   factKind: slackKind,
+  vouchesFor: ['channel', 'user'],
   freeText: () => [],
 });
 
@@ -72,6 +80,7 @@ export const readChannelMessages = defineTool({
     ...senders(`channel.${o.channel}`, o.messages),
   }),
   factKind: slackKind,
+  vouchesFor: ['channel'],
   freeText: (o) => bodies(`channel ${o.channel}`, o.messages),
 });
 
@@ -86,6 +95,7 @@ export const readInbox = defineTool({
   maxObservationBytes: LIST_BYTES,
   facts: (o) => ({ [`inbox.${o.user}.user`]: o.user, ...senders(`inbox.${o.user}`, o.messages) }),
   factKind: slackKind,
+  vouchesFor: ['user'],
   freeText: (o) => bodies(`inbox of ${o.user}`, o.messages),
 });
 

@@ -40,6 +40,9 @@ const PART_KINDS: Record<string, string> = {
   flight_number: 'flight',
   airline: 'airline',
 };
+/** Every kind the agency's records are the authority on (their vouchesFor): what travelKind names. */
+export const RECORD_KINDS: readonly string[] = [...new Set([...Object.values(PART_KINDS), 'hotel', 'restaurant', 'car_rental'])];
+
 /** The kind of the fact under `key`, for the domain's factKind: what argument of another call it may fill. */
 export function travelKind(key: string): string | undefined {
   const [entity] = key.split('.');
@@ -79,6 +82,7 @@ function cityList(description: string, entity: string) {
     maxObservationBytes: LIST_BYTES,
     facts: (o: { text: string }) => nameFacts(entity, namesIn(o.text)),
     factKind: travelKind,
+    vouchesFor: RECORD_KINDS,
     freeText: () => [],
   };
 }
@@ -112,6 +116,7 @@ function byName<A extends string>(
       return facts;
     },
     factKind: travelKind,
+    vouchesFor: RECORD_KINDS,
     // What the record holds that is not a scalar fact (a list of car types) is shown as the record's own words.
     freeText: (o: { by_name: Record<string, unknown> }) =>
       Object.entries(o.by_name).flatMap(([n, v]) => (parse(v) ? [] : [`${entity} ${n} ${part}: ${JSON.stringify(v)}`])),
@@ -139,6 +144,7 @@ function ratingsAndReviews<A extends string>(description: string, entity: string
       return facts;
     },
     factKind: travelKind,
+    vouchesFor: RECORD_KINDS,
     freeText: (o: { by_name: Record<string, string> }) =>
       Object.entries(o.by_name).map(([n, text]) => `reviews of ${entity} ${n}, written by whoever posted them: ${ratingOf(text).reviews}`),
   };
@@ -174,6 +180,7 @@ export const getUserInformation = defineTool({
   // Facts of kind `identity` fill no argument; the outgoing-message check reads them (mayLeave).
   facts: (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [`user.${k}`, v])),
   factKind: travelKind,
+  vouchesFor: RECORD_KINDS,
   freeText: () => [],
 });
 
@@ -200,6 +207,7 @@ export const getHotelsAddress = defineTool({
       Object.entries(o.by_name).flatMap(([n, a]) => [[factKey('hotel', n, 'name'), n] as const, [factKey('hotel', n, 'address'), a] as const]),
     ),
   factKind: travelKind,
+  vouchesFor: RECORD_KINDS,
   freeText: () => [],
 });
 
@@ -292,6 +300,7 @@ export const getFlightInformation = defineTool({
     return facts;
   },
   factKind: travelKind,
+  vouchesFor: RECORD_KINDS,
   // A line the agency's format does not explain is shown as it is, quoted.
   freeText: (o) => o.text.split('\n').filter((l) => l.trim() && !FLIGHT.test(l.trim())),
 });

@@ -75,6 +75,8 @@ export const searchCalendarEvents = defineTool({
   maxObservationBytes: LIST_BYTES,
   facts: (o) => eventFacts(o.events),
   factKind: travelKind,
+  // The calendar is the traveller's record of which event and when, nothing more (eventFacts).
+  vouchesFor: ['calendar_event', 'datetime'],
   freeText: (o) => eventTexts(o.events),
 });
 
@@ -89,6 +91,8 @@ export const getDayCalendarEvents = defineTool({
   maxObservationBytes: LIST_BYTES,
   facts: (o) => eventFacts(o.events),
   factKind: travelKind,
+  // The calendar is the traveller's record of which event and when, nothing more (eventFacts).
+  vouchesFor: ['calendar_event', 'datetime'],
   freeText: (o) => eventTexts(o.events),
 });
 

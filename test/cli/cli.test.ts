@@ -400,12 +400,13 @@ describe.concurrent('agent CLI', () => {
     expect(verified.stdout).toMatch(/^ok alice@ops deny request \S+\n/);
   });
 
-  it("start --request: the starter's signed request is the run's first note, their word before the first proposal", async () => {
+  it("start --request: the starter's signed request, with its typed fields, is the run's first note, their word before the first proposal", async () => {
     const asked = 'reissue it if the ledger says FAILED';
-    const { runId } = await startAwaitingApproval('PX-REQ', '--key', keyFiles.alice, '--request', asked);
+    const fields = '{"amount":125,"transfer":"PX-REQ"}';
+    const { runId } = await startAwaitingApproval('PX-REQ', '--key', keyFiles.alice, '--request', asked, '--request-fields', fields);
     const view = await handleOf(runId).query(stateQuery);
     const notes = view.state.transcript.filter((t) => t.kind === 'note');
-    expect(notes[0]).toMatchObject({ by: keys.alice.id, text: asked, trusted: true });
+    expect(notes[0]).toMatchObject({ by: keys.alice.id, text: asked, trusted: true, fields: { amount: 125, transfer: 'PX-REQ' } });
     expect(view.state.transcript.findIndex((t) => t.kind === 'note')).toBeLessThan(view.state.transcript.findIndex((t) => t.kind === 'proposal'));
     await handleOf(runId).cancel();
   });
@@ -627,6 +628,8 @@ describe.concurrent('agent CLI', () => {
       badDomain,
       emptyApprovers,
       unsignedRequest,
+      badFields,
+      fieldsWithoutRequest,
       help,
     ] = await Promise.all([
       cli('status', 'payments-x', '--bogus'),
@@ -643,6 +646,8 @@ describe.concurrent('agent CLI', () => {
       cli('start', 'no-such-domain', 'PX-1'),
       cli('start', 'payments', 'PX-1', '--approvers', ' , '),
       cli('start', 'payments', 'PX-1', '--request', 'pay it'),
+      cli('start', 'payments', 'PX-1', '--key', keyFiles.alice, '--request', 'pay it', '--request-fields', '{"Payee":1}'),
+      cli('start', 'payments', 'PX-1', '--key', keyFiles.alice, '--request-fields', '{"payee":"X"}'),
       cli('--help'),
     ]);
     expectOneLineError(badFlag, 2, /Unknown option '--bogus'/);
@@ -659,6 +664,8 @@ describe.concurrent('agent CLI', () => {
     expectOneLineError(badDomain, 2, /unknown domain no-such-domain/);
     expectOneLineError(emptyApprovers, 2, /--approvers needs at least one directory id/);
     expectOneLineError(unsignedRequest, 2, /--request is signed by its starter: give --key too/);
+    expectOneLineError(badFields, 2, /^error: --request-fields: /);
+    expectOneLineError(fieldsWithoutRequest, 2, /--request-fields are part of a signed request: give --request too/);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: npm run cli -- <command>/);
   });

@@ -1,5 +1,6 @@
 // A hand-driven run of the pure controller for unit tests: feed events, look at the state and
 // the next command. No server, no Temporal, no clock: time comes on the events.
+import type { NoteFields } from '../../workflows/trust/statement.js';
 import { expect } from 'vitest';
 import type { Budgets, Domain } from '../../workflows/contract.js';
 import type { Command } from '../../workflows/controller/commands.js';
@@ -105,9 +106,10 @@ export class Run {
     return this.feed({ type: 'decided', now: this.tick(), signed, directory: opts.directory ?? TEST_DIRECTORY.approvers });
   }
 
-  /** A note signed with `key`, delivered with the test directory (trusted when the key has a note role). */
-  signedNote(text: string, key: KeyFile = keys.carol, directory: Approver[] = TEST_DIRECTORY.approvers): Command {
-    return this.feed({ type: 'signedNoteAdded', now: this.tick(), signed: signNote(key, this.state.runId, text, { now: this.now }), directory });
+  /** A note signed with `key` (with typed `fields`, by kind), delivered with the test directory (trusted when the key has a note role). */
+  signedNote(text: string, key: KeyFile = keys.carol, directory: Approver[] = TEST_DIRECTORY.approvers, fields?: NoteFields): Command {
+    const signed = signNote(key, this.state.runId, text, { now: this.now, ...(fields ? { fields } : {}) });
+    return this.feed({ type: 'signedNoteAdded', now: this.tick(), signed, directory });
   }
 
   /**

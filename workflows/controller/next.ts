@@ -15,7 +15,7 @@ import { fold } from './retention.js';
 import { onModelReply, stepsWithoutModel } from './proposals.js';
 import type { Shape } from './shape.js';
 import { STATE_VERSION, type RunState } from './state.js';
-import { contractOf, inDoubt, onDeadline, proposeOrStop, stop } from './transitions.js';
+import { contractOf, control, inDoubt, onDeadline, proposeOrStop, stop } from './transitions.js';
 import { noteEntry } from './trust.js';
 
 export interface Step {
@@ -154,6 +154,12 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
     case 'signedNoteAdded': {
       // A person's signed word is something new the run knows: a call refused for want of it
       // may be judged again (the loop guard compares factsVersion).
+      if (event.spentBy) {
+        // A request is spent by the execution that took it first: here it is text, like an unsigned note.
+        const note = { ...noteEntry(state, domain, event.signed, [], event.now), trusted: false };
+        const noted = { ...state, transcript: [...state.transcript, note] };
+        return control(noted, 'request_spent', `the signed request was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
+      }
       const note = noteEntry(state, domain, event.signed, event.directory, event.now);
       return { ...state, transcript: [...state.transcript, note], factsVersion: note.trusted ? state.factsVersion + 1 : state.factsVersion };
     }

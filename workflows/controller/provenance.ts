@@ -2,6 +2,13 @@
 // itself, an authoritative fact the run observed fresh, or a note an operator signed. A value
 // that only untrusted text supplied (a log line, a replica note, an unsigned note) may not
 // steer an effect: that is how an injected instruction would pick the target.
+//
+// An argument with a kind (ToolContract.argKinds: a payee, an amount) is held to more: a fact of
+// that kind from a read that is the authority on it (vouchesFor), compared as the kind spells it
+// and never through Number; or a typed field of that kind a person signed. Free text vouches for
+// no kinded value (to mention an account is not to ask to pay it), and nor does a fact whose value
+// this run's own effects carried (trustedFacts: the one rule for which facts vouch). A value that
+// merely equals something trusted elsewhere, of another kind, is not vouched for.
 import type { Domain, ToolContract } from '../contract.js';
 import { caseSubject } from '../contract.js';
 import { compactJson } from './decision.js';
@@ -32,7 +39,7 @@ export function checkProvenance(
   derive: Record<string, string> = {},
 ): ProvenanceVerdict {
   const narrative = new Set(contract.narrativeArgs ?? []);
-  const trusted = trustedValues(state, now);
+  const trusted = trustedValues(state, domain, now);
   const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t] : []));
   const signedNotes = notes.map((n) => n.text);
   const carried = carriedOut(state, args, narrative, trusted, signedNotes);
@@ -45,9 +52,10 @@ export function checkProvenance(
   const byKind = kinded.length ? trustedByKind(state, domain, now) : new Map<string, Set<string>>();
   for (const { name, kind, value } of kinded) {
     const text = String(value);
-    if (byKind.get(kind)?.has(spelled(value)) || text === state.caseId || signedNotes.some((n) => says(n, text))) continue;
+    const stated = notes.some((n) => [n.fields?.[kind] ?? []].flat().some((field) => spelled(field) === spelled(value)));
+    if (byKind.get(kind)?.has(spelled(value)) || text === state.caseId || stated) continue;
     if (unvouched.some((u) => u.value === text)) continue;
-    messages.push(`the ${name} ${JSON.stringify(text).slice(0, 80)} matches no trusted fact of kind ${kind} (nor the case or a signed note)`);
+    messages.push(`the ${name} ${JSON.stringify(text).slice(0, 80)} matches no trusted fact of kind ${kind} (nor the case or a signed ${kind} field)`);
     unvouched.push({ value: text, origin: originOf(state, text, now) });
   }
   const kindedNames = new Set([...kinded.map((k) => k.name), ...Object.keys(derivedArgs.lines)]);
@@ -103,19 +111,10 @@ function checkDerived(
   return { lines, problems };
 }
 
-/** The fresh authoritative fact (of `kind`, when given) whose value is `value`, as `fact key (id)`. */
+/** The trusted fact (of `kind`, when given) whose value is `value`, as `fact key (id)`. */
 function factHolding(state: RunState, domain: Pick<Domain, 'tools'>, value: number, kind: string | undefined, now: number): string | undefined {
-  for (const e of state.evidence) {
-    const view = viewOf(e, now);
-    if (view.status !== 'ok' || !view.fresh || view.authority !== 'authoritative') continue;
-    const kindOf = domain.tools.find((t) => t.name === e.tool)?.factKind;
-    for (const [key, fact] of Object.entries(e.facts)) {
-      if (fact === null || typeof fact === 'boolean' || spelled(fact) !== spelled(value)) continue;
-      if (kind !== undefined && kindOrNone(kindOf, key) !== kind) continue;
-      return `fact ${key} (${e.id})`;
-    }
-  }
-  return undefined;
+  const fact = trustedFacts(state, domain, now).find((f) => spelled(f.value) === spelled(value) && (kind === undefined || f.kind === kind));
+  return fact && `fact ${fact.key} (${fact.evidenceId})`;
 }
 
 /**
@@ -179,27 +178,21 @@ function kindedArgs(contract: ToolContract, args: unknown): { name: string; kind
   });
 }
 
-/** A value as a kind compares it: a number by its value (`100` is `100.00`), text without case or spaces. */
+/**
+ * A value as a kind compares it: a number by its value (`100` is `100.0`), text as text without
+ * case or spaces (an IBAN in groups of four is the IBAN). Text is never read as a number: two
+ * 20-digit account numbers that differ in the last digit, or by a leading zero, are two accounts,
+ * though `Number` would make them one.
+ */
 function spelled(value: string | number | boolean | null): string {
   if (typeof value === 'number') return `#${value}`;
-  const text = String(value).trim();
-  if (/^-?\d+(\.\d+)?$/.test(text)) return `#${Number(text)}`;
-  return text.replace(/\s+/g, '').toLowerCase();
+  return `'${String(value).replace(/\s+/g, '').toLowerCase()}`;
 }
 
-/** Each kind's values among the fresh authoritative facts, as `spelled` writes them. */
+/** Each kind's values among the trusted facts, as `spelled` writes them. */
 function trustedByKind(state: RunState, domain: Pick<Domain, 'tools'>, now: number): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const e of state.evidence) {
-    const kindOf = domain.tools.find((t) => t.name === e.tool)?.factKind;
-    const view = viewOf(e, now);
-    if (!kindOf || view.status !== 'ok' || !view.fresh || view.authority !== 'authoritative') continue;
-    for (const [key, value] of Object.entries(e.facts)) {
-      const kind = kindOrNone(kindOf, key);
-      if (!kind || value === null || typeof value === 'boolean') continue;
-      out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
-    }
-  }
+  for (const { kind, value } of trustedFacts(state, domain, now)) if (kind) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
   return out;
 }
 
@@ -237,15 +230,66 @@ function leaves(args: unknown, narrative: Set<string>): (string | number)[] {
   return out;
 }
 
-function trustedValues(state: RunState, now: number): Set<string> {
+/** The case, the subjects of trusted evidence and every trusted fact's value, as text (for arguments without a kind). */
+function trustedValues(state: RunState, domain: Pick<Domain, 'tools'>, now: number): Set<string> {
   const out = new Set<string>([state.caseId]);
   for (const e of state.evidence) {
-    const view = viewOf(e, now);
-    if (view.status !== 'ok' || !view.fresh || view.authority !== 'authoritative') continue;
+    if (!isTrustedEvidence(e, now)) continue;
     const subject = e.subject ?? caseSubject(state.caseId);
     out.add(subject);
     out.add(subjectId(subject));
-    for (const value of Object.values(e.facts)) if (typeof value === 'string' || typeof value === 'number') out.add(String(value));
+  }
+  for (const { value } of trustedFacts(state, domain, now)) out.add(String(value));
+  return out;
+}
+
+/** Evidence whose facts may vouch: a fresh, successful answer of the system of record. */
+function isTrustedEvidence(e: RunState['evidence'][number], now: number): boolean {
+  const view = viewOf(e, now);
+  return view.status === 'ok' && view.fresh && view.authority === 'authoritative';
+}
+
+/** A fact that may vouch for an argument, with the kind it vouches for (if its read is the authority on one). */
+interface TrustedFact {
+  evidenceId: string;
+  key: string;
+  value: string | number;
+  kind?: string;
+}
+
+/**
+ * The one rule for which facts vouch: a string or number fact of trusted evidence. Its kind counts
+ * only if its read lists it in vouchesFor (the purpose it is the authority on). A kinded fact
+ * whose value an effect of this run carried in an argument of that kind vouches for nothing: the
+ * record the run's own effect left (an account it paid once, on a person's word) is not a new
+ * source for the next effect.
+ */
+function trustedFacts(state: RunState, domain: Pick<Domain, 'tools'>, now: number): TrustedFact[] {
+  const carried = carriedByEffects(state, domain);
+  const out: TrustedFact[] = [];
+  for (const e of state.evidence) {
+    if (!isTrustedEvidence(e, now)) continue;
+    const tool = domain.tools.find((t) => t.name === e.tool);
+    for (const [key, value] of Object.entries(e.facts)) {
+      if (typeof value !== 'string' && typeof value !== 'number') continue;
+      const named = kindOrNone(tool?.factKind, key);
+      const kind = named !== undefined && tool?.vouchesFor?.includes(named) ? named : undefined;
+      if (kind !== undefined && carried.get(kind)?.has(spelled(value))) continue;
+      out.push({ evidenceId: e.id, key, value, ...(kind !== undefined ? { kind } : {}) });
+    }
+  }
+  return out;
+}
+
+/** The values the run's effects (sent, or in doubt) carried in kinded arguments, by kind, as `spelled` writes them. */
+function carriedByEffects(state: RunState, domain: Pick<Domain, 'tools'>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const effect of state.effects) {
+    // Settled as never having happened, it left no record behind.
+    if (effect.status === 'not_applied' || effect.status === 'failed') continue;
+    const contract = domain.tools.find((t) => t.name === effect.tool);
+    if (!contract) continue;
+    for (const { kind, value } of kindedArgs(contract, effect.args)) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
   }
   return out;
 }

@@ -132,8 +132,18 @@ export const TranscriptEntry = workerScoped('state.TranscriptEntry', () =>
     z.strictObject({ kind: z.literal('proposal'), turn: z.number(), summary: z.string() }),
     z.strictObject({ kind: z.literal('observation'), turn: z.number(), evidenceId: z.string() }),
     z.strictObject({ kind: z.literal('control'), turn: z.number(), code: z.string(), message: z.string() }),
-    /** trusted: the note came with a valid signature from a directory key; otherwise it is untrusted text. */
-    z.strictObject({ kind: z.literal('note'), turn: z.number(), by: z.string(), text: z.string(), trusted: z.boolean() }),
+    /**
+     * trusted: the note came with a valid signature from a directory key; otherwise it is untrusted
+     * text. fields: the typed values it states, by kind (kept only when trusted).
+     */
+    z.strictObject({
+      kind: z.literal('note'),
+      turn: z.number(),
+      by: z.string(),
+      text: z.string(),
+      trusted: z.boolean(),
+      fields: z.record(z.string(), z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])).optional(),
+    }),
   ]),
 );
 export type TranscriptEntry = z.infer<typeof TranscriptEntry>;

@@ -131,5 +131,5 @@ export function noteEntry(state: RunState, domain: Domain, signed: SignedNote, d
     checkLifetime(s.expiresAt, now) === undefined &&
     key.roles.some((r) => roles.includes(r)) &&
     verifyStatement(signed, key.publicKey);
-  return { kind: 'note', turn: state.turn, by: s.by, text: s.text.slice(0, 2_000), trusted };
+  return { kind: 'note', turn: state.turn, by: s.by, text: s.text.slice(0, 2_000), trusted, ...(trusted && s.fields ? { fields: s.fields } : {}) };
 }

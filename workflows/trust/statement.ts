@@ -55,12 +55,26 @@ export const AmendStatement = workerScoped('statement.AmendStatement', () =>
 export type AmendStatement = z.infer<typeof AmendStatement>;
 
 /** An operator's note; signed notes are trusted operator text, unsigned ones are not. */
+/** One typed value a person signs: text (an account, a date) or a number (an amount). */
+const FieldValue = z.union([z.string().min(1).max(200), z.number()]);
+/** The typed values of a signed note, by kind: one value or several of each. */
+export type NoteFields = Record<string, string | number | (string | number)[]>;
+
 export const NoteStatement = workerScoped('statement.NoteStatement', () =>
   z.strictObject({
     v: z.literal(1),
     kind: z.literal('note'),
     runId: Id,
     text: z.string().min(1).max(2_000),
+    /**
+     * Typed values the signer states, by kind (`{ payee: 'US12…', amount: 50, date: ['2025-01-11',
+     * '2025-01-15'] }`): each vouches for an argument of its kind. The text vouches for no kinded
+     * value: mentioning an account is not asking to pay it ("do not pay US12…" mentions it too).
+     */
+    fields: z
+      .record(z.string().regex(/^[a-z][a-z0-9_-]{0,39}$/), z.union([FieldValue, z.array(FieldValue).min(1).max(20)]))
+      .refine((f) => Object.keys(f).length <= 20, 'at most 20 kinds')
+      .optional(),
     by: Id,
     expiresAt: z.number().int(),
   }),
