@@ -1,11 +1,11 @@
-// `npm test`: every tier the README promises, cheapest first, so a mistake a tier can see is
-// reported before the slower ones start: the type check and lint beside the unit tier (pure code,
-// no server: `npm run test:unit` alone), then the integration tier (a real Temporal dev server,
-// world, Chromium, MCP servers, killed workers), then the chaos run. The type check and lint are
-// single-threaded and the unit tier is short, so those three share the machine; the integration
-// tier and the chaos run each have it to themselves. Output streams as it comes; the
-// table at the end gives each tier's wall time, so a suite that got slower says where. A stage
-// with a failed tier stops the run (the first failure's exit code is the run's).
+// `npm test`: every tier the README promises, and each tier's wall time at the end. The type
+// check, lint and unit tier run beside the integration tier (a real Temporal dev server, world,
+// Chromium, MCP servers, killed workers), not before it: measured with a CPU sampler, the
+// integration tier leaves the machine idle about a third of its time (its tests wait on timers,
+// servers and people), and the pure tiers fill that time. Their failures print as they come and
+// fail the run at the end. The chaos run follows, with the machine to itself. Output streams as
+// it comes; the table at the end gives each tier's wall time, so a suite that got slower says
+// where. A stage with a failed tier stops the run (the first failure's exit code is the run's).
 import { spawn } from 'node:child_process';
 
 interface Tier {
@@ -19,11 +19,11 @@ const npx = (...args: string[]) => ({ command: 'npx', args: ['--no-install', ...
 /** Stages run one after another; the tiers of a stage run side by side. */
 const stages: Tier[][] = [
   [
+    { name: 'integration', ...npx('vitest', 'run', '--project', 'integration') },
     { name: 'typecheck', command: 'npm', args: ['run', '--silent', 'typecheck'] },
     { name: 'lint', command: 'npm', args: ['run', '--silent', 'lint'] },
     { name: 'unit', ...npx('vitest', 'run', '--project', 'unit') },
   ],
-  [{ name: 'integration', ...npx('vitest', 'run', '--project', 'integration') }],
   [{ name: 'chaos', ...npx('tsx', 'test/chaos/chaos.ts') }],
 ];
 
