@@ -135,13 +135,23 @@ function originOf(state: RunState, value: string, now: number): string {
 }
 
 /**
- * What a narrative argument (a message body, a reason) may not carry out: a link, an address or
- * an account-like number that no trusted source vouches for. The model's own words are its own,
+ * What a narrative argument (a message body, a reason) may not carry out: a link (any scheme, or
+ * a bare domain), an address or an account-like number (whole, or in groups of four, as IBANs
+ * and cards are written) that no trusted source vouches for. The model's own words are its own,
  * and a value a trusted source holds may be quoted; but a link read on a web page (or one the
  * model made up, or read where the engine kept only part of the text) pasted into a message to a
  * colleague is data leaving on someone else's instruction.
  */
-const CARRIED = /(?:https?:\/\/|www\.)[^\s"'<>)\]]+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[A-Z]{2}\d{2}[A-Z0-9]{10,30}\b|\b\d{8,}\b/gi;
+const CARRIED = new RegExp(
+  [
+    String.raw`[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+`, // a URL of any scheme (https, ftp, ipfs, ...)
+    String.raw`[\w.+-]+@[\w-]+(?:\.[\w-]+)+`, // an e-mail address
+    String.raw`\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,24}\b(?:\/[^\s"'<>)\]]*)?`, // a bare domain, with or without www. and a path
+    String.raw`\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?\b`, // an IBAN, in groups of four or not
+    String.raw`\b\d{8,}\b|\b\d{4}(?:[ -]\d{4}){2,4}\b`, // an account or card number, whole or in groups of four
+  ].join('|'),
+  'gi',
+);
 
 function carriedOut(state: RunState, args: unknown, narrative: Set<string>, trusted: Set<string>, signedNotes: string[]): { token: string; message: string }[] {
   if (narrative.size === 0 || !args || typeof args !== 'object' || Array.isArray(args)) return [];
