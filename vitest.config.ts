@@ -17,7 +17,9 @@ export default defineConfig({
     // expect.poll's own default is one second: a loaded host misses it. The same patience.
     expect: { poll: { timeout: 100_000, interval: 100 } },
     fileParallelism: true,
-    maxWorkers: 2,
+    // Three files at a time on two cores: an integration test spends much of its time waiting
+    // (timers, servers, a person's decision), and a third file fills it (measured: docs/performance.md).
+    maxWorkers: 3,
     projects: [
       {
         extends: true,

@@ -43,20 +43,20 @@ describe('metrics: the Prometheus endpoint carries the engine counters', () => {
     });
     const bundlePath = join(tmpdir(), `telemetry-bundle-${taskQueue}.js`);
     writeFileSync(bundlePath, bundle.code);
-    // The child inherits these: telemetry turned on the way an operator would.
-    Object.assign(process.env, {
-      AGENT_METRICS_ADDRESS: `127.0.0.1:${port}`,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_BSP_SCHEDULE_DELAY: '100',
-      OTEL_SERVICE_NAME: 'metrics-test-worker',
-      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-    });
     proc = await startWorkerProcess({
       script,
       temporalAddress: inject('temporalAddress'),
+      namespace: inject('temporalNamespace'),
       taskQueue,
       worldUrl: inject('worldUrl'),
       workflowBundlePath: bundlePath,
+      // Telemetry turned on the way an operator would: in the worker's environment.
+      env: {
+        AGENT_METRICS_ADDRESS: `127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+        OTEL_SERVICE_NAME: 'metrics-test-worker',
+      },
     });
     connected = await connectClient();
   });
