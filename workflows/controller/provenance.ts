@@ -119,8 +119,9 @@ function factHolding(state: RunState, domain: Pick<Domain, 'tools'>, value: numb
 
 /**
  * Where the run saw a value it cannot vouch for, in words for a person deciding on it: the read
- * (tool, arguments, evidence id) whose outside text held it, an unsigned note, a longer fact it
- * sits inside, or nowhere at all (the model wrote it).
+ * (tool, arguments, evidence id) whose outside text held it, an unsigned note, a fact that does
+ * not vouch for it, a longer fact it sits inside, a signed note's words, or nowhere at all (the
+ * model wrote it).
  */
 function originOf(state: RunState, value: string, now: number): string {
   const lower = value.toLowerCase();
@@ -129,8 +130,14 @@ function originOf(state: RunState, value: string, now: number): string {
   if (read) return `untrusted text of ${read.tool} ${compactJson(read.args ?? {}, 100)} (${read.id})`;
   const note = state.transcript.find((t) => t.kind === 'note' && !t.trusted && holds(t.text));
   if (note?.kind === 'note') return `an unsigned note from ${note.by}`;
-  const inside = state.evidence.find((e) => viewOf(e, now).status === 'ok' && Object.values(e.facts).some((f) => typeof f === 'string' && holds(f)));
+  const answered = state.evidence.filter((e) => viewOf(e, now).status === 'ok');
+  const same = answered.find((e) => Object.values(e.facts).some((f) => f !== null && typeof f !== 'boolean' && spelled(f) === spelled(value)));
+  if (same)
+    return `a fact of ${same.tool} ${compactJson(same.args ?? {}, 100)} (${same.id}) that does not vouch for it (not the authority on this kind, not fresh, or carried by this run's own effect)`;
+  const inside = answered.find((e) => Object.values(e.facts).some((f) => typeof f === 'string' && holds(f)));
   if (inside) return `inside a longer value of ${inside.tool} ${compactJson(inside.args ?? {}, 100)} (${inside.id}), not a value of its own`;
+  const said = state.transcript.find((t) => t.kind === 'note' && t.trusted && holds(t.text));
+  if (said?.kind === 'note') return `the words of a note ${said.by} signed (words vouch for no payee, amount or other kinded value; a typed field does)`;
   return 'no source in the run: the model wrote it';
 }
 
