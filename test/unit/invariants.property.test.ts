@@ -556,27 +556,31 @@ describe('the gate', () => {
     );
   });
 
+  const atMostOnce = () =>
+    fc.property(fc.gen(), (g) => {
+      const runs = new Map<string, number>();
+      const notApplied = new Map<string, number>();
+      simulate(g, ({ event, before }) => {
+        if (event.type === 'reconciled' && event.result.outcome === 'not_applied') {
+          const key = before.effects.find((e) => e.callId === event.result.callId)?.key ?? '';
+          notApplied.set(key, (notApplied.get(key) ?? 0) + 1);
+        }
+        if (event.type !== 'observed') return;
+        for (const call of before.inFlight) {
+          if (call.kind !== 'effect' || call.idempotent || !call.idempotencyKey) continue;
+          const count = (runs.get(call.idempotencyKey) ?? 0) + 1;
+          runs.set(call.idempotencyKey, count);
+          expect(count).toBeLessThanOrEqual(1 + (notApplied.get(call.idempotencyKey) ?? 0));
+        }
+      });
+    });
+
   it('a non-idempotent effect with a given key runs at most once, unless a readback said not_applied', () => {
-    fc.assert(
-      fc.property(fc.gen(), (g) => {
-        const runs = new Map<string, number>();
-        const notApplied = new Map<string, number>();
-        simulate(g, ({ event, before }) => {
-          if (event.type === 'reconciled' && event.result.outcome === 'not_applied') {
-            const key = before.effects.find((e) => e.callId === event.result.callId)?.key ?? '';
-            notApplied.set(key, (notApplied.get(key) ?? 0) + 1);
-          }
-          if (event.type !== 'observed') return;
-          for (const call of before.inFlight) {
-            if (call.kind !== 'effect' || call.idempotent || !call.idempotencyKey) continue;
-            const count = (runs.get(call.idempotencyKey) ?? 0) + 1;
-            runs.set(call.idempotencyKey, count);
-            expect(count).toBeLessThanOrEqual(1 + (notApplied.get(call.idempotencyKey) ?? 0));
-          }
-        });
-      }),
-      RUN,
-    );
+    fc.assert(atMostOnce(), RUN);
+  });
+
+  it('...including the run a random seed once found: restart, read again, restart again under the same key (refused already_applied)', () => {
+    fc.assert(atMostOnce(), { numRuns: 200, seed: 1471321578, endOnFailure: true });
   });
 });
 

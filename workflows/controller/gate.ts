@@ -110,6 +110,14 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     return refuse('loop_nudge', `${call.tool} with these arguments already answered and nothing changed since; use that evidence or try something else`, true);
   }
 
+  // An effect whose key this run has already applied is done: sent again (after new evidence,
+  // which the effect guard allows), the system of record would only answer with the first result.
+  const done = planned.flatMap((call) =>
+    state.effects.filter((e) => call.idempotencyKey !== undefined && e.key === call.idempotencyKey && e.status === 'applied'),
+  );
+  if (done[0])
+    return refuse('already_applied', `${done[0].tool} under key ${done[0].key} already took effect in this run (${done[0].callId}); it is done`, true);
+
   // A run started with narrowed permissions (an investigation) takes no effect outside them.
   const permitted = state.permittedEffects;
   const forbidden = permitted && contracts.find((c) => c.kind === 'effect' && !permitted.includes(c.name));
