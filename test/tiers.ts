@@ -1,7 +1,7 @@
 // `npm test`: every tier the README promises, and each tier's wall time at the end. The type
 // check, lint and unit tier run beside the integration tier (a real Temporal dev server, world,
 // Chromium, MCP servers, killed workers), not before it: measured with a CPU sampler, the
-// integration tier leaves the machine idle about a third of its time (its tests wait on timers,
+// integration tier leaves the machine idle about a quarter of its time (its tests wait on timers,
 // servers and people), and the pure tiers fill that time. Their failures print as they come and
 // fail the run at the end. The chaos run follows, with the machine to itself. Output streams as
 // it comes; the table at the end gives each tier's wall time, so a suite that got slower says

@@ -104,7 +104,8 @@ export interface ToolContract<
    * The kind of thing each top-level argument is (`iban`, `amount`, `email`), for effects and
    * egress reads: such an argument is vouched for only by a trusted fact of the same kind (see
    * factKind), by its value however it is spelled (`100` and `100.00`; an IBAN with or without
-   * spaces; text never read as a number), or by a person's signed words. An amount of 4 is not
+   * spaces; text never read as a number), or by a typed field of that kind a person signed (never
+   * by their words). An amount of 4 is not
    * vouched for by a transaction whose id is 4. A fact whose value an effect of this run carried
    * (of a kinded argument) vouches for nothing afterwards: a person's approval of one payment to
    * an account vouches for that call, never for the account in the record it leaves behind.

@@ -122,19 +122,14 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
       // The directory is the worker's configuration; what comes back is checked like any input.
       // A signed start is verified against it, and spent by this read (workflows/statement-use.ts).
       const start = run.start ? statementFingerprint(run.start.signature) : undefined;
-      const summary = `approvers for ${command.request.call.tool}`;
-      const directory = probes.loadApprovers.executeWithOptions({ summary, ...(start ? { activityId: startUseId(start) } : {}) }, []);
-      // A check that cannot be made leaves the start unverified (nobody is named its starter).
-      const spent = start ? spentBy([start]).catch(() => 'unknown (the server could not be asked)') : Promise.resolve(undefined);
       const requestId = command.request.requestId;
       return work(
-        Promise.all([directory, spent]),
-        ([raw, startSpent]): RunEvent => {
-          const parsed = ApproverDirectory.safeParse(raw);
-          const approvers = parsed.success ? parsed.data.approvers : [];
-          return { type: 'approversLoaded', now: Date.now(), requestId, approvers, ...(startSpent ? { startSpent } : {}) };
-        },
-        (): RunEvent => ({ type: 'approversLoaded', now: Date.now(), requestId, approvers: [] }),
+        directorySpending(`approvers for ${command.request.call.tool}`, start ? { fingerprint: start, activityId: startUseId(start) } : undefined),
+        ({ approvers, spentBy: startSpent }): RunEvent =>
+          // A directory that could not be read verifies no start.
+          approvers
+            ? { type: 'approversLoaded', now: Date.now(), requestId, approvers, ...(startSpent ? { startSpent } : {}) }
+            : { type: 'approversLoaded', now: Date.now(), requestId, approvers: [] },
       );
     }
     case 'awaitApproval':
@@ -229,7 +224,6 @@ async function unspent(call: PlannedCall, approvedWith: string[], startedAt: num
   }
 }
 
-/** The run id of another execution under this workflow id that spent one of these statements, if any. */
 /**
  * The run's signed request, taken once: the directory to verify it, read under an activity id
  * that spends it, and whether another execution of the workflow id spent it first (then, or when
@@ -237,13 +231,30 @@ async function unspent(call: PlannedCall, approvedWith: string[], startedAt: num
  */
 export async function takeRequest(signature: string): Promise<{ directory: Approver[]; spentBy?: string }> {
   const fingerprint = statementFingerprint(signature);
-  const directory = probes.loadApprovers.executeWithOptions({ summary: 'approvers for the signed request', activityId: requestUseId(fingerprint) }, []);
-  const elsewhere = spentBy([fingerprint]).catch(() => 'unknown (the server could not be asked)');
-  const [raw, spent] = await Promise.all([directory.catch(() => undefined), elsewhere]);
-  const parsed = ApproverDirectory.safeParse(raw);
-  return { directory: parsed.success ? parsed.data.approvers : [], ...(spent ? { spentBy: spent } : {}) };
+  const { approvers, spentBy } = await directorySpending('approvers for the signed request', { fingerprint, activityId: requestUseId(fingerprint) });
+  return { directory: approvers ?? [], ...(spentBy ? { spentBy } : {}) };
 }
 
+/**
+ * The worker's approver directory (undefined when it could not be read; what comes back is
+ * checked like any input), read under `use`'s activity id when the read spends a statement
+ * (workflows/statement-use.ts), and the other execution that spent that statement first. A check
+ * the server cannot answer counts as spent: the statement vouches for nothing.
+ */
+async function directorySpending(summary: string, use?: { fingerprint: string; activityId: string }): Promise<{ approvers?: Approver[]; spentBy?: string }> {
+  const directory = probes.loadApprovers.executeWithOptions({ summary, ...(use ? { activityId: use.activityId } : {}) }, []).then(
+    (raw) => {
+      const parsed = ApproverDirectory.safeParse(raw);
+      return parsed.success ? parsed.data.approvers : [];
+    },
+    () => undefined,
+  );
+  const elsewhere = use ? spentBy([use.fingerprint]).catch(() => 'unknown (the server could not be asked)') : Promise.resolve(undefined);
+  const [approvers, spent] = await Promise.all([directory, elsewhere]);
+  return { ...(approvers ? { approvers } : {}), ...(spent ? { spentBy: spent } : {}) };
+}
+
+/** The run id of another execution under this workflow id that spent one of these statements, if any. */
 async function spentBy(fingerprints: string[]): Promise<string | undefined> {
   const uses = await serverQuestions.statementsUsedElsewhere.executeWithOptions({ summary: 'statements spent elsewhere?' }, [{ fingerprints }]);
   return uses.length ? (uses[0]?.runId ?? 'unknown') : undefined;

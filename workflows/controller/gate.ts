@@ -112,11 +112,8 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
 
   // An effect whose key this run has already applied is done: sent again (after new evidence,
   // which the effect guard allows), the system of record would only answer with the first result.
-  const done = planned.flatMap((call) =>
-    state.effects.filter((e) => call.idempotencyKey !== undefined && e.key === call.idempotencyKey && e.status === 'applied'),
-  );
-  if (done[0])
-    return refuse('already_applied', `${done[0].tool} under key ${done[0].key} already took effect in this run (${done[0].callId}); it is done`, true);
+  const done = state.effects.find((e) => e.status === 'applied' && planned.some((call) => call.idempotencyKey !== undefined && call.idempotencyKey === e.key));
+  if (done) return refuse('already_applied', `${done.tool} under key ${done.key} already took effect in this run (${done.callId}); it is done`, true);
 
   // A run started with narrowed permissions (an investigation) takes no effect outside them.
   const permitted = state.permittedEffects;

@@ -155,8 +155,9 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       // A person's signed word is something new the run knows: a call refused for want of it
       // may be judged again (the loop guard compares factsVersion).
       if (event.spentBy) {
-        // A request is spent by the execution that took it first: here it is text, like an unsigned note.
-        const note = { ...noteEntry(state, domain, event.signed, [], event.now), trusted: false };
+        // A request is spent by the execution that took it first: judged against no directory,
+        // it is text here, like an unsigned note.
+        const note = noteEntry(state, domain, event.signed, [], event.now);
         const noted = { ...state, transcript: [...state.transcript, note] };
         return control(noted, 'request_spent', `the signed request was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
       }

@@ -39,17 +39,19 @@ export function checkProvenance(
   derive: Record<string, string> = {},
 ): ProvenanceVerdict {
   const narrative = new Set(contract.narrativeArgs ?? []);
-  const trusted = trustedValues(state, domain, now);
+  // The one list of facts that may vouch, made once for every check below.
+  const facts = trustedFacts(state, domain, now);
+  const trusted = trustedValues(state, facts, now);
   const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t] : []));
   const signedNotes = notes.map((n) => n.text);
   const carried = carriedOut(state, args, narrative, trusted, signedNotes);
   const messages = carried.map((c) => c.message);
   const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
-  const derivedArgs = checkDerived(state, domain, contract, args, derive, notes, now);
+  const derivedArgs = checkDerived(facts, contract, args, derive, notes);
   messages.push(...derivedArgs.problems);
   const derived = Object.keys(derivedArgs.lines).length ? { derived: derivedArgs.lines } : {};
   const kinded = kindedArgs(contract, args).filter((k) => !(k.name in derivedArgs.lines));
-  const byKind = kinded.length ? trustedByKind(state, domain, now) : new Map<string, Set<string>>();
+  const byKind = trustedByKind(facts);
   for (const { name, kind, value } of kinded) {
     const text = String(value);
     const stated = notes.some((n) => [n.fields?.[kind] ?? []].flat().some((field) => spelled(field) === spelled(value)));
@@ -81,13 +83,11 @@ export function checkProvenance(
  * judged as any other (so it is unvouched unless something else holds it).
  */
 function checkDerived(
-  state: RunState,
-  domain: Pick<Domain, 'tools'>,
+  facts: readonly TrustedFact[],
   contract: ToolContract,
   args: unknown,
   derive: Record<string, string>,
   notes: readonly { by: string; text: string }[],
-  now: number,
 ): { lines: Record<string, string>; problems: string[] } {
   const lines: Record<string, string> = {};
   const problems: string[] = [];
@@ -103,7 +103,7 @@ function checkDerived(
       const said = notes.find((n) => says(n.text, operand.text.replace(/%$/, '')));
       if (said) return `signed note by ${said.by}`;
       if (operand.text.endsWith('%')) return undefined; // a share is a person's word, not a record's
-      return factHolding(state, domain, operand.value, kind, now);
+      return factHolding(facts, operand.value, kind);
     });
     if (checked.ok) lines[name] = checked.line;
     else problems.push(`the derivation of ${name} does not hold: ${checked.problem}`);
@@ -112,8 +112,8 @@ function checkDerived(
 }
 
 /** The trusted fact (of `kind`, when given) whose value is `value`, as `fact key (id)`. */
-function factHolding(state: RunState, domain: Pick<Domain, 'tools'>, value: number, kind: string | undefined, now: number): string | undefined {
-  const fact = trustedFacts(state, domain, now).find((f) => spelled(f.value) === spelled(value) && (kind === undefined || f.kind === kind));
+function factHolding(facts: readonly TrustedFact[], value: number, kind: string | undefined): string | undefined {
+  const fact = facts.find((f) => spelled(f.value) === spelled(value) && (kind === undefined || f.kind === kind));
   return fact && `fact ${fact.key} (${fact.evidenceId})`;
 }
 
@@ -207,9 +207,9 @@ function spelled(value: string | number | boolean | null): string {
 }
 
 /** Each kind's values among the trusted facts, as `spelled` writes them. */
-function trustedByKind(state: RunState, domain: Pick<Domain, 'tools'>, now: number): Map<string, Set<string>> {
+function trustedByKind(facts: readonly TrustedFact[]): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
-  for (const { kind, value } of trustedFacts(state, domain, now)) if (kind) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
+  for (const { kind, value } of facts) if (kind) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
   return out;
 }
 
@@ -248,7 +248,7 @@ function leaves(args: unknown, narrative: Set<string>): (string | number)[] {
 }
 
 /** The case, the subjects of trusted evidence and every trusted fact's value, as text (for arguments without a kind). */
-function trustedValues(state: RunState, domain: Pick<Domain, 'tools'>, now: number): Set<string> {
+function trustedValues(state: RunState, facts: readonly TrustedFact[], now: number): Set<string> {
   const out = new Set<string>([state.caseId]);
   for (const e of state.evidence) {
     if (!isTrustedEvidence(e, now)) continue;
@@ -256,7 +256,7 @@ function trustedValues(state: RunState, domain: Pick<Domain, 'tools'>, now: numb
     out.add(subject);
     out.add(subjectId(subject));
   }
-  for (const { value } of trustedFacts(state, domain, now)) out.add(String(value));
+  for (const { value } of facts) out.add(String(value));
   return out;
 }
 
