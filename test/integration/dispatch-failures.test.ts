@@ -3,12 +3,12 @@
 // back; a tool that ignores its timeout is given up on at the timeout, with its AbortSignal fired,
 // and the receipt counts the attempts that really ran.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection } from '@temporalio/worker';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { implement } from '../../activities/implement.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
 import { stateQuery } from '../../workflows/messages.js';
@@ -37,6 +37,8 @@ describe('failures classified where they happen', () => {
   const client = useClient();
 
   it('a call refused before dispatch is failed with one attempt; a tool that ignores its timeout is cut off at it', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'dispatch-blobs-'));
+    onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
     const taskQueue = uniqueTaskQueue('dispatch');
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const worker = await createAgentWorker({
@@ -45,7 +47,7 @@ describe('failures classified where they happen', () => {
       taskQueue,
       workflowsPath,
       implementations: [implementation as never],
-      blobDir: mkdtempSync(join(tmpdir(), 'dispatch-blobs-')),
+      blobDir: scratch,
       approvers: { approvers: [] },
       toolTimeoutMs: 300,
     });

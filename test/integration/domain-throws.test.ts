@@ -2,12 +2,12 @@
 // retries forever: the run never ended and nobody was told. Now the controller stops the run
 // with the reason, and the history shows no failed workflow task.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection } from '@temporalio/worker';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
 import { implement } from '../../activities/implement.js';
 import { createAgentWorker } from '../../worker/create-worker.js';
 import { agentWorkflow } from '../fixtures/faulty-domain-workflows.js';
@@ -25,6 +25,8 @@ describe('a domain hook that throws', () => {
   const client = useClient();
 
   it("ends the run failed/controller_error with the hook's message; no workflow task fails", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'faulty-blobs-'));
+    onTestFinished(() => rmSync(scratch, { recursive: true, force: true }));
     const taskQueue = uniqueTaskQueue('faulty');
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const worker = await createAgentWorker({
@@ -33,7 +35,7 @@ describe('a domain hook that throws', () => {
       taskQueue,
       workflowsPath,
       implementations: [implementation],
-      blobDir: mkdtempSync(join(tmpdir(), 'faulty-blobs-')),
+      blobDir: scratch,
       approvers: { approvers: [] },
     });
     const caseId = `F-${randomUUID().slice(0, 8)}`;

@@ -2,7 +2,7 @@
 // and a real worker that both take their data converter from the environment the way every
 // entry point will, and the history exactly as the server stores it, read without any codec.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -26,6 +26,8 @@ export function newKey(): string {
 }
 
 const ringDir = mkdtempSync(join(tmpdir(), 'agent-payload-keys-'));
+// Key files, even test ones, do not outlive the test process (files share it, so not afterAll).
+process.once('exit', () => rmSync(ringDir, { recursive: true, force: true }));
 let rings = 0;
 
 /** Writes a key-ring file and returns the environment that points at it. */

@@ -5,10 +5,10 @@
 // deleted, the rule set stripped, an approvalTools entry dropped (against --require-approval),
 // a display line edited after signing, a copied record, and an export below the auditor's
 // minimum rule set. The command's printed lines and exit are checked through its own entry.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
 import { toRunExport, type RunExport } from '../../client/export-schema.js';
 import { toRunView } from '../../client/run-view.js';
@@ -182,6 +182,7 @@ describe('verifyExport walks every effect', () => {
 
 describe('agent verify prints one line per effect and exits 1 on any failure', () => {
   const dir = mkdtempSync(join(tmpdir(), 'verify-export-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const directoryFile = join(dir, 'approvers.json');
   writeFileSync(directoryFile, JSON.stringify(TEST_DIRECTORY));
 
