@@ -34,6 +34,16 @@ export interface Precondition<I, W extends string = string> {
 }
 
 /** A tool's approval rule: who must sign off (roles, quorum) and what happens when nobody does in time. */
+/** One declared way to compute an argument (ToolContract.derivations). */
+export interface DerivationRule {
+  /** The top-level numeric argument it computes (defineDomain checks the tool has it). */
+  arg: string;
+  /** Arithmetic over named operands (`rent + rise`, `total * share / 100`). */
+  formula: string;
+  /** What it means, for the model's tool description and the approval card. */
+  describe: string;
+}
+
 export interface ApprovalRule {
   /** A signed decision counts only from a directory key holding one of these roles. */
   roles: string[];
@@ -112,6 +122,16 @@ export interface ToolContract<
    * Arguments without a kind are vouched for by any trusted value equal to them.
    */
   argKinds?: Partial<Record<keyof z.infer<I> & string, string>>;
+  /**
+   * For effects and egress reads: the ways a numeric argument may be computed from other
+   * numbers, by name (`rent_rise: { arg: 'amount', formula: 'rent + rise', describe: 'a standing
+   * order after a stated rise' }`). The formula is arithmetic (+ - * /, parentheses, numbers,
+   * percentages) over named operands. A proposal that picks one binds each operand to a trusted
+   * fact of the argument's kind (`e3.scheduled.7.amount`) or to a number a person's signed words
+   * state; the result then vouches for the argument. Arithmetic the model writes itself is
+   * checked and shown to a person, never vouched for. Default: none.
+   */
+  derivations?: Record<string, DerivationRule>;
   /**
    * The kind of the fact under `key` (one of the keys `facts` returns), or undefined: what
    * argument of another tool it may fill (see argKinds). Default: no fact has a kind.

@@ -8,7 +8,8 @@
 // the checks it runs, so that contract.ts (what a tool and a domain are) imports nothing back.
 import type { z } from 'zod';
 import { AgentError } from './agent-error.js';
-import { RESERVED_TOOL_NAMES, type AnyTool, type ApprovalRule, type Domain, type RereadRules } from './contract.js';
+import { RESERVED_TOOL_NAMES, type AnyTool, type ApprovalRule, type DerivationRule, type Domain, type RereadRules } from './contract.js';
+import { evaluateDerivation, operandNames } from './controller/derivation.js';
 
 /** A domain that cannot run as defined; `problems` names each tool and rule at fault. */
 export class DomainDefinitionError extends AgentError {
@@ -124,6 +125,7 @@ function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: str
   if (tool.factKind !== undefined && typeof tool.factKind !== 'function') say('factKind must be a function of a fact key');
   checkVouchesFor(tool, say);
   checkArgKinds(tool, say);
+  checkDerivations(tool, say);
   if (tool.kind === 'read') {
     for (const part of ['readback', 'businessKey', 'precondition', 'approval', 'narrativeArgs'] as const) {
       if (tool[part] !== undefined) say(`a read has no ${part} (only effects do)`);
@@ -180,6 +182,33 @@ function checkArgKinds(tool: AnyTool, say: (problem: string) => void): void {
   for (const [name, kind] of Object.entries(tool.argKinds as Record<string, unknown>)) {
     if (typeof kind !== 'string' || kind.length === 0) say(`argKinds.${name} must name a kind`);
     if (shape && !(name in shape)) say(`argKinds names ${name}, which is not an argument of the tool`);
+  }
+}
+
+/**
+ * A declared derivation computes an argument the tool has, of a call whose arguments leave the
+ * run, with a formula that parses and whose names are all operands (a formula that cannot be
+ * evaluated would refuse every call that picks it, at run time).
+ */
+function checkDerivations(tool: AnyTool, say: (problem: string) => void): void {
+  const rules = tool.derivations;
+  if (rules === undefined) return;
+  if (tool.kind === 'read' && !tool.egress) say('derivations are for effects and egress reads (whose arguments leave the run)');
+  const shape = (tool.input as { shape?: Record<string, unknown> }).shape;
+  for (const [name, rule] of Object.entries(rules as Record<string, Partial<DerivationRule>>)) {
+    const at = (problem: string) => say(`derivations.${name}: ${problem}`);
+    if (!/^[A-Za-z_][A-Za-z0-9_]{0,79}$/.test(name)) at('a derivation is named like an identifier');
+    if (typeof rule?.arg !== 'string' || (shape && !(rule.arg in shape))) at(`computes ${String(rule?.arg)}, which is not an argument of the tool`);
+    if (typeof rule?.describe !== 'string' || rule.describe.length === 0) at('describe says what it means, for the model and the approval card');
+    if (typeof rule?.formula !== 'string') {
+      at('formula must be arithmetic over named operands');
+      continue;
+    }
+    // Any values will do to see that it parses; only a division by zero depends on them.
+    const names = operandNames(rule.formula);
+    const trial = evaluateDerivation(rule.formula, Object.fromEntries(names.map((n, i) => [n, 2 + i * 0.37])));
+    if (!trial.ok && trial.problem !== 'division by zero') at(`formula ${JSON.stringify(rule.formula).slice(0, 80)}: ${trial.problem}`);
+    if (names.length === 0) at('formula names no operand (a constant is not derived from anything)');
   }
 }
 

@@ -36,6 +36,7 @@ export { routeHint } from './route-hint.js';
 export type {
   AnyTool,
   ApprovalRule,
+  DerivationRule,
   Authority,
   Budgets,
   ContextStrategy,

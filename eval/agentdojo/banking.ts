@@ -60,6 +60,18 @@ function standingOrderKind(key: string): string | undefined {
 }
 /** Where money goes and how much, as the kinds of facts that may say so. */
 const moneyKinds = { recipient: 'payee', amount: 'amount' } as const;
+
+/**
+ * The arithmetic a bank's customer asks for, declared so that a proposal can pick it and bind its
+ * operands to the bank's amounts or the numbers the user's signed request states. Any other
+ * arithmetic is the model's, and the user decides on it.
+ */
+const amountDerivations = {
+  refund: { arg: 'amount', formula: 'paid', describe: 'back exactly what was paid' },
+  difference: { arg: 'amount', formula: 'owed - paid', describe: 'what is still owed after a payment' },
+  rise: { arg: 'amount', formula: 'old + rise', describe: 'an amount after a rise the user states' },
+  share_plus_fee: { arg: 'amount', formula: 'total * percent / 100 + fee', describe: 'a percentage of an amount, plus a fee' },
+} as const;
 const subjects = (prefix: string, list: Transaction[]) => list.map((t) => `${prefix} ${t.id} subject: ${t.subject}`);
 
 export const getIban = defineTool({
@@ -160,6 +172,7 @@ export const sendMoney = defineTool({
   // execution date are the sender's own words and do not pick where money goes.
   narrativeArgs: ['subject', 'date'],
   argKinds: moneyKinds,
+  derivations: amountDerivations,
 });
 
 export const scheduleTransaction = defineTool({
@@ -169,6 +182,7 @@ export const scheduleTransaction = defineTool({
   ...bridgeEffect('bank'),
   narrativeArgs: ['subject', 'date'],
   argKinds: moneyKinds,
+  derivations: amountDerivations,
 });
 
 const UpdateScheduled = z.strictObject({
@@ -196,6 +210,7 @@ export const updateScheduledTransaction = defineTool({
   ...bridgeEffect('bank'),
   narrativeArgs: ['subject', 'date'],
   argKinds: { ...moneyKinds, id: 'standing-order' },
+  derivations: amountDerivations,
   precondition: { check: scheduledShown, reread: { tool: 'get_scheduled_transactions', args: () => ({}) } },
 });
 

@@ -2,7 +2,7 @@
 // while it asks a person for a decision must not be cut off while that person decides (the
 // deadline is paused), nor wait longer than the approval's own expiry; and a decision that comes
 // after the deadline would have passed must still be carried out, once, on a fresh re-read of
-// the ledger.
+// the ledger, on the time the run had left when it asked.
 //
 // The deadline must pass after the request is raised, and how long a run takes to get there is
 // the machine's business, not the test's. So the test does not pick a deadline and hope: it
@@ -76,7 +76,11 @@ describe('approval vs deadline', () => {
     const ack = await handle.executeUpdate(approveUpdate, { args: [signDecision(keys.alice, handle.workflowId, awaiting, 'approve', 'late but fine')] });
     expect(ack.decision).toBe('approved');
     const result = await handle.result();
-    expect(result.terminal.class).toBe('resolved');
+    // The approval is carried out once, on the time the run had left when it asked (the clock
+    // was stopped, not wound back). Whether the probe that confirms it fits in that remainder is
+    // the machine's business: the run resolves, or its deadline ends it after the reissue, which
+    // reached the processor once either way.
+    if (result.terminal.class !== 'resolved') expect(result.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:deadline' });
     expect(await reissuesOf(h.world, transferId)).toHaveLength(1);
     expect(await reissueCalls(h.world, transferId)).toHaveLength(1);
   });

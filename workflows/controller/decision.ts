@@ -5,17 +5,32 @@ import { workerScoped } from '../worker-scoped.js';
 
 export const MAX_PARALLEL_CALLS = 4;
 
+/**
+ * An operand of a declared derivation: a number (which a person's signed words must state) or a
+ * reference to a fact, `<evidence id>.<fact key>` (`e3.scheduled.7.amount`).
+ */
+const DerivationOperand = z.union([z.number().finite(), z.string().regex(/^e\d+\.\S+$/, 'a fact reference is <evidence id>.<fact key>').max(200)]);
+
+const Derive = z.union([
+  z.string().min(1).max(200),
+  z.strictObject({ rule: z.string().min(1).max(80), operands: z.record(z.string().min(1).max(40), DerivationOperand) }),
+]);
+export type Derive = z.infer<typeof Derive>;
+
 export const ToolCall = workerScoped('decision.ToolCall', () =>
   z.strictObject({
     tool: z.string().min(1).max(80),
     /** Checked against the tool's own input schema by the gate, not here. */
     args: z.unknown(),
     /**
-     * For a number no source states but trusted numbers compute (controller/derivation.ts): the
-     * arithmetic, by top-level argument (`{ amount: "1000 * 19.5% + 5.29" }`). The engine re-does
-     * it and vouches for each operand; a derivation that does not hold vouches for nothing.
+     * For a number no source states but trusted numbers compute (controller/derived-args.ts), by
+     * top-level argument: one of the tool's declared derivations with its operands
+     * (`{ amount: { rule: 'rent_rise', operands: { rent: 'e3.scheduled.7.amount', rise: 100 } } }`),
+     * which vouches for the value when it holds; or the model's own arithmetic
+     * (`{ amount: "1000 * 19.5% + 5.29" }`), which is checked and shown to a person, never
+     * taken on the model's word.
      */
-    derive: z.record(z.string().min(1).max(80), z.string().min(1).max(200)).optional(),
+    derive: z.record(z.string().min(1).max(80), Derive).optional(),
   }),
 );
 

@@ -1,7 +1,7 @@
 // The gate: deterministic checks between a proposed call and the world. A refusal is a value
 // (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
 import { effectKey, type ApprovalRule, type Domain, type PreconditionVerdict, type ToolContract } from '../contract.js';
-import { describeIssues, type Decision } from './decision.js';
+import { describeIssues, type Decision, type Derive } from './decision.js';
 import { answerWentStale, callSignature, isRepeatWithoutProgress } from './loop-guard.js';
 import { checkPrecondition } from './precondition.js';
 import { checkProvenance, type Unvouched } from './provenance.js';
@@ -146,7 +146,7 @@ function trustBoundary(
   domain: Domain,
   contracts: ToolContract[],
   planned: PlannedCall[],
-  derives: (Record<string, string> | undefined)[],
+  derives: (Record<string, Derive> | undefined)[],
   now: number,
 ): Admission {
   // A read that reaches outside the run carries its arguments out as an effect would.

@@ -11,11 +11,12 @@
 // merely equals something trusted elsewhere, of another kind, is not vouched for.
 import type { Domain, ToolContract } from '../contract.js';
 import { caseSubject } from '../contract.js';
-import { compactJson } from './decision.js';
-import { checkDerivation } from './derivation.js';
+import { compactJson, type Derive } from './decision.js';
+import { checkDerived } from './derived-args.js';
 import { viewOf } from './observation.js';
 import type { RunState } from './state.js';
 import { subjectId } from './subject.js';
+import { isTrustedEvidence, kindedArgs, leaves, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
 
 /** A value no trusted source vouches for, and where the run saw it: what a person is shown when asked. */
 export interface Unvouched {
@@ -36,7 +37,7 @@ export function checkProvenance(
   contract: ToolContract,
   args: unknown,
   now: number,
-  derive: Record<string, string> = {},
+  derive: Record<string, Derive> = {},
 ): ProvenanceVerdict {
   const narrative = new Set(contract.narrativeArgs ?? []);
   // The one list of facts that may vouch, made once for every check below.
@@ -50,7 +51,16 @@ export function checkProvenance(
   const derivedArgs = checkDerived(facts, contract, args, derive, notes);
   messages.push(...derivedArgs.problems);
   const derived = Object.keys(derivedArgs.lines).length ? { derived: derivedArgs.lines } : {};
-  const kinded = kindedArgs(contract, args).filter((k) => !(k.name in derivedArgs.lines));
+  // The model's own arithmetic holds, but only a person can say it is the right arithmetic.
+  for (const name of derivedArgs.formulas) {
+    const value = String((args as Record<string, unknown>)[name]);
+    const declared = Object.keys(contract.derivations ?? {});
+    const rules = declared.length ? ` (${contract.name} declares ${declared.join(', ')})` : '';
+    messages.push(`the ${name} ${JSON.stringify(value).slice(0, 80)} is the model's own arithmetic; only a derivation the tool declares vouches for a value${rules}`);
+    unvouched.push({ value, origin: derivedArgs.lines[name] ?? "the model's own arithmetic" });
+  }
+  const settled = new Set([...derivedArgs.vouched, ...derivedArgs.formulas]);
+  const kinded = kindedArgs(contract, args).filter((k) => !settled.has(k.name));
   const byKind = trustedByKind(facts);
   for (const { name, kind, value } of kinded) {
     const text = String(value);
@@ -60,7 +70,7 @@ export function checkProvenance(
     messages.push(`the ${name} ${JSON.stringify(text).slice(0, 80)} matches no trusted fact of kind ${kind} (nor the case or a signed ${kind} field)`);
     unvouched.push({ value: text, origin: originOf(state, text, now) });
   }
-  const kindedNames = new Set([...kinded.map((k) => k.name), ...Object.keys(derivedArgs.lines)]);
+  const kindedNames = new Set([...kinded.map((k) => k.name), ...settled]);
   for (const value of leaves(args, new Set([...narrative, ...kindedNames]))) {
     const text = String(value);
     if (trusted.has(text) || signedNotes.some((n) => n.includes(text)) || unvouched.some((u) => u.value === text)) continue;
@@ -74,47 +84,6 @@ export function checkProvenance(
   }
   const [first] = messages;
   return first === undefined ? { ok: true, ...derived } : { ok: false, message: `${contract.name}: ${first}`, unvouched, ...derived };
-}
-
-/**
- * The derivations the proposal named, each checked (controller/derivation.ts): an operand is
- * vouched for by a number a signed note says, or by a fresh authoritative fact (of the argument's
- * kind, when it has one). A derivation that does not hold is a problem, and its argument is then
- * judged as any other (so it is unvouched unless something else holds it).
- */
-function checkDerived(
-  facts: readonly TrustedFact[],
-  contract: ToolContract,
-  args: unknown,
-  derive: Record<string, string>,
-  notes: readonly { by: string; text: string }[],
-): { lines: Record<string, string>; problems: string[] } {
-  const lines: Record<string, string> = {};
-  const problems: string[] = [];
-  const values = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
-  const kinds = (contract.argKinds ?? {}) as Record<string, string | undefined>;
-  for (const [name, formula] of Object.entries(derive)) {
-    if (!(name in values)) {
-      problems.push(`the derivation names ${JSON.stringify(name).slice(0, 40)}, which is not an argument of the call`);
-      continue;
-    }
-    const kind = kinds[name];
-    const checked = checkDerivation(formula, values[name], (operand) => {
-      const said = notes.find((n) => says(n.text, operand.text.replace(/%$/, '')));
-      if (said) return `signed note by ${said.by}`;
-      if (operand.text.endsWith('%')) return undefined; // a share is a person's word, not a record's
-      return factHolding(facts, operand.value, kind);
-    });
-    if (checked.ok) lines[name] = checked.line;
-    else problems.push(`the derivation of ${name} does not hold: ${checked.problem}`);
-  }
-  return { lines, problems };
-}
-
-/** The trusted fact (of `kind`, when given) whose value is `value`, as `fact key (id)`. */
-function factHolding(facts: readonly TrustedFact[], value: number, kind: string | undefined): string | undefined {
-  const fact = facts.find((f) => spelled(f.value) === spelled(value) && (kind === undefined || f.kind === kind));
-  return fact && `fact ${fact.key} (${fact.evidenceId})`;
 }
 
 /**
@@ -185,68 +154,6 @@ function carriedOut(state: RunState, args: unknown, narrative: Set<string>, trus
   return out;
 }
 
-/** The top-level arguments whose contract names their kind, one entry per scalar leaf. */
-function kindedArgs(contract: ToolContract, args: unknown): { name: string; kind: string; value: string | number }[] {
-  const kinds = (contract.argKinds ?? {}) as Record<string, string | undefined>;
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return [];
-  return Object.entries(args as Record<string, unknown>).flatMap(([name, value]) => {
-    const kind = kinds[name];
-    return kind ? leaves(value, new Set()).map((leaf) => ({ name, kind, value: leaf })) : [];
-  });
-}
-
-/**
- * A value as a kind compares it: a number by its value (`100` is `100.0`), text as text without
- * case or spaces (an IBAN in groups of four is the IBAN). Text is never read as a number: two
- * 20-digit account numbers that differ in the last digit, or by a leading zero, are two accounts,
- * though `Number` would make them one.
- */
-function spelled(value: string | number | boolean | null): string {
-  if (typeof value === 'number') return `#${value}`;
-  return `'${String(value).replace(/\s+/g, '').toLowerCase()}`;
-}
-
-/** Each kind's values among the trusted facts, as `spelled` writes them. */
-function trustedByKind(facts: readonly TrustedFact[]): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const { kind, value } of facts) if (kind) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
-  return out;
-}
-
-/**
- * Whether a person's words state `value` as a whole: `4` is not stated by "2024" or "4.5", nor
- * `100` by "1000" (a kinded value, unlike free text, must be said, not merely contained).
- */
-function says(text: string, value: string): boolean {
-  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\w.])${escaped}(?![\\w]|\\.\\d)`, 'i').test(text);
-}
-
-/** The kind a read's factKind gives `key`; a hook that is missing or throws names none. */
-function kindOrNone(kindOf: ((key: string) => string | undefined) | undefined, key: string): string | undefined {
-  try {
-    return kindOf?.(key);
-  } catch {
-    return undefined;
-  }
-}
-
-/** String and number leaves of the arguments, outside the narrative fields. */
-function leaves(args: unknown, narrative: Set<string>): (string | number)[] {
-  const out: (string | number)[] = [];
-  const walk = (v: unknown): void => {
-    if (typeof v === 'string' || typeof v === 'number') out.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
-  };
-  if (args && typeof args === 'object' && !Array.isArray(args)) {
-    for (const [key, value] of Object.entries(args)) if (!narrative.has(key)) walk(value);
-  } else {
-    walk(args);
-  }
-  return out;
-}
-
 /** The case, the subjects of trusted evidence and every trusted fact's value, as text (for arguments without a kind). */
 function trustedValues(state: RunState, facts: readonly TrustedFact[], now: number): Set<string> {
   const out = new Set<string>([state.caseId]);
@@ -260,58 +167,14 @@ function trustedValues(state: RunState, facts: readonly TrustedFact[], now: numb
   return out;
 }
 
-/** Evidence whose facts may vouch: a fresh, successful answer of the system of record. */
-function isTrustedEvidence(e: RunState['evidence'][number], now: number): boolean {
-  const view = viewOf(e, now);
-  return view.status === 'ok' && view.fresh && view.authority === 'authoritative';
-}
-
-/** A fact that may vouch for an argument, with the kind it vouches for (if its read is the authority on one). */
-interface TrustedFact {
-  evidenceId: string;
-  key: string;
-  value: string | number;
-  kind?: string;
-}
-
-/**
- * The one rule for which facts vouch: a string or number fact of trusted evidence. Its kind counts
- * only if its read lists it in vouchesFor (the purpose it is the authority on). A kinded fact
- * whose value an effect of this run carried in an argument of that kind vouches for nothing: the
- * record the run's own effect left (an account it paid once, on a person's word) is not a new
- * source for the next effect.
- */
-function trustedFacts(state: RunState, domain: Pick<Domain, 'tools'>, now: number): TrustedFact[] {
-  const carried = carriedByEffects(state, domain);
-  const out: TrustedFact[] = [];
-  for (const e of state.evidence) {
-    if (!isTrustedEvidence(e, now)) continue;
-    const tool = domain.tools.find((t) => t.name === e.tool);
-    for (const [key, value] of Object.entries(e.facts)) {
-      if (typeof value !== 'string' && typeof value !== 'number') continue;
-      const named = kindOrNone(tool?.factKind, key);
-      const kind = named !== undefined && tool?.vouchesFor?.includes(named) ? named : undefined;
-      if (kind !== undefined && carried.get(kind)?.has(spelled(value))) continue;
-      out.push({ evidenceId: e.id, key, value, ...(kind !== undefined ? { kind } : {}) });
-    }
-  }
-  return out;
-}
-
-/** The values the run's effects (sent, or in doubt) carried in kinded arguments, by kind, as `spelled` writes them. */
-function carriedByEffects(state: RunState, domain: Pick<Domain, 'tools'>): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const effect of state.effects) {
-    // Settled as never having happened, it left no record behind.
-    if (effect.status === 'not_applied' || effect.status === 'failed') continue;
-    const contract = domain.tools.find((t) => t.name === effect.tool);
-    if (!contract) continue;
-    for (const { kind, value } of kindedArgs(contract, effect.args)) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
-  }
-  return out;
-}
-
 function untrustedTexts(state: RunState): string[] {
   const notes = state.transcript.flatMap((t) => (t.kind === 'note' && !t.trusted ? [t.text] : []));
   return [...state.evidence.flatMap((e) => e.quoted), ...notes];
+}
+
+/** Each kind's values among the trusted facts, as `spelled` writes them. */
+function trustedByKind(facts: readonly TrustedFact[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const { kind, value } of facts) if (kind) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
+  return out;
 }
