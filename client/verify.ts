@@ -46,6 +46,8 @@ export interface EffectCheck {
   approvedBy?: string[];
   /** Approved without signed statements in a run that predates signing (accepted unversioned exports only). */
   unsigned?: boolean;
+  /** It went out on a person's decision about these values, which no trusted source vouched for. */
+  onPersonsWord?: string[];
 }
 
 export interface RecordProblem {
@@ -139,14 +141,22 @@ function checkEffects(record: RunExport, directory: ApproverDirectory, options: 
 
   return record.effects.map((e): EffectCheck => {
     const records = record.approvals.filter((a) => a.callId === e.callId);
-    const needsApproval = required.has(e.tool) || records.length > 0;
-    const base = { callId: e.callId, tool: e.tool, needsApproval };
+    // Values a person decided on: the ledger's mark, and the card's signed "against:" lines (so
+    // an export whose mark was stripped still shows them).
+    const shown = records.filter((a) => a.decision === 'approved').flatMap((a) => againstValues(a.display));
+    const onPersonsWord = [...new Set([...(e.onPersonsWord ?? []), ...shown])];
+    const needsApproval = required.has(e.tool) || records.length > 0 || onPersonsWord.length > 0;
+    const base = { callId: e.callId, tool: e.tool, needsApproval, ...(onPersonsWord.length ? { onPersonsWord } : {}) };
     const fail = (reason: string, more: Partial<EffectCheck> = {}): EffectCheck => ({ ...base, ...more, ok: false, reason });
     if (!needsApproval) return { ...base, ok: true };
     if (count(callIds, e.callId) > 1) return fail(`call id ${e.callId} appears ${count(callIds, e.callId)} times in the effects ledger`);
 
     const approved = records.filter((a) => a.decision === 'approved');
     if (approved.length === 0) {
+      if (records.length === 0 && onPersonsWord.length)
+        return fail(
+          `went out on a person's decision about ${onPersonsWord.map((v) => JSON.stringify(v)).join(', ')}, but no approval record names call ${e.callId}`,
+        );
       if (records.length === 0) return fail(`${e.tool} needs approval, but no approval record names call ${e.callId}`);
       return fail(`its approval request was ${records.map((a) => a.decision).join(', ')}, never approved`);
     }
@@ -161,12 +171,34 @@ function checkEffects(record: RunExport, directory: ApproverDirectory, options: 
       if (signedRun) return fail(`approved by ${a.by} without any signed statement`, more);
       return { ...base, ...more, ok: true, unsigned: true, approvedBy: a.by.split(',').map((b) => b.trim()) };
     }
+    // The person must have been shown each value they decided on, on the card they signed.
+    const lines = againstLines(a.display);
+    const unshown = (e.onPersonsWord ?? []).filter((v) => !lines.some((line) => line.startsWith(JSON.stringify(v).slice(0, 80))));
+    if (unshown.length)
+      return fail(`its approvers were not shown ${unshown.map((v) => JSON.stringify(v)).join(', ')}, which no trusted source vouched for`, more);
     const bound = ranUnder(e, a);
     for (const s of signed) {
       const check = checkStatement(record, a.requestId, a.decision, 'approve', s, directory, bound);
       if (!check.ok) return fail(`${s.statement.by}'s approval does not hold: ${check.reason ?? 'unknown reason'}`, more);
     }
     return { ...base, ...more, ok: true, approvedBy: signed.map((s) => s.statement.by) };
+  });
+}
+
+/** The lines a card set apart as unvouched values (controller/display.ts: `"value", from ...`, the value cut at 80 characters). */
+function againstLines(display: Record<string, string> | undefined): string[] {
+  return Object.entries(display ?? {}).flatMap(([label, line]) => (label.startsWith('against: unvouched value') ? [line] : []));
+}
+
+/** The values those lines name, as far as the card shows them. */
+function againstValues(display: Record<string, string> | undefined): string[] {
+  return againstLines(display).flatMap((line) => {
+    const quoted = /^("(?:[^"\\]|\\.)*")/.exec(line)?.[1];
+    try {
+      return quoted ? [String(JSON.parse(quoted))] : [];
+    } catch {
+      return [];
+    }
   });
 }
 

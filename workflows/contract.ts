@@ -33,8 +33,12 @@ export interface Precondition<I, W extends string = string> {
   onViolation?: 'refuse' | 'approval';
 }
 
-/** A tool's approval rule: who must sign off (roles, quorum) and what happens when nobody does in time. */
-/** One declared way to compute an argument (ToolContract.derivations). */
+/**
+ * One declared way to compute an argument (ToolContract.derivations).
+ *
+ * @example
+ * const rise: DerivationRule = { arg: 'amount', formula: 'old + rise', describe: 'an amount after a rise the user states' };
+ */
 export interface DerivationRule {
   /** The top-level numeric argument it computes (defineDomain checks the tool has it). */
   arg: string;
@@ -44,6 +48,7 @@ export interface DerivationRule {
   describe: string;
 }
 
+/** A tool's approval rule: who must sign off (roles, quorum) and what happens when nobody does in time. */
 export interface ApprovalRule {
   /** A signed decision counts only from a directory key holding one of these roles. */
   roles: string[];

@@ -72,7 +72,7 @@ function callIdOf(e: ContextEvidence): string {
 }
 
 function stateNow(c: CompiledContext): string {
-  const signed = c.notes.filter((n) => n.signed).map(({ by, text }) => ({ by, text }));
+  const signed = c.notes.filter((n) => n.signed).map(({ by, text, fields }) => ({ by, text, ...(fields ? { fields } : {}) }));
   const unsigned = c.notes.filter((n) => !n.signed).map(({ by, text }) => ({ claimed_by: by, untrusted_text: text }));
   const changes = changesMade(c);
   return [

@@ -1,11 +1,13 @@
 // The functions a model is offered: every domain tool, plus finish and escalate, declared from
-// the zod contracts. Provider-neutral: each adapter hands these names, descriptions and JSON
-// schemas to its own wire format, and reads arguments back through `argumentsFor`, so the
-// contracts say the same thing to every model.
+// the zod contracts (plus, for calls whose arguments leave the run, where each value comes from:
+// claims.ts). Provider-neutral: each adapter hands these names, descriptions and JSON schemas to
+// its own wire format, and reads arguments back through `argumentsFor`, so the contracts say the
+// same thing to every model.
 import { ErrorTypes } from '../../workflows/policy.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { z } from 'zod';
 import type { Domain } from '../../workflows/contract.js';
+import { claimProperties } from './claims.js';
 import { acceptsNull, dropAbsentNulls } from './optional-nulls.js';
 
 export const FINISH_FUNCTION = 'finish';
@@ -37,7 +39,7 @@ export function domainFunctions(domain: Domain): DomainFunctions {
     reason: z.string().min(1).max(500).describe('Why a human has to take over.'),
   });
   const specs = [
-    ...domain.tools.map((t) => functionSpec(t.name, toolDescription(t), t.input)),
+    ...domain.tools.map((t) => functionSpec(t.name, toolDescription(t), t.input, (loose) => claimProperties(t, loose))),
     functionSpec(
       FINISH_FUNCTION,
       'Declare the case resolved. Only when fresh authoritative evidence supports the claim; the runtime checks the cited evidence and may verify live before accepting. Must be the only call in its reply.',
@@ -80,10 +82,17 @@ function toolDescription(t: Domain['tools'][number]): string {
   return `${t.description} [changes the world${approval}]`;
 }
 
-function functionSpec(name: string, description: string, input: z.ZodType): FunctionSpec {
+function functionSpec(name: string, description: string, input: z.ZodType, claims?: (loose: JsonObject) => JsonObject): FunctionSpec {
   // `unrepresentable: 'any'` turns what JSON Schema cannot say into `{}`, which then simply
   // falls back to a non-strict function instead of failing the call.
-  const { $schema: _ignored, ...loose } = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+  const { $schema: _ignored, ...contract } = z.toJSONSchema(input, { io: 'input', unrepresentable: 'any' }) as JsonObject;
+  const extra = claims?.(contract) ?? {};
+  const properties = isObject(contract.properties) ? contract.properties : {};
+  for (const reserved of Object.keys(extra)) {
+    if (reserved in properties)
+      throw ApplicationFailure.nonRetryable(`tool ${name} has an argument named ${reserved}, which the engine reserves`, ErrorTypes.modelConfig);
+  }
+  const loose = Object.keys(extra).length ? { ...contract, properties: { ...properties, ...extra } } : contract;
   return { name, description, loose, strict: strictSchema(loose) };
 }
 

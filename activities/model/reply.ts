@@ -3,6 +3,7 @@
 // this file does the rest. Judging the result is the controller's job, so anything odd (bad
 // JSON, unknown function, plain text) becomes a reply the controller rejects and explains,
 // never an exception that would crash or retry the run.
+import { splitClaims } from './claims.js';
 import { argumentsFor, ESCALATE_FUNCTION, FINISH_FUNCTION, isObject, type DomainFunctions, type JsonObject } from './functions.js';
 import { callsFromText } from './text-calls.js';
 
@@ -17,7 +18,7 @@ export interface ModelTurn {
 }
 
 export function decisionFrom(turn: ModelTurn, functions: DomainFunctions): unknown {
-  const calls: { name: string; args: JsonObject }[] = [];
+  const calls: { name: string; args: JsonObject; sources?: JsonObject; derive?: JsonObject }[] = [];
   if (turn.calls.length === 0) {
     // Many local servers write the call into the content instead; accept it only if it names
     // declared functions with argument objects.
@@ -32,7 +33,7 @@ export function decisionFrom(turn: ModelTurn, functions: DomainFunctions): unkno
     }
     for (const call of written) {
       const spec = functions.byName.get(call.name);
-      if (spec) calls.push({ name: call.name, args: argumentsFor(spec, call.args) });
+      if (spec) calls.push({ name: call.name, ...splitClaims(argumentsFor(spec, call.args)) });
     }
   }
 
@@ -43,7 +44,7 @@ export function decisionFrom(turn: ModelTurn, functions: DomainFunctions): unkno
     }
     const args = typeof call.arguments === 'string' ? parseArguments(call.arguments) : call.arguments;
     if (typeof args === 'string') return invalid(`arguments of ${call.name} ${args}`);
-    calls.push({ name: call.name, args: argumentsFor(spec, args) });
+    calls.push({ name: call.name, ...splitClaims(argumentsFor(spec, args)) });
   }
 
   const control = calls.find((c) => c.name === FINISH_FUNCTION || c.name === ESCALATE_FUNCTION);
@@ -54,7 +55,10 @@ export function decisionFrom(turn: ModelTurn, functions: DomainFunctions): unkno
   }
   if (control?.name === ESCALATE_FUNCTION) return { type: 'escalate', reason: control.args.reason };
   // How many calls may run together, and which, is the gate's decision, not ours.
-  return { type: 'call', calls: calls.map((c) => ({ tool: c.name, args: c.args })) };
+  return {
+    type: 'call',
+    calls: calls.map(({ name, args, sources, derive }) => ({ tool: name, args, ...(sources ? { sources } : {}), ...(derive ? { derive } : {}) })),
+  };
 }
 
 /** The parsed arguments object, or what is wrong with them. */

@@ -70,6 +70,10 @@ export const verify: CommandRun = (ctx, args, flags) => {
       if (!e.ok) ctx.out(`FAILED ${what}: ${e.reason ?? 'unknown reason'}`);
       else if (!e.needsApproval) ctx.out(`ok ${what}: needs no approval`);
       else if (e.unsigned) ctx.out(`unsigned ${what}: approved by ${by} without signed statements (the run predates signed approvals)`);
+      else if (e.onPersonsWord?.length)
+        ctx.out(
+          `ok ${what}: on a person's decision about ${e.onPersonsWord.map((v) => JSON.stringify(v).slice(0, 80)).join(', ')}: approved by ${by}, digest matches`,
+        );
       else ctx.out(`ok ${what}: approved by ${by}, digest matches`);
     }
   }

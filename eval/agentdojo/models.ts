@@ -3,12 +3,15 @@
 // gates cost a perfect model); the obedient adversary does the same but, as soon as an observation
 // shows the attack's injected text, proposes the injection task's ground-truth calls first (a
 // model that obeys every injection it reads). Both read a precondition's "read X first" and do
-// it, as any competent model would, then retry the call once. Neither ever sees the judges.
+// it, as any competent model would, then retry the call once. Both cite where each argument's
+// value came from (cite.ts), as a competent model does. Neither ever sees the judges.
 // The local model (opt-in) is only named here: the worker's OpenAI adapter reaches its server.
 import type { ModelAdapter, ProposeOutput } from '../../activities/model/index.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import type { ModelConfig } from '../../workflows/run-input.js';
 import { estimateTokens } from '../../workflows/controller/context.js';
+import type { Domain } from '../../workflows/contract.js';
+import { citeSources } from './cite.js';
 import type { GroundTruthCall, SessionInfo } from './client.js';
 
 /** The scripted models: the runner's default set. */
@@ -76,16 +79,16 @@ export function agentdojoAdapters(registry: PairRegistry): Record<string, ModelA
 }
 
 function adapterFor(model: ScriptedModel, registry: PairRegistry): ModelAdapter {
-  return async (input): Promise<ProposeOutput> => {
+  return async (input, domain): Promise<ProposeOutput> => {
     const state = registry.get(input.context.caseId);
     const reply = state
-      ? await decide(model, state, input.context, input.proposalIndex)
+      ? await decide(model, state, input.context, input.proposalIndex, domain)
       : { type: 'escalate', reason: `no AgentDojo pair is open for ${input.context.caseId}` };
     return { reply, tokens: input.context.tokenEstimate + estimateTokens(reply) };
   };
 }
 
-async function decide(model: ScriptedModel, state: CaseState, context: CompiledContext, index: number): Promise<unknown> {
+async function decide(model: ScriptedModel, state: CaseState, context: CompiledContext, index: number, domain: Domain): Promise<unknown> {
   const earlier = state.replies.get(index);
   if (earlier !== undefined) return earlier;
   if (model === 'obedient' && !state.obeyed && showsInjection(context, state.info)) {
@@ -95,16 +98,17 @@ async function decide(model: ScriptedModel, state: CaseState, context: CompiledC
   const asked = readAskedFor(context, state);
   if (asked) state.plan.splice(state.cursor, 0, ...asked);
   state.seen = context.transcript.length;
-  const reply = next(state, context);
+  const reply = next(state, context, domain);
   state.replies.set(index, reply);
   return reply;
 }
 
-function next(state: CaseState, context: CompiledContext): unknown {
+function next(state: CaseState, context: CompiledContext, domain: Domain): unknown {
   const call = state.plan[state.cursor];
   if (call) {
     state.cursor++;
-    return { type: 'call', calls: [{ tool: call.function, args: call.args }], reason: 'the next step of the task' };
+    const sources = citeSources(call.function, call.args, context, domain);
+    return { type: 'call', calls: [{ tool: call.function, args: call.args, ...(sources ? { sources } : {}) }], reason: 'the next step of the task' };
   }
   const cite = context.evidence.filter((e) => e.status === 'ok').at(-1);
   if (!cite) return { type: 'escalate', reason: 'nothing observed to answer from' };

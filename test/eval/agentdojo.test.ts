@@ -283,7 +283,9 @@ describe('a derivation belongs to the domain, not the model (banking)', () => {
       return view.awaiting ?? undefined;
     }, 'the run asking about the amount');
     expect(awaiting.tool).toBe('update_scheduled_transaction');
-    expect(awaiting.display?.['derived amount']).toMatch(/^the model's own arithmetic: 1100 \* 100 = 110000; 1100: fact scheduled\.7\.amount \(e2\), 100: signed note by /);
+    expect(awaiting.display?.['derived amount']).toMatch(
+      /^the model's own arithmetic: 1100 \* 100 = 110000; 1100: fact scheduled\.7\.amount \(e2\), 100: signed note by /,
+    );
     await handle.executeUpdate(denyUpdate, { args: [signDecision(stack.user, workflowId, awaiting, 'deny', 'that is not my rent')] });
     await handle.result();
     expect(await updatesAtTheBank(caseId)).toEqual([]);

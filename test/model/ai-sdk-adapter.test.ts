@@ -140,6 +140,14 @@ describe.each(PROVIDERS)('$provider, over its wire protocol ($dialect)', ({ prov
     expect(parseDecision(out.reply).ok).toBe(true);
   });
 
+  it("offers an effect's _sources and reads them back as the call's sources, apart from its arguments", async () => {
+    server.enqueue({ calls: [{ name: 'reissue_transfer', args: { transferId: 'PX-1042', _sources: { transferId: 'case' } } }] });
+    const out = await propose();
+    expect(out.reply).toEqual({ type: 'call', calls: [{ tool: 'reissue_transfer', args: { transferId: 'PX-1042' }, sources: { transferId: 'case' } }] });
+    expect(parseDecision(out.reply).ok).toBe(true);
+    expect(JSON.stringify(sent().tools.find((t) => t.name === 'reissue_transfer')?.schema)).toContain('_sources');
+  });
+
   it('keeps parallel calls together and in order', async () => {
     server.enqueue({
       calls: [

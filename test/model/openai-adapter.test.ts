@@ -6,6 +6,7 @@ import type { ModelAdapter, ProposeInput, ProposeOutput } from '../../activities
 import { createOpenAiAdapter, type OpenAiAdapterConfig } from '../../activities/model/openai.js';
 import { openAiAdapterFromEnv } from '../../activities/model/openai-config.js';
 import { findDomain } from '../../domains/index.js';
+import { banking as bankingDomain } from '../../eval/agentdojo/banking.js';
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import { parseDecision } from '../../workflows/controller/decision.js';
 import { stateQuery } from '../../workflows/messages.js';
@@ -166,6 +167,50 @@ describe('replies become decisions', () => {
     server.enqueue(toolCallsReply([{ name: 'get_logs', arguments: { service: 'api', limit: null } }]));
     const out = await propose(input({ domain: 'incidents', context: paymentsContext({ domain: 'incidents' }) }));
     expect(out.reply).toEqual({ type: 'call', calls: [{ tool: 'get_logs', args: { service: 'api' } }] });
+  });
+});
+
+describe("a call's sources and derivations ride beside its arguments", () => {
+  it("an effect's function offers _sources; the reply's _sources become the call's sources, never an argument", async () => {
+    server.enqueue(toolCallsReply([{ name: 'reissue_transfer', arguments: { transferId: 'PX-1042', _sources: { transferId: 'case' } } }]));
+    const out = await propose(input());
+    expect(out.reply).toEqual({ type: 'call', calls: [{ tool: 'reissue_transfer', args: { transferId: 'PX-1042' }, sources: { transferId: 'case' } }] });
+    expect(parseDecision(out.reply).ok).toBe(true);
+    const reissue = lastBody().tools.find((t) => t.function.name === 'reissue_transfer');
+    expect(reissue?.function.strict).toBe(true);
+    expect(reissue?.function.parameters.properties).toHaveProperty('_sources');
+    // A read that keeps its arguments in the run has nothing to cite.
+    expect(lastBody().tools.find((t) => t.function.name === 'read_ledger')?.function.parameters.properties).not.toHaveProperty('_sources');
+  });
+
+  it("a tool's declared derivations are offered as _derive, and a strict reply's nulls are read as left out", async () => {
+    const banking = createOpenAiAdapter({ baseUrl: server.baseUrl, apiKey: 'sk-test', model: 'fake-model', timeoutMs: 60_000, maxTokens: 256 });
+    const args = {
+      recipient: 'US122000000121212121212',
+      amount: 1200,
+      subject: 'Rent',
+      date: '2022-04-04',
+      _sources: { recipient: 'e2.scheduled.7.recipient', amount: null, subject: null, date: null },
+      _derive: {
+        amount: { rule: 'rise', operands: { old: 'e2.scheduled.7.amount', rise: 100, owed: null, paid: null, total: null, percent: null, fee: null } },
+      },
+    };
+    server.enqueue(toolCallsReply([{ name: 'send_money', arguments: args }]));
+    const out = await banking({ ...input(), domain: bankingDomain.name }, bankingDomain);
+    expect(out.reply).toEqual({
+      type: 'call',
+      calls: [
+        {
+          tool: 'send_money',
+          args: { recipient: 'US122000000121212121212', amount: 1200, subject: 'Rent', date: '2022-04-04' },
+          sources: { recipient: 'e2.scheduled.7.recipient' },
+          derive: { amount: { rule: 'rise', operands: { old: 'e2.scheduled.7.amount', rise: 100 } } },
+        },
+      ],
+    });
+    expect(parseDecision(out.reply).ok).toBe(true);
+    const offered = lastBody().tools.find((t) => t.function.name === 'send_money')?.function;
+    expect(JSON.stringify(offered?.parameters)).toContain('rise = old + rise (an amount after a rise the user states)');
   });
 });
 

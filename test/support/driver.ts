@@ -71,7 +71,7 @@ export class Run {
     return this.feed({ type: 'proposed', now: this.tick(), reply, tokens, contextTokens: contextTokensOf(this.command) });
   }
 
-  call(...calls: { tool: string; args: unknown }[]): Command {
+  call(...calls: { tool: string; args: unknown; sources?: Record<string, string | string[]> }[]): Command {
     return this.propose({ type: 'call', calls });
   }
 
@@ -188,6 +188,17 @@ export class Run {
 
   get lastDecision() {
     return this.state.decisions.at(-1);
+  }
+
+  /**
+   * A reference to the fact of the latest read of `tool` whose value is `value` (the test names
+   * the read it means; the engine never looks for one): `e3.scheduled.9.recipient`.
+   */
+  ref(tool: string, value: string | number): string {
+    const read = this.state.evidence.filter((e) => e.tool === tool).at(-1);
+    const key = read && Object.entries(read.facts).find(([, v]) => v === value)?.[0];
+    if (!read || key === undefined) throw new Error(`the latest ${tool} read has no fact ${JSON.stringify(value)}`);
+    return `${read.id}.${key}`;
   }
 
   evidenceFor(callId: string) {

@@ -62,7 +62,11 @@ describe('egress', () => {
 
   it("the model's own words, and values a trusted source holds, still go out", () => {
     const run = readPlantedChannel();
-    run.call({ tool: 'send_direct_message', args: { recipient: 'Charlie', body: 'See you at lunch; the general channel has 2 messages.' } });
+    run.call({
+      tool: 'send_direct_message',
+      args: { recipient: 'Charlie', body: 'See you at lunch; the general channel has 2 messages.' },
+      sources: { recipient: run.ref('get_users_in_channel', 'Charlie') },
+    });
     expect(run.lastDecision).toMatchObject({ accepted: true });
     expect(run.calls.map((c) => c.tool)).toEqual(['send_direct_message']);
   });

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
+import { ACCOUNT_HOLDER, banking } from '../../eval/agentdojo/banking.js';
+import { directoryEntry } from '../../client/sign.js';
 import { toRunExport, type RunExport } from '../../client/export-schema.js';
 import { toRunView } from '../../client/run-view.js';
 import { verifyExport, type VerifyOptions } from '../../client/verify.js';
@@ -177,6 +179,48 @@ describe('verifyExport walks every effect', () => {
     const older = { ...copy(record), guardVersion: 2 as const };
     delete older.ruleSet;
     expect(failures(older, { minRuleSet: 'engine-v1' }).export).toEqual(['a 0.2.x export (made before rule sets) is below the minimum rule set engine-v1']);
+  });
+});
+
+describe("an effect that went out on a person's decision about an unvouched value", () => {
+  const holder = [directoryEntry(keys.carol, [ACCOUNT_HOLDER])];
+  const PAYEE = 'GB33BUKB20201555555555';
+
+  /** A bank payment to an account nothing vouches for, which the account holder approved on the card that named it. */
+  function approvedOnTheirWord(): RunExport {
+    const run = new Run(banking, { caseId: 'b-u1-inone-abcd' });
+    run.call({ tool: 'send_money', args: { recipient: PAYEE, amount: 10, subject: 'bill', date: '2022-04-01' } });
+    expect(run.state.pendingApproval?.call.tool).toBe('send_money');
+    run.loadApprovers(holder);
+    run.decide('approve', keys.carol, { directory: holder });
+    expect(run.calls.map((c) => c.tool)).toEqual(['send_money']);
+    run.observeOk({ send_money: () => ({ applied: true, message: 'sent' }) });
+    return toRunExport(view(run.state, { domain: banking.name, caseId: 'b-u1-inone-abcd', model: { adapter: 'rules' } }, banking));
+  }
+
+  it('is marked with the values the person decided on, and passes with their signed approval of the card that named them', () => {
+    const record = approvedOnTheirWord();
+    expect(effectOf(record).onPersonsWord).toEqual([PAYEE, '10']);
+    const report = verifyExport(record, { approvers: holder });
+    expect(report.ok).toBe(true);
+    expect(report.effects).toMatchObject([{ tool: 'send_money', needsApproval: true, onPersonsWord: [PAYEE, '10'], approvedBy: ['carol@sre'] }]);
+  });
+
+  it('fails when the decision is missing, or the mark names a value the card did not; a stripped mark is read back from the signed card', () => {
+    const noDecision = copy(approvedOnTheirWord());
+    noDecision.approvals = [];
+    expect(verifyExport(noDecision, { approvers: holder }).effects.map((e) => e.reason)).toEqual([
+      `went out on a person's decision about "${PAYEE}", "10", but no approval record names call ${effectOf(noDecision).callId}`,
+    ]);
+    // A mark the card did not show: the person never decided on that value.
+    const moreThanShown = copy(approvedOnTheirWord());
+    effectOf(moreThanShown).onPersonsWord = [PAYEE, '10', 'XX00ATTACKER'];
+    expect(verifyExport(moreThanShown, { approvers: holder }).effects.map((e) => e.reason)).toEqual([
+      'its approvers were not shown "XX00ATTACKER", which no trusted source vouched for',
+    ]);
+    const stripped = copy(approvedOnTheirWord());
+    delete effectOf(stripped).onPersonsWord;
+    expect(verifyExport(stripped, { approvers: holder }).effects).toMatchObject([{ ok: true, onPersonsWord: [PAYEE, '10'] }]);
   });
 });
 

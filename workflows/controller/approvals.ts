@@ -24,6 +24,8 @@ export function raiseApproval(
   now: number,
   ask?: Asking,
 ): RunState {
+  // A person decides on the values nothing vouched for: the call carries them to its ledger entry.
+  if (ask?.unvouched.length) call = { ...call, unvouched: ask.unvouched.map((u) => u.value) };
   const rule = ask?.rule ?? contractOf(domain, call.tool).approval;
   if (!rule) throw new Error(`bug: ${call.tool} has no approval rule`);
   const requestId = `${state.runId}/approval/${call.callId}`;

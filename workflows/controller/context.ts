@@ -45,7 +45,7 @@ export interface CompiledContext {
    * Operator notes, always kept. `signed`: a directory key signed it, so it is an operator's
    * word; otherwise it is untrusted text like any tool output (anyone can send a note).
    */
-  notes: { by: string; text: string; signed: boolean }[];
+  notes: { by: string; text: string; signed: boolean; fields?: Record<string, string | number | (string | number)[]> }[];
   /** The domain's runbook step for where the run stands (Domain.nextStep): a hint, not a permission. */
   nextStep?: string;
   /** Who decides the run's steps, when its start said (absent: react). */
@@ -74,7 +74,10 @@ export function compileContext(state: RunState, domain: Domain, now: number): Co
     transcript: transcript.filter((t) => t.kind !== 'note'),
     evidence,
     pinned,
-    notes: state.transcript.flatMap((t) => (t.kind === 'note' ? [{ by: t.by, text: t.text, signed: t.trusted === true }] : [])),
+    // A signed note's typed fields are what a call cites as `request.<field>`.
+    notes: state.transcript.flatMap((t) =>
+      t.kind === 'note' ? [{ by: t.by, text: t.text, signed: t.trusted === true, ...(t.trusted && t.fields ? { fields: t.fields } : {}) }] : [],
+    ),
     ...(nextStep ? { nextStep } : {}),
     ...(state.shape ? { shape: state.shape } : {}),
     ...(state.shape && state.shape !== 'react' && state.frontier ? { open: state.frontier } : {}),

@@ -5,11 +5,22 @@ import { workerScoped } from '../worker-scoped.js';
 
 export const MAX_PARALLEL_CALLS = 4;
 
+/** A fact key holds names as long as the source wrote them (a channel's, a hotel's): a reference may be long. */
+const MAX_REFERENCE = 2_000;
+
 /**
  * An operand of a declared derivation: a number (which a person's signed words must state) or a
  * reference to a fact, `<evidence id>.<fact key>` (`e3.scheduled.7.amount`).
  */
-const DerivationOperand = z.union([z.number().finite(), z.string().regex(/^e\d+\.\S+$/, 'a fact reference is <evidence id>.<fact key>').max(200)]);
+const DerivationOperand = z.union([
+  z.number().finite(),
+  z
+    .string()
+    .regex(/^e\d+\..+$/, 'a fact reference is <evidence id>.<fact key>')
+    .max(MAX_REFERENCE),
+]);
+
+const SourceRef = z.string().min(1).max(MAX_REFERENCE);
 
 const Derive = z.union([
   z.string().min(1).max(200),
@@ -31,6 +42,13 @@ export const ToolCall = workerScoped('decision.ToolCall', () =>
      * taken on the model's word.
      */
     derive: z.record(z.string().min(1).max(80), Derive).optional(),
+    /**
+     * Where each top-level argument's value comes from, by reference (controller/cited-sources.ts):
+     * a fact (`e3.scheduled.7.recipient`), a typed field of the signed request (`request.payee`),
+     * `case`, or `model` (the model wrote it). A list argument cites one reference per value.
+     * An argument with a kind is vouched for only by what it cites.
+     */
+    sources: z.record(z.string().min(1).max(80), z.union([SourceRef, z.array(SourceRef).min(1).max(20)])).optional(),
   }),
 );
 
@@ -87,7 +105,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
 export function summarizeDecision(d: Decision): string {
   switch (d.type) {
     case 'call':
-      return `call ${d.calls.map((c) => `${c.tool}(${compactJson(c.args)})${c.derive ? ` deriving ${compactJson(c.derive, 200)}` : ''}`).join(' + ')}`;
+      return `call ${d.calls.map((c) => `${c.tool}(${compactJson(c.args)})${c.derive ? ` deriving ${compactJson(c.derive, 200)}` : ''}${c.sources ? ` citing ${compactJson(c.sources, 200)}` : ''}`).join(' + ')}`;
     case 'finish':
       return `finish resolved ${compactJson(d.claim)} citing ${d.evidence.join(',')}`;
     case 'escalate':

@@ -31,6 +31,8 @@ export function displayFacts(
       .map((u, i) => [`against: unvouched value ${i + 1}`, `${JSON.stringify(u.value).slice(0, 80)}, from ${u.origin}`]),
     // ...and how a derived argument was computed, from what.
     ...Object.entries(call.derived ?? {}).map(([name, line]) => [`derived ${name}`, line]),
+    // ...and the source each vouched-for argument cited.
+    ...Object.entries(call.cited ?? {}).map(([name, line]) => [`source of ${name}`, line]),
   ]);
   if (!contract.display) return bounded(origins);
   try {

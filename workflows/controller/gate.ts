@@ -1,10 +1,10 @@
 // The gate: deterministic checks between a proposed call and the world. A refusal is a value
 // (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
 import { effectKey, type ApprovalRule, type Domain, type PreconditionVerdict, type ToolContract } from '../contract.js';
-import { describeIssues, type Decision, type Derive } from './decision.js';
+import { describeIssues, type Decision } from './decision.js';
 import { answerWentStale, callSignature, isRepeatWithoutProgress } from './loop-guard.js';
 import { checkPrecondition } from './precondition.js';
-import { checkProvenance, type Unvouched } from './provenance.js';
+import { checkProvenance, type Proposal, type ProvenanceVerdict, type Unvouched } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
 import { subjectOfCall } from './subject.js';
 
@@ -129,7 +129,7 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
     domain,
     contracts,
     planned,
-    decision.calls.map((c) => c.derive),
+    decision.calls.map(({ derive, sources }) => ({ derive, sources })),
     now,
   );
 }
@@ -146,17 +146,19 @@ function trustBoundary(
   domain: Domain,
   contracts: ToolContract[],
   planned: PlannedCall[],
-  derives: (Record<string, Derive> | undefined)[],
+  claims: Omit<Proposal, 'args'>[],
   now: number,
 ): Admission {
   // A read that reaches outside the run carries its arguments out as an effect would.
   for (const [index, read] of contracts.entries()) {
     const call = planned[index];
     if (read.kind !== 'read' || !read.egress || !call) continue;
-    const provenance = checkProvenance(state, domain, read, call.args, now, derives[index]);
-    if (provenance.derived) planned[index] = { ...call, derived: provenance.derived };
+    const provenance = checkProvenance(state, domain, read, { args: call.args, ...claims[index] }, now);
+    planned[index] = labelled(call, provenance);
     if (provenance.ok) continue;
     const signature = callSignature(call.tool, call.args);
+    // Uncited values a trusted source holds: the model cites them, nobody is asked.
+    if (provenance.citable) return refuse('cite_source', provenance.message);
     const rule = domain.askWhenUnvouched;
     if (!rule) return refuse('tainted_argument', provenance.message, false, signature);
     // A person decides on one call at a time, with nothing else in flight beside it.
@@ -167,9 +169,10 @@ function trustBoundary(
   const [proposed] = planned;
   if (!contract || !proposed || contract.kind !== 'effect') return { kind: 'admit', calls: planned };
   const signature = callSignature(proposed.tool, proposed.args);
-  const provenance = checkProvenance(state, domain, contract, proposed.args, now, derives[0]);
-  // The checked arithmetic goes with the call: on its record, and on the card if a person is asked.
-  const call = provenance.derived ? { ...proposed, derived: provenance.derived } : proposed;
+  const provenance = checkProvenance(state, domain, contract, { args: proposed.args, ...claims[0] }, now);
+  // The checked arithmetic and the cited sources go with the call: on its record, and on the card if a person is asked.
+  const call = labelled(proposed, provenance);
+  if (!provenance.ok && provenance.citable) return refuse('cite_source', provenance.message);
   const askRule = provenance.ok ? undefined : domain.askWhenUnvouched && (contract.approval ?? domain.askWhenUnvouched);
   if (!provenance.ok && !askRule) return refuse('tainted_argument', provenance.message, false, signature);
   const ask = askRule && !provenance.ok ? { ask: { rule: askRule, unvouched: provenance.unvouched } } : {};
@@ -177,6 +180,11 @@ function trustBoundary(
   if (verdict.ok) return { kind: 'admit', calls: [call], ...ask };
   if (contract.precondition?.onViolation === 'approval' && contract.approval) return { kind: 'admit', calls: [call], precondition: verdict, ...ask };
   return refuse('precondition_failed', `${contract.name} refused: ${verdict.reason}`, false, signature);
+}
+
+/** The call with what provenance found: its derivations' lines and its cited sources' labels. */
+function labelled(call: PlannedCall, verdict: ProvenanceVerdict): PlannedCall {
+  return { ...call, ...(verdict.derived ? { derived: verdict.derived } : {}), ...(verdict.cited ? { cited: verdict.cited } : {}) };
 }
 
 /** The contract's business key: a short id-like string, `null` when it cannot be derived. */

@@ -1,14 +1,16 @@
 // Argument provenance: every value an effect would carry to the world must come from the case
-// itself, an authoritative fact the run observed fresh, or a note an operator signed. A value
-// that only untrusted text supplied (a log line, a replica note, an unsigned note) may not
-// steer an effect: that is how an injected instruction would pick the target.
+// itself, an authoritative fact the run observed fresh, or what a person signed. A value that
+// only untrusted text supplied (a log line, a replica note, an unsigned note) may not steer an
+// effect: that is how an injected instruction would pick the target.
 //
-// An argument with a kind (ToolContract.argKinds: a payee, an amount) is held to more: a fact of
-// that kind from a read that is the authority on it (vouchesFor), compared as the kind spells it
-// and never through Number; or a typed field of that kind a person signed. Free text vouches for
-// no kinded value (to mention an account is not to ask to pay it), and nor does a fact whose value
-// this run's own effects carried (trustedFacts: the one rule for which facts vouch). A value that
-// merely equals something trusted elsewhere, of another kind, is not vouched for.
+// An argument with a kind (ToolContract.argKinds: a payee, an amount) is held to more. The
+// proposal cites its source by reference (cited-sources.ts: a fact of a read that is the authority
+// on that kind, or a typed field a person signed), or computes it by a derivation the tool
+// declares (derived-args.ts); the value must be exactly what the source holds, compared as the
+// kind spells it and never through Number. A trusted value that merely equals it is not a source:
+// the model is told to cite it, and nobody is asked. Free text vouches for no kinded value (to
+// mention an account is not to ask to pay it), and nor does a fact whose value this run's own
+// effects carried (trusted-facts.ts: the one rule for which facts vouch).
 import type { Domain, ToolContract } from '../contract.js';
 import { caseSubject } from '../contract.js';
 import { compactJson, type Derive } from './decision.js';
@@ -16,6 +18,7 @@ import { checkDerived } from './derived-args.js';
 import { viewOf } from './observation.js';
 import type { RunState } from './state.js';
 import { subjectId } from './subject.js';
+import { checkCitation, citableFor, type SourceRefs } from './cited-sources.js';
 import { isTrustedEvidence, kindedArgs, leaves, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
 
 /** A value no trusted source vouches for, and where the run saw it: what a person is shown when asked. */
@@ -26,19 +29,24 @@ export interface Unvouched {
 
 /**
  * `unvouched`: every such value of the call (the message names the first), for a card that asks a
- * person. `derived`: the arguments vouched for by a derivation that holds, with its line.
+ * person. `citable`: every one of them is a kinded value that cites nothing though a trusted source
+ * of its kind holds it; the model is told which, and no person is asked. `derived`: the arguments a
+ * derivation computes, with its line; `cited`: the arguments their cited source vouches for, with
+ * its label.
  */
-export type ProvenanceVerdict =
-  { ok: true; derived?: Record<string, string> } | { ok: false; message: string; unvouched: Unvouched[]; derived?: Record<string, string> };
+export type ProvenanceVerdict = { derived?: Record<string, string>; cited?: Record<string, string> } & (
+  { ok: true } | { ok: false; message: string; unvouched: Unvouched[]; citable: boolean }
+);
 
-export function checkProvenance(
-  state: RunState,
-  domain: Pick<Domain, 'tools'>,
-  contract: ToolContract,
-  args: unknown,
-  now: number,
-  derive: Record<string, Derive> = {},
-): ProvenanceVerdict {
+/** What provenance judges of a proposed call: its arguments, and what the proposal says of their sources. */
+export interface Proposal {
+  args: unknown;
+  derive?: Record<string, Derive> | undefined;
+  sources?: Record<string, SourceRefs> | undefined;
+}
+
+export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, contract: ToolContract, proposal: Proposal, now: number): ProvenanceVerdict {
+  const { args, derive = {}, sources = {} } = proposal;
   const narrative = new Set(contract.narrativeArgs ?? []);
   // The one list of facts that may vouch, made once for every check below.
   const facts = trustedFacts(state, domain, now);
@@ -56,21 +64,61 @@ export function checkProvenance(
     const value = String((args as Record<string, unknown>)[name]);
     const declared = Object.keys(contract.derivations ?? {});
     const rules = declared.length ? ` (${contract.name} declares ${declared.join(', ')})` : '';
-    messages.push(`the ${name} ${JSON.stringify(value).slice(0, 80)} is the model's own arithmetic; only a derivation the tool declares vouches for a value${rules}`);
+    messages.push(
+      `the ${name} ${JSON.stringify(value).slice(0, 80)} is the model's own arithmetic; only a derivation the tool declares vouches for a value${rules}`,
+    );
     unvouched.push({ value, origin: derivedArgs.lines[name] ?? "the model's own arithmetic" });
   }
   const settled = new Set([...derivedArgs.vouched, ...derivedArgs.formulas]);
   const kinded = kindedArgs(contract, args).filter((k) => !settled.has(k.name));
-  const byKind = trustedByKind(facts);
+  // A kinded value is vouched for only by the source it cites; a trusted value that merely equals
+  // it is named to the model as what it could cite, and vouches for nothing.
+  const cited: Record<string, string> = {};
+  const scope = { facts, notes, caseId: state.caseId };
+  let uncited = 0;
   for (const { name, kind, value } of kinded) {
     const text = String(value);
-    const stated = notes.some((n) => [n.fields?.[kind] ?? []].flat().some((field) => spelled(field) === spelled(value)));
-    if (byKind.get(kind)?.has(spelled(value)) || text === state.caseId || stated) continue;
+    const refs = Object.hasOwn(sources, name) ? sources[name] : undefined;
+    const citation = refs === undefined ? undefined : checkCitation(refs, value, kind, scope);
+    if (citation?.ok) {
+      cited[name] = cited[name] === undefined ? citation.label : `${cited[name]}; ${citation.label}`;
+      continue;
+    }
     if (unvouched.some((u) => u.value === text)) continue;
-    messages.push(`the ${name} ${JSON.stringify(text).slice(0, 80)} matches no trusted fact of kind ${kind} (nor the case or a signed ${kind} field)`);
-    unvouched.push({ value: text, origin: originOf(state, text, now) });
+    const shown = JSON.stringify(text).slice(0, 80);
+    const hint = [...citableFor(value, kind, facts), ...(notes.some((n) => statesField(n.fields, kind, value)) ? [`request.${kind}`] : [])];
+    if (citation) {
+      messages.push(`the ${name} ${shown} cites ${compactJson(refs, 100)}, which does not vouch for it: ${citation.problem}`);
+    } else if (hint.length) {
+      uncited++;
+      messages.push(
+        `the ${name} ${shown} cites no source; ${hint.slice(0, 3).join(' or ')} holds it (kind ${kind}): cite it (sources: {"${name}": "${hint[0]}"})`,
+      );
+    } else {
+      messages.push(`the ${name} ${shown} matches no trusted fact of kind ${kind} (nor a signed ${kind} field)`);
+    }
+    unvouched.push({ value: text, origin: hint.length && !citation ? `an uncited value that ${hint[0]} holds` : originOf(state, text, now) });
   }
+  // An argument without a kind that cites a source is held to it exactly; one that cites none is,
+  // for now, vouched for by any trusted value equal to it (the example domains' ids and names).
   const kindedNames = new Set([...kinded.map((k) => k.name), ...settled]);
+  const plain = args && typeof args === 'object' && !Array.isArray(args) ? Object.entries(args as Record<string, unknown>) : [];
+  for (const [name, value] of plain) {
+    const refs = Object.hasOwn(sources, name) ? sources[name] : undefined;
+    if (refs === undefined || narrative.has(name) || kindedNames.has(name)) continue;
+    kindedNames.add(name);
+    for (const leaf of leaves(value, new Set())) {
+      const citation = checkCitation(refs, leaf, undefined, scope);
+      if (citation.ok) {
+        cited[name] = cited[name] === undefined ? citation.label : `${cited[name]}; ${citation.label}`;
+        continue;
+      }
+      messages.push(
+        `the ${name} ${JSON.stringify(String(leaf)).slice(0, 80)} cites ${compactJson(refs, 100)}, which does not vouch for it: ${citation.problem}`,
+      );
+      unvouched.push({ value: String(leaf), origin: originOf(state, String(leaf), now) });
+    }
+  }
   for (const value of leaves(args, new Set([...narrative, ...kindedNames]))) {
     const text = String(value);
     if (trusted.has(text) || signedNotes.some((n) => n.includes(text)) || unvouched.some((u) => u.value === text)) continue;
@@ -82,8 +130,10 @@ export function checkProvenance(
     );
     unvouched.push({ value: text, origin: originOf(state, text, now) });
   }
+  const labels = { ...derived, ...(Object.keys(cited).length ? { cited } : {}) };
   const [first] = messages;
-  return first === undefined ? { ok: true, ...derived } : { ok: false, message: `${contract.name}: ${first}`, unvouched, ...derived };
+  if (first === undefined) return { ok: true, ...labels };
+  return { ok: false, message: `${contract.name}: ${first}`, unvouched, citable: uncited > 0 && uncited === messages.length, ...labels };
 }
 
 /**
@@ -172,9 +222,7 @@ function untrustedTexts(state: RunState): string[] {
   return [...state.evidence.flatMap((e) => e.quoted), ...notes];
 }
 
-/** Each kind's values among the trusted facts, as `spelled` writes them. */
-function trustedByKind(facts: readonly TrustedFact[]): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>();
-  for (const { kind, value } of facts) if (kind) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
-  return out;
+/** Whether a signed note's typed fields state `value` as a `kind`. */
+function statesField(fields: Record<string, string | number | (string | number)[]> | undefined, kind: string, value: string | number): boolean {
+  return [fields?.[kind] ?? []].flat().some((field) => spelled(field) === spelled(value));
 }

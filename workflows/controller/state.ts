@@ -91,6 +91,10 @@ export const PlannedCall = workerScoped('state.PlannedCall', () =>
     approvedWith: z.array(z.string()).optional(),
     /** Arguments the model derived from trusted numbers, each with its checked arithmetic and sources (controller/derivation.ts). */
     derived: z.record(z.string(), z.string()).optional(),
+    /** Arguments vouched for by the source the proposal cited, each with that source's label (controller/cited-sources.ts). */
+    cited: z.record(z.string(), z.string()).optional(),
+    /** The values no trusted source vouched for, which a person was asked to decide on with this call. */
+    unvouched: z.array(z.string()).optional(),
   }),
 );
 export type PlannedCall = z.infer<typeof PlannedCall>;
@@ -123,6 +127,11 @@ export const EffectEntry = workerScoped('state.EffectEntry', () =>
      * when the system of record does not hold it (a reply not from the world).
      */
     claim: z.enum(['pending', 'confirmed', 'contradicted']).optional(),
+    /**
+     * It went out on a person's decision about these values, which no trusted source vouched for:
+     * `agent verify` requires that decision, signed, with the values on the card it signed.
+     */
+    onPersonsWord: z.array(z.string()).optional(),
   }),
 );
 export type EffectEntry = z.infer<typeof EffectEntry>;

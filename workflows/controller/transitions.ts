@@ -90,6 +90,7 @@ export function startCalls(state: RunState, planned: PlannedCall[], now: number)
         attempts: 1,
         readbacks: 0,
         ...(c.subject ? { subject: c.subject } : {}),
+        ...(c.unvouched?.length ? { onPersonsWord: c.unvouched } : {}),
         sentAt: now,
       })),
     ],

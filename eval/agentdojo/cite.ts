@@ -1,0 +1,65 @@
+// Why this exists: the scripted models propose AgentDojo's ground-truth calls, and a call whose
+// arguments leave the run must say where each value came from (its `sources`). A competent model
+// cites what it read: the newest fact of the argument's kind from a read that is the authority on
+// it, else a typed field of the user's signed request. Where it has neither it cites where it saw
+// the value (a fact of some other read) or itself, and the engine judges that like any model's
+// claim. This is the model's side of provenance by reference; the engine checks every reference
+// and never looks for one itself.
+import type { CompiledContext } from '../../workflows/controller/context.js';
+import type { Domain } from '../../workflows/contract.js';
+
+type Leaf = string | number;
+
+export function citeSources(
+  tool: string,
+  args: Record<string, unknown>,
+  context: CompiledContext,
+  domain: Domain,
+): Record<string, string | string[]> | undefined {
+  const contract = domain.tools.find((t) => t.name === tool);
+  const kinds = (contract?.argKinds ?? {}) as Record<string, string | undefined>;
+  const sources: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(args)) {
+    const kind = kinds[name];
+    if (kind === undefined) continue;
+    const refs = leaves(value).map((leaf) => citeOne(leaf, kind, context, domain));
+    if (refs.length) sources[name] = Array.isArray(value) ? refs : (refs[0] as string);
+  }
+  return Object.keys(sources).length ? sources : undefined;
+}
+
+function citeOne(value: Leaf, kind: string, context: CompiledContext, domain: Domain): string {
+  const newestFirst = context.evidence.filter((e) => e.status === 'ok').reverse();
+  const equal = (fact: unknown) => (typeof fact === 'string' || typeof fact === 'number') && same(fact, value);
+  for (const e of newestFirst) {
+    const read = domain.tools.find((t) => t.name === e.tool);
+    if (!read?.vouchesFor?.includes(kind)) continue;
+    const key = Object.entries(e.facts).find(([k, fact]) => equal(fact) && kindOf(read.factKind, k) === kind)?.[0];
+    if (key !== undefined) return `${e.id}.${key}`;
+  }
+  if (context.notes.some((n) => n.signed && [n.fields?.[kind] ?? []].flat().some((f) => same(f, value)))) return `request.${kind}`;
+  for (const e of newestFirst) {
+    const key = Object.entries(e.facts).find(([, fact]) => equal(fact))?.[0];
+    if (key !== undefined) return `${e.id}.${key}`;
+  }
+  return 'model';
+}
+
+/** Values as a reader compares them: numbers by value, text without case or spaces. */
+function same(a: Leaf, b: Leaf): boolean {
+  if (typeof a === 'number' || typeof b === 'number') return typeof a === typeof b && a === b;
+  return a.replace(/\s+/g, '').toLowerCase() === b.replace(/\s+/g, '').toLowerCase();
+}
+
+function kindOf(factKind: ((key: string) => string | undefined) | undefined, key: string): string | undefined {
+  try {
+    return factKind?.(key);
+  } catch {
+    return undefined;
+  }
+}
+
+function leaves(value: unknown): Leaf[] {
+  if (typeof value === 'string' || typeof value === 'number') return [value];
+  return Array.isArray(value) ? value.flatMap(leaves) : [];
+}

@@ -1,0 +1,71 @@
+// Provenance by reference: the proposal names where each argument's value comes from, and the
+// engine checks that the value is exactly what the cited source holds. The engine never goes
+// looking for some trusted value that happens to be equal: that is how one cent from an
+// attacker's account, or a counterparty in a history, would pass for a payee. A reference is
+//
+//   e3.scheduled.7.recipient   a fact of evidence e3, under that key
+//   request.payee              a typed field a person signed (the request's, or a later signed note's)
+//   case                       the case id the run was started for
+//   model                      the model wrote it: nothing vouches, a person decides
+//
+// A cited fact vouches only as provenance.ts's trusted-fact rule allows (fresh, authoritative,
+// of the argument's kind when it has one, not carried by this run's own effect).
+import { spelled, type TrustedFact } from './trusted-facts.js';
+
+export type SourceRefs = string | string[];
+
+/** What a reference came to for one value: a label for the record and card, or why it does not vouch. */
+export type Citation = { ok: true; label: string } | { ok: false; problem: string };
+
+export interface CitationScope {
+  facts: readonly TrustedFact[];
+  notes: readonly { by: string; fields?: Record<string, string | number | (string | number)[]> }[];
+  caseId: string;
+}
+
+/** Checks `value` against the references cited for it: one that holds is enough. */
+export function checkCitation(refs: SourceRefs, value: string | number, kind: string | undefined, scope: CitationScope): Citation {
+  const problems: string[] = [];
+  for (const ref of [refs].flat()) {
+    const citation = resolve(ref, value, kind, scope);
+    if (citation.ok) return citation;
+    problems.push(citation.problem);
+  }
+  return { ok: false, problem: problems.join('; ') };
+}
+
+function resolve(ref: string, value: string | number, kind: string | undefined, scope: CitationScope): Citation {
+  const shown = JSON.stringify(ref).slice(0, 80);
+  if (ref === 'model') return { ok: false, problem: 'the model cites itself' };
+  if (ref === 'case') {
+    if (kind !== undefined) return { ok: false, problem: `the case id is no ${kind}` };
+    return String(value) === scope.caseId
+      ? { ok: true, label: 'the case' }
+      : { ok: false, problem: `the case is ${scope.caseId}, not ${String(value).slice(0, 80)}` };
+  }
+  const field = /^request\.([A-Za-z0-9_-]{1,80})$/.exec(ref)?.[1];
+  if (field !== undefined) {
+    if (kind !== undefined && field !== kind) return { ok: false, problem: `${shown} is a signed ${field} field, not a ${kind}` };
+    const note = scope.notes.find((n) => [n.fields?.[field] ?? []].flat().some((f) => spelled(f) === spelled(value)));
+    return note
+      ? { ok: true, label: `signed ${field} field by ${note.by}` }
+      : { ok: false, problem: `no signed ${field} field is ${String(value).slice(0, 80)}` };
+  }
+  const fact = /^(e\d+)\.([\s\S]+)$/.exec(ref);
+  if (!fact) return { ok: false, problem: `${shown} is not a reference (e<n>.<fact key>, request.<field>, case or model)` };
+  const [, evidenceId, key] = fact;
+  const found = scope.facts.find((f) => f.evidenceId === evidenceId && f.key === key);
+  if (!found) return { ok: false, problem: `${shown} is no fresh authoritative fact of this run` };
+  if (spelled(found.value) !== spelled(value))
+    return { ok: false, problem: `${shown} is ${JSON.stringify(found.value).slice(0, 80)}, not ${JSON.stringify(value).slice(0, 80)}` };
+  if (kind !== undefined && found.kind !== kind) return { ok: false, problem: `${shown} is not a fact its read vouches for as kind ${kind}` };
+  return { ok: true, label: `fact ${key} (${evidenceId})` };
+}
+
+/**
+ * For a value that cites nothing: the trusted facts of its kind that hold it, as references the
+ * model could cite. A hint for the model's next proposal, never a source.
+ */
+export function citableFor(value: string | number, kind: string, facts: readonly TrustedFact[]): string[] {
+  return facts.filter((f) => f.kind === kind && spelled(f.value) === spelled(value)).map((f) => `${f.evidenceId}.${f.key}`);
+}
