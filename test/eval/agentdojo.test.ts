@@ -251,7 +251,18 @@ describe('a derivation belongs to the domain, not the model (banking)', () => {
     await stack.bridge.open(caseId, 'banking', 'user_task_12', null);
     const replies = [
       { type: 'call', calls: [{ tool: 'get_scheduled_transactions', args: {} }] },
-      { type: 'call', calls: [{ tool: 'update_scheduled_transaction', args: { id: 7, amount: update.amount }, derive: { amount: update.derive } }] },
+      // The signed request is the run's first record, so its first read is e2.
+      {
+        type: 'call',
+        calls: [
+          {
+            tool: 'update_scheduled_transaction',
+            args: { id: 7, amount: update.amount },
+            sources: { id: 'e2.scheduled.7.id' },
+            derive: { amount: update.derive },
+          },
+        ],
+      },
       { type: 'escalate', reason: 'the rent is updated; nothing else to do' },
     ];
     const run: RunInput = { domain: 'agentdojo-banking', caseId, model: { adapter: 'scripted', replies }, request: signNote(stack.user, workflowId, RISE) };
@@ -266,7 +277,7 @@ describe('a derivation belongs to the domain, not the model (banking)', () => {
   };
 
   it("the domain's declared rise, bound to the bank's 1100 by reference and the user's stated 100, reaches the bank with nobody asked", async () => {
-    // The signed request is the run's first record, so its first read is e2; scheduled.7.amount is the rent.
+    // scheduled.7.amount is the rent.
     const { caseId, handle } = await rentRun('rule', { amount: 1200, derive: { rule: 'rise', operands: { old: 'e2.scheduled.7.amount', rise: 100 } } });
     await handle.result();
     expect((await handle.query(stateQuery)).state.approvals).toEqual([]);
