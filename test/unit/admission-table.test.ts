@@ -154,9 +154,12 @@ describe('admission: one failing case per check', () => {
     expect(invoked).toHaveLength(sent ?? 0);
   });
 
-  it("covers every code the gate refuses with (read from the gate's source)", () => {
+  it("covers every code the gate refuses with (read from the gate's source), as docs/life-of-a-run.md lists them", () => {
     const source = readFileSync(new URL('../../workflows/controller/gate.ts', import.meta.url), 'utf8');
     const codes = [...new Set([...source.matchAll(/refuse\('([a-z_]+)'/g)].map((m) => m[1]))].sort();
     expect(table.map((row) => row.code).sort()).toEqual(codes);
+    const docs = readFileSync(new URL('../../docs/life-of-a-run.md', import.meta.url), 'utf8');
+    const listed = docs.split('<!-- admission-checks -->')[1]?.split('\n\n')[0] ?? '';
+    expect([...listed.matchAll(/\| `([a-z_]+)` \|/g)].map((m) => m[1]).sort()).toEqual(codes);
   });
 });
