@@ -6,6 +6,7 @@ import type { Domain, PreconditionVerdict } from '../contract.js';
 import { eligibleApprovers, type Approver } from '../trust/directory.js';
 import { statementFingerprint } from '../statement-use.js';
 import { canonical, digestOf } from '../trust/statement.js';
+import { overBudget } from './budget.js';
 import type { RunEvent } from './events.js';
 import { displayFacts } from './display.js';
 import { admitCalls, type Asking } from './gate.js';
@@ -163,8 +164,7 @@ export function onDecided(state: RunState, domain: Domain, event: Extract<RunEve
 /** Re-check at execution time: hours may have passed since the request. */
 function afterApproval(closed: RunState, domain: Domain, request: ApprovalRequest, now: number): RunState {
   if (deadlineReached(closed, now)) return onDeadline(closed, now);
-  const effects = request.call.kind === 'effect' ? 1 : 0;
-  if (closed.used.effects + effects > closed.budgets.effects || closed.used.toolCalls + 1 > closed.budgets.toolCalls) {
+  if (overBudget(closed, [request.call])) {
     return proposeOrStop(control(closed, 'over_budget', `approved, but the budget no longer allows ${request.call.tool}`), now);
   }
   if (inDoubt(closed)) return proposeOrStop(control(closed, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
@@ -211,8 +211,7 @@ export function dispatchIfStillValid(state: RunState, domain: Domain, now: numbe
   }
   if (inDoubt(cleared)) return proposeOrStop(control(cleared, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
   // The re-read spent a call of its own: the budget is judged again on what is left now.
-  const effects = pending.call.kind === 'effect' ? 1 : 0;
-  if (cleared.used.effects + effects > cleared.budgets.effects || cleared.used.toolCalls + 1 > cleared.budgets.toolCalls) {
+  if (overBudget(cleared, [pending.call])) {
     return proposeOrStop(control(cleared, 'over_budget', `${pending.call.tool} was approved, but after its re-read the budget no longer allows it`), now);
   }
   return startCalls(cleared, [withApprovers(cleared, pending.call, pending.requestId)], now);

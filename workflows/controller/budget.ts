@@ -15,6 +15,17 @@ export function budgetLeft(state: RunState, now: number): BudgetLeft {
   };
 }
 
+/**
+ * What the budgets leave no room for, if `calls` ran now: the one rule for calls, judged when a
+ * proposal is admitted and again when an approved call is about to go out.
+ */
+export function overBudget(state: RunState, calls: readonly { kind: 'read' | 'effect' }[]): string | undefined {
+  const effects = calls.filter((c) => c.kind === 'effect').length;
+  if (state.used.toolCalls + calls.length > state.budgets.toolCalls) return `tool-call budget: ${state.budgets.toolCalls - state.used.toolCalls} calls left`;
+  if (state.used.effects + effects > state.budgets.effects) return `effect budget: ${state.budgets.effects - state.used.effects} effects left`;
+  return undefined;
+}
+
 /** Whether the run's spend is bounded: only when its start set a spend budget. */
 function spendLimited(state: RunState): boolean {
   return state.budgets.spendMicros !== undefined;

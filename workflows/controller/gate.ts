@@ -1,12 +1,14 @@
 // The gate: deterministic checks between a proposed call and the world. A refusal is a value
 // (fed back to the model, or a terminal when repeating it would be unsafe), never an exception.
 import { effectKey, type ApprovalRule, type Domain, type PreconditionVerdict, type ToolContract } from '../contract.js';
+import { overBudget } from './budget.js';
 import { describeIssues, type Decision } from './decision.js';
 import { answerWentStale, callSignature, isRepeatWithoutProgress } from './loop-guard.js';
 import { checkPrecondition } from './precondition.js';
 import { checkProvenance, type Proposal, type ProvenanceVerdict, type Unvouched } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
 import { subjectOfCall } from './subject.js';
+import { inDoubt } from './transitions.js';
 
 /** Why a call goes to a person though its contract alone would not send it there, and under which rule. */
 export interface Asking {
@@ -72,13 +74,9 @@ export function admitCalls(state: RunState, domain: Domain, decision: CallDecisi
   if (effects > 0 && planned.length > 1) {
     return refuse('parallel_effect', 'an effect must be proposed alone, not alongside other calls');
   }
-  if (state.used.toolCalls + planned.length > state.budgets.toolCalls) {
-    return refuse('over_budget', `tool-call budget: ${state.budgets.toolCalls - state.used.toolCalls} calls left`);
-  }
-  if (state.used.effects + effects > state.budgets.effects) {
-    return refuse('over_budget', `effect budget: ${state.budgets.effects - state.used.effects} effects left`);
-  }
-  if (state.effects.some((e) => e.status === 'unknown' || e.status === 'in_flight')) {
+  const short = overBudget(state, planned);
+  if (short) return refuse('over_budget', short);
+  if (inDoubt(state)) {
     return refuse('effect_in_doubt', 'an earlier effect has not been settled yet');
   }
 
