@@ -55,8 +55,13 @@ function deriveProperty(tool: AnyTool): JsonObject {
   };
 }
 
-/** A call's arguments without the reserved properties, and what those said (nulls are "left out"). */
-export function splitClaims(args: JsonObject): { args: JsonObject; sources?: JsonObject; derive?: JsonObject } {
+/**
+ * A call's arguments without the reserved properties, and what those said (nulls are "left out").
+ * Only a function that offers them has them: a read's own argument of that name stays its own.
+ */
+export function splitClaims(offered: JsonObject, args: JsonObject): { args: JsonObject; sources?: JsonObject; derive?: JsonObject } {
+  const properties = offered.properties && typeof offered.properties === 'object' ? offered.properties : {};
+  if (!(SOURCES_PROPERTY in properties)) return { args };
   const { [SOURCES_PROPERTY]: sources, [DERIVE_PROPERTY]: derive, ...rest } = args;
   return { args: rest, ...compact('sources', sources), ...compact('derive', derive) };
 }

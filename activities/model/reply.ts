@@ -33,7 +33,7 @@ export function decisionFrom(turn: ModelTurn, functions: DomainFunctions): unkno
     }
     for (const call of written) {
       const spec = functions.byName.get(call.name);
-      if (spec) calls.push({ name: call.name, ...splitClaims(argumentsFor(spec, call.args)) });
+      if (spec) calls.push({ name: call.name, ...splitClaims(spec.loose, argumentsFor(spec, call.args)) });
     }
   }
 
@@ -44,7 +44,7 @@ export function decisionFrom(turn: ModelTurn, functions: DomainFunctions): unkno
     }
     const args = typeof call.arguments === 'string' ? parseArguments(call.arguments) : call.arguments;
     if (typeof args === 'string') return invalid(`arguments of ${call.name} ${args}`);
-    calls.push({ name: call.name, ...splitClaims(argumentsFor(spec, args)) });
+    calls.push({ name: call.name, ...splitClaims(spec.loose, argumentsFor(spec, args)) });
   }
 
   const control = calls.find((c) => c.name === FINISH_FUNCTION || c.name === ESCALATE_FUNCTION);

@@ -179,8 +179,14 @@ describe("a call's sources and derivations ride beside its arguments", () => {
     const reissue = lastBody().tools.find((t) => t.function.name === 'reissue_transfer');
     expect(reissue?.function.strict).toBe(true);
     expect(reissue?.function.parameters.properties).toHaveProperty('_sources');
-    // A read that keeps its arguments in the run has nothing to cite.
+    // A read that keeps its arguments in the run has nothing to cite, and is not offered _sources:
+    // one the model sends anyway stays an argument, for the gate's strict schema to refuse.
     expect(lastBody().tools.find((t) => t.function.name === 'read_ledger')?.function.parameters.properties).not.toHaveProperty('_sources');
+    server.enqueue(toolCallsReply([{ name: 'read_ledger', arguments: { transferId: 'PX-1042', _sources: { transferId: 'case' } } }]));
+    expect((await propose(input())).reply).toEqual({
+      type: 'call',
+      calls: [{ tool: 'read_ledger', args: { transferId: 'PX-1042', _sources: { transferId: 'case' } } }],
+    });
   });
 
   it("a tool's declared derivations are offered as _derive, and a strict reply's nulls are read as left out", async () => {
