@@ -7,6 +7,7 @@
 // and never looks for one itself.
 import type { CompiledContext } from '../../workflows/controller/context.js';
 import type { Domain } from '../../workflows/contract.js';
+import { kindOrNone, spelled } from '../../workflows/controller/trusted-facts.js';
 
 type Leaf = string | number;
 
@@ -30,33 +31,19 @@ export function citeSources(
 
 function citeOne(value: Leaf, kind: string, context: CompiledContext, domain: Domain): string {
   const newestFirst = context.evidence.filter((e) => e.status === 'ok').reverse();
-  const equal = (fact: unknown) => (typeof fact === 'string' || typeof fact === 'number') && same(fact, value);
+  const equal = (fact: unknown) => (typeof fact === 'string' || typeof fact === 'number') && spelled(fact) === spelled(value);
   for (const e of newestFirst) {
     const read = domain.tools.find((t) => t.name === e.tool);
     if (!read?.vouchesFor?.includes(kind)) continue;
-    const key = Object.entries(e.facts).find(([k, fact]) => equal(fact) && kindOf(read.factKind, k) === kind)?.[0];
+    const key = Object.entries(e.facts).find(([k, fact]) => equal(fact) && kindOrNone(read.factKind, k) === kind)?.[0];
     if (key !== undefined) return `${e.id}.${key}`;
   }
-  if (context.notes.some((n) => n.signed && [n.fields?.[kind] ?? []].flat().some((f) => same(f, value)))) return `request.${kind}`;
+  if (context.notes.some((n) => n.signed && [n.fields?.[kind] ?? []].flat().some((f) => spelled(f) === spelled(value)))) return `request.${kind}`;
   for (const e of newestFirst) {
     const key = Object.entries(e.facts).find(([, fact]) => equal(fact))?.[0];
     if (key !== undefined) return `${e.id}.${key}`;
   }
   return 'model';
-}
-
-/** Values as a reader compares them: numbers by value, text without case or spaces. */
-function same(a: Leaf, b: Leaf): boolean {
-  if (typeof a === 'number' || typeof b === 'number') return typeof a === typeof b && a === b;
-  return a.replace(/\s+/g, '').toLowerCase() === b.replace(/\s+/g, '').toLowerCase();
-}
-
-function kindOf(factKind: ((key: string) => string | undefined) | undefined, key: string): string | undefined {
-  try {
-    return factKind?.(key);
-  } catch {
-    return undefined;
-  }
 }
 
 function leaves(value: unknown): Leaf[] {

@@ -46,7 +46,7 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
   const field = /^request\.([A-Za-z0-9_-]{1,80})$/.exec(ref)?.[1];
   if (field !== undefined) {
     if (kind !== undefined && field !== kind) return { ok: false, problem: `${shown} is a signed ${field} field, not a ${kind}` };
-    const note = scope.notes.find((n) => [n.fields?.[field] ?? []].flat().some((f) => spelled(f) === spelled(value)));
+    const note = signedFieldHolding(scope.notes, field, value);
     return note
       ? { ok: true, label: `signed ${field} field by ${note.by}` }
       : { ok: false, problem: `no signed ${field} field is ${String(value).slice(0, 80)}` };
@@ -62,10 +62,16 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
   return { ok: true, label: `fact ${key} (${evidenceId})` };
 }
 
+/** The signed note whose typed `field` holds `value`, as the kind spells it. */
+function signedFieldHolding(notes: CitationScope['notes'], field: string, value: string | number): CitationScope['notes'][number] | undefined {
+  return notes.find((n) => [n.fields?.[field] ?? []].flat().some((f) => spelled(f) === spelled(value)));
+}
+
 /**
- * For a value that cites nothing: the trusted facts of its kind that hold it, as references the
- * model could cite. A hint for the model's next proposal, never a source.
+ * For a value that cites nothing: the references the model could cite, the trusted facts of its
+ * kind that hold it and a signed field of that kind. A hint for the model's next proposal, never a source.
  */
-export function citableFor(value: string | number, kind: string, facts: readonly TrustedFact[]): string[] {
-  return facts.filter((f) => f.kind === kind && spelled(f.value) === spelled(value)).map((f) => `${f.evidenceId}.${f.key}`);
+export function citableFor(value: string | number, kind: string, scope: CitationScope): string[] {
+  const facts = scope.facts.filter((f) => f.kind === kind && spelled(f.value) === spelled(value)).map((f) => `${f.evidenceId}.${f.key}`);
+  return signedFieldHolding(scope.notes, kind, value) ? [...facts, `request.${kind}`] : facts;
 }

@@ -86,7 +86,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     }
     if (unvouched.some((u) => u.value === text)) continue;
     const shown = JSON.stringify(text).slice(0, 80);
-    const hint = [...citableFor(value, kind, facts), ...(notes.some((n) => statesField(n.fields, kind, value)) ? [`request.${kind}`] : [])];
+    const hint = citableFor(value, kind, scope);
     if (citation) {
       messages.push(`the ${name} ${shown} cites ${compactJson(refs, 100)}, which does not vouch for it: ${citation.problem}`);
     } else if (hint.length) {
@@ -220,9 +220,4 @@ function trustedValues(state: RunState, facts: readonly TrustedFact[], now: numb
 function untrustedTexts(state: RunState): string[] {
   const notes = state.transcript.flatMap((t) => (t.kind === 'note' && !t.trusted ? [t.text] : []));
   return [...state.evidence.flatMap((e) => e.quoted), ...notes];
-}
-
-/** Whether a signed note's typed fields state `value` as a `kind`. */
-function statesField(fields: Record<string, string | number | (string | number)[]> | undefined, kind: string, value: string | number): boolean {
-  return [fields?.[kind] ?? []].flat().some((field) => spelled(field) === spelled(value));
 }

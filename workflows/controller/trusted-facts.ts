@@ -57,7 +57,7 @@ function carriedByEffects(state: RunState, domain: Pick<Domain, 'tools'>): Map<s
 }
 
 /** The kind a read's factKind gives `key`; a hook that is missing or throws names none. */
-function kindOrNone(kindOf: ((key: string) => string | undefined) | undefined, key: string): string | undefined {
+export function kindOrNone(kindOf: ((key: string) => string | undefined) | undefined, key: string): string | undefined {
   try {
     return kindOf?.(key);
   } catch {
