@@ -1,15 +1,18 @@
-// One failing case per admission check: every code the gate (workflows/controller/gate.ts) can
-// refuse a proposal with has a row here, driven through the pure controller, asserting the code
-// the model is told and that the effect never went out. The table is checked against the gate's
-// own source, so a new check without a row fails here.
+// One failing case per admission check, at each stage it runs: every code a check of
+// workflows/controller/admission.ts refuses a proposal with has a row here, and every check that
+// runs again before dispatch has a row for that too, driven through the pure controller, asserting
+// the code and that the effect never went out. The rows are checked against the checks' own list
+// and the docs' table, so a new check (or a new stage for one) without a row fails here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ADMISSION_CHECKS } from '../../workflows/controller/admission.js';
+import { TEST_DIRECTORY } from '../support/keys.js';
 import { banking } from '../../eval/agentdojo/banking.js';
 import { slack } from '../../eval/agentdojo/slack.js';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import type { Domain } from '../../workflows/contract.js';
-import { Run, metricsOf, out, readAck, readLedger, reissue, restart } from '../support/driver.js';
+import { Run, TRANSFER, metricsOf, out, readAck, readLedger, reissue, restart } from '../support/driver.js';
 
 const { askWhenUnvouched: _asks, ...bankingRefusing } = banking;
 const APPLE = 'US122000000121212121212';
@@ -141,6 +144,60 @@ const table: Row[] = [
   },
 ];
 
+/**
+ * A payments run whose reissue waits for a person, with `meanwhile` done to it while they decide;
+ * then they approve, and the ledger's re-read says `ledger`.
+ */
+function approvedAfter(meanwhile: (run: Run) => void, ledger = 'FAILED'): Run {
+  const ledgerSays = (status: string) => (_: never, now: number) => ({ ...(out.ledger(status)({} as never, now) as object), reissueId: null });
+  const run = new Run(payments);
+  run.call(readLedger);
+  run.observeOk({ read_ledger: ledgerSays('FAILED') });
+  run.call(reissue);
+  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+  meanwhile(run);
+  run.decide('approve');
+  // The checks that no read can change refuse before the re-read; the precondition after it.
+  if (run.command.type === 'invoke') run.observeOk({ read_ledger: ledgerSays(ledger) });
+  return run;
+}
+const reissueKey = `payments/reissue_transfer/reissue-${TRANSFER}`;
+const entry = (status: 'applied' | 'unknown') => ({
+  callId: 'c9',
+  turn: 1,
+  tool: 'reissue_transfer',
+  args: {},
+  key: reissueKey,
+  status,
+  attempts: 1,
+  readbacks: 0,
+});
+
+/** The checks that run again just before an approved effect goes out, failing there. */
+const atDispatch: Row[] = [
+  {
+    code: 'over_budget',
+    effect: 'reissue_transfer',
+    run: () => approvedAfter((r) => (r.state = { ...r.state, budgets: { ...r.state.budgets, effects: 0 } })),
+  },
+  {
+    code: 'effect_in_doubt',
+    effect: 'reissue_transfer',
+    run: () => approvedAfter((r) => (r.state = { ...r.state, effects: [...r.state.effects, { ...entry('unknown'), key: 'elsewhere' }] })),
+  },
+  {
+    code: 'already_applied',
+    effect: 'reissue_transfer',
+    run: () => approvedAfter((r) => (r.state = { ...r.state, effects: [...r.state.effects, entry('applied')] })),
+  },
+  {
+    code: 'not_permitted',
+    effect: 'reissue_transfer',
+    run: () => approvedAfter((r) => (r.state = { ...r.state, permittedEffects: [] })),
+  },
+  { code: 'precondition_failed', effect: 'reissue_transfer', run: () => approvedAfter(() => undefined, 'SETTLED') },
+];
+
 function drive(run: Run, steps: (run: Run) => void): Run {
   steps(run);
   return run;
@@ -154,12 +211,24 @@ describe('admission: one failing case per check', () => {
     expect(invoked).toHaveLength(sent ?? 0);
   });
 
-  it("covers every code the gate refuses with (read from the gate's source), as docs/life-of-a-run.md lists them", () => {
-    const source = readFileSync(new URL('../../workflows/controller/gate.ts', import.meta.url), 'utf8');
-    const codes = [...new Set([...source.matchAll(/refuse\('([a-z_]+)'/g)].map((m) => m[1]))].sort();
-    expect(table.map((row) => row.code).sort()).toEqual(codes);
+  it.each(atDispatch)('$code, just before dispatch', ({ code, effect, run }) => {
+    const r = run();
+    expect(r.lastControl?.code).toBe(code);
+    expect(r.lastControl?.message).toMatch(/^reissue_transfer was approved, but /);
+    expect(r.invokedEver(effect)).toBe(false);
+  });
+
+  it('has a row for every code of every check, at every stage it runs at, as docs/life-of-a-run.md lists them', () => {
+    // `loop` is how the loop guard stops a run after its nudge (the loop_nudge row's second time), not a refusal.
+    const codes = ADMISSION_CHECKS.flatMap((c) => c.codes.filter((code) => code !== 'loop'));
+    expect(table.map((row) => row.code).sort()).toEqual([...codes].sort());
+    const again = ADMISSION_CHECKS.filter((c) => c.at.includes('dispatch')).flatMap((c) => c.codes);
+    expect(atDispatch.map((row) => row.code).sort()).toEqual([...again].sort());
     const docs = readFileSync(new URL('../../docs/life-of-a-run.md', import.meta.url), 'utf8');
     const listed = docs.split('<!-- admission-checks -->')[1]?.split('\n\n')[0] ?? '';
-    expect([...listed.matchAll(/\| `([a-z_]+)` \|/g)].map((m) => m[1]).sort()).toEqual(codes);
+    const rows = [...listed.matchAll(/^\| \d+ \| (.+?) \| (.+?) \| (yes)? ?\| (yes)? ?\|$/gm)];
+    expect(rows.map((m) => [m[1], m[2], m[4] === 'yes'])).toEqual(
+      ADMISSION_CHECKS.map((c) => [c.name, c.codes.map((code) => `\`${code}\``).join(', '), c.at.includes('dispatch')]),
+    );
   });
 });

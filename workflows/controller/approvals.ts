@@ -6,15 +6,14 @@ import type { Domain, PreconditionVerdict } from '../contract.js';
 import { eligibleApprovers, type Approver } from '../trust/directory.js';
 import { statementFingerprint } from '../statement-use.js';
 import { canonical, digestOf } from '../trust/statement.js';
-import { overBudget } from './budget.js';
 import type { RunEvent } from './events.js';
 import { displayFacts } from './display.js';
-import { admitCalls, type Asking } from './gate.js';
-import { checkPrecondition, rereadFor } from './precondition.js';
+import { admitCalls, admitForDispatch, type Asking } from './admission.js';
+import { rereadFor } from './precondition.js';
 import type { ApprovalRequest, PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';
 import { checkAmend, checkDecision, verifiedStarter } from './trust.js';
-import { contractOf, control, deadlineReached, inDoubt, onDeadline, proposeOrStop, startCalls, stop, withApprovalClosed } from './transitions.js';
+import { contractOf, control, deadlineReached, onDeadline, proposeOrStop, startCalls, stop, withApprovalClosed } from './transitions.js';
 
 /** The request for one call (an effect, or a read a person is asked about); the run waits in `awaiting_approval` until it closes. */
 export function raiseApproval(
@@ -164,10 +163,9 @@ export function onDecided(state: RunState, domain: Domain, event: Extract<RunEve
 /** Re-check at execution time: hours may have passed since the request. */
 function afterApproval(closed: RunState, domain: Domain, request: ApprovalRequest, now: number): RunState {
   if (deadlineReached(closed, now)) return onDeadline(closed, now);
-  if (overBudget(closed, [request.call])) {
-    return proposeOrStop(control(closed, 'over_budget', `approved, but the budget no longer allows ${request.call.tool}`), now);
-  }
-  if (inDoubt(closed)) return proposeOrStop(control(closed, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
+  // Before the re-read: what no read can change (the budget, an effect in doubt, ...).
+  const early = admitForDispatch(closed, domain, request.call, now, { beforeReread: true });
+  if (early.kind !== 'admit') return proposeOrStop(control(closed, early.code, `${request.call.tool} was approved, but ${early.message}`), now);
 
   const accepted = request.precondition?.ok === false ? request.precondition.reason : undefined;
   const pending = { call: request.call, requestId: request.requestId, ...(accepted ? { acceptedViolation: accepted } : {}) };
@@ -198,21 +196,15 @@ function afterApproval(closed: RunState, domain: Domain, request: ApprovalReques
   return startCalls({ ...closed, seq: closed.seq + 1, pendingDispatch: pending }, [read], now);
 }
 
-/** After the re-read (or without one): the precondition once more, then the effect or a refusal. */
+/** After the re-read (or without one): every dispatch-time check of admission.ts once more, then the effect or a refusal. */
 export function dispatchIfStillValid(state: RunState, domain: Domain, now: number): RunState {
   const pending = state.pendingDispatch;
   if (!pending) return state;
   const cleared: RunState = { ...state, pendingDispatch: undefined };
-  const verdict = checkPrecondition(cleared, contractOf(domain, pending.call.tool), pending.call, now);
-  // An approver who accepted a stated violation accepted that one, not whatever holds now.
-  const holds = verdict.ok || verdict.reason === pending.acceptedViolation;
-  if (!holds) {
-    return proposeOrStop(control(cleared, 'precondition_failed', `${pending.call.tool} was approved, but just before dispatch: ${verdict.reason}`), now);
-  }
-  if (inDoubt(cleared)) return proposeOrStop(control(cleared, 'effect_in_doubt', 'approved, but an earlier effect is still in doubt'), now);
-  // The re-read spent a call of its own: the budget is judged again on what is left now.
-  if (overBudget(cleared, [pending.call])) {
-    return proposeOrStop(control(cleared, 'over_budget', `${pending.call.tool} was approved, but after its re-read the budget no longer allows it`), now);
+  // The re-read spent a call of its own, and the evidence is what it says now.
+  const admission = admitForDispatch(cleared, domain, pending.call, now, { acceptedViolation: pending.acceptedViolation });
+  if (admission.kind !== 'admit') {
+    return proposeOrStop(control(cleared, admission.code, `${pending.call.tool} was approved, but just before dispatch: ${admission.message}`), now);
   }
   return startCalls(cleared, [withApprovers(cleared, pending.call, pending.requestId)], now);
 }

@@ -2,7 +2,7 @@
 // on the event), no randomness, no exceptions for anything a model or a tool can cause. The
 // command is derived from the state alone, so the workflow can always ask "what now?".
 // This file is the table: each event goes to a small handler in proposals.ts, approvals.ts,
-// finish.ts or observed.ts; the gate (gate.ts) judges proposed calls.
+// finish.ts or observed.ts; the gate (admission.ts) judges proposed calls.
 import type { Budgets, ContextStrategy, Domain } from '../contract.js';
 import { onAmended, onApprovalTimedOut, onApproversLoaded, onDecided } from './approvals.js';
 import { onCancelReadback, onCancelRequested } from './cancel.js';

@@ -1,12 +1,12 @@
 // Turns and proposals: a proposal, whoever made it (the model, the domain's route, the model's
 // plan), is parsed, charged to the budgets, receipted and judged here, by one onProposal, so no
-// proposer can reach the gate by another way. next.ts routes events here; gate.ts judges calls.
+// proposer can reach the gate by another way. next.ts routes events here; admission.ts judges calls.
 import type { Domain } from '../contract.js';
 import { raiseApproval } from './approvals.js';
 import { compactJson, parseDecision, summarizeDecision, type Decision } from './decision.js';
 import type { RunEvent } from './events.js';
 import { claimSubjectOf, onFinish } from './finish.js';
-import { admitCalls } from './gate.js';
+import { admitCalls } from './admission.js';
 import { chargeSpend } from './budget.js';
 import { fold } from './retention.js';
 import { proposerFor } from './route.js';

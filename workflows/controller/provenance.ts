@@ -1,25 +1,33 @@
-// Argument provenance: every value an effect would carry to the world must come from the case
-// itself, an authoritative fact the run observed fresh, or what a person signed. A value that
-// only untrusted text supplied (a log line, a replica note, an unsigned note) may not steer an
-// effect: that is how an injected instruction would pick the target.
+// The information-flow rule, in one place. Every value a call carries to the world (an effect's
+// arguments, or a read's that reaches outside the run) must trace to a source the engine knows:
 //
-// An argument with a kind (ToolContract.argKinds: a payee, an amount) is held to more. The
-// proposal cites its source by reference (cited-sources.ts: a fact of a read that is the authority
-// on that kind, or a typed field a person signed), or computes it by a derivation the tool
-// declares (derived-args.ts); the value must be exactly what the source holds, compared as the
-// kind spells it and never through Number. A trusted value that merely equals it is not a source:
-// the model is told to cite it, and nobody is asked. Free text vouches for no kinded value (to
-// mention an account is not to ask to pay it), and nor does a fact whose value this run's own
-// effects carried (trusted-facts.ts: the one rule for which facts vouch).
-import type { Domain, ToolContract } from '../contract.js';
+//   1. the case itself, or a fact of a fresh read that the domain declares the authority on that
+//      kind of value for that purpose (ToolContract.vouchesFor; trusted-facts.ts says which facts
+//      vouch, once: never one third parties can write, never one this run's own effects carried);
+//   2. a typed field of a statement a person signed (the start request, a note, an amendment);
+//   3. a derivation the tool declares, over operands that trace by 1 or 2 (derived-args.ts);
+//   4. a person's decision on this very call, and on nothing after it.
+//
+// An argument with a kind (ToolContract.argKinds: a payee, an amount) must cite its source by
+// reference (cited-sources.ts), and be exactly what that source holds, compared as the kind
+// spells it, never through Number. A trusted value that merely equals it is not a source: the
+// model is told what to cite, and nobody is asked. Free text vouches for no kinded value (to
+// mention an account is not to ask to pay it); a link or account number inside a narrative
+// argument leaves only from a trusted source (carried-text.ts).
+//
+// A value with no source is refused, or, if the domain says so (Domain.askWhenUnvouched), put to
+// a person with where the run saw it, the model's arithmetic shown as its own: `judgeFlow` below.
+import type { ApprovalRule, Domain, ToolContract } from '../contract.js';
 import { caseSubject } from '../contract.js';
 import { compactJson, type Derive } from './decision.js';
 import { checkDerived } from './derived-args.js';
 import { viewOf } from './observation.js';
-import type { RunState } from './state.js';
+import type { PlannedCall, RunState } from './state.js';
 import { subjectId } from './subject.js';
 import { checkCitation, citableFor, type SourceRefs } from './cited-sources.js';
 import { isTrustedEvidence, kindedArgs, leaves, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
+import { carriedOut, untrustedTexts } from './carried-text.js';
+import { callSignature } from './loop-guard.js';
 
 /** A value no trusted source vouches for, and where the run saw it: what a person is shown when asked. */
 export interface Unvouched {
@@ -43,6 +51,44 @@ export interface Proposal {
   args: unknown;
   derive?: Record<string, Derive> | undefined;
   sources?: Record<string, SourceRefs> | undefined;
+}
+
+/** Why a call goes to a person though its contract alone would not send it there, and under which rule. */
+export interface Asking {
+  rule: ApprovalRule;
+  /** Values no trusted source vouches for, with where the run saw each (shown on the card). */
+  unvouched: Unvouched[];
+}
+
+/** What the rule says of one call: it goes (labelled; perhaps to a person first), or it is refused. */
+export type FlowVerdict =
+  { ok: true; call: PlannedCall; ask?: Asking } | { ok: false; code: 'cite_source' | 'tainted_argument' | 'ask_alone'; message: string; signature?: string };
+
+/**
+ * Refuse or ask. `alone`: no other call is proposed beside this one (a person decides on one call
+ * at a time, with nothing else in flight).
+ */
+export function judgeFlow(
+  state: RunState,
+  domain: Pick<Domain, 'tools' | 'askWhenUnvouched'>,
+  contract: ToolContract,
+  proposal: Proposal & { call: PlannedCall },
+  alone: boolean,
+  now: number,
+): FlowVerdict {
+  const verdict = checkProvenance(state, domain, contract, proposal, now);
+  // The checked arithmetic and the cited sources go with the call: on its record, and on the card if a person is asked.
+  const call = { ...proposal.call, ...(verdict.derived ? { derived: verdict.derived } : {}), ...(verdict.cited ? { cited: verdict.cited } : {}) };
+  if (verdict.ok) return { ok: true, call };
+  const signature = callSignature(call.tool, call.args);
+  // Uncited values a trusted source holds: the model cites them, nobody is asked.
+  if (verdict.citable) return { ok: false, code: 'cite_source', message: verdict.message };
+  const domainRule = domain.askWhenUnvouched;
+  if (!domainRule) return { ok: false, code: 'tainted_argument', message: verdict.message, signature };
+  if (!alone) return { ok: false, code: 'ask_alone', message: `${verdict.message}; a person must decide on ${call.tool}: propose it alone`, signature };
+  // An effect with an approval rule of its own is decided under that rule; anything else under the domain's.
+  const rule = contract.kind === 'effect' ? (contract.approval ?? domainRule) : domainRule;
+  return { ok: true, call, ask: { rule, unvouched: verdict.unvouched } };
 }
 
 export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, contract: ToolContract, proposal: Proposal, now: number): ProvenanceVerdict {
@@ -160,50 +206,6 @@ function originOf(state: RunState, value: string, now: number): string {
   return 'no source in the run: the model wrote it';
 }
 
-/**
- * What a narrative argument (a message body, a reason) may not carry out: a link (any scheme, or
- * a bare domain), an address or an account-like number (whole, or in groups of four, as IBANs
- * and cards are written) that no trusted source vouches for. The model's own words are its own,
- * and a value a trusted source holds may be quoted; but a link read on a web page (or one the
- * model made up, or read where the engine kept only part of the text) pasted into a message to a
- * colleague is data leaving on someone else's instruction.
- */
-const CARRIED = new RegExp(
-  [
-    String.raw`[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+`, // a URL of any scheme (https, ftp, ipfs, ...)
-    String.raw`[\w.+-]+@[\w-]+(?:\.[\w-]+)+`, // an e-mail address
-    String.raw`\b(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,24}\b(?:\/[^\s"'<>)\]]*)?`, // a bare domain, with or without www. and a path
-    String.raw`\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?\b`, // an IBAN, in groups of four or not
-    String.raw`\b\d{8,}\b|\b\d{4}(?:[ -]\d{4}){2,4}\b`, // an account or card number, whole or in groups of four
-  ].join('|'),
-  'gi',
-);
-
-function carriedOut(state: RunState, args: unknown, narrative: Set<string>, trusted: Set<string>, signedNotes: string[]): { token: string; message: string }[] {
-  if (narrative.size === 0 || !args || typeof args !== 'object' || Array.isArray(args)) return [];
-  // A fact vouches for a value it is, not for text it happens to contain (a channel whose name
-  // someone wrote to carry a link); a person's signed words and the run's goal vouch for what they say.
-  const trustedValues = new Set([...trusted].map((t) => t.toLowerCase()));
-  const trustedTexts = [...signedNotes, state.goal].map((t) => t.toLowerCase());
-  // ...so a link inside a longer fact is carried text, as if quoted.
-  const untrusted = [...untrustedTexts(state), ...trusted];
-  const out: { token: string; message: string }[] = [];
-  for (const [key, value] of Object.entries(args as Record<string, unknown>)) {
-    if (!narrative.has(key) || typeof value !== 'string') continue;
-    for (const match of value.match(CARRIED) ?? []) {
-      const token = match.replace(/[.,;:!?]+$/, '');
-      const lower = token.toLowerCase();
-      if (trustedValues.has(lower) || trustedTexts.some((t) => t.includes(lower)) || out.some((o) => o.token === token)) continue;
-      const where = untrusted.some((t) => t.toLowerCase().includes(lower)) ? 'which only untrusted text supplied' : 'which no trusted source holds';
-      out.push({
-        token,
-        message: `the ${key} carries ${JSON.stringify(token).slice(0, 80)}, ${where}; a link, address or account number may leave only from a trusted source`,
-      });
-    }
-  }
-  return out;
-}
-
 /** The case, the subjects of trusted evidence and every trusted fact's value, as text (for arguments without a kind). */
 function trustedValues(state: RunState, facts: readonly TrustedFact[], now: number): Set<string> {
   const out = new Set<string>([state.caseId]);
@@ -215,9 +217,4 @@ function trustedValues(state: RunState, facts: readonly TrustedFact[], now: numb
   }
   for (const { value } of facts) out.add(String(value));
   return out;
-}
-
-function untrustedTexts(state: RunState): string[] {
-  const notes = state.transcript.flatMap((t) => (t.kind === 'note' && !t.trusted ? [t.text] : []));
-  return [...state.evidence.flatMap((e) => e.quoted), ...notes];
 }
