@@ -29,7 +29,7 @@ export function lastControl(context: CompiledContext): { code: string; message: 
   return entry && entry.kind === 'control' ? { code: entry.code, message: entry.message } : undefined;
 }
 
-export const call = (...calls: { tool: string; args: unknown }[]) => ({ type: 'call', calls });
+export const call = (...calls: { tool: string; args: unknown; sources?: Record<string, string | string[]> }[]) => ({ type: 'call', calls });
 export const escalate = (reason: string) => ({ type: 'escalate', reason });
 export const finish = (claim: unknown, evidence: string[], summary?: string) => ({
   type: 'finish',

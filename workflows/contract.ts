@@ -346,6 +346,8 @@ export interface NextStepView {
 export interface RouteCall {
   tool: string;
   args: unknown;
+  /** Where an argument's value comes from, by reference (`{ toVersion: 'e8.api.previousVersion' }`): required for an argument with a kind. */
+  sources?: Record<string, string | string[]>;
 }
 
 /**

@@ -86,6 +86,10 @@ export const getDeploys = defineTool({
   maxAgeMs: 60 * 60_000,
   maxObservationBytes: 1_024,
   facts: (o) => ({ [`${o.service}.version`]: o.current, [`${o.service}.previousVersion`]: o.previous }),
+  // The deploy record is the authority on what a service may be rolled back to: its previous
+  // version. A version a log line, a note's words or the running deploy mentions is not one.
+  factKind: (key) => (key.endsWith('.previousVersion') ? 'version' : undefined),
+  vouchesFor: ['version'],
   freeText: () => [],
 });
 
@@ -113,6 +117,8 @@ export const revertDeploy = defineTool({
   subject: serviceSubject,
   description: 'Roll one service back to a given earlier version. The orchestrator dedupes by idempotency key.',
   input: z.strictObject({ service: Service, toVersion: Version }),
+  // The target cites the deploy record's previous version (`e8.api.previousVersion`).
+  argKinds: { toVersion: 'version' },
   output: z.object({ effectId: z.string(), service: Service, appliedAt: Iso }),
   kind: 'effect',
   idempotent: true,

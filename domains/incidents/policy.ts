@@ -44,7 +44,10 @@ export function incidentsPolicy(context: CompiledContext): unknown {
   }
   const memory = Number(facts.get(`${sick}.memoryPct`)?.value ?? 0);
   if (memory >= 90) return call({ tool: 'restart_service', args: { service: sick } });
-  const previous = facts.get(`${sick}.previousVersion`)?.value;
-  if (typeof previous === 'string') return call({ tool: 'revert_deploy', args: { service: sick, toVersion: previous } });
+  const previous = facts.get(`${sick}.previousVersion`);
+  if (typeof previous?.value === 'string') {
+    const sources = { toVersion: `${previous.evidenceId}.${sick}.previousVersion` };
+    return call({ tool: 'revert_deploy', args: { service: sick, toVersion: previous.value }, sources });
+  }
   return escalate(`${sick} is unhealthy and neither memory nor a deploy explains it`);
 }

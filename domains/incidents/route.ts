@@ -82,7 +82,7 @@ function remedy(view: RouteView, service: string): RouteStep {
   if (typeof previous !== 'string' || previous === current)
     return { open: [`${service} is unhealthy, its memory is fine and there is no earlier version to revert to`] };
   return {
-    call: [{ tool: 'revert_deploy', args: { service, toVersion: previous } }],
+    call: [{ tool: 'revert_deploy', args: { service, toVersion: previous }, sources: { toVersion: `${deploys.id}.${service}.previousVersion` } }],
     why: `${service} is unhealthy, memory fine, previous version ${previous} (${deploys.id})`,
   };
 }

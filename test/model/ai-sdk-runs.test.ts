@@ -64,13 +64,20 @@ const lanes = new Map<string, Promise<unknown>>();
 function asTurn(reply: unknown): Turn {
   const d = reply as {
     type?: string;
-    calls?: { tool: string; args: Record<string, unknown> }[];
+    calls?: { tool: string; args: Record<string, unknown>; sources?: unknown; derive?: unknown }[];
     claim?: unknown;
     evidence?: unknown;
     summary?: unknown;
     reason?: unknown;
   };
-  if (d.type === 'call' && Array.isArray(d.calls)) return { calls: d.calls.map((c) => ({ name: c.tool, args: c.args })), usage: { input: 500, output: 20 } };
+  if (d.type === 'call' && Array.isArray(d.calls)) {
+    // A call's sources and derivations ride in its function's reserved properties, as a provider's model writes them.
+    const extra = (c: { sources?: unknown; derive?: unknown }) => ({
+      ...(c.sources ? { _sources: c.sources } : {}),
+      ...(c.derive ? { _derive: c.derive } : {}),
+    });
+    return { calls: d.calls.map((c) => ({ name: c.tool, args: { ...c.args, ...extra(c) } })), usage: { input: 500, output: 20 } };
+  }
   if (d.type === 'finish')
     return {
       calls: [{ name: 'finish', args: { claim: d.claim, evidence: d.evidence, ...(d.summary !== undefined ? { summary: d.summary } : {}) } }],

@@ -201,6 +201,13 @@ export class Run {
     return `${read.id}.${key}`;
   }
 
+  /** `call`, citing for each argument named in `from` the fact of the latest read of that tool that holds its value (see ref). */
+  citing<C extends { tool: string; args: unknown }>(call: C, from: Record<string, string>): C & { sources: Record<string, string> } {
+    const args = call.args as Record<string, string | number>;
+    const sources = Object.fromEntries(Object.entries(from).map(([arg, tool]) => [arg, this.ref(tool, args[arg] as string | number)]));
+    return { ...call, sources };
+  }
+
   evidenceFor(callId: string) {
     return this.state.evidence.filter((e) => e.callId === callId);
   }

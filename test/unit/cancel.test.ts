@@ -12,7 +12,8 @@ const cancel = (run: Run, by = 'oncall@ops'): RunEvent => ({ type: 'cancelled', 
 
 function inDoubt(call: { tool: string; args: unknown }): Run {
   const run = new Run(incidents).grounded(call);
-  run.call(call);
+  // A revert's target cites the deploy record's previous version.
+  run.call(call.tool === 'revert_deploy' ? run.citing(call, { toVersion: 'get_deploys' }) : call);
   run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'connection reset after the request was sent', now));
   expect(run.command.type).toBe('readback');
   return run;

@@ -523,7 +523,7 @@ describe('observations', () => {
 
   it('a semantic error from an effect settles it as failed, with no readback', () => {
     const run = new Run(incidents).grounded(revert('api', 'v41'));
-    run.call(revert('api', 'v41'));
+    run.call(run.citing(revert('api', 'v41'), { toVersion: 'get_deploys' }));
     run.observe((c, now) => failed(c.callId, 'error', 'semantic', '409: version v41 is not deployable', now));
     expect(run.state.effects[0]).toMatchObject({ status: 'failed', settledBy: 'response' });
     expect(run.command.type).toBe('propose');
@@ -606,13 +606,14 @@ describe('effects with an unknown outcome', () => {
 
   it('readback not_applied for an idempotent effect retries it once with the same key, then asks the model', () => {
     const run = new Run(incidents).grounded(revert('api', 'v41'));
-    run.call(revert('api', 'v41'));
-    const call = run.calls[0];
+    run.call(run.citing(revert('api', 'v41'), { toVersion: 'get_deploys' }));
+    // The retry goes out with the first attempt's arguments and key (the citation's label stays on the record).
+    const { cited: _label, ...call } = run.calls[0] ?? { callId: '' };
     run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'lost the connection', now));
     run.feed({
       type: 'reconciled',
       now: run.tick(),
-      result: { callId: call?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1, fenced: true },
+      result: { callId: call.callId, outcome: 'not_applied', detail: 'not found', attempts: 1, fenced: true },
     });
     expect(run.command).toEqual({ type: 'invoke', calls: [{ ...call, idempotent: true, sentAt: run.now }] });
     expect(run.state.effects[0]).toMatchObject({ status: 'in_flight', attempts: 2 });
@@ -622,7 +623,7 @@ describe('effects with an unknown outcome', () => {
     run.feed({
       type: 'reconciled',
       now: run.tick(),
-      result: { callId: call?.callId ?? '', outcome: 'not_applied', detail: 'not found', attempts: 1, fenced: true },
+      result: { callId: call.callId, outcome: 'not_applied', detail: 'not found', attempts: 1, fenced: true },
     });
     expect(run.command.type).toBe('propose');
     expect(run.state.effects[0]).toMatchObject({ status: 'not_applied', attempts: 2 });
@@ -631,7 +632,7 @@ describe('effects with an unknown outcome', () => {
 
   it('readback not_applied after the deadline does not retry the effect', () => {
     const run = new Run(incidents, { budgets: { deadlineMs: 60_000 } }).grounded(revert('api', 'v41'));
-    run.call(revert('api', 'v41'));
+    run.call(run.citing(revert('api', 'v41'), { toVersion: 'get_deploys' }));
     const call = run.calls[0];
     run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'lost the connection', now));
     run.now = run.state.deadlineAt + 1;

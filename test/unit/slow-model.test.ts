@@ -37,6 +37,42 @@ describe('refresh before refusing', () => {
     expect(run.state.used.toolCalls).toBe(3);
   });
 
+  it("a revert that cites the deploy record it read before going slow is judged on the re-read's answer, cited by the same reference", () => {
+    const run = new Run(incidents);
+    run.call(metricsOf('api'), { tool: 'get_deploys', args: { service: 'api' } });
+    run.observeOk({ get_metrics: out.metrics(false, 40), get_deploys: out.deploys() });
+    const cited = run.ref('get_deploys', 'v41');
+    run.tick(METRICS_MAX_AGE_MS + 30_000);
+    run.call({ tool: 'revert_deploy', args: { service: 'api', toVersion: 'v41' }, sources: { toVersion: cited } });
+    expect(run.lastDecision).toMatchObject({ accepted: false, reason: 'refreshing' });
+    run.observeOk({ get_metrics: out.metrics(false, 40) });
+    // The metrics went stale, not the deploy record: the citation still names a fresh fact.
+    expect(run.command).toMatchObject({
+      type: 'invoke',
+      calls: [{ tool: 'revert_deploy', cited: { toVersion: `fact api.previousVersion (${cited.split('.')[0]})` } }],
+    });
+  });
+
+  it('a citation of a read that was re-read under the proposal points at the new answer, which must still hold the value', () => {
+    const stale = 61 * 60_000; // the deploy record's own freshness (an hour) has passed too
+    for (const [answer, admitted] of [
+      [out.deploys(), true],
+      [(a: never, now: number) => ({ ...(out.deploys()(a, now) as object), previous: 'v40' }), false],
+    ] as const) {
+      const run = new Run(incidents, { budgets: { deadlineMs: 3 * 60 * 60_000 } });
+      run.call(metricsOf('api'), { tool: 'get_deploys', args: { service: 'api' } });
+      run.observeOk({ get_metrics: out.metrics(false, 40), get_deploys: out.deploys() });
+      const cited = run.ref('get_deploys', 'v41');
+      run.tick(stale);
+      run.call({ tool: 'revert_deploy', args: { service: 'api', toVersion: 'v41' }, sources: { toVersion: cited } });
+      expect(run.lastDecision).toMatchObject({ accepted: false, reason: 'refreshing' });
+      run.observeOk({ get_metrics: out.metrics(false, 40), get_deploys: answer });
+      expect(run.invokedEver('revert_deploy')).toBe(admitted);
+      if (admitted) expect(run.calls[0]?.cited?.toVersion).not.toContain(`(${cited.split('.')[0]})`);
+      else expect(run.lastControl?.message).toMatch(/is "v40", not "v41"/);
+    }
+  });
+
   it('refreshes once per proposal: when the re-read is stale too, the proposal is refused', () => {
     const run = slowAfterMetrics();
     run.call(restart('db'));

@@ -11,7 +11,7 @@ import { chargeSpend } from './budget.js';
 import { fold } from './retention.js';
 import { proposerFor } from './route.js';
 import { shapeOf } from './shape.js';
-import { REFRESHABLE_REFUSALS, refreshedId, staleReadsFor } from './refresh.js';
+import { REFRESHABLE_REFUSALS, refreshedId, refreshedReference, staleReadsFor } from './refresh.js';
 import type { PlannedCall, RunState } from './state.js';
 import { subjectOfCall } from './subject.js';
 import {
@@ -235,7 +235,8 @@ function startRefresh(state: RunState, decision: Judged, reads: PlannedCall[], n
 
 /**
  * After the refresh reads: the same proposal, judged again on what they said, with no second
- * refresh. A finish's citations of evidence that was re-read point at the new answers.
+ * refresh. Its references to evidence that was re-read (a finish's citations, a call's sources
+ * and derivation operands) point at the new answers, which must still hold the values.
  */
 export function rejudgeAfterRefresh(state: RunState, domain: Domain, now: number): RunState {
   const pending = state.pendingRefresh;
@@ -243,10 +244,32 @@ export function rejudgeAfterRefresh(state: RunState, domain: Domain, now: number
   const parsed = parseDecision(pending.decision);
   const cleared: RunState = { ...state, pendingRefresh: undefined };
   if (!parsed.ok || (parsed.decision.type !== 'call' && parsed.decision.type !== 'finish')) return proposeOrStop(cleared, now);
+  const moved = (ref: string) => refreshedReference(cleared, ref);
   const decision =
-    parsed.decision.type === 'finish' ? { ...parsed.decision, evidence: parsed.decision.evidence.map((id) => refreshedId(cleared, id)) } : parsed.decision;
+    parsed.decision.type === 'finish'
+      ? { ...parsed.decision, evidence: parsed.decision.evidence.map((id) => refreshedId(cleared, id)) }
+      : { ...parsed.decision, calls: parsed.decision.calls.map((call) => withMovedReferences(call, moved)) };
   const { proposal, by, open } = pending;
   return judge(cleared, domain, decision, now, { proposal, tokens: 0, contextTokens: 0, ...(by ? { by } : {}), ...(open ? { open } : {}) }, false);
+}
+
+type ProposedCall = Extract<Decision, { type: 'call' }>['calls'][number];
+
+/** A call whose fact references `move` maps: each cited source, and each operand of a declared derivation. */
+function withMovedReferences(call: ProposedCall, move: (ref: string) => string): ProposedCall {
+  const sources =
+    call.sources && Object.fromEntries(Object.entries(call.sources).map(([arg, refs]) => [arg, Array.isArray(refs) ? refs.map(move) : move(refs)]));
+  const derive =
+    call.derive &&
+    Object.fromEntries(
+      Object.entries(call.derive).map(([arg, d]) => [
+        arg,
+        typeof d === 'string'
+          ? d
+          : { ...d, operands: Object.fromEntries(Object.entries(d.operands).map(([n, o]) => [n, typeof o === 'string' ? move(o) : o])) },
+      ]),
+    );
+  return { ...call, ...(sources ? { sources } : {}), ...(derive ? { derive } : {}) };
 }
 
 /** The gate said no to this exact call at this state of knowledge; the loop guard remembers it. */

@@ -73,3 +73,9 @@ export function refreshedId(state: RunState, id: string): string {
   const latest = [...state.evidence].reverse().find((e) => e.args !== undefined && callSignature(e.tool, e.args) === signature);
   return latest?.id ?? id;
 }
+
+/** A fact reference (`e3.api.previousVersion`) moved to the newest answer of the read that gave it; any other reference as it is. */
+export function refreshedReference(state: RunState, ref: string): string {
+  const fact = /^(e\d+)\.([\s\S]+)$/.exec(ref);
+  return fact ? `${refreshedId(state, fact[1] as string)}.${fact[2] as string}` : ref;
+}
