@@ -6,6 +6,7 @@
 // (client/agent-errors.ts) whose message is one line an operator can act on. What the server
 // knows wins over what a worker replays: `inspect` (client/run-report.ts) is the one look at a
 // run that status, watch, export and the console share, and it answers with no worker at all.
+import { refuseUnknownOptions, type OptionNames } from '../workflows/option-names.js';
 import { listRows } from './list-rows.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -74,6 +75,18 @@ const CLOSED_CHECK_EVERY = 10;
 /** One answer per task queue about its pollers serves every run on it for this long. */
 const POLLERS_CACHE_MS = 2_000;
 
+/** What `new AgentClient` takes (the compiler holds these to the options types): anything else is refused by name. */
+const CLIENT_OPTIONS: OptionNames<AgentClientOptions> = { client: true, taskQueue: true, domains: true, queryTimeoutMs: true, updateTimeoutMs: true };
+const CONNECT_OPTIONS: OptionNames<AgentClientConnectOptions> = {
+  taskQueue: true,
+  domains: true,
+  queryTimeoutMs: true,
+  updateTimeoutMs: true,
+  dataConverter: true,
+  plugins: true,
+  env: true,
+};
+
 /**
  * The typed client for agent runs: start, state, watch, approve, deny, amend, note, cancel,
  * inspect, export, list. Reads are bounded (a run nobody answers for is an error, not a hang),
@@ -100,6 +113,7 @@ export class AgentClient {
   private readonly pollerAnswers = new Map<string, { at: number; answer: Promise<PollerFacts> }>();
 
   constructor(options: AgentClientOptions) {
+    refuseUnknownOptions('AgentClient', options, CLIENT_OPTIONS);
     this.client = options.client;
     this.taskQueue = options.taskQueue;
     this.domains = options.domains;
@@ -113,6 +127,7 @@ export class AgentClient {
    * converter your workers use (`dataConverter: { payloadCodecs: [...] }`) when they encode payloads.
    */
   static async connect(options: AgentClientConnectOptions = {}): Promise<AgentClient> {
+    refuseUnknownOptions('AgentClient.connect', options, CONNECT_OPTIONS);
     const { dataConverter, plugins, env, ...rest } = options;
     const connected = await connect({ ...(dataConverter ? { dataConverter } : {}), ...(plugins ? { plugins } : {}), ...(env ? { env } : {}) });
     const agent = new AgentClient({ ...rest, client: connected.client, taskQueue: options.taskQueue ?? taskQueueFor(options.domains ?? [], env) });

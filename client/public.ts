@@ -44,6 +44,7 @@ export type { ListFilter, ListRow } from './list-query.js';
 
 // What can go wrong: every AgentClient failure is an AgentClientError (an AgentError), none a CLI error.
 export { AgentError } from '../workflows/agent-error.js';
+export { OptionRefusedError } from '../workflows/option-names.js';
 export {
   AgentClientError,
   InvalidRequestError,

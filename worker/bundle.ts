@@ -1,19 +1,23 @@
 // Bundles a workflows module for the worker: once per process, or once per test run and shared.
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, type BundleOptions, type BundlerPlugin, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { withQuarantineModule } from './quarantine-install.js';
 
 /**
  * Bundling takes seconds; tests and the crash harness do it once and pass the code around.
- * Pass the plugins whose workflow code must be in the bundle (agentPlugin, agentTracingPlugin
- * or agentMetricsPlugin): a worker given a prebuilt bundle cannot add them later.
+ * Pass the plugins whose workflow code must be in the bundle (agentTracingPlugin or
+ * agentMetricsPlugin): a worker given a prebuilt bundle cannot add them later. The quarantine's
+ * interceptors are always in it (worker/quarantine-install.ts): a worker refuses a bundle without.
  */
 export async function bundleWorkflows(path: string, options: { plugins?: BundlerPlugin[] } = {}): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({
-    workflowsPath: path,
-    logger: quietBundlerLogger,
-    ...BUNDLER_OPTIONS,
-    ...(options.plugins ? { plugins: options.plugins } : {}),
-  });
+  return bundleWorkflowCode(
+    withQuarantineModule({
+      workflowsPath: path,
+      logger: quietBundlerLogger,
+      ...BUNDLER_OPTIONS,
+      ...(options.plugins ? { plugins: options.plugins } : {}),
+    }),
+  );
 }
 
 /**

@@ -12,7 +12,8 @@
 import { NativeConnection, Runtime, Worker, type RuntimeOptions, type WorkerOptions, type WorkerPlugin, type WorkflowBundleOption } from '@temporalio/worker';
 import { AgentWorkerError } from '../activities/worker-error.js';
 import { connectConfig, taskQueueFor } from './connection.js';
-import { agentPlugin, type AgentPluginOptions } from './plugin.js';
+import type { OptionNames } from '../workflows/option-names.js';
+import { agentPlugin, checkPluginOptions, type AgentPluginOptions } from './plugin.js';
 
 /** The process's Temporal runtime was made before createAgentWorker could install the one it was given. */
 export class RuntimeInstalledError extends AgentWorkerError {
@@ -58,6 +59,20 @@ export interface AgentWorkerOptions extends AgentPluginOptions {
   workerOptions?: Partial<Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'workflowsPath' | 'workflowBundle' | 'plugins'>>;
 }
 
+/** The options createAgentWorker takes beside agentPlugin's (the compiler holds this to AgentWorkerOptions). */
+const WORKER_OWN_OPTIONS: OptionNames<Omit<AgentWorkerOptions, keyof AgentPluginOptions>> = {
+  connection: true,
+  namespace: true,
+  taskQueue: true,
+  workflowsPath: true,
+  workflowBundle: true,
+  maxConcurrentActivityTaskExecutions: true,
+  stickyTimeoutMs: true,
+  plugins: true,
+  runtime: true,
+  workerOptions: true,
+};
+
 /**
  * A Temporal worker with the engine in it: your domains' implementations, your dependencies,
  * your approver directory; the workflows module is bundled here. The task queue is derived from
@@ -80,6 +95,8 @@ export interface AgentWorkerOptions extends AgentPluginOptions {
  * ```
  */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  // An option a release removed, or a misspelt one, is refused here rather than ignored.
+  checkPluginOptions('createAgentWorker', options, WORKER_OWN_OPTIONS);
   const {
     connection,
     namespace,

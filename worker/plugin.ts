@@ -24,6 +24,7 @@ import {
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { AgentWorkerError } from '../activities/worker-error.js';
+import { refuseUnknownOptions, type OptionNames } from '../workflows/option-names.js';
 import { withEngineBundling } from './bundle.js';
 import { taskQueueFor } from './connection.js';
 import { DeploymentConfigError, workerDeploymentOptions, type AgentDeployment } from './deployment.js';
@@ -46,6 +47,40 @@ export interface AgentPluginOptions extends ActivityDeps {
    * current build at the engine's continue-as-new (worker/deployment.ts, docs/operations.md).
    */
   deployment?: AgentDeployment;
+  /**
+   * A worker given a prebuilt bundle without the quarantine's interceptors (built without this
+   * plugin) is refused, QuarantineMissingError (default `'required'`). `'off'` runs it anyway:
+   * then a payload the worker cannot decode fails the run's workflow tasks (docs/encryption.md).
+   */
+  quarantine?: 'required' | 'off';
+}
+
+/** Every option agentPlugin takes (the compiler holds this to AgentPluginOptions). */
+const PLUGIN_OPTIONS: OptionNames<AgentPluginOptions> = {
+  implementations: true,
+  deps: true,
+  blobDir: true,
+  toolTimeoutMs: true,
+  readbackAttempts: true,
+  models: true,
+  approvers: true,
+  sharedQueue: true,
+  deployment: true,
+  quarantine: true,
+};
+
+/** Options earlier releases took, and what took their place: refused by name, never ignored. */
+export const REMOVED_WORKER_OPTIONS: Readonly<Record<string, string>> = {
+  spend: 'agentSpendPlugin(spendOptions) in `plugins` (docs/spend.md)',
+  payloadCodecs: 'agentCodecPlugin(codecs) in `plugins` (docs/encryption.md)',
+  dataConverter: 'agentCodecPlugin(codecs) in `plugins` for payload codecs, or workerOptions.dataConverter for converter paths',
+  interceptors: 'workerOptions.interceptors',
+  telemetry: 'agentTracingPlugin(createAgentTracing(...)) in `plugins` (docs/observability.md)',
+};
+
+/** agentPlugin's options, refused by name when it does not take one (workflows/option-names.ts). */
+export function checkPluginOptions(where: string, options: object, own: Readonly<Record<string, true>> = {}): void {
+  refuseUnknownOptions(where, options, { ...PLUGIN_OPTIONS, ...own }, REMOVED_WORKER_OPTIONS);
 }
 
 /** Thrown by Worker.create when the worker's own activities use a name the engine's use. */
@@ -85,7 +120,8 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin {
   private readonly deployment: WorkerOptions['workerDeploymentOptions'];
 
   constructor(options: AgentPluginOptions) {
-    const { sharedQueue: _s, deployment, ...deps } = options;
+    checkPluginOptions('agentPlugin', options);
+    const { sharedQueue: _s, deployment, quarantine: _q, ...deps } = options;
     // Checked here too: a deployment with a typo fails where it is given.
     this.deployment = deployment ? workerDeploymentOptions(deployment) : undefined;
     // Built here, not at Worker.create: a malformed approver directory fails where it is given.
@@ -106,7 +142,7 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin {
     await this.checkQueue(options.connection, options.namespace ?? 'default', taskQueue);
     // A client's payload the worker cannot decode is refused, not fatal (quarantine-install.ts).
     return this.simple.configureWorker({
-      ...withQuarantine(options),
+      ...withQuarantine(options, this.agent.quarantine ?? 'required'),
       taskQueue,
       ...(this.deployment ? { workerDeploymentOptions: this.deployment } : {}),
       identity: tagIdentity(options.identity, this.domainNames),

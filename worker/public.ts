@@ -77,6 +77,8 @@ export { AgentWorkerError } from '../activities/worker-error.js';
 export { ActivityNameTakenError } from './plugin.js';
 export { TaskQueueSharedError } from './shared-queue.js';
 export { RuntimeInstalledError } from './create-worker.js';
+export { QuarantineMissingError } from './quarantine-install.js';
+export { OptionRefusedError } from '../workflows/option-names.js';
 export { WorkerEnvError } from './env-options.js';
 export { McpConfigError } from '../activities/mcp/errors.js';
 export { PayloadDecryptError, UnknownPayloadKeyError } from './payload-codec.js';

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { QUARANTINE_WORKFLOW_MODULE } from '../../worker/quarantine-install.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { signDecision } from '../../client/sign.js';
 import { WorldClient } from '../../domains/world/client.js';
@@ -37,7 +38,8 @@ describe('metrics: the Prometheus endpoint carries the engine counters', () => {
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     const bundle = await bundleWorkflowCode({
       workflowsPath,
-      workflowInterceptorModules: [...TRACING_WORKFLOW_MODULES],
+      // The quarantine's interceptors too: a worker refuses a bundle without them (QuarantineMissingError).
+      workflowInterceptorModules: [...TRACING_WORKFLOW_MODULES, QUARANTINE_WORKFLOW_MODULE],
       logger: quietBundlerLogger,
       ...BUNDLER_OPTIONS,
     });
