@@ -6,7 +6,7 @@
 // (client/agent-errors.ts) whose message is one line an operator can act on. What the server
 // knows wins over what a worker replays: `inspect` (client/run-report.ts) is the one look at a
 // run that status, watch, export and the console share, and it answers with no worker at all.
-import { refuseUnknownOptions, type OptionNames } from '../workflows/option-names.js';
+import { refusedOption, type OptionNames } from '../workflows/option-names.js';
 import { listRows } from './list-rows.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -24,6 +24,7 @@ import { addNoteUpdate, amendUpdate, approveUpdate, cancelSignal, denyUpdate, st
 import type { RunInput } from '../workflows/run-input.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
 import {
+  ClientOptionError,
   InvalidRequestError,
   RequestNotPendingError,
   RequestRejectedError,
@@ -113,7 +114,8 @@ export class AgentClient {
   private readonly pollerAnswers = new Map<string, { at: number; answer: Promise<PollerFacts> }>();
 
   constructor(options: AgentClientOptions) {
-    refuseUnknownOptions('AgentClient', options, CLIENT_OPTIONS);
+    const refused = refusedOption('AgentClient', options, CLIENT_OPTIONS);
+    if (refused) throw new ClientOptionError(refused);
     this.client = options.client;
     this.taskQueue = options.taskQueue;
     this.domains = options.domains;
@@ -127,7 +129,8 @@ export class AgentClient {
    * converter your workers use (`dataConverter: { payloadCodecs: [...] }`) when they encode payloads.
    */
   static async connect(options: AgentClientConnectOptions = {}): Promise<AgentClient> {
-    refuseUnknownOptions('AgentClient.connect', options, CONNECT_OPTIONS);
+    const refused = refusedOption('AgentClient.connect', options, CONNECT_OPTIONS);
+    if (refused) throw new ClientOptionError(refused);
     const { dataConverter, plugins, env, ...rest } = options;
     const connected = await connect({ ...(dataConverter ? { dataConverter } : {}), ...(plugins ? { plugins } : {}), ...(env ? { env } : {}) });
     const agent = new AgentClient({ ...rest, client: connected.client, taskQueue: options.taskQueue ?? taskQueueFor(options.domains ?? [], env) });

@@ -4,6 +4,7 @@
 // imports: the CLI maps these to exit codes without loading Temporal's client. None of them is
 // a CLI error: a program using AgentClient never loads the command line's classes.
 import { AgentError } from '../workflows/agent-error.js';
+import type { RefusedOption } from '../workflows/option-names.js';
 
 /**
  * The root of every error AgentClient throws: `AgentClientError.isInstance(err)` is true for
@@ -143,5 +144,19 @@ export class RunUnavailableError extends AgentClientError {
     message: string,
   ) {
     super(runId, message);
+  }
+}
+
+/** An option `new AgentClient` or `AgentClient.connect` does not take: a misspelt one, or one a release removed (`replacement`). */
+export class ClientOptionError extends AgentClientError {
+  static override readonly errorName: string = 'ClientOptionError';
+  readonly where: string;
+  readonly option: string;
+  readonly replacement: string | undefined;
+  constructor(refused: RefusedOption) {
+    super(undefined, refused.message);
+    this.where = refused.where;
+    this.option = refused.option;
+    this.replacement = refused.replacement;
   }
 }

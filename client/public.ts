@@ -44,7 +44,6 @@ export type { ListFilter, ListRow } from './list-query.js';
 
 // What can go wrong: every AgentClient failure is an AgentClientError (an AgentError), none a CLI error.
 export { AgentError } from '../workflows/agent-error.js';
-export { OptionRefusedError } from '../workflows/option-names.js';
 export {
   AgentClientError,
   InvalidRequestError,
@@ -56,6 +55,7 @@ export {
   RunNotFoundError,
   RunSettingsConflictError,
   RunUnavailableError,
+  ClientOptionError,
   WorkerTimeoutError,
 } from './agent-errors.js';
 

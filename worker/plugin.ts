@@ -24,7 +24,7 @@ import {
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.js';
 import { AgentWorkerError } from '../activities/worker-error.js';
-import { refuseUnknownOptions, type OptionNames } from '../workflows/option-names.js';
+import { refusedOption, type OptionNames, type RefusedOption } from '../workflows/option-names.js';
 import { withEngineBundling } from './bundle.js';
 import { taskQueueFor } from './connection.js';
 import { DeploymentConfigError, workerDeploymentOptions, type AgentDeployment } from './deployment.js';
@@ -78,9 +78,24 @@ export const REMOVED_WORKER_OPTIONS: Readonly<Record<string, string>> = {
   telemetry: 'agentTracingPlugin(createAgentTracing(...)) in `plugins` (docs/observability.md)',
 };
 
-/** agentPlugin's options, refused by name when it does not take one (workflows/option-names.ts). */
+/** An option createAgentWorker or agentPlugin does not take: one a release removed (`replacement` names what took its place), or a misspelt one. */
+export class WorkerOptionError extends AgentWorkerError {
+  static override readonly errorName: string = 'WorkerOptionError';
+  readonly where: string;
+  readonly option: string;
+  readonly replacement: string | undefined;
+  constructor(refused: RefusedOption) {
+    super(refused.message);
+    this.where = refused.where;
+    this.option = refused.option;
+    this.replacement = refused.replacement;
+  }
+}
+
+/** agentPlugin's options (and `own`, the caller's), refused by name when one is not taken (workflows/option-names.ts). */
 export function checkPluginOptions(where: string, options: object, own: Readonly<Record<string, true>> = {}): void {
-  refuseUnknownOptions(where, options, { ...PLUGIN_OPTIONS, ...own }, REMOVED_WORKER_OPTIONS);
+  const refused = refusedOption(where, options, { ...PLUGIN_OPTIONS, ...own }, REMOVED_WORKER_OPTIONS);
+  if (refused) throw new WorkerOptionError(refused);
 }
 
 /** Thrown by Worker.create when the worker's own activities use a name the engine's use. */

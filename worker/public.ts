@@ -74,11 +74,10 @@ export { createAgentTracing, METRICS_WORKFLOW_MODULES, TRACING_WORKFLOW_MODULES,
 // are an AgentWorkerError. Ask with `isInstance`, which holds across copies of the engine.
 export { AgentError } from '../workflows/agent-error.js';
 export { AgentWorkerError } from '../activities/worker-error.js';
-export { ActivityNameTakenError } from './plugin.js';
+export { ActivityNameTakenError, WorkerOptionError } from './plugin.js';
 export { TaskQueueSharedError } from './shared-queue.js';
 export { RuntimeInstalledError } from './create-worker.js';
 export { QuarantineMissingError } from './quarantine-install.js';
-export { OptionRefusedError } from '../workflows/option-names.js';
 export { WorkerEnvError } from './env-options.js';
 export { McpConfigError } from '../activities/mcp/errors.js';
 export { PayloadDecryptError, UnknownPayloadKeyError } from './payload-codec.js';

@@ -3,50 +3,42 @@
 // release is not: an option a release removed (spend caps given to createAgentWorker instead of
 // agentSpendPlugin) would be ignored without a word, and a security setting that is ignored is
 // worse than one that is refused. So the worker's and the client's constructors refuse any name
-// they do not take, naming what replaced it. No imports but the error root: client and worker
-// both use it.
-import { AgentError } from './agent-error.js';
+// they do not take, naming what replaced it. No imports: client and worker both use it.
 
-/** An option the constructor does not take: removed by a release (`replacement` says what took its place), or never one. */
-export class OptionRefusedError extends AgentError {
-  static override readonly errorName: string = 'OptionRefusedError';
-  constructor(
-    /** The constructor it was given to (`createAgentWorker`, `agentPlugin`, `AgentClient`...). */
-    readonly where: string,
-    readonly option: string,
-    /** What to use instead, when a release removed it. */
-    readonly replacement: string | undefined,
-    message: string,
-  ) {
-    super(message);
-  }
+/** Why an option is refused: `replacement` is what took its place, when a release removed it. */
+export interface RefusedOption {
+  /** The constructor it was given to (`createAgentWorker`, `agentPlugin`, `AgentClient`...). */
+  where: string;
+  option: string;
+  replacement: string | undefined;
+  message: string;
 }
 
 /** The names a constructor takes, as a record so the compiler holds it to the options type: every key, and no other. */
 export type OptionNames<T> = Record<keyof T, true>;
 
 /**
- * Throws OptionRefusedError for the first option in `given` that is not in `known`: for one in
- * `removed`, naming its replacement; for any other, the nearest known name, if one is close.
- * An option set to `undefined` counts as not given.
+ * The first option in `given` that is not in `known`, and why: for one in `removed`, naming its
+ * replacement; for any other, the nearest known name, if one is close. An option set to
+ * `undefined` counts as not given. Each side throws its own error with it (the worker's
+ * WorkerOptionError, the client's ClientOptionError).
  */
-export function refuseUnknownOptions(
+export function refusedOption(
   where: string,
   given: object,
   known: Readonly<Record<string, true>>,
   removed: Readonly<Record<string, string>> = {},
-): void {
+): RefusedOption | undefined {
   const names = Object.keys(known);
   for (const [option, value] of Object.entries(given)) {
     if (value === undefined || names.includes(option)) continue;
     const replacement = Object.hasOwn(removed, option) ? removed[option] : undefined;
-    if (replacement !== undefined) {
-      throw new OptionRefusedError(where, option, replacement, `${where}: the option '${option}' was removed; use ${replacement}`);
-    }
+    if (replacement !== undefined) return { where, option, replacement, message: `${where}: the option '${option}' was removed; use ${replacement}` };
     const near = names.find((n) => n.toLowerCase() === option.toLowerCase() || editDistance(n, option) <= 2);
     const hint = near ? `did you mean '${near}'? ` : '';
-    throw new OptionRefusedError(where, option, undefined, `${where}: no option named '${option}'; ${hint}it takes ${names.join(', ')}`);
+    return { where, option, replacement: undefined, message: `${where}: no option named '${option}'; ${hint}it takes ${names.join(', ')}` };
   }
+  return undefined;
 }
 
 /** Levenshtein distance, for a "did you mean" over a dozen short names. */

@@ -35,6 +35,8 @@ const ARGS: Record<string, unknown[]> = {
   UnknownPayloadKeyError: ['k0', ['k1']],
   PayloadKeyRingError: ['keys.json', 'not JSON'],
   CodecServerConfigError: ['codec server: no token'],
+  QuarantineMissingError: [],
+  WorkerOptionError: [{ where: 'createAgentWorker', option: 'spend', replacement: 'agentSpendPlugin', message: 'removed' }],
   AgentClientError: ['run-1', 'x'],
   InvalidRequestError: ['a note needs an author'],
   InvalidRunInputError: ['unknown domain'],
@@ -46,6 +48,7 @@ const ARGS: Record<string, unknown[]> = {
   RunSettingsConflictError: ['run-1', 'orders', 'O-1', ['model'], true],
   RunClosedWithoutTerminalError: ['run-1', 'TERMINATED'],
   RunUnavailableError: ['run-1', 'no_poller', 'agents-orders', 'no worker'],
+  ClientOptionError: [{ where: 'AgentClient', option: 'queryTimeout', replacement: undefined, message: 'no option' }],
   CliError: ['x'],
   UsageError: ['x'],
 };
