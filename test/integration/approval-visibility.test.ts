@@ -75,7 +75,7 @@ describe('approve as soon as the request is visible', () => {
 
   it('AgentClient.approve sent while the directory loads waits for it and is accepted', async () => {
     const transferId = await failedTransfer();
-    const agent = new AgentClient(h);
+    const agent = new AgentClient({ client: h.client, taskQueue: h.taskQueue });
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
     const loadsBefore = directoryLoads;
     // The moment the run is in awaiting_approval by its own state, before the directory is in.

@@ -59,9 +59,18 @@ describe('Temporal cancellation is a first-class stop', () => {
   // Tool calls may wait at a hold far longer than a normal call; the holds, not timeouts, decide.
   const h = useAgentHarness({ toolTimeoutMs: 20_000, models: { custom: { held: model.adapter } } });
 
+  // This file's holds, released after each test. Only these: the world is shared by every test
+  // file running beside this one, and releasing all holds would disarm theirs before they are reached.
+  const mine: string[] = [];
+  const hold = async (spec: Parameters<typeof h.world.createHold>[0]) => {
+    const created = await h.world.createHold(spec);
+    mine.push(created.holdId);
+    return created;
+  };
+
   afterEach(async () => {
     model.releaseAll();
-    await h.world.releaseAllHolds();
+    await Promise.all(mine.splice(0).map((id) => h.world.releaseHold(id).catch(() => undefined)));
   });
 
   /** The run ended, Completed, with no failed workflow task and the cancel request in its history. */
@@ -109,7 +118,7 @@ describe('Temporal cancellation is a first-class stop', () => {
   it('acting: a read in flight is cut short, and no evidence is made of it', async () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
-    const { holdId } = await h.world.createHold({ op: 'incidents.metrics', key: caseId, point: 'before_commit' });
+    const { holdId } = await hold({ op: 'incidents.metrics', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
     await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
@@ -141,7 +150,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
     await h.world.injectFault({ op: 'incidents.restart', key: caseId, mode: 'commit_then_500' });
-    const { holdId } = await h.world.createHold({ op: 'incidents.effect_readback', key: caseId, point: 'before_commit' });
+    const { holdId } = await hold({ op: 'incidents.effect_readback', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
     await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
@@ -159,7 +168,7 @@ describe('Temporal cancellation is a first-class stop', () => {
   it('verifying: the probe is cut short; the terminal says the restart was applied', async () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
-    const { holdId } = await h.world.createHold({ op: 'incidents.verify', key: caseId, point: 'before_commit' });
+    const { holdId } = await hold({ op: 'incidents.verify', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
     await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     expect((await handle.query(stateQuery)).state.phase).toBe('verifying');
@@ -175,7 +184,7 @@ describe('Temporal cancellation is a first-class stop', () => {
   it('an effect held before commit: the cancel does not abandon it; it commits, and the run says so', async () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
-    const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'before_commit' });
+    const { holdId } = await hold({ op: 'incidents.restart', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
     await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
@@ -194,7 +203,7 @@ describe('Temporal cancellation is a first-class stop', () => {
   it('an effect held before commit and then lost: read back as not applied, never sent again', async () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
-    const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'before_commit' });
+    const { holdId } = await hold({ op: 'incidents.restart', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
     await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
@@ -213,7 +222,7 @@ describe('Temporal cancellation is a first-class stop', () => {
   it('an effect held after commit: the cancel waits for its reply, and the world has it once', async () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
-    const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
+    const { holdId } = await hold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
     await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
@@ -234,7 +243,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     await seedIncident(h.world, caseId);
     await h.world.injectFault({ op: 'incidents.restart', key: caseId, mode: 'commit_then_500' });
     await h.world.injectFault({ op: 'incidents.effect_readback', key: caseId, mode: 'error500', times: -1 });
-    const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
+    const { holdId } = await hold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
     await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     await handle.cancel();
@@ -254,7 +263,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     await h.world.injectFault({ op: 'payments.reissue', key: transferId, mode: 'commit_then_500' });
-    const { holdId } = await h.world.createHold({ op: 'payments.reissue', key: transferId, point: 'after_commit' });
+    const { holdId } = await hold({ op: 'payments.reissue', key: transferId, point: 'after_commit' });
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
     const waiting = await waitUntil(async () => {
       const awaiting = (await handle.query(stateQuery)).awaiting;
@@ -280,7 +289,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     const caseId = uniqueCase('INC');
     await seedIncident(h.world, caseId);
     await h.world.injectFault({ op: 'incidents.restart', key: caseId, mode: 'commit_then_500' });
-    const { holdId } = await h.world.createHold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
+    const { holdId } = await hold({ op: 'incidents.restart', key: caseId, point: 'after_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
     await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
     const agent = new AgentClient({ client: h.client, taskQueue: h.taskQueue });
