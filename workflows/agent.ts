@@ -25,7 +25,7 @@ import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './ru
 import { refuseForeignRunId } from './run-identity.js';
 import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
 import { ErrorTypes } from './policy.js';
-import { continuations, perform, probes, takeRequest } from './perform.js';
+import { continuations, perform, probes, takeRequest, takeStart } from './perform.js';
 import { observeStep } from './telemetry.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
@@ -92,9 +92,9 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   const queue: RunEvent[] = [];
   let step: Step = carried ? commandOrHalt(carried, domain, Date.now()) : next(newState(run, domain), { type: 'started', now: Date.now() }, domain);
   installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: () => probes.loadApprovers(), domain });
-  // The starter's signed request is the first thing the run takes, before any proposal; once,
-  // in the first execution (a continued run carries it in its state).
-  if (run.request && !carried) queue.push(await requestNote(run.request));
+  // The start statement and the starter's signed request are the first things the run takes,
+  // before any proposal, each spent by this execution (a continued run carries them in its state).
+  if (!carried) queue.push(...(await Promise.all([...(run.start ? [startTaken(run.start)] : []), ...(run.request ? [requestNote(run.request)] : [])])));
   // Carried state is the engine's only if the execution that continued was an agent run on
   // this task queue: the server says so, not the state (activities/continuation.ts). Asked
   // before the loop's first command, with the handlers up so that queries still answer.
@@ -194,6 +194,12 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 }
 
 /** The deadline timer is cancelled with the run; anything else rejecting it is a bug. */
+/** The start statement, judged against the directory as it is now, and spent by this execution (perform.ts takeStart). */
+async function startTaken(signed: NonNullable<RunInput['start']>): Promise<RunEvent> {
+  const { directory, spentBy } = await takeStart(signed.signature);
+  return { type: 'startTaken', now: Date.now(), directory, ...(spentBy ? { spentBy } : {}) };
+}
+
 /**
  * The start's request as a signed note, judged against the directory as it is now (none readable:
  * no one vouches), and spent by this execution (perform.ts takeRequest).

@@ -120,16 +120,10 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
       return work(readback(command, run, domain), (result): RunEvent => ({ type: 'reconciled', now: Date.now(), result }));
     case 'loadApprovers': {
       // The directory is the worker's configuration; what comes back is checked like any input.
-      // A signed start is verified against it, and spent by this read (workflows/statement-use.ts).
-      const start = run.start ? statementFingerprint(run.start.signature) : undefined;
       const requestId = command.request.requestId;
       return work(
-        directorySpending(`approvers for ${command.request.call.tool}`, start ? { fingerprint: start, activityId: startUseId(start) } : undefined),
-        ({ approvers, spentBy: startSpent }): RunEvent =>
-          // A directory that could not be read verifies no start.
-          approvers
-            ? { type: 'approversLoaded', now: Date.now(), requestId, approvers, ...(startSpent ? { startSpent } : {}) }
-            : { type: 'approversLoaded', now: Date.now(), requestId, approvers: [] },
+        directorySpending(`approvers for ${command.request.call.tool}`),
+        ({ approvers }): RunEvent => ({ type: 'approversLoaded', now: Date.now(), requestId, approvers: approvers ?? [] }),
       );
     }
     case 'awaitApproval':
@@ -222,6 +216,18 @@ async function unspent(call: PlannedCall, approvedWith: string[], startedAt: num
   } catch (err) {
     return refused(`could not confirm with the server that the approval was not used before, so nothing was sent: ${failureMessage(err)}`);
   }
+}
+
+/**
+ * The run's start statement, taken as the run starts, whether or not it ever raises a request:
+ * the directory to verify it, read under an activity id that spends it, and whether another
+ * execution of the workflow id spent it first (then, or when the server cannot say, it names
+ * nobody as the starter). A directory that could not be read verifies no start.
+ */
+export async function takeStart(signature: string): Promise<{ directory: Approver[]; spentBy?: string }> {
+  const fingerprint = statementFingerprint(signature);
+  const { approvers, spentBy } = await directorySpending('approvers for the start statement', { fingerprint, activityId: startUseId(fingerprint) });
+  return { directory: approvers ?? [], ...(spentBy ? { spentBy } : {}) };
 }
 
 /**

@@ -6,8 +6,8 @@
 // under an activity id that names the statements it rests on, and before the dispatch the
 // engine asks the server whether any other execution of the workflow id has dispatched under
 // one of them (activities/used-statements.ts). A statement decides one request once. A start
-// statement, and the signed request a run is started with, are spent the same way by the
-// execution that first reads the directory to verify them.
+// statement, and the signed request a run is started with, are spent the same way, as the
+// execution starts: its first directory reads are named after them.
 // Workflow-safe: shared by the workflow, which names its dispatches, and the activity that reads them.
 import { digestOf } from './trust/statement.js';
 
@@ -25,9 +25,10 @@ export function approvedDispatchId(call: { callId: string; sentAt?: number | und
 }
 
 /**
- * The activity id of the approver-directory read that verifies a run's start statement: the
- * statement is spent by the execution that read it, so the same statement replayed into a later
- * execution under the workflow id (a new chain) names nobody as its starter.
+ * The activity id of the approver-directory read that verifies a run's start statement as the run
+ * starts: the statement is spent by the execution that read it, whether or not it ever raises a
+ * request, so the same statement replayed into a later execution under the workflow id (a new
+ * chain) names nobody as its starter.
  */
 export function startUseId(fingerprint: string): string {
   return `${STATEMENT_USE_PREFIX}start:${fingerprint}`;

@@ -103,6 +103,64 @@ describe('statements are bound to their execution', () => {
   });
 });
 
+describe('a start statement is spent as the run starts, whether or not it ever raises a request', () => {
+  // A third synthetic approver, so that a quorum of two can be met without the starter.
+  const threeApprovers = {
+    approvers: [...TEST_DIRECTORY.approvers.filter((a) => a.id !== keys.alice.id), directoryEntry(keys.alice, ['payments-approver', 'synthetic-approver'])],
+  };
+  // What reached the world: every dual_touch the worker's tool activity was asked to run.
+  const touches: string[] = [];
+  const taskQueue = uniqueTaskQueue('start-spent');
+  let w: StartedWorker;
+  beforeAll(async () => {
+    w = await startWorkerWith({
+      taskQueue,
+      activities: { approvers: threeApprovers },
+      swap: (built) => ({
+        invokeTool: async (input: Parameters<typeof built.invokeTool>[0]) => {
+          if (input.call.tool === 'dual_touch') touches.push(input.caseId);
+          return built.invokeTool(input);
+        },
+      }),
+    });
+  });
+  afterAll(async () => w.close());
+
+  it("sam's start, replayed by tess into her own run after sam's ended without a request, names nobody: her own approval is refused and no dual_touch reaches the world", async () => {
+    const caseId = uniqueCase('Q');
+    const workflowId = `synthetic-${caseId}`;
+    const samsStart = signStart(keys.sam, workflowId, { validForMs: 10 * 60_000 });
+    // Sam's run reads and escalates: it never raises a request, so it never reads the directory for one.
+    const quiet = [
+      { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] },
+      { type: 'escalate', reason: 'nothing to do' },
+    ];
+    const earlier = await startRun(w, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: quiet }, start: samsStart });
+    expect((await earlier.result()).terminal.class).toBe('escalated');
+    expect((await earlier.query(stateQuery)).state.starter).toBe(keys.sam.id);
+
+    // Tess replays it to name sam as the starter of her own run, and approves that run herself, with alice.
+    const handle: AgentHandle = await startRun(w, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
+    const awaiting = await waitForRequest(handle);
+    const approve = (key: typeof keys.tess) =>
+      handle.executeUpdate(approveUpdate, { args: [signDecision(key, workflowId, awaiting, 'approve', 'mine')] }).then(
+        (ack) => ack.decision,
+        (err: unknown) => (err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err)),
+      );
+    const decisions = [await approve(keys.tess), await approve(keys.alice)];
+    await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
+    const result = await handle.result();
+    // What reached the world first: nothing.
+    expect(touches.filter((c) => c === caseId)).toEqual([]);
+    expect(result.effects.filter((e) => e.tool === 'dual_touch')).toEqual([]);
+    // Why: the start was taken by sam's execution, so this one names nobody and four-eyes refuses every approval.
+    for (const decision of decisions) expect(decision).toMatch(/start was not signed/);
+    const view = await handle.query(stateQuery);
+    expect(view.state.starter).toBeUndefined();
+    expect(view.state.transcript.some((t) => t.kind === 'control' && t.code === 'start_spent')).toBe(true);
+  });
+});
+
 describe('a quorum counts keys, not ids', () => {
   // One person, one key, two names in the directory.
   const twoNames = { approvers: [...TEST_DIRECTORY.approvers, { ...directoryEntry(keys.sam, ['synthetic-approver']), id: 'sam-again@bench' }] };

@@ -7,7 +7,7 @@ import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import { synthetic } from '../../domains/synthetic/domain.js';
 import { signStatement } from '../../workflows/trust/statement.js';
-import { directoryEntry, signDecision } from '../../client/sign.js';
+import { directoryEntry, signDecision, signStart } from '../../client/sign.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { Run, TRANSFER, iso, metricsOf, out, readLedger, readReplica, reissue, restart, revert } from '../support/driver.js';
 
@@ -256,6 +256,17 @@ describe('signed approvals', () => {
       approvers: [directoryEntry(keys.bob, ['support'])],
     });
     expect(run.state.terminal).toMatchObject({ class: 'escalated', reason: 'no_approver' });
+  });
+
+  it('the start statement names its signer when the run starts, before any request; taken by another execution first, it names nobody', () => {
+    for (const spentBy of [undefined, 'run-of-an-earlier-execution']) {
+      const run = new Run(synthetic);
+      run.state = { ...run.state, starterClaim: signStart(keys.sam, run.state.runId, { now: run.now }) };
+      run.feed({ type: 'startTaken', now: run.tick(), directory: TEST_DIRECTORY.approvers, ...(spentBy ? { spentBy } : {}) });
+      expect(run.state.pendingApproval).toBeUndefined();
+      expect(run.state.starter).toBe(spentBy ? undefined : keys.sam.id);
+      if (spentBy) expect(run.lastControl).toMatchObject({ code: 'start_spent', message: expect.stringContaining(spentBy) });
+    }
   });
 
   it('a quorum of two needs two distinct approvers, neither of them the signed starter', () => {

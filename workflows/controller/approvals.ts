@@ -12,7 +12,7 @@ import { admitCalls, admitForDispatch, type Asking } from './admission.js';
 import { rereadFor } from './precondition.js';
 import type { ApprovalRequest, PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';
-import { checkAmend, checkDecision, verifiedStarter } from './trust.js';
+import { checkAmend, checkDecision } from './trust.js';
 import { contractOf, control, deadlineReached, onDeadline, proposeOrStop, startCalls, stop, withApprovalClosed } from './transitions.js';
 
 /** The request for one call (an effect, or a read a person is asked about); the run waits in `awaiting_approval` until it closes. */
@@ -84,8 +84,6 @@ export function onApproversLoaded(state: RunState, event: Extract<RunEvent, { ty
   const request = state.pendingApproval;
   if (!request || request.requestId !== event.requestId || request.eligible) return state;
   const eligible = eligibleApprovers({ approvers: event.approvers }, request.roles, state.approverScope);
-  // A start statement another execution under this workflow id already read names nobody here.
-  state = event.startSpent ? state : { ...state, ...verifiedStarter(state, event.approvers) };
   if (eligible.length < (request.quorum ?? 1)) {
     // Nobody (or too few) could ever approve: say so now rather than wait out the expiry.
     const closed = withApprovalClosed(

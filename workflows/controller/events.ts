@@ -106,8 +106,12 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
     }),
     /** An approver asked for the pending call with other arguments. */
     z.strictObject({ type: z.literal('amended'), ...base, signed: SignedAmend, directory: z.array(Approver) }),
-    /** startSpent: another execution under the workflow id already read the directory for this run's start statement (its run id). */
-    z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver), startSpent: z.string().optional() }),
+    z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver) }),
+    /**
+     * The run's start statement, taken as the run starts: the directory to verify it against, and
+     * spentBy, the run id of another execution under the workflow id that took it first.
+     */
+    z.strictObject({ type: z.literal('startTaken'), ...base, directory: z.array(Approver), spentBy: z.string().optional() }),
     z.strictObject({ type: z.literal('approvalTimedOut'), ...base, requestId: z.string() }),
     /**
      * A note: unsigned (`by` is whatever the sender claimed; untrusted text), or signed, with the

@@ -16,7 +16,7 @@ import { onModelReply, stepsWithoutModel } from './proposals.js';
 import type { Shape } from './shape.js';
 import { STATE_VERSION, type RunState } from './state.js';
 import { contractOf, control, inDoubt, onDeadline, proposeOrStop, stop } from './transitions.js';
-import { noteEntry } from './trust.js';
+import { noteEntry, verifiedStarter } from './trust.js';
 
 export interface Step {
   state: RunState;
@@ -151,6 +151,13 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
         ...state,
         transcript: [...state.transcript, { kind: 'note', turn: state.turn, by: event.by, text: event.text.slice(0, 2_000), trusted: false }],
       };
+    case 'startTaken':
+      // A start statement names its signer as the starter once: in the first execution that takes it.
+      if (event.spentBy) {
+        const message = `the start statement was already taken by execution ${event.spentBy.slice(0, 80)}; nobody is named as this run's starter`;
+        return control(state, 'start_spent', message);
+      }
+      return { ...state, ...verifiedStarter(state, event.directory) };
     case 'signedNoteAdded': {
       // A person's signed word is something new the run knows: a call refused for want of it
       // may be judged again (the loop guard compares factsVersion).
