@@ -121,10 +121,12 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
     case 'loadApprovers': {
       // The directory is the worker's configuration; what comes back is checked like any input.
       const requestId = command.request.requestId;
-      return work(
-        directorySpending(`approvers for ${command.request.call.tool}`),
-        ({ approvers }): RunEvent => ({ type: 'approversLoaded', now: Date.now(), requestId, approvers: approvers ?? [] }),
-      );
+      return work(directorySpending(`approvers for ${command.request.call.tool}`), ({ approvers }): RunEvent => ({
+        type: 'approversLoaded',
+        now: Date.now(),
+        requestId,
+        approvers: approvers ?? [],
+      }));
     }
     case 'awaitApproval':
       return work(
