@@ -168,6 +168,14 @@ export interface ToolContract<
    */
   commitWindowMs?: number;
   /**
+   * For effects: how long after it is sent the subject's own readings may still show the state
+   * before it (a metrics pipeline that lags, a replica, a cache). Until then another effect on
+   * the same subject is refused (`effect_settling`), and what reads say about the subject in that
+   * time is no grounds for one: a restart's metrics read a second later, still saying "memory
+   * exhausted", never justify a second restart. Default: 0 (its own reply and readbacks settle it).
+   */
+  settleMs?: number;
+  /**
    * For effects: the business key of what it moves, e.g. the transfer id. When set, the
    * idempotency key is derived from it instead of from the run, so two runs of one case (or
    * a case started twice under new ids) can never apply it twice. `run` names the case, for

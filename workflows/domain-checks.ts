@@ -127,7 +127,7 @@ function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: str
   checkArgKinds(tool, say);
   checkDerivations(tool, say);
   if (tool.kind === 'read') {
-    for (const part of ['readback', 'businessKey', 'precondition', 'approval', 'narrativeArgs'] as const) {
+    for (const part of ['readback', 'businessKey', 'precondition', 'approval', 'narrativeArgs', 'settleMs'] as const) {
       if (tool[part] !== undefined) say(`a read has no ${part} (only effects do)`);
     }
     return;
@@ -135,6 +135,7 @@ function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: str
   // An effect's failure is always in doubt: without a readback nothing could settle it.
   if (typeof tool.readback !== 'string' || !tool.readback)
     say('an effect must name its readback (the read, by idempotency key, that tells whether it happened)');
+  if (tool.settleMs !== undefined && !(Number.isFinite(tool.settleMs) && tool.settleMs >= 0)) say('settleMs must be a number of milliseconds, 0 or more');
   const reread = tool.precondition?.reread;
   if (tool.precondition && typeof tool.precondition.check !== 'function') say('precondition.check must be a function');
   if (reread && !reads.has(reread.tool)) say(`its precondition rereads ${String(reread.tool)}, which is not a read of this domain`);

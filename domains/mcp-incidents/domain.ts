@@ -57,6 +57,8 @@ export const restartService = defineTool({
   maxObservationBytes: 1_024,
   subject: serviceSubject,
   readback: 'effect_by_key',
+  // Metrics behind MCP may lag a restart: for a minute its readings are no grounds for another.
+  settleMs: 60_000,
   precondition: { check: (args, about) => restartPrecondition(args.service, about) },
   facts: (o) => ({ [`${o.service}.restartedAt`]: o.appliedAt }),
   effectiveAt: (o) => o.appliedAt,

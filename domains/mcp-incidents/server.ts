@@ -46,6 +46,11 @@ for (const fault of (process.env.MCP_INCIDENTS_FAULT ?? '').split(',').filter(Bo
 saveState(stateFile, state);
 const hidden = new Set((process.env.MCP_INCIDENTS_HIDDEN ?? '').split(',').filter(Boolean));
 const answerDelayMs = Number(process.env.MCP_INCIDENTS_ANSWER_DELAY_MS ?? 0);
+// A metrics pipeline that lags: after a restart, this many reads of the service still answer
+// with what it measured before it, memory easing off by a point a read (in memory: the lag is
+// this process's, as a real one's would be).
+const metricsLagReads = Number(process.env.MCP_INCIDENTS_METRICS_LAG_READS ?? 0);
+const lagging = new Map<string, { before: (typeof state.services)[keyof typeof state.services]; reads: number }>();
 
 const persist = () => saveState(stateFile, state);
 const json = (value: unknown): CallToolResult => ({ content: [{ type: 'text', text: JSON.stringify(value) }] });
@@ -75,7 +80,10 @@ function buildServer(): McpServer {
       },
       (args, extra) => {
         received('metrics', args, extra._meta);
-        const s = state.services[args.service];
+        const lag = lagging.get(args.service);
+        const stale = lag !== undefined && lag.reads > 0;
+        if (stale) lag.reads--;
+        const s = stale ? { ...lag.before, memoryPct: lag.before.memoryPct - (metricsLagReads - lag.reads) } : state.services[args.service];
         return structured({
           service: args.service,
           errorRate: s.errorRate,
@@ -130,6 +138,7 @@ function buildServer(): McpServer {
           key: args.idempotencyKey,
         };
         state.effects[args.idempotencyKey] = effect;
+        if (metricsLagReads > 0) lagging.set(args.service, { before: state.services[args.service], reads: metricsLagReads });
         state.services[args.service] = {
           ...state.services[args.service],
           healthy: true,

@@ -24,6 +24,8 @@ export interface ExampleServerOptions {
   hidden?: string[];
   /** `restart` commits at once but answers this much later. */
   answerDelayMs?: number;
+  /** After a restart, this many metrics reads of the service still answer with what it measured before (a lagging pipeline). */
+  metricsLagReads?: number;
 }
 
 /** How a worker spawns the example server over stdio. */
@@ -38,6 +40,7 @@ export function exampleServerStdio(options: ExampleServerOptions): StdioServer {
       ...(options.faults?.length ? { MCP_INCIDENTS_FAULT: options.faults.join(',') } : {}),
       ...(options.hidden?.length ? { MCP_INCIDENTS_HIDDEN: options.hidden.join(',') } : {}),
       ...(options.answerDelayMs ? { MCP_INCIDENTS_ANSWER_DELAY_MS: String(options.answerDelayMs) } : {}),
+      ...(options.metricsLagReads ? { MCP_INCIDENTS_METRICS_LAG_READS: String(options.metricsLagReads) } : {}),
     },
   };
 }

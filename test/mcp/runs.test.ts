@@ -182,6 +182,33 @@ describe('MCP tool servers as contract-bound tools, in agent runs', () => {
       expect(server.calls.filter((c) => c.tool === 'effect_by_key')).toHaveLength(1);
     }));
 
+  it('a server whose metrics lag a restart: the re-read still says memory exhausted, and with room for two effects no second restart reaches the server', () =>
+    withStack({ metricsLagReads: 2 }, async (stack) => {
+      const caseId = uniqueIncident();
+      const replies = [
+        { type: 'call', calls: ['api', 'db', 'cache'].map((service) => ({ tool: 'get_metrics', args: { service } })) },
+        { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'db' } }] },
+        // The pipeline lags: db still reads unhealthy, its memory exhausted (a point lower: something new).
+        { type: 'call', calls: [{ tool: 'get_metrics', args: { service: 'db' } }] },
+        { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'db' } }] },
+        { type: 'escalate', reason: 'db still looks exhausted after its restart' },
+      ];
+      const { result, view } = await stack.run({ caseId, model: { adapter: 'scripted', replies }, budgets: { effects: 2 } });
+
+      // What the server received: one restart.
+      const server = stack.state();
+      expect(server.calls.filter((c) => c.tool === 'restart')).toHaveLength(1);
+      expect(Object.values(server.effects)).toHaveLength(1);
+      // The re-read reached the lagging pipeline, and the engine said why it would not restart again.
+      const reread = view.state.evidence.filter((e) => e.tool === 'get_metrics' && e.status === 'ok').at(-1);
+      expect(reread?.facts).toMatchObject({ 'db.healthy': false, 'db.memoryPct': expect.any(Number) });
+      expect(reread?.facts['db.memoryPct']).toBeGreaterThanOrEqual(90);
+      expect(view.state.transcript.flatMap((t) => (t.kind === 'control' ? [`${t.code}: ${t.message}`] : []))).toContainEqual(
+        expect.stringMatching(/^effect_settling: /),
+      );
+      expect(result.effects.filter((e) => e.tool === 'restart_service')).toHaveLength(1);
+    }));
+
   it('a server tool no contract declares is refused at the gate (unknown_tool) and never reaches the server', () =>
     withStack({}, async (stack) => {
       const caseId = uniqueIncident();

@@ -11,6 +11,7 @@ import { banking } from '../../eval/agentdojo/banking.js';
 import { slack } from '../../eval/agentdojo/slack.js';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
+import { mcpIncidents } from '../../domains/mcp-incidents/domain.js';
 import type { Domain } from '../../workflows/contract.js';
 import { Run, TRANSFER, metricsOf, out, readAck, readLedger, reissue, restart } from '../support/driver.js';
 
@@ -112,6 +113,22 @@ const table: Row[] = [
       }),
   },
   {
+    code: 'effect_settling',
+    effect: 'restart_service',
+    sent: 1,
+    // metrics that lag a restart: a minute after it, a reading of db is still no grounds for another.
+    run: () =>
+      drive(new Run(mcpIncidents, { budgets: { effects: 2 } }), (r) => {
+        r.call(metricsOf('db'));
+        r.observeOk({ get_metrics: out.metrics(false, 97) });
+        r.call(restart('db'));
+        r.observeOk({ restart_service: out.effect() });
+        r.call(metricsOf('db'));
+        r.observeOk({ get_metrics: out.metrics(false, 96) });
+        r.call(restart('db'));
+      }),
+  },
+  {
     code: 'not_permitted',
     effect: 'reissue_transfer',
     run: () =>
@@ -189,6 +206,17 @@ const atDispatch: Row[] = [
     code: 'already_applied',
     effect: 'reissue_transfer',
     run: () => approvedAfter((r) => (r.state = { ...r.state, effects: [...r.state.effects, entry('applied')] })),
+  },
+  {
+    code: 'effect_settling',
+    effect: 'reissue_transfer',
+    // While the person decided, another effect on the transfer went out, and has not settled.
+    run: () =>
+      approvedAfter((r) => {
+        const subject = r.state.pendingApproval?.call.subject;
+        const other = { ...entry('applied'), key: 'other', subject, sentAt: r.now, settleMs: 10 * 60_000 };
+        r.state = { ...r.state, effects: [...r.state.effects, other] };
+      }),
   },
   {
     code: 'not_permitted',

@@ -16,7 +16,7 @@ import { callSignature, repeatRefusal } from './loop-guard.js';
 import { checkPrecondition } from './precondition.js';
 import { judgeFlow, type Asking, type Proposal } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
-import { subjectOfCall } from './subject.js';
+import { settlesAt, subjectOfCall } from './subject.js';
 import { inDoubt } from './transitions.js';
 
 export type { Asking } from './provenance.js';
@@ -101,6 +101,7 @@ export const ADMISSION_CHECKS: readonly AdmissionCheck[] = [
           idempotent: contract.idempotent,
           ...(key ? { idempotencyKey: key } : {}),
           ...(subject ? { subject } : {}),
+          ...(contract.kind === 'effect' && contract.settleMs ? { settleMs: contract.settleMs } : {}),
         });
       }
       return { ...c, planned };
@@ -161,6 +162,22 @@ export const ADMISSION_CHECKS: readonly AdmissionCheck[] = [
       const keys = new Set(c.planned.flatMap((call) => (call.idempotencyKey ? [call.idempotencyKey] : [])));
       const done = c.state.effects.find((e) => e.status === 'applied' && keys.has(e.key));
       return done ? refuse('already_applied', `${done.tool} under key ${done.key} already took effect in this run (${done.callId}); it is done`, true) : c;
+    },
+  },
+  {
+    name: 'the last effect on its subject has settled (ToolContract.settleMs)',
+    codes: ['effect_settling'],
+    at: ['proposal', 'dispatch'],
+    run(c) {
+      for (const call of c.planned) {
+        if (call.kind !== 'effect' || call.subject === undefined) continue;
+        const until = settlesAt(c.state, call.subject);
+        if (until === undefined || c.now >= until) continue;
+        const message = `the last effect on ${call.subject} settles at ${new Date(until).toISOString()}: until then its readings may still show the state before it, and no second effect goes out on them; read again after that, or finish and let the probe judge`;
+        // About the time, not the call: the same call once settled is judged afresh (not remembered as refused).
+        return refuse('effect_settling', message);
+      }
+      return c;
     },
   },
   {

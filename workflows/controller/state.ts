@@ -89,6 +89,8 @@ export const PlannedCall = workerScoped('state.PlannedCall', () =>
      * (workflows/statement-use.ts): a statement decides one request once, even across a reset.
      */
     approvedWith: z.array(z.string()).optional(),
+    /** Effects only: its contract's settle time (ToolContract.settleMs), carried to its ledger entry. */
+    settleMs: z.number().optional(),
     /** Arguments the model derived from trusted numbers, each with its checked arithmetic and sources (controller/derivation.ts). */
     derived: z.record(z.string(), z.string()).optional(),
     /** Arguments vouched for by the source the proposal cited, each with that source's label (controller/cited-sources.ts). */
@@ -116,6 +118,8 @@ export const EffectEntry = workerScoped('state.EffectEntry', () =>
     subject: z.string().optional(),
     /** When its latest attempt was sent (the run's time). */
     sentAt: z.number().optional(),
+    /** Until sentAt + this, the subject's readings may still show the state before it (ToolContract.settleMs). */
+    settleMs: z.number().optional(),
     /**
      * A readback found nothing, but the request could still commit and the key was not fenced:
      * read back again at this time before believing it did not happen.

@@ -26,11 +26,35 @@ export function evidenceAbout(state: RunState, subject: string, now: number): Ev
 export function groundsFor(state: RunState, subject: string, now: number): EvidenceView[] {
   const about = state.evidence.filter((e) => (e.subject ?? caseSubject(state.caseId)) === subject);
   const since = lastEffectOn(state, subject);
+  const settled = settlesAt(state, subject);
   return about.map((e) => {
     const view = viewOf(e, now);
     // An effect's own output and its readbacks come after its call, so they stay as they are.
-    return since !== undefined && view.fresh && sequenceOf(e.id) < since ? { ...view, fresh: false } : view;
+    if (since !== undefined && view.fresh && sequenceOf(e.id) < since) return { ...view, fresh: false };
+    // Read after it, but before it settled: the reading may still show the state before it.
+    const unsettled = settled !== undefined && view.fresh && !isEffectOwn(state, e.callId) && e.observedAt < settled;
+    return unsettled ? { ...view, fresh: false } : view;
   });
+}
+
+/**
+ * When the effects on `subject` that may have changed it have settled (ToolContract.settleMs
+ * after each was sent), if any declares a settle time: before then the subject's own readings
+ * may still show the state before them.
+ */
+export function settlesAt(state: RunState, subject: string): number | undefined {
+  let until: number | undefined;
+  for (const effect of state.effects) {
+    if ((effect.subject ?? caseSubject(state.caseId)) !== subject || effect.status === 'failed' || effect.status === 'not_applied') continue;
+    if (!effect.settleMs || effect.sentAt === undefined) continue;
+    until = Math.max(until ?? 0, effect.sentAt + effect.settleMs);
+  }
+  return until;
+}
+
+/** Evidence an effect itself produced (its reply, its readback): it speaks for the effect, not of a lagging reading. */
+function isEffectOwn(state: RunState, callId: string | undefined): boolean {
+  return callId !== undefined && state.effects.some((e) => e.callId === callId);
 }
 
 /** The sequence number of the latest effect on `subject` that may have changed it. */

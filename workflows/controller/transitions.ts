@@ -91,6 +91,7 @@ export function startCalls(state: RunState, planned: PlannedCall[], now: number)
         readbacks: 0,
         ...(c.subject ? { subject: c.subject } : {}),
         ...(c.unvouched?.length ? { onPersonsWord: c.unvouched } : {}),
+        ...(c.settleMs ? { settleMs: c.settleMs } : {}),
         sentAt: now,
       })),
     ],
