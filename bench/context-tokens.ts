@@ -12,7 +12,7 @@
 // grow linearly with the run.
 import { synthetic } from '../domains/synthetic/domain.js';
 import { KEEP } from '../workflows/controller/retention.js';
-import type { ContextStrategy } from '../workflows/contract.js';
+import { domainDefaults, type ContextStrategy } from '../workflows/contract.js';
 import { formatTargets, table, target, type Target } from './report.js';
 import { simulateRun } from './shape.js';
 
@@ -57,7 +57,7 @@ export async function contextTokens(turns: number[] = [10, 100, 1_000]): Promise
     tokens,
     bytes,
     retentionCaps: { transcript: KEEP.transcript, evidence: KEEP.evidence, settledEffects: KEEP.settledEffects },
-    window: synthetic.defaults.window,
+    window: domainDefaults(synthetic).window,
     targets: [target(`window_pinned tokens turn ${turns[iLast]} ÷ turn 100`, growth, 1.2)],
     seconds: (Date.now() - started) / 1_000,
   };

@@ -4,7 +4,7 @@
 //   - the context each strategy compiles at a given turn (section "context tokens"), and
 //   - the exact payload sizes of every activity call of a run, turn by turn, which the bare
 //     baseline replays so that both workflows move the same bytes through Temporal.
-import type { ContextStrategy } from '../workflows/contract.js';
+import { domainDefaults, type ContextStrategy } from '../workflows/contract.js';
 import { synthetic } from '../domains/synthetic/domain.js';
 import { syntheticImplementation } from '../domains/synthetic/tools.js';
 import type { ToolContext } from '../activities/implement.js';
@@ -70,8 +70,8 @@ export async function simulateRun(options: SimulationOptions): Promise<TurnShape
     runId,
     domain: synthetic,
     caseId,
-    budgets: { ...synthetic.defaults.budgets, turns: options.turns },
-    context: { strategy: options.strategy ?? synthetic.defaults.context, window: options.window ?? synthetic.defaults.window },
+    budgets: { ...domainDefaults(synthetic).budgets, turns: options.turns },
+    context: { strategy: options.strategy ?? domainDefaults(synthetic).context, window: options.window ?? domainDefaults(synthetic).window },
     chain: 'bench-chain',
     now,
   });

@@ -13,7 +13,7 @@ import {
   patched,
   setCurrentDetails,
 } from '@temporalio/workflow';
-import type { Domain } from './contract.js';
+import { domainDefaults, type Domain } from './contract.js';
 import type { Command } from './controller/commands.js';
 import type { RunEvent } from './controller/events.js';
 import { commandOrHalt, initialState, next, type Step } from './controller/next.js';
@@ -241,16 +241,17 @@ function keepsOutcome(command: Command): boolean {
 }
 
 function newState(run: RunInput, domain: Domain): RunState {
+  const defaults = domainDefaults(domain);
   const scope = approverScope(run);
   const permitted = permittedEffects(run);
   const state = initialState({
     runId: workflowInfo().workflowId,
     domain,
     caseId: run.caseId,
-    budgets: { ...domain.defaults.budgets, ...run.budgets },
+    budgets: { ...defaults.budgets, ...run.budgets },
     context: {
-      strategy: run.context?.strategy ?? domain.defaults.context,
-      window: run.context?.window ?? domain.defaults.window,
+      strategy: run.context?.strategy ?? defaults.context,
+      window: run.context?.window ?? defaults.window,
     },
     ...(run.approvalTimeoutMs ? { approvalTimeoutMs: run.approvalTimeoutMs } : {}),
     ...(scope ? { approverScope: scope } : {}),

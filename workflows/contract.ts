@@ -501,7 +501,30 @@ export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C ext
    * or an effect without one, under this. Without it (the default) such a call is refused.
    */
   askWhenUnvouched?: ApprovalRule;
-  defaults: { budgets: Budgets; context: ContextStrategy; window: number };
+  /**
+   * A run's budgets and context when its start does not set them; each part that is left out
+   * takes the engine's (DOMAIN_DEFAULTS: 12 turns, 20 tool calls, 1 effect, 2 duplicates,
+   * 100,000 tokens, a 10-minute deadline; the last 8 entries of the run and the latest value of
+   * every fact, `window_pinned`).
+   */
+  defaults?: { budgets?: Partial<Budgets>; context?: ContextStrategy; window?: number };
+}
+
+/** What a domain that states no defaults runs with (Domain.defaults): small, so a run that loops stops soon. */
+export const DOMAIN_DEFAULTS: { budgets: Budgets; context: ContextStrategy; window: number } = {
+  budgets: { turns: 12, toolCalls: 20, effects: 1, duplicates: 2, tokens: 100_000, deadlineMs: 10 * 60_000 },
+  context: 'window_pinned',
+  window: 8,
+};
+
+/** The domain's defaults with the engine's filling every part it leaves out. */
+export function domainDefaults(domain: Pick<Domain, 'name' | 'defaults'>): { budgets: Budgets; context: ContextStrategy; window: number } {
+  const given = domain.defaults;
+  return {
+    budgets: { ...DOMAIN_DEFAULTS.budgets, ...given?.budgets },
+    context: given?.context ?? DOMAIN_DEFAULTS.context,
+    window: given?.window ?? DOMAIN_DEFAULTS.window,
+  };
 }
 
 export interface SoakRule {

@@ -225,20 +225,24 @@ function checkNarrativeArgs(tool: AnyTool, say: (problem: string) => void): void
   for (const name of tool.narrativeArgs) if (!(name in shape)) say(`narrativeArgs names ${name}, which is not an argument of the tool`);
 }
 
+/** Defaults are optional, each part of them too (Domain.defaults); what is given must be usable. */
 function checkDefaults(domain: Domain, say: (problem: string) => void): void {
   const defaults = domain?.defaults;
+  if (defaults === undefined) return;
   if (!defaults || typeof defaults !== 'object') {
-    say('defaults (budgets, context, window) are required');
+    say("defaults must be an object (budgets, context, window), or left out for the engine's");
     return;
   }
   const budgets = defaults.budgets as Record<string, unknown> | undefined;
   for (const key of ['turns', 'toolCalls', 'effects', 'duplicates', 'tokens', 'deadlineMs'] as const) {
     const value = budgets?.[key];
+    if (value === undefined) continue;
     if (!Number.isInteger(value) || (value as number) < (key === 'effects' || key === 'duplicates' ? 0 : 1))
       say(`defaults.budgets.${key} must be a whole number${key === 'effects' || key === 'duplicates' ? '' : ' of at least 1'}`);
   }
-  if (!['full', 'window', 'window_pinned'].includes(defaults.context)) say("defaults.context must be 'full', 'window' or 'window_pinned'");
-  if (!Number.isInteger(defaults.window) || defaults.window < 1) say('defaults.window must be a whole number of at least 1');
+  if (defaults.context !== undefined && !['full', 'window', 'window_pinned'].includes(defaults.context))
+    say("defaults.context must be 'full', 'window' or 'window_pinned'");
+  if (defaults.window !== undefined && (!Number.isInteger(defaults.window) || defaults.window < 1)) say('defaults.window must be a whole number of at least 1');
 }
 
 function isSchema(value: unknown): boolean {

@@ -3,6 +3,7 @@
 // type on the engine's queue with state they made up (a run a few turns in, ready to act). The
 // check "continued from an earlier execution" holds for it, so only the server's record of that
 // earlier execution tells it apart: the agent run must fail before anything reaches the world.
+import { domainDefaults } from '../../workflows/contract.js';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -48,8 +49,8 @@ describe('carried state from a workflow that is not the engine', () => {
         runId: workflowId,
         domain: payments,
         caseId: transferId,
-        budgets: payments.defaults.budgets,
-        context: { strategy: payments.defaults.context, window: payments.defaults.window },
+        budgets: domainDefaults(payments).budgets,
+        context: { strategy: domainDefaults(payments).context, window: domainDefaults(payments).window },
         chain: 'made-up',
         now: Date.now(),
       }),

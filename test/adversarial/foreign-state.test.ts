@@ -3,6 +3,7 @@
 // state (an effect already "in flight", an approval already "granted", an approver list of the
 // attacker's choosing, a run from before the trust boundary) must make the workflow fail before
 // anything reaches the world.
+import { domainDefaults } from '../../workflows/contract.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
@@ -27,8 +28,8 @@ function baseState(runId: string, transferId: string): RunState {
     runId,
     domain: payments,
     caseId: transferId,
-    budgets: payments.defaults.budgets,
-    context: { strategy: payments.defaults.context, window: payments.defaults.window },
+    budgets: domainDefaults(payments).budgets,
+    context: { strategy: domainDefaults(payments).context, window: domainDefaults(payments).window },
     chain: runId,
     now: now - 60_000,
   });

@@ -2,7 +2,7 @@
 // the next command. No server, no Temporal, no clock: time comes on the events.
 import type { NoteFields } from '../../workflows/trust/statement.js';
 import { expect } from 'vitest';
-import type { Budgets, Domain } from '../../workflows/contract.js';
+import { domainDefaults, type Budgets, type Domain } from '../../workflows/contract.js';
 import type { Command } from '../../workflows/controller/commands.js';
 import type { ProbeVerdict, RunEvent, ToolResult } from '../../workflows/controller/events.js';
 import { initialState, next } from '../../workflows/controller/next.js';
@@ -40,8 +40,8 @@ export class Run {
       runId: `${domain.name}-test`,
       domain,
       caseId: opts.caseId ?? (domain.name === 'payments' ? 'PX-1042' : 'INC-7'),
-      budgets: { ...domain.defaults.budgets, ...opts.budgets },
-      context: { strategy: domain.defaults.context, window: domain.defaults.window },
+      budgets: { ...domainDefaults(domain).budgets, ...opts.budgets },
+      context: { strategy: domainDefaults(domain).context, window: domainDefaults(domain).window },
       ...(opts.approvalTimeoutMs ? { approvalTimeoutMs: opts.approvalTimeoutMs } : {}),
       ...(opts.approverScope ? { approverScope: opts.approverScope } : {}),
       chain: 'first-execution-run-id',

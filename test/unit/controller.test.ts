@@ -1,6 +1,7 @@
 // The pure controller, driven by hand: feed events, look at the state and the next command.
 // No server, no Temporal, no clock: time comes on the events. The trust boundary's own rules
 // (preconditions, provenance, signatures) are driven in test/unit/trust-boundary.test.ts.
+import { domainDefaults } from '../../workflows/contract.js';
 import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
@@ -64,7 +65,7 @@ describe('start', () => {
     expect(run.command.proposalIndex).toBe(0);
     expect(run.command.context.goal).toContain('PX-1042');
     expect(run.command.context.tools.map((t) => t.name)).toEqual(['read_replica', 'read_ledger', 'read_processor_ack', 'reissue_transfer']);
-    expect(run.command.context.runtime.left.turns).toBe(payments.defaults.budgets.turns - 1);
+    expect(run.command.context.runtime.left.turns).toBe(domainDefaults(payments).budgets.turns - 1);
   });
 
   it('a finished run ignores late events', () => {

@@ -7,6 +7,7 @@ import { adaptResult } from '../../workflows/controller/observation.js';
 import { DomainDefinitionError, validateDomain } from '../../workflows/domain-checks.js';
 import { DEFAULT_MAX_AGE_MS, DEFAULT_MAX_OBSERVATION_BYTES } from '../../workflows/policy.js';
 import { defineDomain, defineTool, z, type AnyTool, type Domain } from '../../workflows/public.js';
+import { DOMAIN_DEFAULTS, domainDefaults } from '../../workflows/contract.js';
 
 const base = {
   description: 'd',
@@ -137,6 +138,17 @@ describe('the types refuse what they can see', () => {
 describe('validateDomain refuses what the types cannot see, naming the tool', () => {
   it('accepts a sound domain', () => {
     expect(validateDomain(domain([lookup, change]))).toEqual([]);
+  });
+
+  it("takes a domain without defaults, or with some, and fills the rest with the engine's; refuses one that is unusable", () => {
+    const { defaults: _left, ...bare } = domain([lookup, change]);
+    expect(validateDomain(bare)).toEqual([]);
+    expect(domainDefaults(bare)).toEqual(DOMAIN_DEFAULTS);
+    const some = domain([lookup, change], { defaults: { budgets: { turns: 30 }, window: 3 } });
+    expect(validateDomain(some)).toEqual([]);
+    expect(domainDefaults(some)).toEqual({ ...DOMAIN_DEFAULTS, budgets: { ...DOMAIN_DEFAULTS.budgets, turns: 30 }, window: 3 });
+    const wrong = domain([lookup, change], { defaults: { budgets: { effects: -1 }, context: 'everything' as never } });
+    expect(validateDomain(wrong)).toEqual(['defaults.budgets.effects must be a whole number', "defaults.context must be 'full', 'window' or 'window_pinned'"]);
   });
 
   it('names each mistake', () => {

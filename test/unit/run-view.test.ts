@@ -3,6 +3,7 @@
 // pending approval, an ended run), answer the query as the workflow does (handlers.ts view),
 // and check what the mapping gives: the fields a client reads, none of the controller's
 // internals, and no change when the internal state grows a field.
+import { domainDefaults } from '../../workflows/contract.js';
 import { describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
 import { RunView, toRunView } from '../../client/run-view.js';
@@ -43,7 +44,7 @@ describe('RunView: the client boundary over the state query', () => {
     expect(v.model).toEqual({ adapter: 'rules' });
     expect(v.awaiting?.tool).toBe('reissue_transfer');
     expect(v.budgets.used.turns).toBe(run.state.turn);
-    expect(v.budgets.limits.turns).toBe(payments.defaults.budgets.turns);
+    expect(v.budgets.limits.turns).toBe(domainDefaults(payments).budgets.turns);
     expect(v.budgets.left).toEqual(answer.budgetLeft);
     expect(v.evidence.total).toBe(run.state.evidence.length);
     expect(v.evidence.items.map((e) => [e.tool, e.status, e.fresh])).toEqual(run.state.evidence.map((e) => [e.tool, e.status, e.fresh]));

@@ -1,5 +1,6 @@
 // The controller's side of money: a proposal's cost is charged to the run and a run over its
 // spend budget stops; and the pricing rules that never take missing usage as free.
+import { domainDefaults } from '../../workflows/contract.js';
 import { describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
 import { costMicros } from '../../activities/spend/prices.js';
@@ -13,7 +14,7 @@ function started(extra: Partial<Parameters<typeof initialState>[0]>): RunState {
     runId: 'payments-PX-1',
     domain: payments,
     caseId: 'PX-1',
-    budgets: { ...payments.defaults.budgets, spendMicros: 5_000 },
+    budgets: { ...domainDefaults(payments).budgets, spendMicros: 5_000 },
     context: { strategy: 'full', window: 10 },
     now: 0,
     chain: 'first-execution',
