@@ -98,7 +98,7 @@ export interface DomainImplementation<D extends Domain = Domain, Deps = unknown>
  *   },
  *   probe: async (_claim, ctx) => {
  *     const { status } = ctx.deps.book.get(ctx.caseId);
- *     return { holds: status === 'CANCELLED', conflict: false, decided: true, detail: `order is ${status}` };
+ *     return { holds: status === 'CANCELLED', conflict: false, decided: true, detail: `order is ${status}`, facts: { 'order.status': status } };
  *   },
  * });
  * ```

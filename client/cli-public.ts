@@ -7,11 +7,11 @@
  *
  * @example
  * ```ts
- * // ops/agent.ts: `npx tsx ops/agent.ts status orders-O-1001`
+ * // agent.ts, beside domain.ts: `npx tsx agent.ts status orders-O-1001`
  * import { runCli } from 'bounded-react-temporal/cli';
- * import { orders } from '../domain.js';
+ * import { orders } from './domain.js';
  *
- * await runCli({ domains: [orders], workflowsPath: new URL('../domain.js', import.meta.url).pathname, programName: 'npx tsx ops/agent.ts' });
+ * await runCli({ domains: [orders], workflowsPath: new URL('./domain.js', import.meta.url).pathname, programName: 'npx tsx agent.ts' });
  * ```
  *
  * `cliMain(io, config)` is the same CLI as a function of its arguments, environment and output

@@ -20,7 +20,10 @@
  * const implementation = implement(orders).with<{ book: OrderBook }>({
  *   tools: { read_order: (args, ctx) => ctx.deps.book.get(args.orderId), cancel_order: (args, ctx) => ctx.deps.book.cancel(args.orderId, ctx.idempotencyKey) },
  *   readbacks: { cancellation_by_key: async (key, ctx) => ctx.deps.book.byKey(key) },
- *   probe: async (_claim, ctx) => ({ holds: ..., conflict: false, decided: true, detail: '...' }),
+ *   probe: async (_claim, ctx) => {
+ *     const { status } = await ctx.deps.book.get(ctx.caseId);
+ *     return { holds: status === 'CANCELLED', conflict: false, decided: true, detail: `order is ${status}`, facts: { 'order.status': status } };
+ *   },
  * });
  * const worker = await createAgentWorker({
  *   ...(await workerOptionsFromEnv()),

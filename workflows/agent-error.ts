@@ -21,8 +21,11 @@ function markerOf(errorName: string): symbol {
  *
  * @example
  * ```ts
- * try { await agent.approve(runId, requestId, key); }
- * catch (err) { if (RunEndedError.isInstance(err)) return; throw err; }
+ * try {
+ *   await agent.approve(runId, requestId, key);
+ * } catch (err) {
+ *   if (!RunEndedError.isInstance(err)) throw err; // a run that ended has nothing left to approve
+ * }
  * ```
  */
 export class AgentError extends Error {

@@ -271,7 +271,14 @@ type NameRules<N extends string> = N extends ReservedToolName ? { name: `the too
  *   output: z.object({ status: z.string() }),
  *   kind: 'read',
  * });
- * const refund = defineTool({ name: 'refund', kind: 'effect', readback: 'read_refund', ... });
+ * const refund = defineTool({
+ *   name: 'refund',
+ *   description: 'Refund an order once.',
+ *   input: z.strictObject({ orderId: z.string() }),
+ *   output: z.object({ refundId: z.string() }),
+ *   kind: 'effect',
+ *   readback: 'read_refund',
+ * });
  */
 export function defineTool<
   I extends z.ZodType,

@@ -102,7 +102,15 @@ function checkRoute(route: NonNullable<Domain['route']>, reads: ReadonlySet<stri
  * fails in the workflow.
  *
  * @example
- * export const orders = defineDomain({ name: 'orders', tools: [readOrder, refund] as const, claim: OrderClaim, ... });
+ * ```ts
+ * export const orders = defineDomain({
+ *   name: 'orders',
+ *   goal: (id) => `Cancel order ${id} once, if it is still open.`,
+ *   tools: [readOrder, cancelOrder],
+ *   claim: z.strictObject({ cancelled: z.literal(true) }),
+ *   judgeEvidence: (_claim, cited) => (cited.some((e) => e.fresh) ? { kind: 'supported' } : { kind: 'unsupported', reason: 'cite fresh evidence' }),
+ * });
+ * ```
  */
 export function defineDomain<const T extends readonly AnyTool[], C extends z.ZodType>(domain: Domain<T, C> & RereadRules<T>): Domain<T, C> {
   assertValidDomain(domain);

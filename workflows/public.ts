@@ -14,9 +14,19 @@
  * ```ts
  * import { agentWorkflowFor, defineDomain, defineTool, z } from 'bounded-react-temporal/workflow';
  *
- * const readOrder = defineTool({ name: 'read_order', kind: 'read', input: z.strictObject({ orderId: z.string() }), ... });
- * const cancelOrder = defineTool({ name: 'cancel_order', kind: 'effect', readback: 'cancellation_by_key', ... });
- * export const orders = defineDomain({ name: 'orders', tools: [readOrder, cancelOrder], claim: z.strictObject({ cancelled: z.literal(true) }), ... });
+ * const byOrder = z.strictObject({ orderId: z.string() });
+ * const readOrder = defineTool({ name: 'read_order', description: 'The order as the book has it.', input: byOrder, output: z.object({ status: z.string() }), kind: 'read' });
+ * const cancelOrder = defineTool({
+ *   name: 'cancel_order', description: 'Cancel an open order.', input: byOrder, output: z.object({ cancellationId: z.string() }),
+ *   kind: 'effect', readback: 'cancellation_by_key',
+ * });
+ * export const orders = defineDomain({
+ *   name: 'orders',
+ *   goal: (id) => `Cancel order ${id} once, if it is still open.`,
+ *   tools: [readOrder, cancelOrder],
+ *   claim: z.strictObject({ cancelled: z.literal(true) }),
+ *   judgeEvidence: (_claim, cited) => (cited.some((e) => e.fresh) ? { kind: 'supported' } : { kind: 'unsupported', reason: 'cite fresh evidence' }),
+ * });
  *
  * // Your workflows module (the worker's workflowsPath):
  * export const agentWorkflow = agentWorkflowFor([orders]);
