@@ -7,7 +7,7 @@
 // Workflow-safe.
 import { z } from 'zod';
 import { defineDomain, defineTool, effectKey, routeHint, type EvidenceView } from '../../workflows/public.js';
-import { getDeploys, getLogs, getMetrics, IncidentsClaim, restartService, revertDeploy } from '../incidents/domain.js';
+import { getDeploys, getLogs, getMetrics, IncidentsClaim, judgeRemediationDone, restartService, revertDeploy } from '../incidents/domain.js';
 import { alertsRoute } from './route.js';
 
 /** An alert run's case: the incident, then `-ag` and the alert group's id, and `-e<n>` from the group's second episode on. */
@@ -113,10 +113,8 @@ export const alerts = defineDomain({
   // The incidents runbook with the silence around it (route.ts): taken first, expired before the finish.
   route: alertsRoute,
   nextStep: routeHint(alertsRoute),
-  judgeDone: (claim, done) =>
-    done.some((d) => d.tool === 'restart_service' || d.tool === 'revert_deploy')
-      ? { ok: true }
-      : { ok: false, reason: `this run has not restarted or reverted ${claim.remediated}` },
+  // An execution that starts again (a reset, a TerminateExisting start) finds the case's own remediation.
+  judgeDone: judgeRemediationDone,
   // Resolved only if the alert stays quiet: short for the example and its tests; a team's is minutes.
   soak: { windowMs: 12_000, onRefire: 'resume' },
   defaults: {

@@ -2,7 +2,7 @@
 // metrics, logs and deploys; the effects are restart and revert; "resolved" is decided by an
 // end-to-end verify probe, never by the model. Workflow-safe.
 import { z } from 'zod';
-import { defineDomain, defineTool, routeHint, type EvidenceView } from '../../workflows/public.js';
+import { defineDomain, defineTool, routeHint, type DoneEffect, type DoneVerdict, type EvidenceView, type NextStepView } from '../../workflows/public.js';
 import { isCaseRemediation, MEMORY_EXHAUSTED_PCT, restartKey, revertKey, Service } from './services.js';
 import { incidentsRoute } from './route.js';
 
@@ -205,6 +205,19 @@ function remediatedEarlier(caseId: string, service: string, evidence: EvidenceVi
   };
 }
 
+/**
+ * A finish is done when this run restarted or reverted something, or (`doneEarlier`, verified by
+ * the probe) an earlier run of the case remediated the claimed service. Shared with the alerts
+ * domain, whose runs use these contracts.
+ */
+export function judgeRemediationDone(claim: z.infer<typeof IncidentsClaim>, done: DoneEffect[], view: NextStepView): DoneVerdict {
+  const { remediated } = claim;
+  if (done.some((d) => d.tool === 'restart_service' || d.tool === 'revert_deploy')) return { ok: true };
+  const reason = `this run has not restarted or reverted ${remediated}; nothing of it was remediated`;
+  const earlier = remediatedEarlier(view.caseId, remediated, view.evidence);
+  return earlier ? { ok: false, reason, doneEarlier: `${remediated} already remediated by an earlier run: ${earlier.detail}` } : { ok: false, reason };
+}
+
 export const incidents = defineDomain({
   name: 'incidents',
   caseId: z.string().regex(/^INC-[0-9A-Za-z-]{1,60}$/, 'an incident id such as INC-7'),
@@ -220,13 +233,7 @@ export const incidents = defineDomain({
   nextStep: routeHint(incidentsRoute),
   // "Remediated" means this run restarted or reverted that very service, or an earlier run of
   // this case did (the orchestrator's record, keyed by the case) and the service is healthy now.
-  judgeDone: (claim, done, view) => {
-    const { remediated } = claim;
-    if (done.some((d) => d.tool === 'restart_service' || d.tool === 'revert_deploy')) return { ok: true };
-    const reason = `this run has not restarted or reverted ${remediated}; nothing of it was remediated`;
-    const earlier = remediatedEarlier(view.caseId, remediated, view.evidence);
-    return earlier ? { ok: false, reason, doneEarlier: `${remediated} already remediated by an earlier run: ${earlier.detail}` } : { ok: false, reason };
-  },
+  judgeDone: judgeRemediationDone,
   defaults: {
     budgets: { turns: 12, toolCalls: 20, effects: 2, duplicates: 2, tokens: 120_000, deadlineMs: 15 * 60_000 },
     context: 'window_pinned',

@@ -6,9 +6,6 @@ import { effectKey } from '../../workflows/public.js';
 
 export const Service = z.enum(['api', 'db', 'cache']);
 
-/** The domain's name, part of every business-keyed idempotency key of its effects. */
-const DOMAIN = 'incidents';
-
 /**
  * A restart or revert is keyed by the case, the service and the action (and a revert by its
  * target): a second run of the case (a reset, a delete and start again) reaches the
@@ -18,11 +15,17 @@ const DOMAIN = 'incidents';
  */
 export const restartKey = (caseId: string, service: string) => `restart:${caseId}:${service}`;
 export const revertKey = (caseId: string, service: string, toVersion: string) => `revert:${caseId}:${service}:${toVersion}`;
-/** Whether an orchestrator record's key is a restart or revert of this service for this case. */
+/**
+ * Whether an orchestrator record's key is a restart or revert of this service for this case,
+ * made by a run of any domain that uses these contracts (the idempotency key starts with the
+ * domain's name: `incidents/...`, and `alerts/...` for an alert run, whose case ids are its own).
+ */
 export function isCaseRemediation(caseId: string, service: string, key: string): boolean {
+  const domain = /^([a-z][a-z0-9-]*)\//.exec(key)?.[1];
+  if (!domain) return false;
   return (
-    key === effectKey(DOMAIN, 'restart_service', restartKey(caseId, service)) ||
-    key.startsWith(effectKey(DOMAIN, 'revert_deploy', `revert:${caseId}:${service}:`))
+    key === effectKey(domain, 'restart_service', restartKey(caseId, service)) ||
+    key.startsWith(effectKey(domain, 'revert_deploy', `revert:${caseId}:${service}:`))
   );
 }
 
