@@ -18,7 +18,11 @@ import { WorldClient } from '../../domains/world/client.js';
 import { startWorld, type RunningWorld } from '../../domains/world/process.js';
 import { startAlertStack, type AlertStack } from '../../monitoring/stack.js';
 import { suiteBundle } from '../support/bundles.js';
-import { stateQuery } from '../../workflows/messages.js';
+import { silencesByKey } from '../../domains/alerts/alertmanager-client.js';
+import { silenceKeyOf } from '../../domains/alerts/domain.js';
+import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent-workflow-type.js';
+import { stateQuery, type RunResult } from '../../workflows/messages.js';
+import type { RunInput } from '../../workflows/run-input.js';
 import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
@@ -35,14 +39,14 @@ let agent: AgentClient;
 let scratch: string;
 let bundlePath: string;
 const taskQueue = uniqueTaskQueue('alerts-crash');
-/** Every start the receiver made, with what the server made of it. */
-const starts: { caseId: string; runId: string; attached: boolean }[] = [];
+/** Every start the receiver made, with what the server made of it and the input it gave. */
+const starts: { caseId: string; runId: string; attached: boolean; input: RunInput }[] = [];
 const workers = new Set<WorkerProcess>();
 
 const recordingAgent: AlertRunStarter = {
   start: async (input) => {
     const started = await agent.start(input);
-    starts.push({ caseId: input.caseId, runId: started.runId, attached: started.attached });
+    starts.push({ caseId: input.caseId, runId: started.runId, attached: started.attached, input });
     return started;
   },
   note: (runId, text, options) => agent.note(runId, text, options),
@@ -145,5 +149,48 @@ describe('a worker SIGKILLed during the soak window', () => {
     expect((await worldClient.effects({ key: incidentId })).map((e) => [e.kind, e.details.service])).toEqual([['restart', 'cache']]);
     // And the receiver started exactly one run for the group, however often Alertmanager sent it.
     expect(starts.filter((s) => s.caseId.startsWith(incidentId) && !s.attached)).toHaveLength(1);
+  });
+});
+
+describe('the case started again in the soak window (TerminateExisting)', () => {
+  it("the new execution finds the case's own restart, restarts nothing, lifts the silence it took and resolves; nothing is left silenced", async () => {
+    const incidentId = `INC-TE${randomUUID().slice(0, 6)}`;
+    const worker = await spawnAlertsWorker();
+    try {
+      await worldClient.seedIncident({ caseId: incidentId, faulty: { service: 'cache', fault: 'memory' } });
+      const started = await waitUntil(() => starts.find((s) => s.caseId.startsWith(incidentId) && !s.attached), 'the webhook to start the run');
+      const first = connection.client.workflow.getHandle(started.runId);
+      await waitUntil(async () => {
+        const view = await first.query(stateQuery);
+        if (view.state.terminal) throw new Error(`the run ended (${view.state.terminal.class}) before it soaked`);
+        return view.state.pendingClaim?.soak;
+      }, 'the run to start its soak');
+
+      // Someone starts the case again, terminating the execution that was soaking.
+      const soaking = connection.client.workflow.getHandle(started.runId, (await first.describe()).runId);
+      const again = await connection.client.workflow.start(AGENT_WORKFLOW_TYPE, {
+        taskQueue,
+        workflowId: started.runId,
+        args: [{ run: started.input }],
+        workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+      });
+      const result = (await again.result()) as RunResult;
+
+      // The world: still the one restart of the cache, made by the first execution.
+      const remediations = (await worldClient.calls({ key: incidentId })).filter((c) => c.op === 'incidents.restart' || c.op === 'incidents.revert');
+      expect(remediations).toHaveLength(1);
+      // Alertmanager: every silence the case took is expired, the new execution's too.
+      const silences = await silencesByKey(stack.alertmanager.url, silenceKeyOf(started.caseId), { timeoutMs: 60_000 });
+      expect(silences.length).toBeGreaterThanOrEqual(1);
+      expect(silences.map((x) => x.status.state).filter((state) => state !== 'expired')).toEqual([]);
+      // The new execution ended on the case's own remediation, which the probe confirmed.
+      expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'already_done' });
+      expect(result.terminal.detail).toMatch(/cache already remediated by an earlier run: restart \S+ under key alerts\/restart_service\//);
+      expect(result.effects.map((e) => e.tool).filter((t) => t === 'restart_service' || t === 'revert_deploy')).toEqual([]);
+      expect((await soaking.describe()).status.name).toBe('TERMINATED');
+    } finally {
+      workers.delete(worker);
+      await worker.stop();
+    }
   });
 });
