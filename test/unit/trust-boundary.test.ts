@@ -3,13 +3,14 @@
 // sources, approvals only with a valid signature from an eligible key, a re-read and a
 // re-check just before dispatch, finishes checked against what was done.
 import { describe, expect, it } from 'vitest';
+import type { Domain } from '../../workflows/contract.js';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import { synthetic } from '../../domains/synthetic/domain.js';
 import { signStatement } from '../../workflows/trust/statement.js';
 import { directoryEntry, signDecision, signStart } from '../../client/sign.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
-import { Run, TRANSFER, iso, metricsOf, out, readLedger, readReplica, reissue, restart, revert } from '../support/driver.js';
+import { Run, TRANSFER, failed, iso, metricsOf, out, readLedger, readReplica, reissue, restart, revert } from '../support/driver.js';
 
 function paymentsRun(ledger: string, extra: Partial<Record<string, (a: never, now: number) => unknown>> = {}): Run {
   const run = new Run(payments);
@@ -221,6 +222,24 @@ describe('signed approvals', () => {
     expect(run.calls.map((c) => c.tool)).toEqual(['reissue_transfer']);
     expect(run.calls[0]?.idempotencyKey).toBe(`payments/reissue_transfer/reissue-${TRANSFER}`);
     expect(run.state.approvals.at(-1)?.signed).toHaveLength(1);
+  });
+
+  it('an approved effect sent again after a readback found it not applied goes under the statements that approved it, as the first attempt did', () => {
+    // A reissue the processor dedupes by key, so the engine may send it again after "not applied".
+    const retried = { ...payments, tools: payments.tools.map((t) => (t.name === 'reissue_transfer' ? { ...t, idempotent: true } : t)) };
+    const run = new Run(retried as Domain);
+    run.call(readLedger);
+    run.observeOk({ read_ledger: withReissueField(out.ledger('FAILED')) });
+    run.call(reissue);
+    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+    approve(run);
+    run.observeOk({ read_ledger: withReissueField(out.ledger('FAILED')) });
+    const [first] = run.calls;
+    expect(first?.approvedWith).toHaveLength(1);
+    run.observe((c, now) => failed(c.callId, 'unknown', 'unknown', 'connection reset after the request was sent', now));
+    run.readBack('not_applied', undefined, { fenced: true });
+    const [again] = run.calls;
+    expect(again).toMatchObject({ callId: first?.callId, idempotencyKey: first?.idempotencyKey, approvedWith: first?.approvedWith });
   });
 
   it('a ledger that changed while the approver decided stops the reissue at dispatch', () => {

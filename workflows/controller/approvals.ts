@@ -208,7 +208,7 @@ export function dispatchIfStillValid(state: RunState, domain: Domain, now: numbe
 }
 
 /** The call, carrying the fingerprints of the signed statements that approved it (workflows/statement-use.ts). */
-function withApprovers(state: RunState, call: PlannedCall, requestId: string): PlannedCall {
+export function withApprovers(state: RunState, call: PlannedCall, requestId: string): PlannedCall {
   const record = [...state.approvals].reverse().find((a) => a.requestId === requestId && a.decision === 'approved');
   const approvedWith = (record?.signed ?? []).map((s) => statementFingerprint(s.signature));
   return approvedWith.length ? { ...call, approvedWith } : call;

@@ -5,7 +5,7 @@
 // commit (the key was fenced, or the contract's commit window has passed).
 import type { Domain, ToolContract } from '../contract.js';
 import { DEFAULT_COMMIT_WINDOW_MS } from '../policy.js';
-import { dispatchIfStillValid } from './approvals.js';
+import { dispatchIfStillValid, withApprovers } from './approvals.js';
 import type { ReadbackResult, ToolResult } from './events.js';
 import { callSignature } from './loop-guard.js';
 import { adaptResult } from './observation.js';
@@ -171,7 +171,7 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
   if (contract.idempotent && counted.attempts < 2 && !deadlineReached(state, now)) {
     const { recheckAt: _checked, ...rest } = counted;
     const retry = { ...rest, status: 'in_flight' as const, attempts: counted.attempts + 1, sentAt: now };
-    const call: PlannedCall = {
+    const rebuilt: PlannedCall = {
       callId: effect.callId,
       turn: effect.turn,
       tool: effect.tool,
@@ -182,6 +182,8 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
       ...(effect.subject ? { subject: effect.subject } : {}),
       sentAt: now,
     };
+    // An approved effect goes again under the statements that approved it, named in its dispatch like the first.
+    const call = withApprovers(notApplied, rebuilt, `${state.runId}/approval/${effect.callId}`);
     return { ...notApplied, phase: 'acting', inFlight: [call], effects: replaceEffect(state.effects, retry) };
   }
   const settled = { ...notApplied, effects: replaceEffect(state.effects, { ...counted, status: 'not_applied' as const, settledBy: 'readback' as const }) };
