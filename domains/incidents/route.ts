@@ -90,7 +90,8 @@ function remedy(view: RouteView, service: string): RouteStep {
 /** The runbook's step for one sick service, in words: what the model may choose between. */
 function stepFor(view: RouteView, service: string): string {
   const step = remedy(view, service);
-  if ('call' in step) return `${step.call.map((c) => `${c.tool} ${JSON.stringify(c.args)}`).join(' + ')} (${step.why})`;
+  if ('call' in step)
+    return `${step.call.map((c) => `${c.tool} ${JSON.stringify(c.args)}${c.sources ? ` citing ${JSON.stringify(c.sources)}` : ''}`).join(' + ')} (${step.why})`;
   return 'open' in step ? step.open.join('; ') : 'no step';
 }
 

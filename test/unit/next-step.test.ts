@@ -32,7 +32,8 @@ describe('runbook hints (Domain.nextStep)', () => {
     run.call({ tool: 'get_deploys', args: { service: 'api' } });
     run.observeOk({ get_deploys: out.deploys() });
     expect(hintOf(run.command)).toMatch(
-      /^revert_deploy \{"service":"api","toVersion":"v41"\} \(api is unhealthy, memory fine, previous version v41 \(e\d+\)\)\.$/,
+      // With the source its target cites: a model that follows the hint cites it too.
+      /^revert_deploy \{"service":"api","toVersion":"v41"\} citing \{"toVersion":"e(\d+)\.api\.previousVersion"\} \(api is unhealthy, memory fine, previous version v41 \(e\1\)\)\.$/,
     );
   });
 
