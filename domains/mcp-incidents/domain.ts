@@ -57,8 +57,9 @@ export const restartService = defineTool({
   maxObservationBytes: 1_024,
   subject: serviceSubject,
   readback: 'effect_by_key',
-  // Metrics behind MCP may lag a restart: for a minute its readings are no grounds for another.
-  settleMs: 60_000,
+  // Metrics behind MCP may lag a restart: within a run of the default length (five minutes) its
+  // readings are never grounds for a second restart of the service.
+  settleMs: 5 * 60_000,
   precondition: { check: (args, about) => restartPrecondition(args.service, about) },
   facts: (o) => ({ [`${o.service}.restartedAt`]: o.appliedAt }),
   effectiveAt: (o) => o.appliedAt,

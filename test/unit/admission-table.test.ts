@@ -116,7 +116,7 @@ const table: Row[] = [
     code: 'effect_settling',
     effect: 'restart_service',
     sent: 1,
-    // metrics that lag a restart: a minute after it, a reading of db is still no grounds for another.
+    // metrics that lag a restart: a moment after it, a reading of db is still no grounds for another.
     run: () =>
       drive(new Run(mcpIncidents, { budgets: { effects: 2 } }), (r) => {
         r.call(metricsOf('db'));

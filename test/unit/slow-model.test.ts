@@ -4,6 +4,7 @@
 // can be proposed again after a re-read; asking again with nothing re-read is still a loop.
 import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
+import type { Domain } from '../../workflows/contract.js';
 import { failed, iso, metricsOf, ok, out, restart, Run } from '../support/driver.js';
 
 const METRICS_MAX_AGE_MS = 2 * 60_000;
@@ -54,16 +55,17 @@ describe('refresh before refusing', () => {
   });
 
   it('a citation of a read that was re-read under the proposal points at the new answer, which must still hold the value', () => {
-    const stale = 61 * 60_000; // the deploy record's own freshness (an hour) has passed too
+    // A deploy record that stays fresh as briefly as the metrics, so one slow turn makes both stale.
+    const briefDeploys = { ...incidents, tools: incidents.tools.map((t) => (t.name === 'get_deploys' ? { ...t, maxAgeMs: METRICS_MAX_AGE_MS } : t)) } as Domain;
     for (const [answer, admitted] of [
       [out.deploys(), true],
       [(a: never, now: number) => ({ ...(out.deploys()(a, now) as object), previous: 'v40' }), false],
     ] as const) {
-      const run = new Run(incidents, { budgets: { deadlineMs: 3 * 60 * 60_000 } });
+      const run = new Run(briefDeploys);
       run.call(metricsOf('api'), { tool: 'get_deploys', args: { service: 'api' } });
       run.observeOk({ get_metrics: out.metrics(false, 40), get_deploys: out.deploys() });
       const cited = run.ref('get_deploys', 'v41');
-      run.tick(stale);
+      run.tick(METRICS_MAX_AGE_MS + 30_000);
       run.call({ tool: 'revert_deploy', args: { service: 'api', toVersion: 'v41' }, sources: { toVersion: cited } });
       expect(run.lastDecision).toMatchObject({ accepted: false, reason: 'refreshing' });
       run.observeOk({ get_metrics: out.metrics(false, 40), get_deploys: answer });

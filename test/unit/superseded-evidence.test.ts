@@ -1,18 +1,23 @@
 // Evidence observed before an effect on its subject is no grounds for another effect on it:
 // a restart changes what "memory exhausted" described, however fresh that reading still is by
-// the clock. Nor is evidence read before the effect settled (the MCP example's restart declares
-// a settle time of a minute: metrics behind MCP may lag it).
+// the clock. Nor is evidence read before the effect settled (ToolContract.settleMs; here a
+// minute, shorter than the run's deadline, so the run lives to see it settle).
 import { describe, expect, it } from 'vitest';
 import { mcpIncidents } from '../../domains/mcp-incidents/domain.js';
+import type { Domain } from '../../workflows/contract.js';
 import { iso, ok, Run } from '../support/driver.js';
 
 const exhausted = (now: number) => ({ service: 'db', errorRate: 0.4, latencyP99Ms: 2_000, memoryPct: 97, healthy: false, asOf: iso(now) });
 const restarted = (now: number) => ({ effectId: 'fx-1', service: 'db', appliedAt: iso(now) });
 const logs = (now: number) => ({ service: 'db', lines: ['INFO restarted'], asOf: iso(now) });
 const SETTLE_MS = 60_000;
+const settlesInAMinute = {
+  ...mcpIncidents,
+  tools: mcpIncidents.tools.map((t) => (t.name === 'restart_service' ? { ...t, settleMs: SETTLE_MS } : t)),
+} as Domain;
 
 function restartedOnce(): Run {
-  const run = new Run(mcpIncidents, { caseId: 'INC-9', budgets: { effects: 3 } });
+  const run = new Run(settlesInAMinute, { caseId: 'INC-9', budgets: { effects: 3 } });
   run.call({ tool: 'get_metrics', args: { service: 'db' } });
   run.observe((c, now) => ok(c.callId, exhausted(now), now));
   run.call({ tool: 'restart_service', args: { service: 'db' } });
