@@ -155,25 +155,29 @@ describe('a worker SIGKILLed during the soak window', () => {
 describe('the case started again in the soak window (TerminateExisting)', () => {
   it("the new execution finds the case's own restart, restarts nothing, lifts the silence it took and resolves; nothing is left silenced", async () => {
     const incidentId = `INC-TE${randomUUID().slice(0, 6)}`;
-    const worker = await spawnAlertsWorker();
+    const first = await spawnAlertsWorker();
+    let second: WorkerProcess | undefined;
     try {
       await worldClient.seedIncident({ caseId: incidentId, faulty: { service: 'cache', fault: 'memory' } });
       const started = await waitUntil(() => starts.find((s) => s.caseId.startsWith(incidentId) && !s.attached), 'the webhook to start the run');
-      const first = connection.client.workflow.getHandle(started.runId);
+      const handle = connection.client.workflow.getHandle(started.runId);
       await waitUntil(async () => {
-        const view = await first.query(stateQuery);
+        const view = await handle.query(stateQuery);
         if (view.state.terminal) throw new Error(`the run ended (${view.state.terminal.class}) before it soaked`);
         return view.state.pendingClaim?.soak;
       }, 'the run to start its soak');
+      // Its worker goes, so the soaking execution stays open however long what follows takes.
+      await first.kill();
+      const soaking = connection.client.workflow.getHandle(started.runId, (await handle.describe()).runId);
 
       // Someone starts the case again, terminating the execution that was soaking.
-      const soaking = connection.client.workflow.getHandle(started.runId, (await first.describe()).runId);
       const again = await connection.client.workflow.start(AGENT_WORKFLOW_TYPE, {
         taskQueue,
         workflowId: started.runId,
         args: [{ run: started.input }],
         workflowIdConflictPolicy: 'TERMINATE_EXISTING',
       });
+      second = await spawnAlertsWorker();
       const result = (await again.result()) as RunResult;
 
       // The world: still the one restart of the cache, made by the first execution.
@@ -189,8 +193,11 @@ describe('the case started again in the soak window (TerminateExisting)', () => 
       expect(result.effects.map((e) => e.tool).filter((t) => t === 'restart_service' || t === 'revert_deploy')).toEqual([]);
       expect((await soaking.describe()).status.name).toBe('TERMINATED');
     } finally {
-      workers.delete(worker);
-      await worker.stop();
+      for (const w of [first, second]) {
+        if (!w) continue;
+        workers.delete(w);
+        await w.stop();
+      }
     }
   });
 });
