@@ -25,7 +25,7 @@ import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './ru
 import { refuseForeignRunId } from './run-identity.js';
 import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
 import { ErrorTypes } from './policy.js';
-import { continuations, perform, probes, takeRequest, takeStart } from './perform.js';
+import { continuations, perform, probes, takeStatement } from './perform.js';
 import { observeStep } from './telemetry.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
@@ -194,18 +194,18 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 }
 
 /** The deadline timer is cancelled with the run; anything else rejecting it is a bug. */
-/** The start statement, judged against the directory as it is now, and spent by this execution (perform.ts takeStart). */
+/** The start statement, judged against the directory as it is now, and spent by this execution (perform.ts takeStatement). */
 async function startTaken(signed: NonNullable<RunInput['start']>): Promise<RunEvent> {
-  const { directory, spentBy } = await takeStart(signed.signature);
+  const { directory, spentBy } = await takeStatement('start', signed.signature);
   return { type: 'startTaken', now: Date.now(), directory, ...(spentBy ? { spentBy } : {}) };
 }
 
 /**
  * The start's request as a signed note, judged against the directory as it is now (none readable:
- * no one vouches), and spent by this execution (perform.ts takeRequest).
+ * no one vouches), and spent by this execution (perform.ts takeStatement).
  */
 async function requestNote(signed: NonNullable<RunInput['request']>): Promise<RunEvent> {
-  const { directory, spentBy } = await takeRequest(signed.signature);
+  const { directory, spentBy } = await takeStatement('request', signed.signature);
   return { type: 'signedNoteAdded', now: Date.now(), signed, directory, ...(spentBy ? { spentBy } : {}) };
 }
 

@@ -221,25 +221,19 @@ async function unspent(call: PlannedCall, approvedWith: string[], startedAt: num
 }
 
 /**
- * The run's start statement, taken as the run starts, whether or not it ever raises a request:
- * the directory to verify it, read under an activity id that spends it, and whether another
- * execution of the workflow id spent it first (then, or when the server cannot say, it names
- * nobody as the starter). A directory that could not be read verifies no start.
+ * A statement the run is started with, taken as the run starts, whether or not it ever raises a
+ * request: the start statement (who started it) or the signed request (what was asked). The
+ * directory to verify it is read under an activity id that spends it (workflows/statement-use.ts),
+ * and the answer says whether another execution of the workflow id spent it first (then, or
+ * when the server cannot say, it vouches for nothing). A directory that could not be read verifies nothing.
  */
-export async function takeStart(signature: string): Promise<{ directory: Approver[]; spentBy?: string }> {
+export async function takeStatement(what: 'start' | 'request', signature: string): Promise<{ directory: Approver[]; spentBy?: string }> {
   const fingerprint = statementFingerprint(signature);
-  const { approvers, spentBy } = await directorySpending('approvers for the start statement', { fingerprint, activityId: startUseId(fingerprint) });
-  return { directory: approvers ?? [], ...(spentBy ? { spentBy } : {}) };
-}
-
-/**
- * The run's signed request, taken once: the directory to verify it, read under an activity id
- * that spends it, and whether another execution of the workflow id spent it first (then, or when
- * the server cannot say, the run takes it as unsigned text).
- */
-export async function takeRequest(signature: string): Promise<{ directory: Approver[]; spentBy?: string }> {
-  const fingerprint = statementFingerprint(signature);
-  const { approvers, spentBy } = await directorySpending('approvers for the signed request', { fingerprint, activityId: requestUseId(fingerprint) });
+  const activityId = what === 'start' ? startUseId(fingerprint) : requestUseId(fingerprint);
+  const { approvers, spentBy } = await directorySpending(`approvers for the ${what === 'start' ? 'start statement' : 'signed request'}`, {
+    fingerprint,
+    activityId,
+  });
   return { directory: approvers ?? [], ...(spentBy ? { spentBy } : {}) };
 }
 

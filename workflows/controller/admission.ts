@@ -16,7 +16,7 @@ import { callSignature, repeatRefusal } from './loop-guard.js';
 import { checkPrecondition } from './precondition.js';
 import { judgeFlow, type Asking, type Proposal } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
-import { settlesAt, subjectOfCall } from './subject.js';
+import { settledAt, subjectOfCall } from './subject.js';
 import { inDoubt } from './transitions.js';
 
 export type { Asking } from './provenance.js';
@@ -171,7 +171,7 @@ export const ADMISSION_CHECKS: readonly AdmissionCheck[] = [
     run(c) {
       for (const call of c.planned) {
         if (call.kind !== 'effect' || call.subject === undefined) continue;
-        const until = settlesAt(c.state, call.subject);
+        const until = settledAt(c.state, call.subject);
         if (until === undefined || c.now >= until) continue;
         const message = `the last effect on ${call.subject} settles at ${new Date(until).toISOString()}: until then its readings may still show the state before it, and no second effect goes out on them; read again after that, or finish and let the probe judge`;
         // About the time, not the call: the same call once settled is judged afresh (not remembered as refused).

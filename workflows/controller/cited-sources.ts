@@ -23,6 +23,12 @@ export interface CitationScope {
   caseId: string;
 }
 
+/** `e3.scheduled.7.recipient` -> evidence `e3`, key `scheduled.7.recipient`; anything else is no fact reference. */
+export function factReference(ref: string): { evidenceId: string; key: string } | undefined {
+  const fact = /^(e\d+)\.([\s\S]+)$/.exec(ref);
+  return fact ? { evidenceId: fact[1] as string, key: fact[2] as string } : undefined;
+}
+
 /** Checks `value` against the references cited for it: one that holds is enough. */
 export function checkCitation(refs: SourceRefs, value: string | number, kind: string | undefined, scope: CitationScope): Citation {
   const problems: string[] = [];
@@ -51,9 +57,9 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
       ? { ok: true, label: `signed ${field} field by ${note.by}` }
       : { ok: false, problem: `no signed ${field} field is ${String(value).slice(0, 80)}` };
   }
-  const fact = /^(e\d+)\.([\s\S]+)$/.exec(ref);
+  const fact = factReference(ref);
   if (!fact) return { ok: false, problem: `${shown} is not a reference (e<n>.<fact key>, request.<field>, case or model)` };
-  const [, evidenceId, key] = fact;
+  const { evidenceId, key } = fact;
   const found = scope.facts.find((f) => f.evidenceId === evidenceId && f.key === key);
   if (!found) return { ok: false, problem: `${shown} is no fresh authoritative fact of this run` };
   if (spelled(found.value) !== spelled(value))

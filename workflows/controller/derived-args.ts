@@ -13,6 +13,7 @@ import type { DerivationRule, ToolContract } from '../contract.js';
 import type { Derive } from './decision.js';
 import { checkDerivation, operandNames, type Operand } from './derivation.js';
 import { spelled, type TrustedFact } from './trusted-facts.js';
+import { factReference } from './cited-sources.js';
 
 export interface DerivedArgs {
   /** Every derivation that holds, by argument: its checked line, for the call's record and card. */
@@ -92,9 +93,7 @@ type Traced = { ok: true; value: number; source: string } | { ok: false; problem
 
 /** A fact cited by reference: trusted, numeric, and (when the argument has a kind) of that kind. */
 function referenced(reference: string, facts: readonly TrustedFact[], kind: string | undefined): Traced {
-  const dot = reference.indexOf('.');
-  const evidenceId = reference.slice(0, dot);
-  const key = reference.slice(dot + 1);
+  const { evidenceId, key } = factReference(reference) ?? { evidenceId: '', key: '' };
   const fact = facts.find((f) => f.evidenceId === evidenceId && f.key === key);
   if (!fact) return { ok: false, problem: `${reference.slice(0, 80)} is no fresh authoritative fact of this run` };
   if (typeof fact.value !== 'number') return { ok: false, problem: `${reference.slice(0, 80)} is not a number` };

@@ -8,6 +8,7 @@
 // aged since is re-read: a source that was already stale when it answered (a lagging replica)
 // has nothing newer to say.
 import type { Domain } from '../contract.js';
+import { factReference } from './cited-sources.js';
 import { callSignature } from './loop-guard.js';
 import { viewOf } from './observation.js';
 import type { Evidence, PlannedCall, RunState } from './state.js';
@@ -76,6 +77,6 @@ export function refreshedId(state: RunState, id: string): string {
 
 /** A fact reference (`e3.api.previousVersion`) moved to the newest answer of the read that gave it; any other reference as it is. */
 export function refreshedReference(state: RunState, ref: string): string {
-  const fact = /^(e\d+)\.([\s\S]+)$/.exec(ref);
-  return fact ? `${refreshedId(state, fact[1] as string)}.${fact[2] as string}` : ref;
+  const fact = factReference(ref);
+  return fact ? `${refreshedId(state, fact.evidenceId)}.${fact.key}` : ref;
 }

@@ -25,46 +25,34 @@ export function evidenceAbout(state: RunState, subject: string, now: number): Ev
  */
 export function groundsFor(state: RunState, subject: string, now: number): EvidenceView[] {
   const about = state.evidence.filter((e) => (e.subject ?? caseSubject(state.caseId)) === subject);
-  const since = lastEffectOn(state, subject);
-  const settled = settlesAt(state, subject);
+  const changing = effectsThatMayHaveChanged(state, subject);
+  const since = changing.length ? Math.max(...changing.map((e) => sequenceOf(e.callId))) : undefined;
+  const settled = settlesAt(changing);
+  // An effect's own output and its readbacks come after its call, and speak for it: they stay as they are.
+  const own = new Set(state.effects.map((e) => e.callId));
   return about.map((e) => {
     const view = viewOf(e, now);
-    // An effect's own output and its readbacks come after its call, so they stay as they are.
     if (since !== undefined && view.fresh && sequenceOf(e.id) < since) return { ...view, fresh: false };
     // Read after it, but before it settled: the reading may still show the state before it.
-    const unsettled = settled !== undefined && view.fresh && !isEffectOwn(state, e.callId) && e.observedAt < settled;
+    const unsettled = settled !== undefined && view.fresh && !own.has(e.callId) && e.observedAt < settled;
     return unsettled ? { ...view, fresh: false } : view;
   });
 }
 
-/**
- * When the effects on `subject` that may have changed it have settled (ToolContract.settleMs
- * after each was sent), if any declares a settle time: before then the subject's own readings
- * may still show the state before them.
- */
-export function settlesAt(state: RunState, subject: string): number | undefined {
-  let until: number | undefined;
-  for (const effect of state.effects) {
-    if ((effect.subject ?? caseSubject(state.caseId)) !== subject || effect.status === 'failed' || effect.status === 'not_applied') continue;
-    if (!effect.settleMs || effect.sentAt === undefined) continue;
-    until = Math.max(until ?? 0, effect.sentAt + effect.settleMs);
-  }
-  return until;
+/** When the last of the effects on `subject` that may have changed it settles, if any declares a settle time (ToolContract.settleMs). */
+export function settledAt(state: RunState, subject: string): number | undefined {
+  return settlesAt(effectsThatMayHaveChanged(state, subject));
 }
 
-/** Evidence an effect itself produced (its reply, its readback): it speaks for the effect, not of a lagging reading. */
-function isEffectOwn(state: RunState, callId: string | undefined): boolean {
-  return callId !== undefined && state.effects.some((e) => e.callId === callId);
+/** The effects on `subject` that were applied, or may have been: all but the failed and the not applied. */
+function effectsThatMayHaveChanged(state: RunState, subject: string): RunState['effects'] {
+  return state.effects.filter((e) => (e.subject ?? caseSubject(state.caseId)) === subject && e.status !== 'failed' && e.status !== 'not_applied');
 }
 
-/** The sequence number of the latest effect on `subject` that may have changed it. */
-function lastEffectOn(state: RunState, subject: string): number | undefined {
-  let last: number | undefined;
-  for (const effect of state.effects) {
-    if ((effect.subject ?? caseSubject(state.caseId)) !== subject || effect.status === 'failed' || effect.status === 'not_applied') continue;
-    last = Math.max(last ?? 0, sequenceOf(effect.callId));
-  }
-  return last;
+/** Until then the subject's own readings may still show the state before these effects: each one's sentAt + settleMs. */
+function settlesAt(effects: RunState['effects']): number | undefined {
+  const until = effects.flatMap((e) => (e.settleMs && e.sentAt !== undefined ? [e.sentAt + e.settleMs] : []));
+  return until.length ? Math.max(...until) : undefined;
 }
 
 /** `e12` -> 12, `c11` -> 11: ids share one counter, so they order what the run saw and did. */
