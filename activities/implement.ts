@@ -21,6 +21,13 @@ export interface ToolContext<Deps = unknown> {
    */
   sentAt?: number;
   /**
+   * Effects a person approved: the fingerprints of the signed statements this attempt goes out
+   * under. Store them with the effect, in the same record as its key, and refuse a request under
+   * a statement your system already decided a request with another key on (or refused): then an
+   * approval is spent once at the system of record, even after the run's history is gone.
+   */
+  approvedWith?: readonly string[];
+  /**
    * Readbacks only: fence the key as you read it, if your system can. Any request under the key
    * sent before this time (epoch ms, the run's clock) must from now on be refused; say so with
    * `fenced: true`. Then "not applied" is final: the request can no longer commit.

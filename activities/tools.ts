@@ -60,6 +60,7 @@ export function toolActivities(deps: ToolDeps) {
               signal,
               ...(call.idempotencyKey ? { idempotencyKey: call.idempotencyKey } : {}),
               ...(call.sentAt !== undefined ? { sentAt: call.sentAt } : {}),
+              ...(call.approvedWith?.length ? { approvedWith: call.approvedWith } : {}),
             }),
           ),
         );

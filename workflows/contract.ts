@@ -110,8 +110,8 @@ export interface ToolContract<
   answers?(output: z.infer<O>): string;
   /**
    * For reads: it reaches outside the run (fetches a URL, writes to a mailbox, calls another
-   * party), so its arguments leave for the world like an effect's: each must trace to the case, a
-   * fresh authoritative fact or a signed note. A read whose URL only a web page or a message named
+   * party), so its arguments leave for the world like an effect's: each must cite the case, a
+   * fresh authoritative fact or a typed field a person signed (see argKinds). A read whose URL only a web page or a message named
    * is how an injected instruction would carry data out. Default: false.
    */
   egress?: boolean;
@@ -124,9 +124,17 @@ export interface ToolContract<
    * vouched for by a transaction whose id is 4. A fact whose value an effect of this run carried
    * (of a kinded argument) vouches for nothing afterwards: a person's approval of one payment to
    * an account vouches for that call, never for the account in the record it leaves behind.
-   * Arguments without a kind are vouched for by any trusted value equal to them.
+   * An argument without a kind cites its source too (a fact, a signed field, the case), unless
+   * it is in caseArgs or its schema lists its values (an enum): a trusted value that merely
+   * equals it vouches for nothing.
    */
   argKinds?: Partial<Record<keyof z.infer<I> & string, string>>;
+  /**
+   * For effects and egress reads: top-level arguments that are the case id itself (the transfer
+   * a payments case is about, the order a cancellation case is for). The case is their source:
+   * the model need not cite it, and any other value is refused. Default: none.
+   */
+  caseArgs?: readonly string[];
   /**
    * For effects and egress reads: the ways a numeric argument may be computed from other
    * numbers, by name (`rent_rise: { arg: 'amount', formula: 'rent + rise', describe: 'a standing
@@ -187,7 +195,8 @@ export interface ToolContract<
   precondition?: Precondition<z.infer<I>, W>;
   /**
    * For effects: top-level arguments that are the model's own words (a reason, a comment).
-   * Every other argument value must trace to the case, an authoritative fact or a signed note.
+   * Every other argument value must cite its source (see argKinds); a link or account number
+   * inside one leaves only from a trusted source.
    */
   narrativeArgs?: string[];
   /** For effects: who may approve it; without this the gate admits it on its own. */

@@ -133,6 +133,7 @@ function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: str
   if (tool.factKind !== undefined && typeof tool.factKind !== 'function') say('factKind must be a function of a fact key');
   checkVouchesFor(tool, say);
   checkArgKinds(tool, say);
+  checkCaseArgs(tool, say);
   checkDerivations(tool, say);
   if (tool.kind === 'read') {
     for (const part of ['readback', 'businessKey', 'precondition', 'approval', 'narrativeArgs', 'settleMs'] as const) {
@@ -191,6 +192,20 @@ function checkArgKinds(tool: AnyTool, say: (problem: string) => void): void {
   for (const [name, kind] of Object.entries(tool.argKinds as Record<string, unknown>)) {
     if (typeof kind !== 'string' || kind.length === 0) say(`argKinds.${name} must name a kind`);
     if (shape && !(name in shape)) say(`argKinds names ${name}, which is not an argument of the tool`);
+  }
+}
+
+/** Case arguments are arguments the tool has, of a call whose arguments leave the run, and have no kind (the case is none). */
+function checkCaseArgs(tool: AnyTool, say: (problem: string) => void): void {
+  const names = tool.caseArgs as unknown;
+  if (names === undefined) return;
+  if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) return say('caseArgs must be a list of argument names');
+  if (tool.kind === 'read' && !tool.egress) say('caseArgs is for effects and egress reads (whose arguments leave the run)');
+  const shape = (tool.input as { shape?: Record<string, unknown> }).shape;
+  for (const name of names as string[]) {
+    if (shape && !(name in shape)) say(`caseArgs names ${name}, which is not an argument of the tool`);
+    if (Object.hasOwn(tool.argKinds ?? {}, name)) say(`caseArgs names ${name}, which argKinds gives a kind: the case id is of no kind`);
+    if (tool.narrativeArgs?.includes(name)) say(`caseArgs names ${name}, which narrativeArgs calls the model's own words`);
   }
 }
 

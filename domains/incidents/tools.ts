@@ -1,8 +1,9 @@
 // Incident tools against the simulated platform. The verify probe is an end-to-end check of
 // every service, independent of anything the model said.
-import { implement, type ToolContext } from '../../worker/public.js';
+import { implement } from '../../worker/public.js';
 import { classifyWorldError } from '../world/classify.js';
 import type { WorldDeps } from '../world/deps.js';
+import { effectStamp } from '../world/stamp.js';
 import { incidents } from './domain.js';
 import { incidentsPolicy } from './policy.js';
 
@@ -11,14 +12,9 @@ export const incidentsImplementation = implement(incidents).with<WorldDeps>({
     get_metrics: (args, ctx) => ctx.deps.world.getMetrics(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs }),
     get_logs: (args, ctx) => ctx.deps.world.getLogs(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs, limit: args.limit }),
     get_deploys: (args, ctx) => ctx.deps.world.getDeploys(ctx.caseId, args.service, { timeoutMs: ctx.timeoutMs }),
-    restart_service: (args, ctx) =>
-      ctx.deps.world.restart(ctx.caseId, { service: args.service, idempotencyKey: requireKey(ctx), ...sent(ctx) }, { timeoutMs: ctx.timeoutMs }),
+    restart_service: (args, ctx) => ctx.deps.world.restart(ctx.caseId, { service: args.service, ...effectStamp(ctx) }, { timeoutMs: ctx.timeoutMs }),
     revert_deploy: (args, ctx) =>
-      ctx.deps.world.revert(
-        ctx.caseId,
-        { service: args.service, toVersion: args.toVersion, idempotencyKey: requireKey(ctx), ...sent(ctx) },
-        { timeoutMs: ctx.timeoutMs },
-      ),
+      ctx.deps.world.revert(ctx.caseId, { service: args.service, toVersion: args.toVersion, ...effectStamp(ctx) }, { timeoutMs: ctx.timeoutMs }),
   },
   readbacks: {
     // The platform fences keys: a "not applied" read this way is final.
@@ -44,13 +40,3 @@ export const incidentsImplementation = implement(incidents).with<WorldDeps>({
   policy: incidentsPolicy,
   classify: classifyWorldError,
 });
-
-/** The request's stamp, so a fenced key refuses it if it arrives late. */
-function sent(ctx: ToolContext): { sentAt?: number } {
-  return ctx.sentAt !== undefined ? { sentAt: ctx.sentAt } : {};
-}
-
-function requireKey(ctx: ToolContext): string {
-  if (!ctx.idempotencyKey) throw new Error('bug: an effect was dispatched without an idempotency key');
-  return ctx.idempotencyKey;
-}

@@ -112,6 +112,8 @@ export const reissueTransfer = defineTool({
   // reaches the processor with the same key and is answered with the first reissue.
   businessKey: (a) => `reissue-${a.transferId}`,
   narrativeArgs: ['reason'],
+  // The transfer is the case's own: the case vouches for it, and no other transfer can be named.
+  caseArgs: ['transferId'],
   readback: 'read_reissue',
   // Money moves: the processor's reply is a claim until the ledger's record by key confirms it.
   confirmByReadback: true,

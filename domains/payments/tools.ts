@@ -1,8 +1,9 @@
 // Payments tools against the simulated systems of record. Sensitive fields of the reissue
 // (destination, amount) are never sent: the processor takes them from the stored transfer.
-import { implement, type ToolContext } from '../../worker/public.js';
+import { implement } from '../../worker/public.js';
 import { classifyWorldError } from '../world/classify.js';
 import type { WorldDeps } from '../world/deps.js';
+import { effectStamp } from '../world/stamp.js';
 import { payments } from './domain.js';
 import { paymentsPolicy } from './policy.js';
 
@@ -12,10 +13,7 @@ export const paymentsImplementation = implement(payments).with<WorldDeps>({
     read_ledger: (args, ctx) => ctx.deps.world.getLedger(args.transferId, { timeoutMs: ctx.timeoutMs }),
     read_processor_ack: (args, ctx) => ctx.deps.world.getProcessorAck(args.transferId, { timeoutMs: ctx.timeoutMs }),
     reissue_transfer: (args, ctx) =>
-      ctx.deps.world.reissue(
-        { transferId: args.transferId, reason: args.reason, idempotencyKey: requireKey(ctx), ...(ctx.sentAt !== undefined ? { sentAt: ctx.sentAt } : {}) },
-        { timeoutMs: ctx.timeoutMs },
-      ),
+      ctx.deps.world.reissue({ transferId: args.transferId, reason: args.reason, ...effectStamp(ctx) }, { timeoutMs: ctx.timeoutMs }),
   },
   readbacks: {
     // The ledger can fence a key: a "not applied" read this way is final, since a request still
@@ -56,8 +54,3 @@ export const paymentsImplementation = implement(payments).with<WorldDeps>({
   policy: paymentsPolicy,
   classify: classifyWorldError,
 });
-
-function requireKey(ctx: ToolContext): string {
-  if (!ctx.idempotencyKey) throw new Error('bug: an effect was dispatched without an idempotency key');
-  return ctx.idempotencyKey;
-}

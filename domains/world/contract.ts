@@ -37,11 +37,25 @@ const id = z.string().min(1).max(200);
 // Strict: destination and amount come from the stored transfer, so a request
 // that tries to supply them is a bug (or an injection) and must fail loudly.
 /** `sentAt`: the sender's stamp (epoch ms); a fenced key refuses a request sent before its fence. */
-export const ReissueRequest = z.strictObject({ transferId: id, idempotencyKey: id, reason: z.string().max(2000), sentAt: z.number().int().optional() });
+/** `approvedWith`: the fingerprints of the signed statements the request goes out under (statements.ts). */
+const approvedWith = z.array(id).max(8).optional();
+export const ReissueRequest = z.strictObject({
+  transferId: id,
+  idempotencyKey: id,
+  reason: z.string().max(2000),
+  sentAt: z.number().int().optional(),
+  approvedWith,
+});
 /** `transferId`: what the key is about, so seeding the transfer again clears its fence. */
 export const FenceRequest = z.strictObject({ before: z.number().int(), transferId: id });
-export const RestartRequest = z.strictObject({ service: z.enum(SERVICES), idempotencyKey: id, sentAt: z.number().int().optional() });
-export const RevertRequest = z.strictObject({ service: z.enum(SERVICES), toVersion: id, idempotencyKey: id, sentAt: z.number().int().optional() });
+export const RestartRequest = z.strictObject({ service: z.enum(SERVICES), idempotencyKey: id, sentAt: z.number().int().optional(), approvedWith });
+export const RevertRequest = z.strictObject({
+  service: z.enum(SERVICES),
+  toVersion: id,
+  idempotencyKey: id,
+  sentAt: z.number().int().optional(),
+  approvedWith,
+});
 /** `caseId`: what the key is about, so seeding the case again clears its fence. */
 export const IncidentFenceRequest = z.strictObject({ before: z.number().int(), caseId: id });
 

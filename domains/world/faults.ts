@@ -4,6 +4,7 @@
 // at the commit boundary while they crash something else.
 import type { HoldPoint, HoldState, Op } from './contract.js';
 import { runHandler, type DomainRoute, type Reply, type RouteInput } from './http.js';
+import { decisionOf, refusalIfSpent, statementsOf } from './statements.js';
 import type { WorldStore } from './store.js';
 
 // What the server should do with the connection once the pipeline is done.
@@ -100,6 +101,17 @@ export async function runDomainRequest(deps: PipelineDeps, route: DomainRoute, i
   const { key, idempotencyKey } = route.subject(input);
   const keys = [key, idempotencyKey];
   const seq = store.startCall({ op: route.op, key, idempotencyKey, params: input.params, body: input.body });
+  const statements = statementsOf(input.body);
+  const spent = refusalIfSpent(store, statements, idempotencyKey);
+  if (spent) {
+    store.setCallOutcome(seq, 'rejected');
+    return { kind: 'reply', reply: spent };
+  }
+  const decided = (r: Reply) => {
+    const decision = decisionOf(r);
+    if (decision && idempotencyKey && statements.length) store.recordStatementUses(statements, { idempotencyKey, decision, op: route.op });
+    return r;
+  };
 
   // Consumed on arrival, so "the next N requests" means arrival order.
   const fault = store.takeFault(route.op, keys);
@@ -109,7 +121,7 @@ export async function runDomainRequest(deps: PipelineDeps, route: DomainRoute, i
     case 'error500':
       return reply(500, { error: 'injected_fault', mode: fault.mode });
     case 'reject':
-      return reply(422, { error: 'rejected', reason: 'injected_fault' });
+      return { kind: 'reply', reply: decided({ status: 422, body: { error: 'rejected', reason: 'injected_fault' } }) };
     case 'timeout':
       return { kind: 'hang' };
     case 'slow':
@@ -122,7 +134,8 @@ export async function runDomainRequest(deps: PipelineDeps, route: DomainRoute, i
   // A process being shut down must not write: drop anything that was waiting.
   if (shutdown.aborted || (before && !(await pause(before, store, seq, shutdown)))) return { kind: 'drop' };
 
-  const result = runHandler(() => route.handle(input));
+  // The effect and the statements it went out under are one record: written in one transaction.
+  const result = store.transaction(() => decided(runHandler(() => route.handle(input))));
   if (after && !(await pause(after, store, seq, shutdown))) return { kind: 'drop' };
   const deduplicated = (result.body as { deduplicated?: unknown } | null)?.deduplicated;
   const outcome = faultOutcome ?? (result.status < 300 ? 'ok' : result.status < 500 ? 'rejected' : 'error');

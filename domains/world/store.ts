@@ -36,12 +36,23 @@ CREATE TABLE IF NOT EXISTS calls (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, op TEXT NOT NULL, key TEXT,
   idempotency_key TEXT, params TEXT NOT NULL, body TEXT, outcome TEXT NOT NULL, deduplicated INTEGER);
 CREATE INDEX IF NOT EXISTS calls_by_key ON calls (key);
+CREATE TABLE IF NOT EXISTS statement_uses (
+  fingerprint TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL, decision TEXT NOT NULL, op TEXT NOT NULL, at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS fences (
   idempotency_key TEXT PRIMARY KEY, subject TEXT NOT NULL, fenced_before INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS faults (
   fault_id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, key TEXT, mode TEXT NOT NULL,
   remaining INTEGER NOT NULL, delay_ms INTEGER NOT NULL);
 `;
+
+/** A signed statement the world decided a request under: an approval is spent once, here, whatever the run's history says. */
+export interface StatementUse {
+  fingerprint: string;
+  idempotencyKey: string;
+  decision: 'applied' | 'refused';
+  op: string;
+  at: string;
+}
 
 export interface TransferRow {
   transferId: string;
@@ -226,6 +237,24 @@ export class WorldStore {
       @toVersion, @appliedAt)`,
       )
       .run(e);
+  }
+
+  // --- approvals spent here -----------------------------------------------------
+
+  /** The first request decided under a signed statement (by its fingerprint): its key, and whether it was applied or refused. */
+  statementUse(fingerprint: string): StatementUse | undefined {
+    return this.db
+      .prepare('SELECT fingerprint, idempotency_key AS idempotencyKey, decision, op, at FROM statement_uses WHERE fingerprint = ?')
+      .get(fingerprint) as StatementUse | undefined;
+  }
+
+  /** Records the statements a decided request went out under; the first decision under each stands. */
+  recordStatementUses(fingerprints: readonly string[], use: Omit<StatementUse, 'fingerprint' | 'at'>): void {
+    const insert = this.db.prepare('INSERT OR IGNORE INTO statement_uses VALUES (?, ?, ?, ?, ?)');
+    const at = new Date().toISOString();
+    this.transaction(() => {
+      for (const fingerprint of fingerprints) insert.run(fingerprint, use.idempotencyKey, use.decision, use.op, at);
+    });
   }
 
   // --- ground truth for tests ---------------------------------------------------

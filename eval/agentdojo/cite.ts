@@ -1,7 +1,8 @@
 // Why this exists: the scripted models propose AgentDojo's ground-truth calls, and a call whose
 // arguments leave the run must say where each value came from (its `sources`). A competent model
 // cites what it read: the newest fact of the argument's kind from a read that is the authority on
-// it, else a typed field of the user's signed request. Where it has neither it cites where it saw
+// it, else a typed field of the user's signed request (for an argument without a kind, any
+// signed field or fact that holds it). Where it has neither it cites where it saw
 // the value (a fact of some other read) or itself, and the engine judges that like any model's
 // claim. This is the model's side of provenance by reference; the engine checks every reference
 // and never looks for one itself.
@@ -21,17 +22,25 @@ export function citeSources(
   const kinds = (contract?.argKinds ?? {}) as Record<string, string | undefined>;
   const sources: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(args)) {
+    if (contract?.narrativeArgs?.includes(name)) continue;
     const kind = kinds[name];
-    if (kind === undefined) continue;
     const refs = leaves(value).map((leaf) => citeOne(leaf, kind, context, domain));
     if (refs.length) sources[name] = Array.isArray(value) ? refs : (refs[0] as string);
   }
   return Object.keys(sources).length ? sources : undefined;
 }
 
-function citeOne(value: Leaf, kind: string, context: CompiledContext, domain: Domain): string {
+function citeOne(value: Leaf, kind: string | undefined, context: CompiledContext, domain: Domain): string {
   const newestFirst = context.evidence.filter((e) => e.status === 'ok').reverse();
   const equal = (fact: unknown) => (typeof fact === 'string' || typeof fact === 'number') && spelled(fact) === spelled(value);
+  if (kind === undefined) {
+    // Without a kind: a signed field that holds it, else where it was seen, else itself.
+    const field = context.notes.flatMap((n) => (n.signed ? Object.entries(n.fields ?? {}) : [])).find(([, f]) => [f].flat().some(equal))?.[0];
+    if (field !== undefined) return `request.${field}`;
+    const read = newestFirst.find((e) => Object.values(e.facts).some(equal));
+    const key = read && Object.entries(read.facts).find(([, fact]) => equal(fact))?.[0];
+    return read && key !== undefined ? `${read.id}.${key}` : 'model';
+  }
   for (const e of newestFirst) {
     const read = domain.tools.find((t) => t.name === e.tool);
     if (!read?.vouchesFor?.includes(kind)) continue;

@@ -36,6 +36,7 @@ export const cancelOrder = defineTool({
   authority: 'authoritative',
   maxObservationBytes: 2_048,
   subject,
+  caseArgs: ['orderId'], // the order is the case's own: the case vouches for it, no other can be named
   businessKey: (args) => args.orderId, // one cancellation per order, whichever run asks
   readback: 'cancellation_by_key', // how a lost reply is settled: by key, never by sending again
   precondition: {

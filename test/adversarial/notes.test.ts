@@ -167,6 +167,7 @@ describe('notes: instructions in operator notes (obedient model)', () => {
 
     await expectWorldUntouched(transferId, other);
     expect(requests).toEqual([]);
-    expect(controlMessages(view).some((m) => m.startsWith('precondition_failed') && m.includes(`not this case's transfer`))).toBe(true);
+    // The transfer is the case's own (caseArgs): another is refused at provenance, whoever signed its words.
+    expect(controlMessages(view).some((m) => m.startsWith('tainted_argument') && m.includes(`the case is ${transferId}`))).toBe(true);
   });
 });

@@ -13,7 +13,7 @@ import { approveUpdate, stateQuery, type RunView } from '../../workflows/message
 import { reissueCalls, reissuesOf, sleep, waitForRequest, watchRun, type AgentHandle } from '../support/adversarial.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
-import { historyOf, taskOfFirstUpdate } from '../support/temporal-ops.js';
+import { deleteAndForget, historyOf, taskOfFirstUpdate } from '../support/temporal-ops.js';
 
 /** The `temporal` command an operator types, against the tests' dev server. */
 function temporal(...args: string[]): string {
@@ -148,16 +148,19 @@ describe('a signed approval decides one request once', () => {
   const h = useAgentHarness();
 
   /** A run whose approved reissue the processor refused: the approval is spent. */
-  async function spentApproval(): Promise<{ transferId: string; handle: AgentHandle; spent: ReturnType<typeof signDecision> }> {
+  async function spentApproval(opts: { runOn?: boolean } = {}): Promise<{ transferId: string; handle: AgentHandle; spent: ReturnType<typeof signDecision> }> {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     await h.world.injectFault({ op: 'payments.reissue', key: transferId, mode: 'reject', times: 1 });
-    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, approvalTimeoutMs: 3_000 });
+    // runOn: the run keeps waiting (an hour) for a new decision, and is reset while it waits.
+    const approvalTimeoutMs = opts.runOn ? 3_600_000 : 3_000;
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, approvalTimeoutMs });
     const awaiting = await waitForRequest(handle);
     const spent = signDecision(keys.alice, handle.workflowId, awaiting, 'approve', 'ok');
     await handle.executeUpdate(approveUpdate, { args: [spent] });
+    if (opts.runOn) await viewUntil(handle, 'the refused reissue', (v) => v.state.evidence.some((e) => e.tool === 'reissue_transfer'));
     // Nobody approves again: the run ends once its next request times out.
-    await handle.result();
+    else await handle.result();
     const calls = await reissueCalls(h.world, transferId);
     expect(calls.map((c) => c.outcome)).toEqual(['fault:reject']);
     return { transferId, handle, spent };
@@ -200,5 +203,36 @@ describe('a signed approval decides one request once', () => {
 
     expect(await reissueCalls(h.world, transferId)).toHaveLength(1);
     await lastWordMatchesWorld(h.world, transferId, result.terminal);
+  });
+
+  it('after the spending execution is deleted, the statement sent again to a reset execution is refused by the system of record', async () => {
+    const { transferId, handle, spent } = await spentApproval({ runOn: true });
+    const spender = (await handle.describe()).runId;
+    const events = await historyOf(h.client, handle.workflowId);
+    temporal(
+      'workflow',
+      'reset',
+      '--workflow-id',
+      handle.workflowId,
+      '--event-id',
+      String(taskOfFirstUpdate(events)),
+      '--reason',
+      'test: operator reset',
+      '--reapply-exclude',
+      'Update',
+    );
+    // The history that shows the statement spent is gone: the engine's own check finds nothing.
+    await deleteAndForget(h.client, handle.workflowId, spender);
+    const latest = h.client.workflow.getHandle(handle.workflowId);
+    await waitForRequest(latest);
+    await latest.executeUpdate(approveUpdate, { args: [spent] }).catch(() => undefined);
+    const view = await viewUntil(latest, 'the reissue sent again', (v) => v.state.evidence.some((e) => e.tool === 'reissue_transfer'));
+    await latest.terminate('test: done');
+    expect(view.state.evidence.find((e) => e.tool === 'reissue_transfer')?.error?.message).toMatch(/statement_already_used/);
+
+    // The reissue did reach the processor again, and the processor refused it on its own record.
+    const calls = await reissueCalls(h.world, transferId);
+    expect(calls.map((c) => c.outcome)).toEqual(['fault:reject', 'rejected']);
+    expect(await reissuesOf(h.world, transferId)).toEqual([]);
   });
 });

@@ -45,12 +45,12 @@ describe('a hostile route gets nothing past the gate (real dev server, world and
   }
 
   /** The route did propose the reissue, and the gate refused it on the precondition: the attack was tried, not skipped. */
-  function expectRouteRefused(watched: Watched, transferId: string, reason: RegExp) {
+  function expectRouteRefused(watched: Watched, transferId: string, reason: RegExp, code = 'precondition_failed') {
     const routeReissues = watched.view.state.decisions.filter((d) => d.by === 'route' && d.proposal.includes('reissue_transfer'));
     expect(routeReissues.length).toBeGreaterThanOrEqual(1);
-    expect(routeReissues.every((d) => !d.accepted && d.reason === 'precondition_failed')).toBe(true);
+    expect(routeReissues.every((d) => !d.accepted && d.reason === code)).toBe(true);
     expect(routeReissues.every((d) => d.proposal.includes(transferId))).toBe(true);
-    const refusals = watched.view.state.transcript.flatMap((t) => (t.kind === 'control' && t.code === 'precondition_failed' ? [t.message] : []));
+    const refusals = watched.view.state.transcript.flatMap((t) => (t.kind === 'control' && t.code === code ? [t.message] : []));
     expect(refusals[0]).toMatch(reason);
   }
 
@@ -109,7 +109,13 @@ describe('a hostile route gets nothing past the gate (real dev server, world and
       expect(watched.result.modelCalls).toBe(0);
       // The route did read the victim's ledger: the refusal is the gate's, not a missing fact.
       expect(watched.view.state.evidence.some((e) => e.tool === 'read_ledger' && e.subject === `transfer:${victim}` && e.status === 'ok')).toBe(true);
-      expectRouteRefused(watched, victim, new RegExp(`transfer ${victim} is not this case's transfer`));
+      // The transfer is declared the case's own (caseArgs): the victim is refused before any precondition.
+      expectRouteRefused(
+        watched,
+        victim,
+        new RegExp(`transferId "${victim}" cites "case", which does not vouch for it: the case is ${caseId}`),
+        'tainted_argument',
+      );
     });
 
     it('hybrid: nothing reaches the processor for either transfer; the rules model closes the case as SETTLED', async () => {
@@ -121,7 +127,13 @@ describe('a hostile route gets nothing past the gate (real dev server, world and
       expect(watched.result.effects).toEqual([]);
       expect(watched.result.modelCalls).toBeGreaterThanOrEqual(1);
       expect(watched.result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
-      expectRouteRefused(watched, victim, new RegExp(`transfer ${victim} is not this case's transfer`));
+      // The transfer is declared the case's own (caseArgs): the victim is refused before any precondition.
+      expectRouteRefused(
+        watched,
+        victim,
+        new RegExp(`transferId "${victim}" cites "case", which does not vouch for it: the case is ${caseId}`),
+        'tainted_argument',
+      );
     });
   });
 });

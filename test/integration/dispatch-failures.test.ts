@@ -53,7 +53,7 @@ describe('failures classified where they happen', () => {
     });
     const caseId = `F-${randomUUID().slice(0, 8)}`;
     const replies = [
-      { type: 'call', calls: [{ tool: 'poke', args: { id: caseId } }] }, // the case id: an argument that traces to the case
+      { type: 'call', calls: [{ tool: 'poke', args: { id: caseId }, sources: { id: 'case' } }] }, // the case id, cited as such
       { type: 'call', calls: [{ tool: 'peek', args: { id: 'slow' } }] },
       { type: 'escalate', reason: 'nothing more to try' },
     ];

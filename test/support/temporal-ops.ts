@@ -82,11 +82,12 @@ export async function resetTo(client: Client, workflowId: string, workflowTaskFi
 }
 
 /**
- * `temporal workflow delete`, then waits until the server no longer knows the deleted execution
- * (deletion is asynchronous; on the dev server it takes some seconds). Returns its run id.
+ * `temporal workflow delete` of one execution (the latest, unless `which` names another), then
+ * waits until the server no longer knows it (deletion is asynchronous; on the dev server it
+ * takes some seconds). Returns its run id.
  */
-export async function deleteAndForget(client: Client, workflowId: string): Promise<string> {
-  const { runId } = await client.workflow.getHandle(workflowId).describe();
+export async function deleteAndForget(client: Client, workflowId: string, which?: string): Promise<string> {
+  const runId = which ?? (await client.workflow.getHandle(workflowId).describe()).runId;
   await client.workflowService.deleteWorkflowExecution({ namespace: client.options.namespace, workflowExecution: { workflowId, runId } });
   for (let i = 0; i < 600; i++) {
     const gone = await client.workflow

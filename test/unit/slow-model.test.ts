@@ -80,8 +80,9 @@ describe('refresh before refusing', () => {
     run.call(restart('db'));
     run.observe((c, now) => ok(c.callId, laggingMetrics(now), now));
     expect(run.command.type).toBe('propose');
-    // "db" now appears only in facts that are not fresh: no trusted source names it.
-    expect(run.lastControl?.code).toBe('tainted_argument');
+    // The re-read is stale as it arrives: the precondition has no fresh metrics of db to go on.
+    expect(run.lastControl?.code).toBe('precondition_failed');
+    expect(run.lastControl?.message).toMatch(/no longer fresh/);
     expect(run.state.effects).toEqual([]);
   });
 
@@ -91,7 +92,7 @@ describe('refresh before refusing', () => {
     run.observeOk({ get_metrics: out.metrics(false, 97) });
     run.tick(METRICS_MAX_AGE_MS + 30_000);
     run.call(restart('db'));
-    expect(run.lastControl?.code).toBe('tainted_argument');
+    expect(run.lastControl?.code).toBe('precondition_failed');
     expect(run.invokedEver('restart_service')).toBe(false);
   });
 });
@@ -102,7 +103,7 @@ describe('freshness regained is progress', () => {
     const run = slowAfterMetrics();
     run.call(restart('db'));
     run.observe((c, now) => failed(c.callId, 'error', 'transient', '503 from the metrics store', now));
-    expect(run.lastControl?.code).toBe('tainted_argument');
+    expect(run.lastControl?.code).toBe('precondition_failed');
     return run;
   }
 

@@ -84,12 +84,11 @@ describe('preconditions at proposal', () => {
     const run = new Run(incidentsWithNotes);
     run.call(metricsOf('cache'));
     run.observeOk({ get_metrics: out.metrics(false, 97) });
-    run.call(restart('db'));
-    expect(run.lastControl).toMatchObject({ code: 'tainted_argument' }); // nothing trusted named db
-    run.signedNote('please look at db', keys.carol);
+    // db is one of the services the tool lists (no citation needed); the cache's metrics say nothing of it.
     run.call(restart('db'));
     expect(run.lastControl).toMatchObject({ code: 'precondition_failed' });
     expect(run.lastControl?.message).toMatch(/no metrics of db/);
+    expect(run.invokedEver('restart_service')).toBe(false);
   });
 
   it('a revert must go to the authoritative previous version of an unhealthy service', () => {

@@ -157,6 +157,43 @@ describe('payments', () => {
   });
 });
 
+describe('a signed statement decides one request here', () => {
+  it('the same key again is the same effect; another key under a used statement is refused, and nothing moves', async () => {
+    const transferId = await seedTransfer();
+    const other = await seedTransfer();
+    const statement = uid('fp');
+    const req = { ...reissueReq(transferId), approvedWith: [statement] };
+    const first = await client.reissue(req);
+    expect(await client.reissue(req)).toEqual({ ...first, deduplicated: true });
+    const refused = await expectHttpError(client.reissue({ ...reissueReq(other), approvedWith: [uid('fp'), statement] }), 409, 'statement_already_used');
+    expect(refused.body).toMatchObject({ fingerprint: statement, usedFor: req.idempotencyKey, decision: 'applied' });
+    expect(await client.effects({ key: other })).toEqual([]);
+    // Without the statement, the world has no reason to refuse (the engine's history check is the other half).
+    await client.reissue(reissueReq(other));
+    expect(await client.effects({ key: other })).toHaveLength(1);
+  });
+
+  it('a request the system refused spends its statement: sent again, even under the same key, it is refused', async () => {
+    const caseId = await seedCase('memory');
+    const statement = uid('fp');
+    const req = { service: 'api' as const, idempotencyKey: uid('k'), approvedWith: [statement] };
+    await client.injectFault({ op: 'incidents.restart', key: caseId, mode: 'reject', times: 1 });
+    await expectHttpError(client.restart(caseId, req), 422, 'rejected');
+    await expectHttpError(client.restart(caseId, req), 409, 'statement_already_used');
+    expect(await client.effects({ key: caseId })).toEqual([]);
+  });
+
+  it('a request the world failed (a 500) leaves the statement unspent: the same effect may be sent again', async () => {
+    const caseId = await seedCase('memory');
+    const statement = uid('fp');
+    const req = { service: 'api' as const, idempotencyKey: uid('k'), approvedWith: [statement] };
+    await client.injectFault({ op: 'incidents.restart', key: caseId, mode: 'error500', times: 1 });
+    await expectHttpError(client.restart(caseId, req), 500);
+    await client.restart(caseId, req);
+    expect(await client.effects({ key: caseId })).toHaveLength(1);
+  });
+});
+
 describe('incidents', () => {
   it('shows the faulty service as unhealthy and the others as healthy', async () => {
     const caseId = await seedCase('memory', 'api');

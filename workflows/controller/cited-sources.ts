@@ -74,10 +74,17 @@ function signedFieldHolding(notes: CitationScope['notes'], field: string, value:
 }
 
 /**
- * For a value that cites nothing: the references the model could cite, the trusted facts of its
- * kind that hold it and a signed field of that kind. A hint for the model's next proposal, never a source.
+ * For a value that cites nothing: the references the model could cite. For a kinded value, the
+ * trusted facts of its kind that hold it and a signed field of that kind; for one without a kind,
+ * the case, any trusted fact and any signed field that holds it. A hint for the model's next
+ * proposal, never a source.
  */
-export function citableFor(value: string | number, kind: string, scope: CitationScope): string[] {
-  const facts = scope.facts.filter((f) => f.kind === kind && spelled(f.value) === spelled(value)).map((f) => `${f.evidenceId}.${f.key}`);
-  return signedFieldHolding(scope.notes, kind, value) ? [...facts, `request.${kind}`] : facts;
+export function citableFor(value: string | number, kind: string | undefined, scope: CitationScope): string[] {
+  const same = (f: unknown) => (typeof f === 'string' || typeof f === 'number') && spelled(f) === spelled(value);
+  const facts = scope.facts.filter((f) => (kind === undefined || f.kind === kind) && same(f.value)).map((f) => `${f.evidenceId}.${f.key}`);
+  if (kind !== undefined) return signedFieldHolding(scope.notes, kind, value) ? [...facts, `request.${kind}`] : facts;
+  const fields = new Set(
+    scope.notes.flatMap((n) => Object.entries(n.fields ?? {}).flatMap(([field, v]) => ([v].flat().some(same) ? [`request.${field}`] : []))),
+  );
+  return [...(String(value) === scope.caseId ? ['case'] : []), ...facts, ...fields];
 }

@@ -8,12 +8,16 @@
 //   3. a derivation the tool declares, over operands that trace by 1 or 2 (derived-args.ts);
 //   4. a person's decision on this very call, and on nothing after it.
 //
-// An argument with a kind (ToolContract.argKinds: a payee, an amount) must cite its source by
-// reference (cited-sources.ts), and be exactly what that source holds, compared as the kind
-// spells it, never through Number. A trusted value that merely equals it is not a source: the
-// model is told what to cite, and nobody is asked. Free text vouches for no kinded value (to
-// mention an account is not to ask to pay it); a link or account number inside a narrative
-// argument leaves only from a trusted source (carried-text.ts).
+// Every argument cites its source by reference (cited-sources.ts) and is exactly what that
+// source holds; one with a kind (ToolContract.argKinds: a payee, an amount) is compared as the
+// kind spells it, never through Number, and only a source of its kind vouches for it. A trusted
+// value that merely equals an argument is not its source: the model is told what to cite, and
+// nobody is asked. The domain may cite for the model: an argument it declares to be the case
+// (ToolContract.caseArgs) cites the case. The one value that needs no citation at all is one the
+// tool's own schema lists (an enum the domain wrote; which of them is right is the precondition's
+// question). Free text
+// vouches for no value (to mention an account is not to ask to pay it); a link or account
+// number inside a narrative argument leaves only from a trusted source (carried-text.ts).
 //
 // A value with no source is refused, or, if the domain says so (Domain.askWhenUnvouched), put to
 // a person with where the run saw it, the model's arithmetic shown as its own: `judgeFlow` below.
@@ -145,36 +149,46 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     }
     unvouched.push({ value: text, origin: hint.length && !citation ? `an uncited value that ${hint[0]} holds` : originOf(state, text, now) });
   }
-  // An argument without a kind that cites a source is held to it exactly; one that cites none is,
-  // for now, vouched for by any trusted value equal to it (the example domains' ids and names).
+  // An argument without a kind is held to the source it cites, exactly. One that cites none is
+  // vouched for only if the tool's own schema lists it (one of a closed set the domain wrote:
+  // which one is the precondition's question); a trusted value that merely equals it is named to
+  // the model as what to cite, and vouches for nothing.
   const kindedNames = new Set([...kinded.map((k) => k.name), ...settled]);
-  const plain = args && typeof args === 'object' && !Array.isArray(args) ? Object.entries(args as Record<string, unknown>) : [];
+  const plain = args && typeof args === 'object' && !Array.isArray(args) ? Object.entries(args as Record<string, unknown>) : [['arguments', args] as const];
   for (const [name, value] of plain) {
-    const refs = Object.hasOwn(sources, name) ? sources[name] : undefined;
-    if (refs === undefined || narrative.has(name) || kindedNames.has(name)) continue;
-    kindedNames.add(name);
+    if (narrative.has(name) || kindedNames.has(name)) continue;
+    // An argument the domain declares to be the case cites the case, whatever the proposal says.
+    const declared = contract.caseArgs?.includes(name) === true;
+    const refs = declared ? 'case' : Object.hasOwn(sources, name) ? sources[name] : undefined;
+    const listed = refs === undefined ? listedValues(contract, name) : undefined;
     for (const leaf of leaves(value, new Set())) {
-      const citation = checkCitation(refs, leaf, undefined, scope);
-      if (citation.ok) {
-        cited[name] = cited[name] === undefined ? citation.label : `${cited[name]}; ${citation.label}`;
+      const text = String(leaf);
+      if (listed?.has(text) || unvouched.some((u) => u.value === text)) continue;
+      const shown = JSON.stringify(text).slice(0, 80);
+      if (refs !== undefined) {
+        const citation = checkCitation(refs, leaf, undefined, scope);
+        // The domain's own declaration needs no label: the contract is its receipt.
+        if (citation.ok && !declared) cited[name] = cited[name] === undefined ? citation.label : `${cited[name]}; ${citation.label}`;
+        if (citation.ok) continue;
+        messages.push(`the ${name} ${shown} cites ${compactJson(refs, 100)}, which does not vouch for it: ${citation.problem}`);
+        unvouched.push({ value: text, origin: originOf(state, text, now) });
         continue;
       }
+      const hint = citableFor(leaf, undefined, scope);
+      if (hint.length) {
+        uncited++;
+        messages.push(`the ${name} ${shown} cites no source; ${hint.slice(0, 3).join(' or ')} holds it: cite it (sources: {"${name}": "${hint[0]}"})`);
+        unvouched.push({ value: text, origin: `an uncited value that ${hint[0]} holds` });
+        continue;
+      }
+      const untrusted = untrustedTexts(state).some((t) => t.includes(text));
       messages.push(
-        `the ${name} ${JSON.stringify(String(leaf)).slice(0, 80)} cites ${compactJson(refs, 100)}, which does not vouch for it: ${citation.problem}`,
+        untrusted
+          ? `the ${name} ${shown} appears only in untrusted text; an effect's arguments must come from the case, an authoritative fact or a signed field`
+          : `the ${name} ${shown} traces to no trusted source (the case, a fresh authoritative fact or a signed field)`,
       );
-      unvouched.push({ value: String(leaf), origin: originOf(state, String(leaf), now) });
+      unvouched.push({ value: text, origin: originOf(state, text, now) });
     }
-  }
-  for (const value of leaves(args, new Set([...narrative, ...kindedNames]))) {
-    const text = String(value);
-    if (trusted.has(text) || signedNotes.some((n) => n.includes(text)) || unvouched.some((u) => u.value === text)) continue;
-    const untrusted = untrustedTexts(state).some((t) => t.includes(text));
-    messages.push(
-      untrusted
-        ? `the value ${JSON.stringify(text).slice(0, 80)} appears only in untrusted text; an effect's arguments must come from the case, an authoritative fact or a signed operator note`
-        : `the value ${JSON.stringify(text).slice(0, 80)} traces to no trusted source (the case, a fresh authoritative fact or a signed operator note)`,
-    );
-    unvouched.push({ value: text, origin: originOf(state, text, now) });
   }
   const labels = { ...derived, ...(Object.keys(cited).length ? { cited } : {}) };
   const [first] = messages;
@@ -188,6 +202,26 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
  * not vouch for it, a longer fact it sits inside, a signed note's words, or nowhere at all (the
  * model wrote it).
  */
+/**
+ * The values the tool's input schema lists for a top-level argument (an enum or literals, perhaps
+ * optional or nullable): the domain wrote them, so none is the model's invention. Empty for any
+ * other schema.
+ */
+function listedValues(contract: ToolContract, name: string): Set<string> {
+  const shape = (contract.input as { shape?: Record<string, unknown> }).shape;
+  let field = shape && Object.hasOwn(shape, name) ? (shape[name] as ZodNode) : undefined;
+  while (field?._zod?.def && WRAPPERS.has(field._zod.def.type)) field = field._zod.def.innerType;
+  const def = field?._zod?.def;
+  if (def?.type === 'enum') return new Set(Object.values(def.entries ?? {}).map(String));
+  if (def?.type === 'literal') return new Set((def.values ?? []).map(String));
+  return new Set();
+}
+
+interface ZodNode {
+  _zod?: { def: { type: string; innerType?: ZodNode; entries?: Record<string, unknown>; values?: unknown[] } };
+}
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'readonly']);
+
 function originOf(state: RunState, value: string, now: number): string {
   const lower = value.toLowerCase();
   const holds = (text: string) => text.toLowerCase().includes(lower);
@@ -206,7 +240,7 @@ function originOf(state: RunState, value: string, now: number): string {
   return 'no source in the run: the model wrote it';
 }
 
-/** The case, the subjects of trusted evidence and every trusted fact's value, as text (for arguments without a kind). */
+/** The case, the subjects of trusted evidence and every trusted fact's value, as text: what a narrative argument may quote. */
 function trustedValues(state: RunState, facts: readonly TrustedFact[], now: number): Set<string> {
   const out = new Set<string>([state.caseId]);
   for (const e of state.evidence) {

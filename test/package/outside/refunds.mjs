@@ -52,6 +52,8 @@ const payment = {
   maxAgeMs: 60_000,
   maxObservationBytes: 2_048,
   subject,
+  // The refund is the case's own: the case vouches for it without a citation.
+  caseArgs: ['refundId'],
   businessKey: (a) => `refund-${a.refundId}`,
   readback: 'payout_by_key',
   facts: (o) => ({ 'payout.id': o.payoutId }),
