@@ -33,6 +33,8 @@ export const StartSettings = z.strictObject({
   effects: z.array(z.string()).nullable(),
   /** null is each contract's own approval timeout. */
   approvalTimeoutMs: z.number().nullable(),
+  /** Absent is MODEL_OUTAGE_MS (and every memo written before the setting). */
+  modelOutageMs: z.number().optional(),
   /** Who decides the steps; absent is react (and every memo written before shapes). */
   shape: Shape.optional(),
 });
@@ -49,6 +51,7 @@ export function startSettingsOf(run: RunInput): StartSettings {
     approvers: scope === undefined ? null : [...new Set(scope)].sort(),
     effects: permittedEffects(run) ?? null,
     approvalTimeoutMs: run.approvalTimeoutMs ?? null,
+    ...(run.modelOutageMs !== undefined ? { modelOutageMs: run.modelOutageMs } : {}),
     ...(run.shape && run.shape !== 'react' ? { shape: run.shape } : {}),
   };
 }
@@ -72,6 +75,8 @@ export function diffStartSettings(existing: StartSettings, requested: StartSetti
   differ('effects', ids(existing.effects, 'none', 'domain default'), ids(requested.effects, 'none', 'domain default'));
   const timeout = (ms: number | null) => (ms === null ? 'contract default' : `${ms} ms`);
   differ('approval timeout', timeout(existing.approvalTimeoutMs), timeout(requested.approvalTimeoutMs));
+  const outage = (ms: number | undefined) => (ms === undefined ? 'the default' : `${ms} ms`);
+  differ('model outage allowance', outage(existing.modelOutageMs), outage(requested.modelOutageMs));
   differ('shape', existing.shape ?? 'react', requested.shape ?? 'react');
   return diffs;
 }

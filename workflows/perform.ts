@@ -8,7 +8,7 @@ import type { Command } from './controller/commands.js';
 import { compactJson } from './controller/decision.js';
 import { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent } from './controller/events.js';
 import type { PlannedCall } from './controller/state.js';
-import { continuationOptions, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
+import { continuationOptions, MODEL_OUTAGE_MS, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
 import { approvedDispatchId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
@@ -70,7 +70,7 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
                 ...floorOf(reply),
               }
             : { type: 'modelFailed', now: Date.now(), message: 'the model activity returned no numeric token count' }),
-        (err): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err) }),
+        (err): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err), ...(isOutage(err) ? { outage: true } : {}) }),
       );
     case 'invoke': {
       const observed = (results: ToolResult[]): RunEvent => ({ type: 'observed', now: Date.now(), results });
@@ -141,9 +141,18 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
  * them across every run (maxTaskQueueActivitiesPerSecond) and the server shares the rate
  * fairly between teams (the fairness key). Runs without one schedule exactly as before.
  */
-function modelCallOptions(run: RunInput, summary: string): { summary: string; taskQueue?: string; priority?: { fairnessKey: string } } {
-  if (!run.modelQueue) return { summary };
-  return { summary, taskQueue: run.modelQueue, priority: { fairnessKey: run.team ?? run.domain } };
+function modelCallOptions(
+  run: RunInput,
+  summary: string,
+): { summary: string; scheduleToCloseTimeout: number; taskQueue?: string; priority?: { fairnessKey: string } } {
+  const scheduleToCloseTimeout = run.modelOutageMs ?? MODEL_OUTAGE_MS;
+  if (!run.modelQueue) return { summary, scheduleToCloseTimeout };
+  return { summary, scheduleToCloseTimeout, taskQueue: run.modelQueue, priority: { fairnessKey: run.team ?? run.domain } };
+}
+
+/** The model call ran out of time, not of reasons: every attempt failed to reach an answer (modelOptions' retry). */
+function isOutage(err: unknown): boolean {
+  return err instanceof ActivityFailure && (err.retryState === 'TIMEOUT' || err.cause instanceof TimeoutFailure);
 }
 
 /** The model activity's word that a cap held outside the run is spent (activities/spend), as the controller's event. */

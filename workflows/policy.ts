@@ -62,8 +62,22 @@ export const ErrorTypes = {
 export const modelOptions: ActivityOptions = {
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '5 seconds',
-  retry: { maximumAttempts: 5, initialInterval: '500 milliseconds', nonRetryableErrorTypes: [ErrorTypes.scriptExhausted, ErrorTypes.modelConfig] },
+  // Bounded by time, not attempts (the call's scheduleToCloseTimeout, MODEL_OUTAGE_MS): a model
+  // server that takes a minute to restart is ridden out, backing off to one try every 30 s.
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: [ErrorTypes.scriptExhausted, ErrorTypes.modelConfig],
+  },
 };
+
+/**
+ * How long a run waits out a model endpoint that does not answer (refused connections, 5xx, 429,
+ * timeouts, a model worker that died) before it escalates `model_unavailable`, naming the turn it
+ * was on. A run may set its own (RunInput.modelOutageMs); the run's deadline still holds.
+ */
+export const MODEL_OUTAGE_MS = 5 * 60_000;
 
 export const probeOptions: ActivityOptions = {
   startToCloseTimeout: '1 minute',

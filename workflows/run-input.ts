@@ -85,6 +85,8 @@ export const RunInput = workerScoped('run-input.RunInput', () =>
     request: SignedNote.optional(),
     /** Overrides every contract's approval wait (tests use seconds, production hours). */
     approvalTimeoutMs: z.number().int().min(1_000).optional(),
+    /** How long the run waits out a model endpoint that does not answer before it escalates (default MODEL_OUTAGE_MS). */
+    modelOutageMs: z.number().int().min(1_000).max(86_400_000).optional(),
     /**
      * Who pays: the team whose daily spend cap the worker charges (docs/spend.md), and the
      * fairness key of the run's model calls when they go to a model queue.

@@ -34,6 +34,7 @@ export const commands: CommandSpec[] = [
       turns: { type: 'string', value: 'N', description: 'turn budget' },
       'deadline-ms': { type: 'string', value: 'N', description: 'run deadline in milliseconds' },
       'approval-timeout-ms': { type: 'string', value: 'N', description: 'how long an approval request waits' },
+      'model-outage-ms': { type: 'string', value: 'N', description: 'how long the run waits out a model endpoint that does not answer (default 5 minutes)' },
       approvers: { type: 'string', value: 'ID,ID', description: "only these ids of the worker's approver directory may approve (it can only narrow)" },
       effects: { type: 'string', value: 'none|TOOL,TOOL', description: 'only these effects may run (none: an investigation that only reads)' },
       key: { ...keyOption, description: 'sign the start with your key (a contract may then refuse you as the approver)' },

@@ -23,6 +23,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
   const turns = flags.int('turns', 1, 100_000);
   const deadlineMs = flags.int('deadline-ms', 1_000);
   const approvalTimeoutMs = flags.int('approval-timeout-ms', 1_000);
+  const modelOutageMs = flags.int('model-outage-ms', 1_000);
   const approvers = parseApprovers(flags.str('approvers'));
   const shape = parseShape(flags.str('shape'));
   const effectsFlag = flags.str('effects');
@@ -55,6 +56,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
     ...(approvers ? { approvers } : {}),
     ...(effects ? { effects } : {}),
     ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
+    ...(modelOutageMs !== undefined ? { modelOutageMs } : {}),
     ...(starter ? { start: signStart(starter, runIdFor({ domain, caseId })) } : {}),
     ...(starter && request !== undefined ? { request: signNote(starter, runIdFor({ domain, caseId }), request, fields ? { fields } : {}) } : {}),
   };

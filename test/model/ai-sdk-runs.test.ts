@@ -21,7 +21,7 @@ import { caseIdsFor, evalScenarios } from '../../eval/scenarios.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
-import { errorWire, readRequest, startProviderServer, type Dialect, type ProviderServer, type Turn } from './provider-server.js';
+import { asTurn, errorWire, readRequest, startProviderServer, type Dialect, type ProviderServer } from './provider-server.js';
 
 const PROVIDERS: { provider: ProviderName; dialect: Dialect }[] = [
   { provider: 'openai-compatible', dialect: 'chat' },
@@ -59,33 +59,6 @@ const evalModels = createEvalModels(implementations);
 const mismatches: string[] = [];
 /** One model call at a time per wire, so each queued answer meets the request it was made for. */
 const lanes = new Map<string, Promise<unknown>>();
-
-/** Decisions as a provider would carry them: function calls (finish and escalate included). */
-function asTurn(reply: unknown): Turn {
-  const d = reply as {
-    type?: string;
-    calls?: { tool: string; args: Record<string, unknown>; sources?: unknown; derive?: unknown }[];
-    claim?: unknown;
-    evidence?: unknown;
-    summary?: unknown;
-    reason?: unknown;
-  };
-  if (d.type === 'call' && Array.isArray(d.calls)) {
-    // A call's sources and derivations ride in its function's reserved properties, as a provider's model writes them.
-    const extra = (c: { sources?: unknown; derive?: unknown }) => ({
-      ...(c.sources ? { _sources: c.sources } : {}),
-      ...(c.derive ? { _derive: c.derive } : {}),
-    });
-    return { calls: d.calls.map((c) => ({ name: c.tool, args: { ...c.args, ...extra(c) } })), usage: { input: 500, output: 20 } };
-  }
-  if (d.type === 'finish')
-    return {
-      calls: [{ name: 'finish', args: { claim: d.claim, evidence: d.evidence, ...(d.summary !== undefined ? { summary: d.summary } : {}) } }],
-      usage: { input: 500, output: 20 },
-    };
-  if (d.type === 'escalate') return { calls: [{ name: 'escalate', args: { reason: d.reason } }], usage: { input: 500, output: 20 } };
-  return { text: JSON.stringify(reply), usage: { input: 500, output: 20 } };
-}
 
 /** What a function-calling wire can carry of a decision: a call decision's own rationale (the adversary gives one) has no place in it. */
 function carried(reply: unknown): unknown {

@@ -51,7 +51,8 @@ const ROUTES: Record<Dialect, RegExp> = {
   google: /^\/v1beta\/models\/[^/:]+:generateContent$/,
 };
 
-export async function startProviderServer(dialect: Dialect): Promise<ProviderServer> {
+/** `port`: listen there (a server started again where the last one was); by default any free port. */
+export async function startProviderServer(dialect: Dialect, port = 0): Promise<ProviderServer> {
   const queue: Answer[] = [];
   const requests: Recorded[] = [];
   const self: ProviderServer = {
@@ -88,9 +89,9 @@ export async function startProviderServer(dialect: Dialect): Promise<ProviderSer
     send(res, isWire(answer) ? answer : turnWire(dialect, answer));
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  self.baseUrl = `http://127.0.0.1:${port}/${dialect === 'google' ? 'v1beta' : 'v1'}`;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
+  self.baseUrl = `http://127.0.0.1:${bound}/${dialect === 'google' ? 'v1beta' : 'v1'}`;
   return self;
 }
 
@@ -111,6 +112,33 @@ function parse(text: string): Record<string, unknown> {
   } catch {
     return { raw: text };
   }
+}
+
+/** Decisions as a provider would carry them: function calls (finish and escalate included). */
+export function asTurn(reply: unknown): Turn {
+  const d = reply as {
+    type?: string;
+    calls?: { tool: string; args: Record<string, unknown>; sources?: unknown; derive?: unknown }[];
+    claim?: unknown;
+    evidence?: unknown;
+    summary?: unknown;
+    reason?: unknown;
+  };
+  if (d.type === 'call' && Array.isArray(d.calls)) {
+    // A call's sources and derivations ride in its function's reserved properties, as a provider's model writes them.
+    const extra = (c: { sources?: unknown; derive?: unknown }) => ({
+      ...(c.sources ? { _sources: c.sources } : {}),
+      ...(c.derive ? { _derive: c.derive } : {}),
+    });
+    return { calls: d.calls.map((c) => ({ name: c.tool, args: { ...c.args, ...extra(c) } })), usage: { input: 500, output: 20 } };
+  }
+  if (d.type === 'finish')
+    return {
+      calls: [{ name: 'finish', args: { claim: d.claim, evidence: d.evidence, ...(d.summary !== undefined ? { summary: d.summary } : {}) } }],
+      usage: { input: 500, output: 20 },
+    };
+  if (d.type === 'escalate') return { calls: [{ name: 'escalate', args: { reason: d.reason } }], usage: { input: 500, output: 20 } };
+  return { text: JSON.stringify(reply), usage: { input: 500, output: 20 } };
 }
 
 // ---------------------------------------------------------------- replies, per dialect

@@ -437,8 +437,17 @@ describe('finishing', () => {
 
   it('a model failure ends the run failed with the reason', () => {
     const run = new Run(payments);
-    run.feed({ type: 'modelFailed', now: run.tick(), message: '503 from the model provider' });
+    run.feed({ type: 'modelFailed', now: run.tick(), message: 'ModelConfigError: said 401' });
     expect(run.state.terminal).toMatchObject({ class: 'failed', reason: 'model_error' });
+  });
+
+  it('a model endpoint down for the whole outage allowance escalates, naming the turn, never fails the run', () => {
+    const run = new Run(payments);
+    run.call({ tool: 'read_ledger', args: { transferId: 'PX-1042' } });
+    run.observeOk({ read_ledger: () => ({ transferId: 'PX-1042', status: 'FAILED', reissueId: null, asOf: new Date(run.now).toISOString() }) });
+    run.feed({ type: 'modelFailed', now: run.tick(), message: 'activity ScheduleToClose timeout', outage: true });
+    expect(run.state.terminal).toMatchObject({ class: 'escalated', reason: 'model_unavailable' });
+    expect(run.state.terminal?.detail).toMatch(/^the model did not answer while proposing turn 2: activity ScheduleToClose timeout/);
   });
 });
 

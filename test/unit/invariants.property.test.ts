@@ -250,7 +250,7 @@ function eventFor(
   }
   switch (command.type) {
     case 'propose':
-      if (chance(g, 1)) return { type: 'modelFailed', now, message: pick(g, ['429 after 5 attempts', HOSTILE]) };
+      if (chance(g, 1)) return { type: 'modelFailed', now, message: pick(g, ['429 after 5 attempts', HOSTILE]), ...(chance(g, 50) ? { outage: true } : {}) };
       return {
         type: 'proposed',
         now,
@@ -698,6 +698,7 @@ describe('the generator', () => {
       'unknown_outcome/readback_undecided',
       'cancelled/operator_cancel',
       'failed/model_error',
+      'escalated/model_unavailable',
     ]) {
       expect(terminals).toContain(t);
     }

@@ -86,7 +86,8 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
     }),
     /** The worker refused the model call before making it: a spend cap held outside the run (a team's day) is spent. */
     z.strictObject({ type: z.literal('spendRefused'), ...base, cap: z.string(), detail: z.string() }),
-    z.strictObject({ type: z.literal('modelFailed'), ...base, message: z.string() }),
+    /** `outage`: the endpoint did not answer for the run's whole model-outage allowance (not a refusal of the request). */
+    z.strictObject({ type: z.literal('modelFailed'), ...base, message: z.string(), outage: z.boolean().optional() }),
     z.strictObject({ type: z.literal('observed'), ...base, results: z.array(ToolResult) }),
     z.strictObject({ type: z.literal('verified'), ...base, verdict: ProbeVerdict }),
     z.strictObject({ type: z.literal('reconciled'), ...base, result: ReadbackResult }),

@@ -179,6 +179,15 @@ function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
       return stop(state, 'budget_exhausted', 'budget:spend', `${event.cap}: ${event.detail}`.slice(0, 300), event.now);
     case 'modelFailed':
       expectPhase(state, 'proposing', event.type);
+      // An endpoint that stayed down is an outage a person can wait out or route around, not a broken run.
+      if (event.outage)
+        return stop(
+          state,
+          'escalated',
+          'model_unavailable',
+          `the model did not answer while proposing turn ${state.turn}: ${event.message}`.slice(0, 300),
+          event.now,
+        );
       return stop(state, 'failed', 'model_error', event.message.slice(0, 300), event.now);
     case 'observed':
       expectPhase(state, 'acting', event.type);
