@@ -26,6 +26,7 @@ import { refuseForeignRunId } from './run-identity.js';
 import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
 import { ErrorTypes } from './policy.js';
 import { continuations, perform, probes, takeStatement } from './perform.js';
+import { closeRun } from './closing.js';
 import { observeStep } from './telemetry.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
@@ -172,6 +173,8 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   observeStep(step);
   const terminal = step.state.terminal;
   if (!terminal) throw new Error('bug: stopped without a terminal');
+  // What the run set up is put back however it ended (workflows/closing.ts).
+  const closing = domain.closing?.length ? await closeRun(step.state, run, domain) : [];
   upsertSearchAttributes([
     { key: phaseKey, value: 'terminal' },
     { key: terminalKey, value: terminal.class },
@@ -190,6 +193,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     ...(step.state.shape ? { shape: step.state.shape, modelCalls: step.state.used.modelCalls ?? 0 } : {}),
     toolCalls: step.state.used.toolCalls,
     effects: step.state.effects,
+    ...(closing.length ? { closing } : {}),
   };
 }
 

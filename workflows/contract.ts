@@ -518,6 +518,14 @@ export interface Domain<T extends readonly AnyTool[] = readonly AnyTool[], C ext
    */
   askWhenUnvouched?: ApprovalRule;
   /**
+   * What the run puts back as it ends, however it ends (a finish, an escalation, a cancel, a
+   * spent budget, the deadline): effect tools of this domain, idempotent and taking no
+   * arguments, each made when `needed` says so of the run as it ended (lift a silence it set,
+   * release a lock it took). They go out after the run's last word, outside its budgets, shielded
+   * from a cancel; what became of each is in the run's result (`closing`). Default: none.
+   */
+  closing?: readonly { tool: string; needed(view: RouteView): boolean }[];
+  /**
    * A run's budgets and context when its start does not set them; each part that is left out
    * takes the engine's (DOMAIN_DEFAULTS: 12 turns, 20 tool calls, 1 effect, 2 duplicates,
    * 100,000 tokens, a 10-minute deadline; the last 8 entries of the run and the latest value of

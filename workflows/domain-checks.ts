@@ -53,7 +53,24 @@ export function validateDomain(domain: Domain): string[] {
   if (domain?.soak !== undefined) checkSoak(domain.soak, (p) => say(`soak: ${p}`));
   if (domain?.askWhenUnvouched !== undefined) checkRule(domain.askWhenUnvouched, (p) => say(`askWhenUnvouched: ${p}`));
   else checkKindSources(tools, say);
+  if (domain?.closing !== undefined) checkClosing(domain.closing, tools, (p) => say(`closing: ${p}`));
   return problems;
+}
+
+/**
+ * A closing call goes out with no model, no gate and no readback to settle it: so only an
+ * idempotent effect of the domain (sending it twice is sending it once) that takes no arguments.
+ */
+function checkClosing(closing: unknown, tools: readonly AnyTool[], say: (problem: string) => void): void {
+  if (!Array.isArray(closing)) return say('must be a list of { tool, needed }');
+  for (const entry of closing as { tool?: unknown; needed?: unknown }[]) {
+    const tool = tools.find((t) => t?.name === entry?.tool);
+    const name = String(entry?.tool);
+    if (typeof entry?.needed !== 'function') say(`${name}: needed must be a function of the run's view`);
+    if (!tool) say(`${name} is not a tool of the domain`);
+    else if (tool.kind !== 'effect' || !tool.idempotent) say(`${name} must be an idempotent effect (it goes out with nothing to settle it but a repeat)`);
+    else if (!tool.input.safeParse({}).success) say(`${name} must take no arguments (a closing call has nobody to choose them)`);
+  }
 }
 
 /**

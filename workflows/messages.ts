@@ -7,6 +7,7 @@ import type { BudgetLeft, RunState } from './controller/state.js';
 import { SignedDecision, SignedNote, type SignedAmend } from './trust/statement.js';
 import type { RunInput } from './run-input.js';
 import type { Shape } from './controller/shape.js';
+import type { ClosingOutcome } from './closing.js';
 
 /**
  * What the `state` query answers: the whole internal state and what an operator is shown beside
@@ -88,4 +89,6 @@ export interface RunResult {
   modelCalls?: number;
   toolCalls: number;
   effects: RunState['effects'];
+  /** The domain's closing calls made as the run ended (Domain.closing), and what became of each. */
+  closing?: ClosingOutcome[];
 }

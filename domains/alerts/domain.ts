@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { defineDomain, defineTool, effectKey, routeHint, type EvidenceView } from '../../workflows/public.js';
 import { getDeploys, getLogs, getMetrics, IncidentsClaim, judgeRemediationDone, restartService, revertDeploy } from '../incidents/domain.js';
-import { alertsRoute } from './route.js';
+import { alertsRoute, silencedStill } from './route.js';
 
 /** An alert run's case: the incident, then `-ag` and the alert group's id, and `-e<n>` from the group's second episode on. */
 export const ALERT_CASE = /^(INC-[0-9A-Za-z-]{1,40})-ag([0-9a-f]{12})(?:-e[1-9][0-9]{0,3})?$/;
@@ -117,6 +117,9 @@ export const alerts = defineDomain({
   judgeDone: judgeRemediationDone,
   // Resolved only if the alert stays quiet: short for the example and its tests; a team's is minutes.
   soak: { windowMs: 12_000, onRefire: 'resume' },
+  // However the run ends (a cancel, a spent budget, the deadline: the route is not asked then),
+  // a silence it set and did not lift is lifted, so the alert pages again.
+  closing: [{ tool: 'expire_silence', needed: (view) => silencedStill(view) }],
   defaults: {
     budgets: { turns: 14, toolCalls: 24, effects: 4, duplicates: 2, tokens: 120_000, deadlineMs: 15 * 60_000 },
     context: 'window_pinned',

@@ -13,7 +13,7 @@ import { AgentClient } from '../../client/agent-client.js';
 import { startRun } from '../../client/start-run.js';
 import { createAlertReceiver, type AlertGroup, type AlertReceiver, type AlertRunStarter } from '../../client/alerts/receiver.js';
 import { alertCaseId, groupIdOf } from '../../client/alerts/webhook.js';
-import { alerts } from '../../domains/alerts/domain.js';
+import { alerts, silenceKeyOf } from '../../domains/alerts/domain.js';
 import { alertMapping } from '../../domains/alerts/mapping.js';
 import { alertsPolicy } from '../../domains/alerts/policy.js';
 import { ALERT_GROUP_BY, worldAlertRules } from '../../domains/alerts/rules.js';
@@ -315,6 +315,29 @@ describe('alerts start runs: Prometheus fires, Alertmanager posts, one run per g
     expect(await runExists(runIdOf(target))).toBe(false);
     expect(starts.filter((s) => s.caseId.startsWith(target))).toEqual([]);
     expect(replies.map((r) => r.status)).toEqual([400, 400, 400, 400]);
+  });
+});
+
+describe('a run that ends without its route (a cancel) lifts the silence it set', () => {
+  it("cancelled while its restart is in flight: the run ends cancelled, and its closing call expires the group's silence in Alertmanager", async () => {
+    const target = incident('CX');
+    const runId = runIdOf(target);
+    // The restart is parked at the world, so the run is surely silenced and mid-remediation when cancelled.
+    const { holdId } = await worldClient.createHold({ op: 'incidents.restart', key: target, point: 'before_commit' });
+    await worldClient.seedIncident({ caseId: target, faulty: { service: 'cache', fault: 'memory' } });
+    await waitUntil(() => starts.some((s) => s.runId === runId), `Alertmanager's webhook to start ${runId}`);
+    await waitUntil(async () => (await worldClient.getHold(holdId)).reached, 'the restart to reach the world');
+    const handle = worker.client.workflow.getHandle(runId);
+    await handle.cancel();
+    await worldClient.releaseHold(holdId);
+    const result = await handle.result();
+
+    expect(result.terminal).toMatchObject({ class: 'cancelled' });
+    expect(result.closing).toEqual([{ tool: 'expire_silence', status: 'ok' }]);
+    // Alertmanager: the run's silence exists, and none of the case's silences is in force.
+    const silences = await silencesByKey(stack.alertmanager.url, silenceKeyOf(runId.slice('alerts-'.length)), { timeoutMs: 60_000 });
+    expect(silences.length).toBeGreaterThanOrEqual(1);
+    expect(silences.map((s) => s.status.state).filter((state) => state !== 'expired')).toEqual([]);
   });
 });
 

@@ -24,6 +24,7 @@ import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent-workflow-type.js';
 import { stateQuery, type RunResult } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
+import { historyOf, resetTo, workflowTaskCompletions } from '../support/temporal-ops.js';
 import { waitUntil } from '../support/wait.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
 
@@ -192,6 +193,49 @@ describe('the case started again in the soak window (TerminateExisting)', () => 
       expect(result.terminal.detail).toMatch(/cache already remediated by an earlier run: restart \S+ under key alerts\/restart_service\//);
       expect(result.effects.map((e) => e.tool).filter((t) => t === 'restart_service' || t === 'revert_deploy')).toEqual([]);
       expect((await soaking.describe()).status.name).toBe('TERMINATED');
+    } finally {
+      for (const w of [first, second]) {
+        if (!w) continue;
+        workers.delete(w);
+        await w.stop();
+      }
+    }
+  });
+});
+
+describe('the run reset to its first task in the soak window (`temporal workflow reset`)', () => {
+  it("the reset execution finds the case's own restart, restarts nothing, lifts the silence it took and resolves; nothing is left silenced", async () => {
+    const incidentId = `INC-RS${randomUUID().slice(0, 6)}`;
+    const first = await spawnAlertsWorker();
+    let second: WorkerProcess | undefined;
+    try {
+      await worldClient.seedIncident({ caseId: incidentId, faulty: { service: 'cache', fault: 'memory' } });
+      const started = await waitUntil(() => starts.find((s) => s.caseId.startsWith(incidentId) && !s.attached), 'the webhook to start the run');
+      const handle = connection.client.workflow.getHandle(started.runId);
+      await waitUntil(async () => {
+        const view = await handle.query(stateQuery);
+        if (view.state.terminal) throw new Error(`the run ended (${view.state.terminal.class}) before it soaked`);
+        return view.state.pendingClaim?.soak;
+      }, 'the run to start its soak');
+      // Its worker goes, so the soaking execution is still open when the operator resets it.
+      await first.kill();
+      const soakingRunId = (await handle.describe()).runId;
+      const [firstTask] = workflowTaskCompletions(await historyOf(connection.client, started.runId, soakingRunId));
+      if (firstTask === undefined) throw new Error('the soaking execution has no completed workflow task');
+      const resetRunId = await resetTo(connection.client, started.runId, firstTask, soakingRunId);
+      second = await spawnAlertsWorker();
+      const result = (await connection.client.workflow.getHandle(started.runId, resetRunId).result()) as RunResult;
+
+      // The world: still the one restart of the cache, made by the execution that was reset.
+      const remediations = (await worldClient.calls({ key: incidentId })).filter((c) => c.op === 'incidents.restart' || c.op === 'incidents.revert');
+      expect(remediations).toHaveLength(1);
+      // Alertmanager: every silence the case took is expired, the reset execution's too.
+      const silences = await silencesByKey(stack.alertmanager.url, silenceKeyOf(started.caseId), { timeoutMs: 60_000 });
+      expect(silences.length).toBeGreaterThanOrEqual(1);
+      expect(silences.map((x) => x.status.state).filter((state) => state !== 'expired')).toEqual([]);
+      expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'already_done' });
+      expect(result.effects.map((e) => e.tool).filter((t) => t === 'restart_service' || t === 'revert_deploy')).toEqual([]);
+      expect((await connection.client.workflow.getHandle(started.runId, soakingRunId).describe()).status.name).toBe('TERMINATED');
     } finally {
       for (const w of [first, second]) {
         if (!w) continue;

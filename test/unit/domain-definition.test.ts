@@ -222,6 +222,26 @@ describe('validateDomain refuses what the types cannot see, naming the tool', ()
   });
 });
 
+describe('closing calls (Domain.closing) are checked when the domain is defined', () => {
+  const lift = defineTool({ ...base, name: 'lift', input: z.strictObject({}), kind: 'effect', idempotent: true, readback: 'lift_by_key' });
+  const needed = () => true;
+  it('an idempotent effect of the domain that takes no arguments is accepted', () => {
+    expect(validateDomain(domain([lookup, change, lift], { closing: [{ tool: 'lift', needed }] }))).toEqual([]);
+  });
+  it('a read, an effect that is not idempotent or takes arguments, an unknown tool, a missing needed: each named', () => {
+    const problems = (closing: unknown) => validateDomain(domain([lookup, change, lift], { closing } as Partial<Domain>)).join('\n');
+    expect(problems([{ tool: 'lookup', needed }])).toMatch(/closing: lookup must be an idempotent effect/);
+    expect(problems([{ tool: 'change', needed }])).toMatch(/closing: change must be an idempotent effect/);
+    const liftWithArgs = defineTool({ ...base, name: 'lift2', kind: 'effect', idempotent: true, readback: 'lift_by_key' });
+    expect(validateDomain(domain([lookup, liftWithArgs], { closing: [{ tool: 'lift2', needed }] })).join('\n')).toMatch(
+      /closing: lift2 must take no arguments/,
+    );
+    expect(problems([{ tool: 'nowhere', needed }])).toMatch(/closing: nowhere is not a tool of the domain/);
+    expect(problems([{ tool: 'lift' }])).toMatch(/closing: lift: needed must be a function/);
+    expect(problems({ tool: 'lift', needed })).toMatch(/closing: must be a list/);
+  });
+});
+
 describe('the worker checks each implementation against its domain', () => {
   it('refuses a tool or a readback without a function, and a domain built without defineDomain', () => {
     const incomplete = {
