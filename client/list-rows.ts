@@ -48,11 +48,17 @@ export async function listRows(client: Client, query: string, limit: number): Pr
 
 function rowOf(raw: RawExecution): ListRow {
   const typedSearchAttributes = keywordAttributes(raw.searchAttributes?.indexedFields ?? {});
-  const status = temporal.api.enums.v1.WorkflowExecutionStatus[raw.status ?? 0] ?? 'WORKFLOW_EXECUTION_STATUS_UNSPECIFIED';
+  const named = temporal.api.enums.v1.WorkflowExecutionStatus[raw.status ?? 0] ?? 'WORKFLOW_EXECUTION_STATUS_UNSPECIFIED';
+  const status = named.startsWith(STATUS_PREFIX) ? named.slice(STATUS_PREFIX.length) : named;
+  const facts = fromSearchAttributes(typedSearchAttributes);
+  // A run the server closed without the engine's last word (cleared, terminated, timed out)
+  // keeps the phase it was in: it is not running any more, whatever that says.
+  const closedUnrecorded = status !== 'RUNNING' && status !== 'CONTINUED_AS_NEW' && facts.phase !== 'terminal';
   return {
     runId: raw.execution?.workflowId ?? '',
-    ...fromSearchAttributes(typedSearchAttributes),
-    status: status.startsWith(STATUS_PREFIX) ? status.slice(STATUS_PREFIX.length) : status,
+    ...facts,
+    ...(closedUnrecorded ? { phase: 'closed' } : {}),
+    status,
     startTime: new Date(millis(raw.startTime)).toISOString(),
     taskQueue: raw.taskQueue ?? '',
     build: buildOf({ raw, typedSearchAttributes }),

@@ -106,15 +106,19 @@ export function createAlertReceiver(options: AlertReceiverOptions): AlertReceive
     const key = `${rest.domain}/${base}/${group.groupId}`;
     const known = groups.get(key);
 
-    // Alertmanager's own "resolved" is recorded on the group's latest run; it decides nothing.
+    // Alertmanager's own "resolved" is recorded on the group's latest run while it is open; it
+    // decides nothing. A run that has ended (most often, the one that fixed it) takes no notes.
     if (body.status === 'resolved') {
       let runId: string | undefined;
+      let closed = false;
       try {
         runId = known?.settled?.runId ?? (await latestEpisode(rest, base, group.groupId));
+        closed = runId !== undefined && (await options.agent.describe(runId)).closeTime !== null;
       } catch (err) {
         return { status: 503, body: { outcome: 'unavailable', error: err instanceof Error ? err.message : String(err) } };
       }
       if (runId === undefined) return { status: 200, body: { outcome: 'ignored', reason: 'no run of this group to record it on', groupId: group.groupId } };
+      if (closed) return { status: 200, body: { outcome: 'ignored', reason: 'the group\'s run has ended', runId } };
       track(addNote(runId, body));
       return { status: 200, body: { outcome: 'recorded', runId } };
     }

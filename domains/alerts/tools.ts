@@ -100,7 +100,13 @@ async function quietThroughout(ctx: ToolContext<AlertsDeps>, soak: { from: numbe
   const facts = { 'soak.query': query, 'soak.refired': fired.length > 0 };
   return fired.length
     ? { holds: false, conflict: false, decided: true, detail: `${fired.join(', ')} fired again within the last ${seconds} s`, facts }
-    : { holds: true, conflict: false, decided: true, detail: `all services healthy, and no alert for the incident in the last ${seconds} s`, facts };
+    : {
+        holds: true,
+        conflict: false,
+        decided: true,
+        detail: `all services healthy, and no alert for the incident in the soak window (Prometheus over its last ${seconds} s: the first ${EVALUATION_LAG_S} s are rule-evaluation lag)`,
+        facts,
+      };
 }
 
 function silenceOutput(s: Silence) {

@@ -6,7 +6,7 @@
 // refuses or cannot be reached, and exactly one `error: ...` line on stderr either way.
 import { parseArgs } from 'node:util';
 import { incidents } from '../incidents/domain.js';
-import { payments } from '../payments/domain.js';
+import { majorUnits, payments } from '../payments/domain.js';
 import { WorldClient, WorldConnectionError, WorldHttpError, WorldTimeoutError } from './client.js';
 import { IncidentSeed, PaymentSeed, PAYMENT_STATUSES, PROCESSOR_ACKS, SERVICE_FAULTS, SERVICES, type Service, type ServiceFault } from './contract.js';
 import { seedIncident, seedTransfer } from './seeds.js';
@@ -158,7 +158,7 @@ async function incidentSeed(caseId: string, v: Values): Promise<IncidentSeed> {
 
 function describePayment(s: PaymentSeed): string {
   const lag = s.replicaLagMs >= 60_000 && s.replicaLagMs % 60_000 === 0 ? `${s.replicaLagMs / 60_000} min` : `${s.replicaLagMs} ms`;
-  return `payment ${s.transferId}: ledger ${s.ledgerStatus}, replica ${s.replicaStatus} (${lag} behind${s.replicaNote ? ', with a note' : ''}), processor ${s.processorAck}, ${s.amountMinor} ${s.currency} (minor units)`;
+  return `payment ${s.transferId}: ledger ${s.ledgerStatus}, replica ${s.replicaStatus} (${lag} behind${s.replicaNote ? ', with a note' : ''}), processor ${s.processorAck}, ${majorUnits(s.amountMinor, s.currency)} ${s.currency}`;
 }
 
 function describeIncident(s: IncidentSeed): string {

@@ -79,6 +79,9 @@ const implementation = implement(orders).with<Deps>({
     const cancelled = latest('order.cancellationId');
     if (cancelled) return { type: 'finish', outcome: 'resolved', claim: { cancelled: true }, evidence: [cancelled.id] };
     const order = latest('order.status');
+    // A read the orders system refused (no such order) says so once: asking again would loop.
+    const read = context.evidence.filter((e) => e.tool === 'read_order').at(-1);
+    if (!order && read && read.status !== 'ok') return { type: 'escalate', reason: `read_order: ${read.error ?? read.status}` };
     if (!order) return { type: 'call', calls: [{ tool: 'read_order', args: { orderId } }] };
     if (order.facts['order.status'] !== 'OPEN') return { type: 'escalate', reason: `order is ${String(order.facts['order.status'])}` };
     return { type: 'call', calls: [{ tool: 'cancel_order', args: { orderId } }] };

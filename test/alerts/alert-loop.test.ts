@@ -221,7 +221,7 @@ describe('alerts start runs: Prometheus fires, Alertmanager posts, one run per g
     // alert of the incident in it.
     const soaking = view.state.transcript.find((t) => t.kind === 'control' && t.code === 'soaking');
     expect(soaking).toBeDefined();
-    expect(result.terminal.detail).toMatch(/quiet for the whole soak of \d+ s/);
+    expect(result.terminal.detail).toMatch(/no alert for the incident in the soak window \(Prometheus over its last \d+ s.*; held again after a soak of \d+ s/);
     const probes = view.state.evidence.filter((e) => e.tool === 'probe');
     expect(probes.at(-1)?.facts['soak.refired']).toBe(false);
 
@@ -251,7 +251,7 @@ describe('alerts start runs: Prometheus fires, Alertmanager posts, one run per g
 
     expect(view.state.transcript.some((t) => t.kind === 'control' && t.code === 'refired_during_soak')).toBe(true);
     // Whatever the run did next, it never called the relapsed service fixed: the world still has it sick.
-    expect(result.terminal.class === 'resolved' && /quiet for the whole soak/.test(result.terminal.detail)).toBe((await worldClient.verify(relapsing)).healthy);
+    expect(result.terminal.class === 'resolved' && /held again after a soak/.test(result.terminal.detail)).toBe((await worldClient.verify(relapsing)).healthy);
   });
 
   it("the same group sent again, to this receiver and to an HA peer's own receiver, attaches to that run and starts nothing", async () => {

@@ -21,6 +21,8 @@ function recorder() {
   const starts: RunInput[] = [];
   const notes: { runId: string; text: string; by?: string; signed: boolean }[] = [];
   const seen = new Set<string>();
+  /** Runs that have ended, with when. */
+  const closed = new Map<string, string>();
   const agent: AlertRunStarter = {
     start: async (input) => {
       starts.push(input);
@@ -33,13 +35,13 @@ function recorder() {
       notes.push({ runId, text, ...(options.by ? { by: options.by } : {}), signed: options.key !== undefined });
       return { runId, accepted: true, trusted: false, signed: false, by: options.by ?? '' };
     },
-    // Every run it started is still open; the episodes over closed runs are in episodes.test.ts.
+    // Every run it started is open unless a test closed it; the episodes over closed runs are in episodes.test.ts.
     describe: async (runId) => {
       if (!seen.has(runId)) throw new RunNotFoundError(runId);
-      return { closeTime: null };
+      return { closeTime: closed.get(runId) ?? null };
     },
   };
-  return { agent, starts, notes, seen };
+  return { agent, starts, notes, seen, closed };
 }
 
 function body(incident: string, overrides: Record<string, unknown> = {}) {
@@ -152,9 +154,23 @@ describe('the alert receiver', () => {
       `alerts-${alertCaseId('INC-11', groupIdOf('{}:{case_id="INC-11"}'))}`,
     ]);
     expect([resolvedNoRun.status, resolvedNoRun.body.outcome]).toEqual([200, 'ignored']);
+    // The run that fixed INC-12 has ended: its "resolved" is answered, and noted nowhere.
+    const ended = `alerts-${alertCaseId('INC-12', groupIdOf('{}:{case_id="INC-12"}'))}`;
+    r.seen.add(ended);
+    r.closed.set(ended, new Date().toISOString());
+    const resolvedEnded = await r.post(body('INC-12', { status: 'resolved' }), auth);
+    expect([resolvedEnded.status, resolvedEnded.body.outcome, resolvedEnded.body.reason, resolvedEnded.body.runId]).toEqual([
+      200,
+      'ignored',
+      "the group's run has ended",
+      ended,
+    ]);
     await receiver?.close();
-    expect(r.notes.map((n) => n.text.split('\n')[0])).toEqual([
-      'Alertmanager notification, status resolved, 1 alert(s). Untrusted text from alert labels and annotations:',
+    expect(r.notes.map((n) => [n.runId, n.text.split('\n')[0]])).toEqual([
+      [
+        `alerts-${alertCaseId('INC-11', groupIdOf('{}:{case_id="INC-11"}'))}`,
+        'Alertmanager notification, status resolved, 1 alert(s). Untrusted text from alert labels and annotations:',
+      ],
     ]);
   });
 

@@ -128,7 +128,7 @@ describe('a worker SIGKILLed during the soak window', () => {
 
     // Resolved after the whole window, by the run's own clock, quiet throughout.
     expect(result.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
-    expect(result.terminal.detail).toMatch(/quiet for the whole soak/);
+    expect(result.terminal.detail).toMatch(/held again after a soak/);
     expect(soak.until - soak.from).toBe(alerts.soak?.windowMs);
     expect(result.terminal.at).toBeGreaterThanOrEqual(soak.until);
 

@@ -4,7 +4,7 @@
 // in that copy: make a key and the directory that trusts it, start the worker, run a case. The
 // case must resolve on the starter's own task queue while the examples' worker polls its own
 // default queue on the same server, and the order book must show exactly one cancellation.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +109,12 @@ describe('the starter, copied and built from the packed engine', { timeout: 300_
     expect(Object.values(book.cancellations)).toEqual([expect.objectContaining({ orderId: 'O-1001' })]);
     expect(Object.keys(book.cancellations)).toEqual(['orders/cancel_order/O-1001']);
     expect(book.orders['O-1002']?.status).toBe('SHIPPED');
+
+    // An order the book does not have: the read is refused once, and the policy escalates with
+    // the refusal rather than reading again until the loop guard stops it.
+    const missing = spawnSync('sh', ['-c', runCase.replace('O-1001', 'O-404')], { cwd: project, env: teamEnv(), encoding: 'utf8' });
+    expect(missing.status, missing.stderr).toBe(1);
+    expect(missing.stdout).toMatch(/^outcome: escalated \(model_escalation\) read_order: .*no order O-404/m);
 
     // And the server agrees about where the run lived.
     const { client, close } = await connectClient();

@@ -33,7 +33,7 @@ describe('a soak after the probe holds', () => {
     run.now = soak?.until ?? run.now;
     run.verify({ holds: true, detail: 'ledger says SETTLED; quiet' });
     expect(run.state.terminal).toMatchObject({ class: 'resolved', reason: 'probe_confirmed' });
-    expect(run.state.terminal?.detail).toContain('quiet for the whole soak of 60 s');
+    expect(run.state.terminal?.detail).toContain('held again after a soak of 60 s');
   });
 
   it('a re-fire during the window puts the run back to work when the domain says resume', () => {

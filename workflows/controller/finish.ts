@@ -98,7 +98,8 @@ export function onVerified(state: RunState, domain: Domain, verdict: ProbeVerdic
     if (earlier) return stop(withProbe, 'resolved', 'already_done', `${earlier}; the probe confirms: ${verdict.detail}`.slice(0, 500), now);
     // Fixed now is not fixed: the domain's soak asks that it stay so for the whole window.
     if (domain.soak && claim && !soaked) return startSoak(withProbe, claim, domain.soak, now);
-    const detail = soaked ? `${verdict.detail}; quiet for the whole soak of ${seconds(soaked.until - soaked.from)}` : verdict.detail;
+    // The engine knows the window and that the probe, handed it, held; what the probe checked is its own words.
+    const detail = soaked ? `${verdict.detail}; held again after a soak of ${seconds(soaked.until - soaked.from)}` : verdict.detail;
     return stop(withProbe, 'resolved', 'probe_confirmed', detail.slice(0, 500), now);
   }
   if (verdict.conflict) return stop(withProbe, 'escalated', 'conflict', verdict.detail, now);
