@@ -4,17 +4,10 @@
 // demo want an alert within seconds, and a caller raises them for anything longer-lived.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { prometheusRuleFile, type AlertRule } from '../client/alerts/rules.js';
 import { freePort, supervise, type Supervised } from './supervise.js';
 
-/** One alerting rule, as Prometheus' rules file has it. */
-export interface AlertRule {
-  alert: string;
-  expr: string;
-  /** How long the condition must hold before it fires, e.g. `0s`, `30s`. */
-  for?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
+export type { AlertRule } from '../client/alerts/rules.js';
 
 export interface PrometheusOptions {
   binary: string;
@@ -31,8 +24,6 @@ export interface PrometheusOptions {
   resendDelay?: string;
 }
 
-export const RULE_GROUP = 'agent-alerts';
-
 export function prometheusConfig(options: Pick<PrometheusOptions, 'targets' | 'alertmanagerUrl' | 'scrapeInterval' | 'evaluationInterval'>, rulesFile: string) {
   return {
     global: { scrape_interval: options.scrapeInterval ?? '1s', evaluation_interval: options.evaluationInterval ?? '1s' },
@@ -42,15 +33,11 @@ export function prometheusConfig(options: Pick<PrometheusOptions, 'targets' | 'a
   };
 }
 
-export function rulesFile(rules: AlertRule[]) {
-  return { groups: [{ name: RULE_GROUP, rules }] };
-}
-
 export async function startPrometheus(options: PrometheusOptions): Promise<Supervised> {
   mkdirSync(join(options.dir, 'data'), { recursive: true });
   const rulesPath = join(options.dir, 'rules.yml');
   const configPath = join(options.dir, 'prometheus.yml');
-  writeFileSync(rulesPath, JSON.stringify(rulesFile(options.rules), null, 2));
+  writeFileSync(rulesPath, JSON.stringify(prometheusRuleFile(options.rules), null, 2));
   writeFileSync(configPath, JSON.stringify(prometheusConfig(options, rulesPath), null, 2));
   const port = await freePort();
   return await supervise({

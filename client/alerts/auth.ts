@@ -3,6 +3,7 @@
 // in constant time, so the answer's timing does not leak how much of a guess was right.
 import { createHash, timingSafeEqual } from 'node:crypto';
 
+/** The shared secret Alertmanager sends: a bearer token, or basic auth. */
 export type ReceiverAuth = { bearer: string } | { basic: { username: string; password: string } };
 
 /** The Authorization header value Alertmanager sends for this auth. */

@@ -29,6 +29,7 @@ export interface AlertRunStarter {
   describe(runId: string): Promise<Pick<RunDescription, 'closeTime'>>;
 }
 
+/** What createAlertReceiver needs: where runs start, who may post, and how a group becomes a run. */
 export interface AlertReceiverOptions {
   agent: AlertRunStarter;
   auth: ReceiverAuth;
@@ -58,6 +59,7 @@ interface GroupMemory {
   settled?: Episode;
 }
 
+/** An alert receiver: answer Alertmanager's posts from its own server, or from yours. */
 export interface AlertReceiver {
   /** Answers one HTTP request (a team's own server can route its webhook path here). */
   handle(req: IncomingMessage, res: ServerResponse): void;
@@ -68,6 +70,11 @@ export interface AlertReceiver {
   close(): Promise<void>;
 }
 
+/**
+ * The receiver: each authorised notification of a group the mapping knows starts (or attaches
+ * to) the group's run for its episode; a resolved group is a note on an open run. Answers in
+ * the table of docs/alerts.md.
+ */
 export function createAlertReceiver(options: AlertReceiverOptions): AlertReceiver {
   const path = options.path ?? '/alerts';
   const log = options.log ?? (() => {});
@@ -118,7 +125,7 @@ export function createAlertReceiver(options: AlertReceiverOptions): AlertReceive
         return { status: 503, body: { outcome: 'unavailable', error: err instanceof Error ? err.message : String(err) } };
       }
       if (runId === undefined) return { status: 200, body: { outcome: 'ignored', reason: 'no run of this group to record it on', groupId: group.groupId } };
-      if (closed) return { status: 200, body: { outcome: 'ignored', reason: 'the group\'s run has ended', runId } };
+      if (closed) return { status: 200, body: { outcome: 'ignored', reason: "the group's run has ended", runId } };
       track(addNote(runId, body));
       return { status: 200, body: { outcome: 'recorded', runId } };
     }

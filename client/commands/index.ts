@@ -188,6 +188,17 @@ export const commands: CommandSpec[] = [
     load: async () => (await import('./alerts.js')).alerts,
   },
   {
+    name: 'alert-rules',
+    args: [],
+    summary: "write Prometheus' rule file from your alert rules (a module exporting alertRules), so Prometheus and your domain share one source",
+    options: {
+      rules: { type: 'string', value: 'FILE', required: true, description: 'a .js or .ts module exporting alertRules: AlertRule[]' },
+      out: { type: 'string', value: 'FILE', description: 'write here (default: standard output); name it in rule_files' },
+      group: { type: 'string', value: 'NAME', description: 'the rule group (default agent-alerts)' },
+    },
+    load: async () => (await import('./alerts.js')).alertRules,
+  },
+  {
     name: 'replay',
     args: ['run'],
     summary: "replay a run's history (by run id, or a history JSON file) against the workflow code",

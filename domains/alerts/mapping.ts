@@ -2,7 +2,7 @@
 // rules in rules.ts group by it), checked against the shape of an incident id; anything else is
 // ignored, not guessed. The label picks the case; it is never a fact the run relies on.
 // `npx agent alerts --mapping domains/alerts/mapping.ts` loads `mapAlertGroup`.
-import type { AlertGroup, AlertMapping } from '../../client/alerts/receiver.js';
+import type { AlertGroup, AlertMapping } from '../../client/alerts/public.js';
 import type { ModelConfig } from '../../workflows/public.js';
 
 const INCIDENT = /^INC-[0-9A-Za-z-]{1,40}$/;

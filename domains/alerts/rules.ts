@@ -26,3 +26,6 @@ export const worldAlertRules: AlertRule[] = [
 
 /** What the rules' alerts are grouped by: one group, and so one run, per incident. */
 export const ALERT_GROUP_BY = ['case_id'];
+
+/** The same rules under the name `agent alert-rules --rules domains/alerts/rules.ts` reads. */
+export const alertRules = worldAlertRules;

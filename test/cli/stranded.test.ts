@@ -87,7 +87,11 @@ describe.concurrent('stranded cases', () => {
     expect(oneLineError(await cli(h.taskQueue, 'clear', runId, '--reason', 'again'), 1)).toContain('was already cleared');
     // `list` shows it closed, not in the phase it was in when it was cleared.
     const listed = await waitUntil(async () => {
-      const rows = JSON.parse((await cli(h.taskQueue, 'list', '--json', '--limit', '1000')).stdout) as { runId: string; status: string; phase: string | null }[];
+      const rows = JSON.parse((await cli(h.taskQueue, 'list', '--json', '--limit', '1000')).stdout) as {
+        runId: string;
+        status: string;
+        phase: string | null;
+      }[];
       return rows.find((r) => r.runId === runId && r.status === 'TERMINATED');
     }, 'the cleared run listed as terminated');
     expect(listed.phase).toBe('closed');

@@ -75,7 +75,8 @@ describe('a model endpoint that goes away', () => {
     const effects = await h.world.effects({ key: incident });
     expect(effects.map((e) => [e.kind, e.details.service])).toEqual([['restart', 'cache']]);
     expect(await h.world.effects({ key: transfer })).toEqual([]);
-  });
+    // Half a minute of backoff is the floor of this test; the rest is two runs on a busy machine.
+  }, 600_000);
 
   it('that never comes back: the run escalates model_unavailable once its allowance is spent, naming the turn, and sends nothing', async () => {
     const transfer = uniqueCase('PX');

@@ -261,4 +261,57 @@ describe('a domain defined outside the repository, on the packed engine', { time
       'the console to stop answering',
     );
   });
+  it("runs the alert loop's pieces from the package: a TypeScript mapping and rules, the rule file Prometheus' own checker accepts, a receiver that refuses an unauthenticated post", async () => {
+    // The team's own TypeScript, typed by the package's alerts entry; no tsx of their own.
+    writeFileSync(
+      join(project, 'alert-mapping.ts'),
+      [
+        "import type { AlertMapping } from 'bounded-react-temporal/alerts';",
+        'export const mapAlertGroup: AlertMapping = (group) => {',
+        '  const refund: string | undefined = group.groupLabels.refund_id;',
+        "  return refund ? { run: { domain: 'refunds', case: refund, model: { adapter: 'rules' } } } : { ignore: 'no refund_id label' };",
+        '};',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(project, 'alert-rules.ts'),
+      [
+        "import type { AlertRule } from 'bounded-react-temporal/alerts';",
+        "export const alertRules: AlertRule[] = [{ alert: 'RefundsStuck', expr: 'refunds_requested > 10', for: '5m', labels: { severity: 'page' } }];",
+      ].join('\n'),
+    );
+    const written = npxAgent(['alert-rules', '--rules', 'alert-rules.ts', '--out', 'rules.yml']);
+    expect(written.code, written.stderr).toBe(0);
+    expect(written.stdout).toContain('wrote 1 rule(s) to rules.yml');
+    const checked = execFileSync('promtool', ['check', 'rules', join(project, 'rules.yml')], { encoding: 'utf8' });
+    expect(checked).toContain('SUCCESS: 1 rules found');
+
+    const token = 'a-token-of-at-least-sixteen-characters';
+    const receiver = spawn(join(project, 'node_modules', '.bin', 'agent'), ['alerts', '--mapping', 'alert-mapping.ts', '--port', '0', '--json'], {
+      cwd: project,
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+        AGENT_TASK_QUEUE: taskQueue,
+        AGENT_ALERTS_TOKEN: token,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(receiver);
+    let err = '';
+    receiver.stderr?.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4_000)));
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      receiver.stdout?.setEncoding('utf8').on('data', (d: string) => {
+        out += d;
+        const line = out.split('\n').find((l) => l.includes('"listening"'));
+        if (line) resolve((JSON.parse(line) as { listening: string }).listening);
+      });
+      receiver.once('exit', (code) => reject(new Error(`agent alerts exited ${code}: ${err}`)));
+    });
+    expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(401);
+    receiver.kill('SIGTERM');
+    expect(await new Promise((resolve) => receiver.once('exit', resolve))).toBe(0);
+  });
 });

@@ -21,6 +21,7 @@ const ENTRIES: Record<string, string> = {
   'bounded-react-temporal/workflow': 'workflows/public.ts',
   'bounded-react-temporal/worker': 'worker/public.ts',
   'bounded-react-temporal/client': 'client/public.ts',
+  'bounded-react-temporal/alerts': 'client/alerts/public.ts',
   'bounded-react-temporal/cli': 'client/cli-public.ts',
 };
 /** What the examples' surroundings hold besides the entries: the starter's domain and Temporal's classes. */
@@ -94,6 +95,7 @@ function moduleOf(example: Example, exported: Map<string, string>, unknown: Read
             (n) =>
               n
                 .trim()
+                .replace(/^type\s+/, '')
                 .split(/\s+as\s+/)
                 .at(-1) ?? '',
           )
