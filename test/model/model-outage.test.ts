@@ -11,7 +11,6 @@ import { createProviderAdapter } from '../../activities/model/providers.js';
 import { implementations } from '../../domains/implementations.js';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
 import { createEvalModels } from '../../eval/models.js';
-import { stateQuery } from '../../workflows/messages.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { asTurn, startProviderServer } from './provider-server.js';
 
@@ -27,8 +26,19 @@ const wire = createProviderAdapter(
 );
 /** One model call on the wire at a time, so the answer queued for it is the one it gets. */
 let lane: Promise<unknown> = Promise.resolve();
+/** Cases whose first model call was answered, and those now held before their second until the endpoint is gone. */
+const answered = new Set<string>();
+const held = new Set<string>();
+let openGate = () => {};
+const gate = new Promise<void>((resolve) => (openGate = resolve));
 /** The rules model decides; its decision crosses the chat-completions wire, or fails to while the server is down. */
-const overTheWire: ModelAdapter = (input, domain) => {
+const overTheWire: ModelAdapter = async (input, domain) => {
+  // The second call of a case waits here (once) until the test has stopped the server: so the
+  // outage falls in the middle of the run however fast or slow the machine is.
+  if (answered.has(input.caseId) && !held.has(input.caseId)) {
+    held.add(input.caseId);
+    await gate;
+  }
   const turn = lane.then(async () => {
     const wanted = await rules(input, domain);
     // An answer queued for an attempt that never reached the server is stale: drop it.
@@ -37,7 +47,9 @@ const overTheWire: ModelAdapter = (input, domain) => {
     return wire(input, domain);
   });
   lane = turn.catch(() => undefined);
-  return turn;
+  const out = await turn;
+  answered.add(input.caseId);
+  return out;
 };
 
 /** An endpoint nobody listens on: a port a server held a moment ago. */
@@ -60,9 +72,10 @@ describe('a model endpoint that goes away', () => {
     const model = { adapter: 'custom' as const, name: 'over-the-wire' };
     const runs = [await startRun(h, { domain: 'incidents', caseId: incident, model }), await startRun(h, { domain: 'payments', caseId: transfer, model })];
 
-    // Each run has had its first answer (and read something) when the endpoint goes away.
-    for (const run of runs) await until(async () => (await run.query(stateQuery)).state.evidence.length > 0, 'a first answer and read');
+    // Each run has had its first answer and is about to ask again when the endpoint goes away.
+    await until(async () => held.has(incident) && held.has(transfer), 'both runs at their second model call');
     await server.close();
+    openGate();
     // The runs keep asking, backing off: a model call of each has been tried six times against
     // nothing (more than the five attempts a model call once had; about half a minute).
     for (const run of runs) await until(async () => (await modelAttempt(run)) >= 6, 'a model call tried six times');
@@ -89,9 +102,10 @@ describe('a model endpoint that goes away', () => {
   });
 });
 
-/** The attempt number of the run's model call in flight (0 when none is). */
+/** The attempt number of the run's model call in flight (0 when none is); a run that has ended fails the test at once. */
 async function modelAttempt(run: Awaited<ReturnType<typeof startRun>>): Promise<number> {
-  const { raw } = await run.describe();
+  const { raw, status } = await run.describe();
+  if (status.name !== 'RUNNING') throw new Error(`${run.workflowId} ended (${status.name}) while its model endpoint was down`);
   const call = raw.pendingActivities?.find((a) => a.activityType?.name === 'propose');
   return call?.attempt ?? 0;
 }
