@@ -42,13 +42,14 @@ describe('the public surface', { timeout: 180_000 }, () => {
   let surface: PublicEntry[] = [];
   const byEntry = (entry: string) => surface.find((e) => e.entry === entry);
 
-  it('is the four entries of package.json, read from their source files', () => {
+  it('is the five entries of package.json, read from their source files', () => {
     surface = publicSurface();
     expect(surface.map((e) => e.entry)).toEqual([
       'bounded-react-temporal/workflow',
       'bounded-react-temporal/worker',
       'bounded-react-temporal/client',
       'bounded-react-temporal/cli',
+      'bounded-react-temporal/alerts',
     ]);
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
       exports: Record<string, { types: string; default: string }>;
