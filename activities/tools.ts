@@ -2,8 +2,7 @@
 // name a model supplied), its arguments are checked again at this trust boundary, and every
 // failure is classified so the workflow can tell "retry" from "tell the model" from "unknown".
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ToolResult } from '../workflows/controller/events.js';
-import type { PlannedCall } from '../workflows/controller/state.js';
+import type { ToolResult, PlannedCall } from '../workflows/controller/index.js';
 import { ErrorTypes, TOOL_ATTEMPTS } from '../workflows/policy.js';
 import { withDeadline } from './deadline.js';
 import { withHeartbeat } from './heartbeat.js';

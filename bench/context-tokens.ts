@@ -11,7 +11,7 @@
 // 640 and is flat after that, at roughly ten times `window_pinned`. Without retention it would
 // grow linearly with the run.
 import { synthetic } from '../domains/synthetic/domain.js';
-import { KEEP } from '../workflows/controller/retention.js';
+import { KEEP } from '../workflows/controller/index.js';
 import { domainDefaults, type ContextStrategy } from '../workflows/contract.js';
 import { formatTargets, table, target, type Target } from './report.js';
 import { simulateRun } from './shape.js';

@@ -8,10 +8,16 @@ import { domainDefaults, type ContextStrategy } from '../workflows/contract.js';
 import { synthetic } from '../domains/synthetic/domain.js';
 import { syntheticImplementation } from '../domains/synthetic/tools.js';
 import type { ToolContext } from '../activities/implement.js';
-import { estimateTokens, type CompiledContext } from '../workflows/controller/context.js';
-import type { RunEvent, ToolResult } from '../workflows/controller/events.js';
-import { initialState, next, type Step } from '../workflows/controller/next.js';
-import type { RunState } from '../workflows/controller/state.js';
+import {
+  estimateTokens,
+  type CompiledContext,
+  type RunEvent,
+  type ToolResult,
+  initialState,
+  next,
+  type Step,
+  type RunState,
+} from '../workflows/controller/index.js';
 import type { BareTurn } from './bare-workflows.js';
 
 /** Sizes are JSON characters of what the workflow hands the activity and gets back. */

@@ -2,7 +2,7 @@
 // decided, what it did and on whose authority. Built from the RunState schemas, so a change
 // to the state that breaks the export breaks here (and in the export test), not downstream.
 import { z } from 'zod';
-import { RunState } from '../workflows/controller/state.js';
+import { RunState } from '../workflows/controller/index.js';
 import { RULE_SET } from '../workflows/rule-set.js';
 import type { RunView } from '../workflows/messages.js';
 import { ClosedFacts } from './run-report.js';

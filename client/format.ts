@@ -1,7 +1,6 @@
 // Human output helpers: short, aligned, one fact per line. The CLI, the console and the demo
 // format times, budgets and a run's headline here, so they say the same thing the same way.
-import { headline } from '../workflows/controller/headline.js';
-import type { BudgetLeft } from '../workflows/controller/state.js';
+import { headline, type BudgetLeft } from '../workflows/controller/index.js';
 import type { RunView } from '../workflows/messages.js';
 
 export function compact(value: unknown, max = 160): string {

@@ -6,7 +6,7 @@
 // that looks like ours, run by a worker of their own. Only the task queue tells the engine's runs
 // from such look-alikes (the engine's workers poll its queue), so a row says whether its queue
 // is one this client serves, and a filter can ask for those runs alone.
-import { TerminalClass } from '../workflows/controller/state.js';
+import { TerminalClass } from '../workflows/controller/index.js';
 import { domainKey, phaseKey, terminalKey, VisiblePhase } from '../workflows/search-attributes.js';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
 import { InvalidRequestError } from './agent-errors.js';

@@ -7,7 +7,7 @@
 // for a client; a field taken from this schema is a breaking change of the package. `watch`, the
 // console and `status` read this, never the state behind it.
 import { z } from 'zod';
-import { headline } from '../workflows/controller/headline.js';
+import { headline } from '../workflows/controller/index.js';
 import type { RunView as StateAnswer } from '../workflows/messages.js';
 
 /**

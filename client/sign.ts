@@ -4,7 +4,7 @@
 import { chmodSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { z } from 'zod';
-import { approvalDigest } from '../workflows/controller/approvals.js';
+import { approvalDigest } from '../workflows/controller/index.js';
 import type { RunView } from '../workflows/messages.js';
 import {
   publicKeyOf,

@@ -8,7 +8,7 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { z } from 'zod';
 import { approverScope, permittedEffects, RunInput } from '../workflows/run-input.js';
 import { canonical } from '../workflows/trust/statement.js';
-import { Shape } from '../workflows/controller/shape.js';
+import { Shape } from '../workflows/controller/index.js';
 import { formatZodError } from './errors.js';
 import { compact } from './format.js';
 import { startInputOf } from './start-input.js';

@@ -6,7 +6,7 @@
 // approvals it is shown: an effect whose record was deleted, or that was moved to another call
 // id, fails instead of going unseen. Needs no Temporal, no worker and no private key: an auditor
 // runs it on an export file and the approver directory.
-import { approvalDigest } from '../workflows/controller/approvals.js';
+import { approvalDigest } from '../workflows/controller/index.js';
 import type { ApproverDirectory } from '../workflows/trust/directory.js';
 import { verifyStatement, type SignedDecision } from '../workflows/trust/statement.js';
 import type { RunExport } from './export-schema.js';

@@ -9,7 +9,7 @@ import type { ListFilter, ListRow } from '../client/list-query.js';
 import { modelWords, splitDisplay, starterWords } from '../client/card-words.js';
 import { buildCell } from '../client/run-build.js';
 import type { RunView } from '../client/run-view.js';
-import { TerminalClass } from '../workflows/controller/state.js';
+import { TerminalClass } from '../workflows/controller/index.js';
 import { VisiblePhase } from '../workflows/search-attributes.js';
 import { againstBlock, evidenceLegend, lifetimeField, provenanceRows } from './card.js';
 

@@ -28,7 +28,7 @@ import { devDatabaseFile } from '../temporal-dev/paths.js';
 import { useTemporal } from '../temporal-dev/target.js';
 import { createAgentWorker } from '../worker/create-worker.js';
 import { stateQuery } from '../workflows/messages.js';
-import type { RunState } from '../workflows/controller/state.js';
+import type { RunState } from '../workflows/controller/index.js';
 
 /** How long the demo waits for the loop before it says which step never came. */
 const PATIENCE_MS = 180_000;

@@ -1,7 +1,7 @@
 // Turns a finished run into the lines the demo prints: per turn the decision and its reason
 // code, then what came back, then the terminal class.
 import { runHeadline } from '../client/format.js';
-import type { RunState } from '../workflows/controller/state.js';
+import type { RunState } from '../workflows/controller/index.js';
 
 /** `said`: the run's own headline (RunView.headline); without it, the engine's from the effects ledger. */
 export function renderRun(state: RunState, said?: string): string[] {

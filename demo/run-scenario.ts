@@ -2,7 +2,7 @@
 // approver if the scenario has one, and return what the operator would see. It drives the run
 // through AgentClient exactly as the README tells a user to (start, watch, approve with a key
 // file), so the demo exercises the path people copy, errors included.
-import type { Shape } from '../workflows/controller/shape.js';
+import type { Shape } from '../workflows/controller/index.js';
 import type { Client } from '@temporalio/client';
 import { AgentClient } from '../client/agent-client.js';
 import type { KeyFile } from '../client/sign.js';

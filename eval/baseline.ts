@@ -11,9 +11,14 @@ import type { AnyImplementation } from '../activities/implement.js';
 import type { ModelAdapter, ProposeInput } from '../activities/model/index.js';
 import type { WorldClient } from '../domains/world/client.js';
 import type { AnyTool } from '../workflows/contract.js';
-import { estimateTokens, type CompiledContext, type ContextEvidence } from '../workflows/controller/context.js';
-import { parseDecision, summarizeDecision } from '../workflows/controller/decision.js';
-import type { TranscriptEntry } from '../workflows/controller/state.js';
+import {
+  estimateTokens,
+  type CompiledContext,
+  type ContextEvidence,
+  parseDecision,
+  summarizeDecision,
+  type TranscriptEntry,
+} from '../workflows/controller/index.js';
 import type { ModelConfig } from '../workflows/run-input.js';
 
 export type BaselineEnd = 'finish' | 'escalate' | 'step_limit' | 'model_error';

@@ -7,7 +7,7 @@ import type { Client } from '@temporalio/client';
 import { signDecision, type KeyFile } from '../client/sign.js';
 import { agentWorkflow } from '../domains/workflows.js';
 import { addNoteUpdate, approveUpdate, cancelSignal, stateQuery, type RunView } from '../workflows/messages.js';
-import type { Terminal } from '../workflows/controller/state.js';
+import type { Terminal } from '../workflows/controller/index.js';
 import type { RunInput } from '../workflows/run-input.js';
 
 export interface EngineRun {

@@ -7,7 +7,7 @@ import type { ModelAdapter, ProposeOutput } from '../activities/model/index.js';
 import { createOpenAiAdapter } from '../activities/model/openai.js';
 import { scriptedReply } from '../activities/model/scripted.js';
 import type { AnyImplementation } from '../activities/implement.js';
-import { estimateTokens } from '../workflows/controller/context.js';
+import { estimateTokens } from '../workflows/controller/index.js';
 import { createObedientModel, type ObedientModel } from './obedient.js';
 
 export type MatrixModel = 'rules' | 'obedient' | 'endpoint';

@@ -15,9 +15,7 @@
 // more after the run has learnt something new (a newer evidence id), then given up.
 import type { ModelAdapter, ProposeInput, ProposeOutput } from '../activities/model/index.js';
 import type { AnyImplementation } from '../activities/implement.js';
-import type { CompiledContext } from '../workflows/controller/context.js';
-import { estimateTokens } from '../workflows/controller/context.js';
-import { callSignature } from '../workflows/controller/loop-guard.js';
+import { type CompiledContext, estimateTokens, callSignature } from '../workflows/controller/index.js';
 
 export interface Instruction {
   tool: string;

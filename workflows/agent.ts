@@ -14,11 +14,7 @@ import {
   setCurrentDetails,
 } from '@temporalio/workflow';
 import { domainDefaults, type Domain } from './contract.js';
-import type { Command } from './controller/commands.js';
-import type { RunEvent } from './controller/events.js';
-import { commandOrHalt, initialState, next, type Step } from './controller/next.js';
-import { loadState, type RunState } from './controller/state.js';
-import { headline } from './controller/headline.js';
+import { type Command, type RunEvent, commandOrHalt, initialState, next, type Step, loadState, type RunState, headline } from './controller/index.js';
 import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';

@@ -8,10 +8,7 @@
 // are the run result's `closing`, its receipt.
 import { CancellationScope } from '@temporalio/workflow';
 import type { Domain } from './contract.js';
-import { idempotencyKey, keyFor } from './controller/effect-keys.js';
-import type { ToolResult } from './controller/events.js';
-import { routeView } from './controller/route.js';
-import type { PlannedCall, RunState } from './controller/state.js';
+import { idempotencyKey, keyFor, type ToolResult, routeView, type PlannedCall, type RunState } from './controller/index.js';
 import { perform } from './perform.js';
 import type { RunInput } from './run-input.js';
 

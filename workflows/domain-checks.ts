@@ -9,7 +9,7 @@
 import type { z } from 'zod';
 import { AgentError } from './agent-error.js';
 import { RESERVED_TOOL_NAMES, type AnyTool, type ApprovalRule, type DerivationRule, type Domain, type RereadRules } from './contract.js';
-import { evaluateDerivation, operandNames } from './controller/derivation.js';
+import { evaluateDerivation, operandNames } from './controller/index.js';
 
 /** A domain that cannot run as defined; `problems` names each tool and rule at fault. */
 export class DomainDefinitionError extends AgentError {

@@ -5,11 +5,7 @@
 // Whether a signature counts is the controller's rule (controller/trust.ts): the validators ask
 // it early, the controller again when the event is taken.
 import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
-import { checkAmend, checkDecision, noteEntry } from './controller/trust.js';
-import { budgetLeft, operatorMsLeft } from './controller/budget.js';
-import { headline } from './controller/headline.js';
-import type { RunEvent } from './controller/events.js';
-import type { RunState } from './controller/state.js';
+import { checkAmend, checkDecision, noteEntry, budgetLeft, operatorMsLeft, headline, type RunEvent, type RunState } from './controller/index.js';
 import type { Domain } from './contract.js';
 import {
   addNoteUpdate,

@@ -3,10 +3,9 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { workerScoped } from './worker-scoped.js';
-import type { BudgetLeft, RunState } from './controller/state.js';
+import type { BudgetLeft, RunState, Shape } from './controller/index.js';
 import { SignedDecision, SignedNote, type SignedAmend } from './trust/statement.js';
 import type { RunInput } from './run-input.js';
-import type { Shape } from './controller/shape.js';
 import type { ClosingOutcome } from './closing.js';
 
 /**

@@ -4,10 +4,7 @@
 import { ActivityFailure, CancellationScope, TimeoutFailure, condition, proxyActivities, sleep } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import type { Domain } from './contract.js';
-import type { Command } from './controller/commands.js';
-import { compactJson } from './controller/decision.js';
-import { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent } from './controller/events.js';
-import type { PlannedCall } from './controller/state.js';
+import { type Command, compactJson, ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent, type PlannedCall } from './controller/index.js';
 import { continuationOptions, MODEL_OUTAGE_MS, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
 import { approvedDispatchId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';

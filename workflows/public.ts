@@ -68,13 +68,13 @@ export type {
 } from './contract.js';
 
 // What a policy (the `rules` model of an implementation) is shown each turn.
-export type { CompiledContext, ContextEvidence } from './controller/context.js';
+export type { CompiledContext, ContextEvidence } from './controller/index.js';
 
 // The agent workflow over your domains, what a run is started with and what it returns.
 export { agentWorkflowFor, type AgentWorkflow, type AgentWorkflowInput } from './agent.js';
 export { AGENT_WORKFLOW_TYPE } from './agent-workflow-type.js';
 export type { BudgetOverrides, ModelConfig, RunInput } from './run-input.js';
-export type { Shape } from './controller/shape.js';
+export type { Shape } from './controller/index.js';
 export type { RunResult } from './messages.js';
 
 // One rule set per release: a history from an older one is refused by name.

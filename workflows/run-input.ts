@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { workerScoped } from './worker-scoped.js';
 import { ContextStrategy } from './contract.js';
 import { SignedNote, SignedStart } from './trust/statement.js';
-import { Shape } from './controller/shape.js';
+import { Shape } from './controller/index.js';
 
 /**
  * How deeply a scripted reply may nest. Replies are free-form JSON, and a start with thousands

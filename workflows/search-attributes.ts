@@ -1,7 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { z } from 'zod';
 import { workerScoped } from './worker-scoped.js';
-import type { Phase } from './controller/state.js';
+import type { Phase } from './controller/index.js';
 
 // Operators filter runs by these in the Web UI and `cli list`. They are registered when the
 // dev server starts (temporal-dev) and must be created once on any other cluster (see README).

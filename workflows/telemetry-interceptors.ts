@@ -19,8 +19,7 @@ import {
   type WorkflowInterceptorsFactory,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import type { Step } from './controller/next.js';
-import type { DecisionReceipt, RunState } from './controller/state.js';
+import type { Step, DecisionReceipt, RunState } from './controller/index.js';
 import { installStepObserver, type StepObserver } from './telemetry.js';
 
 /** The tracer name of the engine's own spans (Temporal's are `@temporalio/interceptor-*`). */

@@ -3,7 +3,7 @@
 // observer, and the call is a single comparison. With telemetry, the workflow interceptor
 // module (workflows/telemetry-interceptors.ts) installs one per run; module state in a
 // workflow bundle belongs to one run (the SDK gives each run its own module cache).
-import type { Step } from './controller/next.js';
+import type { Step } from './controller/index.js';
 
 /** Sees each step the loop takes; must not throw, schedule anything or create promises. */
 export interface StepObserver {

@@ -2,8 +2,7 @@
 // history: only the latest word) and the short labels tool summaries use. Words for people
 // scanning a list of workflows, kept apart from the loop that decides what to do. A request a
 // person denied is said with who denied it and why, while the run goes on and once it ends.
-import type { Step } from './controller/next.js';
-import type { RunState } from './controller/state.js';
+import type { Step, RunState } from './controller/index.js';
 
 /** `transfer:PX-1042` -> `PX-1042`: what an operator scanning the Web UI needs. */
 export function subjectLabel(subject: string): string {

@@ -6,7 +6,7 @@
 // the domain's runbook step when it has one.
 // Pure: the same compiled context always renders the same messages.
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { CompiledContext, ContextEvidence } from '../../workflows/controller/context.js';
+import type { CompiledContext, ContextEvidence } from '../../workflows/controller/index.js';
 
 export function chatMessages(system: string, c: CompiledContext): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [

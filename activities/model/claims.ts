@@ -4,7 +4,7 @@
 // effect's (and egress read's) parameters, declared here once for every adapter, and are taken off
 // again before the arguments reach the decision: the tool, an MCP server included, never sees them.
 import type { AnyTool } from '../../workflows/contract.js';
-import { operandNames } from '../../workflows/controller/derivation.js';
+import { operandNames } from '../../workflows/controller/index.js';
 type JsonObject = Record<string, unknown>;
 
 export const SOURCES_PROPERTY = '_sources';

@@ -3,7 +3,7 @@
 // comparison). Shared by every adapter, so each provider reads the same words.
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Domain } from '../../workflows/contract.js';
-import type { CompiledContext } from '../../workflows/controller/context.js';
+import type { CompiledContext } from '../../workflows/controller/index.js';
 import { chatMessages } from './chat-render.js';
 import { ESCALATE_FUNCTION, FINISH_FUNCTION } from './functions.js';
 

@@ -9,7 +9,7 @@
 import { Approver } from '../../workflows/trust/directory.js';
 import { NoteStatement, type NoteFields } from '../../workflows/trust/statement.js';
 import type { ModelConfig, RunInput } from '../../workflows/run-input.js';
-import { Shape, SHAPES } from '../../workflows/controller/shape.js';
+import { Shape, SHAPES } from '../../workflows/controller/index.js';
 import { readKeyFile, signNote, signStart } from '../sign.js';
 import type { Client } from '@temporalio/client';
 import { RunSettingsConflictError } from '../agent-errors.js';

@@ -6,9 +6,8 @@
 // the value (a fact of some other read) or itself, and the engine judges that like any model's
 // claim. This is the model's side of provenance by reference; the engine checks every reference
 // and never looks for one itself.
-import type { CompiledContext } from '../../workflows/controller/context.js';
+import { type CompiledContext, kindOrNone, spelled } from '../../workflows/controller/index.js';
 import type { Domain } from '../../workflows/contract.js';
-import { kindOrNone, spelled } from '../../workflows/controller/trusted-facts.js';
 
 type Leaf = string | number;
 

@@ -7,9 +7,8 @@
 // value came from (cite.ts), as a competent model does. Neither ever sees the judges.
 // The local model (opt-in) is only named here: the worker's OpenAI adapter reaches its server.
 import type { ModelAdapter, ProposeOutput } from '../../activities/model/index.js';
-import type { CompiledContext } from '../../workflows/controller/context.js';
+import { type CompiledContext, estimateTokens } from '../../workflows/controller/index.js';
 import type { ModelConfig } from '../../workflows/run-input.js';
-import { estimateTokens } from '../../workflows/controller/context.js';
 import type { Domain } from '../../workflows/contract.js';
 import { citeSources } from './cite.js';
 import type { GroundTruthCall, SessionInfo } from './client.js';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { signDecision, signNote } from '../../client/sign.js';
 import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent-workflow-type.js';
-import type { Shape } from '../../workflows/controller/shape.js';
+import type { Shape } from '../../workflows/controller/index.js';
 import { approveUpdate, cancelSignal, denyUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import type { Attack, GroundTruthCall, Verdict } from './client.js';

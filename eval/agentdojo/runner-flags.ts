@@ -4,7 +4,7 @@
 // environment patch) and the pairs it makes of a suite's tasks are tested without a server or a
 // model. A bad flag is a value naming it, never a throw.
 import { parseArgs } from 'node:util';
-import { Shape } from '../../workflows/controller/shape.js';
+import { Shape } from '../../workflows/controller/index.js';
 import type { Attack } from './client.js';
 import { readEnvironmentPatch, type EnvironmentPatch } from './environment-patch.js';
 import { AGENTDOJO_MODELS, type AgentDojoModel, type LocalModel, type ScriptedModel } from './models.js';

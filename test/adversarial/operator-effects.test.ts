@@ -147,20 +147,20 @@ describe('Temporal operations on an effect in flight', () => {
 describe('a signed approval decides one request once', () => {
   const h = useAgentHarness();
 
-  /** A run whose approved reissue the processor refused: the approval is spent. */
-  async function spentApproval(opts: { runOn?: boolean } = {}): Promise<{ transferId: string; handle: AgentHandle; spent: ReturnType<typeof signDecision> }> {
+  /**
+   * A run whose approved reissue the processor refused: the approval is spent. The run goes on
+   * waiting (its requests last an hour) for a new decision, and is reset while it waits: no
+   * short approval window for a busy machine to outrun.
+   */
+  async function spentApproval(): Promise<{ transferId: string; handle: AgentHandle; spent: ReturnType<typeof signDecision> }> {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     await h.world.injectFault({ op: 'payments.reissue', key: transferId, mode: 'reject', times: 1 });
-    // runOn: the run keeps waiting (an hour) for a new decision, and is reset while it waits.
-    const approvalTimeoutMs = opts.runOn ? 3_600_000 : 3_000;
-    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, approvalTimeoutMs });
+    const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, approvalTimeoutMs: 3_600_000 });
     const awaiting = await waitForRequest(handle);
     const spent = signDecision(keys.alice, handle.workflowId, awaiting, 'approve', 'ok');
     await handle.executeUpdate(approveUpdate, { args: [spent] });
-    if (opts.runOn) await viewUntil(handle, 'the refused reissue', (v) => v.state.evidence.some((e) => e.tool === 'reissue_transfer'));
-    // Nobody approves again: the run ends once its next request times out.
-    else await handle.result();
+    await viewUntil(handle, 'the refused reissue', (v) => v.state.evidence.some((e) => e.tool === 'reissue_transfer'));
     const calls = await reissueCalls(h.world, transferId);
     expect(calls.map((c) => c.outcome)).toEqual(['fault:reject']);
     return { transferId, handle, spent };
@@ -170,14 +170,15 @@ describe('a signed approval decides one request once', () => {
     const { transferId, handle } = await spentApproval();
     const events = await historyOf(h.client, handle.workflowId);
     temporal('workflow', 'reset', '--workflow-id', handle.workflowId, '--event-id', String(taskOfFirstUpdate(events)), '--reason', 'test: operator reset');
-    const result = await h.client.workflow.getHandle(handle.workflowId).result();
-    const view = await h.client.workflow.getHandle(handle.workflowId).query(stateQuery);
-
+    const latest = h.client.workflow.getHandle(handle.workflowId);
     // Temporal re-applied the approval, and the engine did not send the reissue on its strength.
+    const view = await viewUntil(latest, 'the re-applied approval refused at dispatch', (v) =>
+      v.state.executions.some((e) => e.tool === 'reissue_transfer' && !e.accepted),
+    );
+    await latest.terminate('test: done');
     expect(view.state.approvals.some((a) => a.decision === 'approved' && a.afterResetOf)).toBe(true);
-    expect(view.state.executions.some((e) => e.tool === 'reissue_transfer' && !e.accepted)).toBe(true);
     expect(await reissueCalls(h.world, transferId)).toHaveLength(1);
-    await lastWordMatchesWorld(h.world, transferId, result.terminal);
+    expect(await reissuesOf(h.world, transferId)).toEqual([]);
   });
 
   it('after a reset that leaves Updates out, the spent statement sent again is refused', async () => {
@@ -199,14 +200,16 @@ describe('a signed approval decides one request once', () => {
     await waitForRequest(latest);
     // Anyone who kept the statement sends it again within its lifetime.
     await latest.executeUpdate(approveUpdate, { args: [spent] }).catch(() => undefined);
-    const result = await latest.result();
+    const view = await viewUntil(latest, 'the spent statement refused at dispatch', (v) => v.state.evidence.some((e) => e.tool === 'reissue_transfer'));
+    await latest.terminate('test: done');
 
+    expect(view.state.evidence.find((e) => e.tool === 'reissue_transfer')?.error?.message).toMatch(/already used by execution/);
     expect(await reissueCalls(h.world, transferId)).toHaveLength(1);
-    await lastWordMatchesWorld(h.world, transferId, result.terminal);
+    expect(await reissuesOf(h.world, transferId)).toEqual([]);
   });
 
   it('after the spending execution is deleted, the statement sent again to a reset execution is refused by the system of record', async () => {
-    const { transferId, handle, spent } = await spentApproval({ runOn: true });
+    const { transferId, handle, spent } = await spentApproval();
     const spender = (await handle.describe()).runId;
     const events = await historyOf(h.client, handle.workflowId);
     temporal(

@@ -1,11 +1,12 @@
 // The engine's layers stay layered: no import cycle among workflows/, activities/, worker/ and
-// client/, and the activities never import the workflow interpreter. A cycle makes module
+// client/, the activities never import the workflow interpreter, and nothing outside
+// workflows/controller/ imports a file of it but its face, index.ts. A cycle makes module
 // evaluation order matter (a constant read before its module ran is undefined) and ties layers
 // that should change apart; activities that import agent.ts pull the whole interpreter, and the
 // workflow SDK with it, into every activity process for one string. The graph is read from the
 // sources with the TypeScript compiler's own preprocessor, so nothing is run to build it.
 // `import type` edges count too: they vanish at run time, but they still couple the layers.
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -14,6 +15,22 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const ENGINE = ['workflows', 'activities', 'worker', 'client'];
 const INTERPRETER = 'workflows/agent.ts';
+const CONTROLLER = 'workflows/controller/';
+
+/** Every .ts file under a folder of the repository (none when it does not exist). */
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (at: string): void => {
+    for (const name of readdirSync(join(ROOT, at))) {
+      const path = join(at, name);
+      if (name === 'node_modules' || name.startsWith('.')) continue;
+      if (statSync(join(ROOT, path)).isDirectory()) walk(path);
+      else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path);
+    }
+  };
+  if (existsSync(join(ROOT, dir))) walk(dir);
+  return out;
+}
 
 /** Every .ts file under the engine's folders, as a path relative to the repository. */
 function engineFiles(): string[] {
@@ -111,7 +128,7 @@ describe('the engine import graph', () => {
   const graph = importGraph();
 
   it('is read from the sources: the interpreter and its controller are in it', () => {
-    expect(graph.get(INTERPRETER)).toContain('workflows/controller/next.ts');
+    expect(graph.get(INTERPRETER)).toContain('workflows/controller/index.ts');
     expect(graph.size).toBeGreaterThan(50);
   });
 
@@ -128,6 +145,20 @@ describe('the engine import graph', () => {
       ['e.ts', 'e.ts'],
     ]);
     expect(cycles(new Map([...planted].filter(([f]) => f !== 'c.ts' && f !== 'e.ts')))).toEqual([]);
+  });
+
+  it('reaches into the controller only through its face: outside workflows/controller/, nothing imports a file of it but index.ts', () => {
+    const deep = (imports: [string, string[]][]) =>
+      imports.flatMap(([file, targets]) =>
+        file.startsWith(CONTROLLER) ? [] : targets.filter((t) => t.startsWith(CONTROLLER) && t !== `${CONTROLLER}index.ts`).map((t) => `${file} -> ${t}`),
+      );
+    expect(deep([...graph])).toEqual([]);
+    // The examples, the eval, the console, the demo and the bench are held to it too.
+    const others = ['domains', 'eval', 'console', 'demo', 'bench', 'examples'].flatMap((dir) => sourceFiles(dir));
+    const all = new Set([...graph.keys(), ...others, ...[...graph.values()].flat()]);
+    expect(deep(others.map((f) => [f, importsOf(f, all)]))).toEqual([]);
+    // The check can fail: a deep import is named.
+    expect(deep([['client/x.ts', [`${CONTROLLER}state.ts`, `${CONTROLLER}index.ts`]]])).toEqual([`client/x.ts -> ${CONTROLLER}state.ts`]);
   });
 
   it('has no import cycle among workflows/, activities/, worker/ and client/', () => {

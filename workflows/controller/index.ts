@@ -1,0 +1,41 @@
+// The controller's face: what the rest of the engine (the workflow's interpreter, the activities,
+// the client, the examples and the eval) may use of it. Inside workflows/controller/ the files
+// import one another; from outside, only this file is imported (test/unit/import-layers.test.ts).
+// Read it as the controller's table of contents: the transition and its state, the commands it
+// gives and the events it takes, the context a model sees, and the few rules other layers share.
+
+// The transition: an event and the state in, the next state and command out.
+export { next, initialState, commandOrHalt, type Step } from './next.js';
+export {
+  loadState,
+  RunState,
+  TerminalClass,
+  type BudgetLeft,
+  type DecisionReceipt,
+  type Phase,
+  type PlannedCall,
+  type Terminal,
+  type TranscriptEntry,
+} from './state.js';
+export type { Command } from './commands.js';
+export { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent } from './events.js';
+export { SHAPES, Shape } from './shape.js';
+
+// What a model sees, and how a proposal is read.
+export { estimateTokens, type CompiledContext, type ContextEvidence } from './context.js';
+export { compactJson, parseDecision, summarizeDecision } from './decision.js';
+
+// What operators, the client and the record read of a run.
+export { headline } from './headline.js';
+export { budgetLeft, operatorMsLeft } from './budget.js';
+export { routeView } from './route.js';
+export { KEEP } from './retention.js';
+
+// Rules other layers apply the same way: a signed statement's digest and checks, an effect's key,
+// how values compare, how a call is named, a derivation's arithmetic.
+export { approvalDigest } from './approvals.js';
+export { checkAmend, checkDecision, noteEntry } from './trust.js';
+export { idempotencyKey, keyFor } from './effect-keys.js';
+export { kindOrNone, spelled } from './trusted-facts.js';
+export { callSignature } from './loop-guard.js';
+export { evaluateDerivation, operandNames } from './derivation.js';
