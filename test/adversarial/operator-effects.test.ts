@@ -144,6 +144,22 @@ describe('Temporal operations on an effect in flight', () => {
   });
 });
 
+/** `temporal workflow reset` to the task of the run's first Update, re-applying no Update after it. */
+function resetLeavingUpdatesOut(workflowId: string, events: Awaited<ReturnType<typeof historyOf>>): void {
+  temporal(
+    'workflow',
+    'reset',
+    '--workflow-id',
+    workflowId,
+    '--event-id',
+    String(taskOfFirstUpdate(events)),
+    '--reason',
+    'test: operator reset',
+    '--reapply-exclude',
+    'Update',
+  );
+}
+
 describe('a signed approval decides one request once', () => {
   const h = useAgentHarness();
 
@@ -184,18 +200,7 @@ describe('a signed approval decides one request once', () => {
   it('after a reset that leaves Updates out, the spent statement sent again is refused', async () => {
     const { transferId, handle, spent } = await spentApproval();
     const events = await historyOf(h.client, handle.workflowId);
-    temporal(
-      'workflow',
-      'reset',
-      '--workflow-id',
-      handle.workflowId,
-      '--event-id',
-      String(taskOfFirstUpdate(events)),
-      '--reason',
-      'test: operator reset',
-      '--reapply-exclude',
-      'Update',
-    );
+    resetLeavingUpdatesOut(handle.workflowId, events);
     const latest = h.client.workflow.getHandle(handle.workflowId);
     await waitForRequest(latest);
     // Anyone who kept the statement sends it again within its lifetime.
@@ -212,18 +217,7 @@ describe('a signed approval decides one request once', () => {
     const { transferId, handle, spent } = await spentApproval();
     const spender = (await handle.describe()).runId;
     const events = await historyOf(h.client, handle.workflowId);
-    temporal(
-      'workflow',
-      'reset',
-      '--workflow-id',
-      handle.workflowId,
-      '--event-id',
-      String(taskOfFirstUpdate(events)),
-      '--reason',
-      'test: operator reset',
-      '--reapply-exclude',
-      'Update',
-    );
+    resetLeavingUpdatesOut(handle.workflowId, events);
     // The history that shows the statement spent is gone: the engine's own check finds nothing.
     await deleteAndForget(h.client, handle.workflowId, spender);
     const latest = h.client.workflow.getHandle(handle.workflowId);
