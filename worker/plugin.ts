@@ -64,6 +64,7 @@ const PLUGIN_OPTIONS: OptionNames<AgentPluginOptions> = {
   readbackAttempts: true,
   models: true,
   approvers: true,
+  resultKeys: true,
   sharedQueue: true,
   deployment: true,
   quarantine: true,

@@ -71,6 +71,9 @@ export { agentMetricsPlugin, agentTracingPlugin } from './telemetry-plugin.js';
 export { dataConverterFromEnv, loadPayloadCodec } from './payload-codec.js';
 export type { SpendOptions } from '../activities/spend/spending.js';
 export { openSqliteLedger, type SpendLedger } from '../activities/spend/ledger.js';
+// The ring workers seal their results with (docs/security.md, "Results a worker produced"), read
+// from a file of the payload ring's format, for agentPlugin's `resultKeys`.
+export { readKeyRing, type KeyRing } from './payload-keys.js';
 export { createAgentTracing, METRICS_WORKFLOW_MODULES, TRACING_WORKFLOW_MODULES, type AgentTracing } from './telemetry.js';
 
 // What the worker side throws. Every one is an AgentError; all but the tools' two answers above

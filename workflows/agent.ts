@@ -23,6 +23,7 @@ import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase
 import { ErrorTypes } from './policy.js';
 import { continuations, perform, probes, takeStatement } from './perform.js';
 import { closeRun } from './closing.js';
+import { sealedCall } from './sealed.js';
 import { observeStep } from './telemetry.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
@@ -88,7 +89,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   if (carried) refuseForeignState(carried);
   const queue: RunEvent[] = [];
   let step: Step = carried ? commandOrHalt(carried, domain, Date.now()) : next(newState(run, domain), { type: 'started', now: Date.now() }, domain);
-  installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: () => probes.loadApprovers(), domain });
+  installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: directoryNow, domain });
   // The start statement and the starter's signed request are the first things the run takes,
   // before any proposal, each spent by this execution (a continued run carries them in its state).
   if (!carried) queue.push(...(await Promise.all([...(run.start ? [startTaken(run.start)] : []), ...(run.request ? [requestNote(run.request)] : [])])));
@@ -282,12 +283,22 @@ function refuseForeignState(carried: RunState): void {
   }
 }
 
+/** The worker's directory, for the Update handlers: a directory no worker sealed reads as none (undefined). */
+function directoryNow(): Promise<unknown> {
+  return sealedCall<unknown>((nonce) => probes.loadApprovers({ nonce })).then((opened) => (opened.sealed ? opened.value : undefined));
+}
+
 async function refuseStateFromElsewhere(): Promise<void> {
   const previousRunId = workflowInfo().continuedFromExecutionRunId;
   if (!previousRunId) throw ApplicationFailure.nonRetryable("carried state is accepted only from this run's own continue-as-new", ErrorTypes.invalidRunInput);
-  const verdict = await continuations.checkContinuation({ previousRunId });
-  if (!verdict.ok)
-    throw ApplicationFailure.nonRetryable(`carried run state refused: ${verdict.reason ?? 'not written by this engine'}`, ErrorTypes.invalidRunInput);
+  const opened = await sealedCall<{ ok?: unknown; reason?: unknown }>((nonce) => continuations.checkContinuation({ previousRunId, nonce }));
+  const reason = !opened.sealed
+    ? `the check's answer is not a worker's (${opened.reason})`
+    : opened.value?.ok === true
+      ? undefined
+      : String(opened.value?.reason ?? '');
+  if (reason !== undefined)
+    throw ApplicationFailure.nonRetryable(`carried run state refused: ${reason || 'not written by this engine'}`, ErrorTypes.invalidRunInput);
 }
 
 function shouldContinueAsNew(run: RunInput): boolean {

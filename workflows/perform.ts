@@ -5,8 +5,10 @@ import { ActivityFailure, CancellationScope, TimeoutFailure, condition, proxyAct
 import type { AgentActivities } from '../activities/index.js';
 import type { Domain } from './contract.js';
 import { type Command, compactJson, ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent, type PlannedCall } from './controller/index.js';
-import { continuationOptions, MODEL_OUTAGE_MS, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
+import { CLAIMED_READBACKS, continuationOptions, MODEL_OUTAGE_MS, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
+import { nonce, openRead, own, readSeals, readsVouched, sealedCall, type Opened } from './sealed.js';
+import type { ReadSeal } from './seal-envelope.js';
 import { approvedDispatchId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
 import { subjectLabel } from './web-ui.js';
@@ -86,22 +88,23 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
     case 'verify': {
       const { soak } = command;
       const ask = () =>
-        probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}${soak ? ' over the soak window' : ''}` }, [
-          { domain: domain.name, caseId: run.caseId, claim: command.claim, ...(soak ? { soak } : {}) },
-        ]);
+        sealedCall<unknown>((nonce) =>
+          probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}${soak ? ' over the soak window' : ''}` }, [
+            { domain: domain.name, caseId: run.caseId, claim: command.claim, ...(soak ? { soak } : {}), nonce },
+          ]),
+        );
       // A soak waits on a durable timer: a worker restart or a deploy in the window changes nothing.
       const asked = soak && soak.until > Date.now() ? sleep(soak.until - Date.now(), { summary: 'soak window' }).then(ask) : ask();
       return work(
         asked,
-        (raw): RunEvent => {
-          const verdict = ProbeVerdict.safeParse(raw);
-          if (verdict.success) return { type: 'verified', now: Date.now(), verdict: verdict.data };
+        (opened): RunEvent => {
+          const verdict = opened.sealed ? ProbeVerdict.safeParse(opened.value) : undefined;
+          if (verdict?.success) return { type: 'verified', now: Date.now(), verdict: verdict.data };
           const now = Date.now();
-          return {
-            type: 'verified',
-            now,
-            verdict: { holds: false, conflict: false, decided: false, detail: 'the probe returned something that is not a verdict', facts: {}, checkedAt: now },
-          };
+          const detail = opened.sealed
+            ? 'the probe returned something that is not a verdict'
+            : `the probe's answer is not a worker's (${opened.reason}): it decides nothing`;
+          return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail, facts: {}, checkedAt: now } };
         },
         (err): RunEvent => {
           const now = Date.now();
@@ -181,23 +184,37 @@ function callTool(
   call: PlannedCall,
   run: RunInput,
   domain: Domain,
-): { pending: Promise<unknown>; done(raw: unknown): ToolResult; failed(err: unknown): ToolResult } {
+): { pending: Promise<unknown>; done(opened: unknown): ToolResult; failed(err: unknown): ToolResult } {
   const startedAt = Date.now();
   const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
   const approvedWith = call.approvedWith ?? [];
-  const send = () =>
+  const invoke = (once: string, reads: ReadSeal[] = []) =>
     toolsFor(call).invokeTool.executeWithOptions({ summary, ...(approvedWith.length ? { activityId: approvedDispatchId({ ...call, approvedWith }) } : {}) }, [
-      { domain: domain.name, caseId: run.caseId, call },
+      { domain: domain.name, caseId: run.caseId, call, nonce: once, ...(reads.length ? { reads } : {}) },
     ]);
-  // An approval goes out only if no other execution of this workflow id has spent it already.
-  const start = approvedWith.length ? () => unspent(call, approvedWith, startedAt).then((refusal) => refusal ?? send()) : send;
-  return {
-    // An effect once sent may have committed: a cancel never abandons it, but waits for its
-    // reply (bounded by its timeouts) and reads it back if the reply says nothing.
-    pending: call.kind === 'effect' ? CancellationScope.nonCancellable(start) : start(),
-    done: (raw) => toolResultOf(call, raw, startedAt),
-    failed: (err) => failedCallResult(call, err, startedAt),
+  const opened = (result: Opened<unknown>): ToolResult =>
+    result.sealed ? toolResultOf(call, result.value, startedAt) : claimedResult(call, result, startedAt);
+  const failed = (err: unknown): ToolResult => failedCallResult(call, err, startedAt);
+  if (call.kind !== 'effect') {
+    // A read's seal is checked with the others' before the run's next effect (workflows/sealed.ts).
+    const once = nonce();
+    return { pending: invoke(once), done: (raw) => opened(openRead(`${call.tool} (${call.callId})`, once, raw)), failed };
+  }
+  // An effect carries the seals of the run's reads, and its activity sends nothing if one fails;
+  // its own reply is checked at once (workflows/sealed.ts).
+  const send = (): Promise<Opened<unknown>> => {
+    const reads = readSeals();
+    return sealedCall((once) => invoke(once, reads)).then((result) => {
+      const refused = result.sealed && (result.value as { errorClass?: unknown } | null)?.errorClass === 'not_sent';
+      if (result.sealed && !refused) readsVouched(reads);
+      return result;
+    });
   };
+  // An approval goes out only if no other execution of this workflow id has spent it already.
+  const start = approvedWith.length ? () => unspent(call, approvedWith, startedAt).then((refusal) => (refusal ? own(refusal) : send())) : send;
+  // An effect once sent may have committed: a cancel never abandons it, but waits for its
+  // reply (bounded by its timeouts) and reads it back if the reply says nothing.
+  return { pending: CancellationScope.nonCancellable(start), done: (result) => opened(result as Opened<unknown>), failed };
 }
 
 /**
@@ -206,15 +223,7 @@ function callTool(
  * unverifiable) approval authorises nothing, and a new decision is needed.
  */
 async function unspent(call: PlannedCall, approvedWith: string[], startedAt: number): Promise<ToolResult | undefined> {
-  const refused = (message: string): ToolResult => ({
-    status: 'error',
-    callId: call.callId,
-    errorClass: 'not_sent',
-    message,
-    attempt: 1,
-    startedAt,
-    finishedAt: Date.now(),
-  });
+  const refused = (message: string): ToolResult => notSent(call, startedAt, message);
   try {
     const spent = await spentBy(approvedWith);
     if (spent === undefined) return undefined;
@@ -250,9 +259,13 @@ export async function takeStatement(what: 'start' | 'request', signature: string
  * the server cannot answer counts as spent: the statement vouches for nothing.
  */
 async function directorySpending(summary: string, use?: { fingerprint: string; activityId: string }): Promise<{ approvers?: Approver[]; spentBy?: string }> {
-  const directory = probes.loadApprovers.executeWithOptions({ summary, ...(use ? { activityId: use.activityId } : {}) }, []).then(
-    (raw) => {
-      const parsed = ApproverDirectory.safeParse(raw);
+  // A directory no worker sealed is one anyone could have written: it is not read at all.
+  const directory = sealedCall<unknown>((nonce) =>
+    probes.loadApprovers.executeWithOptions({ summary, ...(use ? { activityId: use.activityId } : {}) }, [{ nonce }]),
+  ).then(
+    (opened) => {
+      if (!opened.sealed) return undefined;
+      const parsed = ApproverDirectory.safeParse(opened.value);
       return parsed.success ? parsed.data.approvers : [];
     },
     () => undefined,
@@ -264,8 +277,12 @@ async function directorySpending(summary: string, use?: { fingerprint: string; a
 
 /** The run id of another execution under this workflow id that spent one of these statements, if any. */
 async function spentBy(fingerprints: string[]): Promise<string | undefined> {
-  const uses = await serverQuestions.statementsUsedElsewhere.executeWithOptions({ summary: 'statements spent elsewhere?' }, [{ fingerprints }]);
-  return uses.length ? (uses[0]?.runId ?? 'unknown') : undefined;
+  const opened = await sealedCall<Array<{ runId?: unknown }>>((nonce) =>
+    serverQuestions.statementsUsedElsewhere.executeWithOptions({ summary: 'statements spent elsewhere?' }, [{ fingerprints, nonce }]),
+  );
+  if (!opened.sealed) throw new Error(`the answer is not a worker's (${opened.reason})`);
+  const uses = Array.isArray(opened.value) ? opened.value : [];
+  return uses.length ? String(uses[0]?.runId ?? 'unknown') : undefined;
 }
 
 // One proxy per kind and retry policy, made once (see callTool).
@@ -292,6 +309,36 @@ function toolResultOf(call: PlannedCall, raw: unknown, startedAt: number): ToolR
     : { status: 'error', callId: call.callId, errorClass: 'bad_output', message, attempt: 1, startedAt, finishedAt: Date.now() };
 }
 
+/** The call's result when the workflow refused to send it: nothing can have happened. */
+function notSent(call: PlannedCall, startedAt: number, message: string): ToolResult {
+  return { status: 'error', callId: call.callId, errorClass: 'not_sent', message, attempt: 1, startedAt, finishedAt: Date.now() };
+}
+
+/**
+ * A result no worker sealed. A read's is not evidence. An effect's says nothing about the world:
+ * a reply of success is kept as a claim the readback must confirm (as a contract's
+ * confirmByReadback asks), anything else leaves the outcome unknown, to be read back.
+ */
+function claimedResult(call: PlannedCall, opened: Extract<Opened<unknown>, { sealed: false }>, startedAt: number): ToolResult {
+  const finishedAt = Date.now();
+  const notAWorkers = `the result is not a worker's (${opened.reason})`;
+  if (call.kind !== 'effect') {
+    return { status: 'error', callId: call.callId, errorClass: 'bad_output', message: `${notAWorkers}: it is not evidence`, attempt: 1, startedAt, finishedAt };
+  }
+  const claim = ToolResult.safeParse(opened.claim);
+  if (claim.success && claim.data.callId === call.callId && claim.data.status === 'ok') return { ...claim.data, unsealed: true };
+  const said = claim.success ? `${claim.data.status}` : 'something that is not a result';
+  return {
+    status: 'unknown',
+    callId: call.callId,
+    errorClass: 'unknown',
+    message: `${notAWorkers} and said ${said}: read back`,
+    attempt: 1,
+    startedAt,
+    finishedAt,
+  };
+}
+
 /** The activity failed after its retries: an effect's outcome is unknown, a read's is an error. */
 function failedCallResult(call: PlannedCall, err: unknown, startedAt: number): ToolResult {
   const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
@@ -315,18 +362,31 @@ function failedCallResult(call: PlannedCall, err: unknown, startedAt: number): T
  */
 function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput, domain: Domain): Promise<ReadbackResult> {
   const { effect, readbackTool, after } = command;
-  const read = () =>
-    probes.readback.executeWithOptions({ summary: `readback ${readbackTool} ${effect.key}` }, [
-      { domain: domain.name, caseId: run.caseId, tool: readbackTool, key: effect.key, callId: effect.callId, fenceBefore: Date.now() },
-    ]);
+  const readOnce = () =>
+    sealedCall<unknown>((nonce) =>
+      probes.readback.executeWithOptions({ summary: `readback ${readbackTool} ${effect.key}` }, [
+        { domain: domain.name, caseId: run.caseId, tool: readbackTool, key: effect.key, callId: effect.callId, fenceBefore: Date.now(), nonce },
+      ]),
+    );
+  // An answer no worker sealed is a claim about the world, not a reading of it: ask again.
+  const read = async (): Promise<ReadbackResult> => {
+    for (let asked = 1; ; asked++) {
+      const opened = await readOnce();
+      if (opened.sealed) {
+        const result = ReadbackResult.safeParse(opened.value);
+        if (result.success && result.data.callId === effect.callId) return result.data;
+        return { callId: effect.callId, outcome: 'undecided', detail: 'the readback returned a malformed result', attempts: asked };
+      }
+      if (asked >= CLAIMED_READBACKS) {
+        const detail = `${asked} readbacks in a row came back in a hand no worker's seal vouches for (${opened.reason})`;
+        return { callId: effect.callId, outcome: 'undecided', detail, attempts: asked };
+      }
+    }
+  };
   return CancellationScope.nonCancellable(() =>
     after !== undefined && after > Date.now() ? sleep(after - Date.now(), { summary: `until ${effect.tool} can no longer commit` }).then(read) : read(),
   ).then(
-    (raw): ReadbackResult => {
-      const result = ReadbackResult.safeParse(raw);
-      if (result.success && result.data.callId === effect.callId) return result.data;
-      return { callId: effect.callId, outcome: 'undecided', detail: 'the readback returned a malformed result', attempts: 1 };
-    },
+    (result) => result,
     (err: unknown): ReadbackResult => ({ callId: effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }),
   );
 }

@@ -5,7 +5,7 @@
 // default freshness and size live here too, beside the other limits a domain need not state.
 // Workflow-safe: plain data only.
 //
-import type { ActivityOptions } from '@temporalio/common';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/common';
 
 // Changing a value here changes new runs only where it changes what an activity returns; the
 // activity options themselves are not part of Temporal's replay check.
@@ -105,3 +105,15 @@ export function toolCallOptions(kind: 'read' | 'effect', retried: boolean): Acti
     retry: { maximumAttempts: retried ? TOOL_ATTEMPTS : 1, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
   };
 }
+
+/**
+ * The local activity that checks a result's seal (workflows/sealed.ts): it only computes an
+ * HMAC, so a few tries bound it; a check that cannot run leaves the result a claim.
+ */
+export const sealCheckOptions: LocalActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+};
+
+/** Readbacks in a row whose answer no worker sealed before the outcome is called undecided. */
+export const CLAIMED_READBACKS = 3;

@@ -24,12 +24,12 @@ function temporal(...args: string[]): string {
   return run.stdout;
 }
 
-/** The activity id of the run's latest dispatch of a tool (its invokeTool activity). */
-async function dispatchId(h: { client: Parameters<typeof historyOf>[0] }, workflowId: string): Promise<string> {
+/** The activity id of the run's latest activity of a type: its tool dispatch (invokeTool) by default. */
+async function dispatchId(h: { client: Parameters<typeof historyOf>[0] }, workflowId: string, type = 'invokeTool'): Promise<string> {
   const events = await historyOf(h.client, workflowId);
-  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'invokeTool').at(-1);
+  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type).at(-1);
   const id = scheduled?.activityTaskScheduledEventAttributes?.activityId;
-  if (!id) throw new Error('no tool dispatch in the history yet');
+  if (!id) throw new Error(`no ${type} activity in the history yet`);
   return id;
 }
 
@@ -102,6 +102,87 @@ describe('Temporal operations on an effect in flight', () => {
     expect(calls[0]?.outcome).toBe('rejected');
     expect(JSON.stringify(result)).not.toContain('rsi_manual_by_phone');
     await lastWordMatchesWorld(h.world, transferId, result.terminal);
+  });
+
+  /**
+   * The reissue held at the processor, its attempt cut short so the run reads it back, and that
+   * readback held too: the moment an operator (or anyone who reaches the frontend) can complete
+   * the readback by hand with an answer of their own.
+   */
+  async function readbackHeld(): Promise<Awaited<ReturnType<typeof reissueHeldAtTheProcessor>> & { readbackHoldId: string; callId: string }> {
+    const held = await reissueHeldAtTheProcessor();
+    const call = (await held.handle.query(stateQuery)).state.inFlight[0];
+    if (!call?.idempotencyKey) throw new Error('the reissue in flight has no idempotency key');
+    const { holdId: readbackHoldId } = await h.world.createHold({ op: 'payments.reissue_readback', key: call.idempotencyKey, point: 'before_commit' });
+    temporal(
+      'activity',
+      'update-options',
+      '--workflow-id',
+      held.handle.workflowId,
+      '--activity-id',
+      await dispatchId(h, held.handle.workflowId),
+      '--start-to-close-timeout',
+      '2s',
+    );
+    await h.world.waitForHold(readbackHoldId);
+    return { ...held, readbackHoldId, callId: call.callId };
+  }
+
+  /** `temporal activity complete` on the run's readback in flight, with the answer given. */
+  async function completeReadbackByHand(workflowId: string, answer: Record<string, unknown>): Promise<void> {
+    temporal(
+      'activity',
+      'complete',
+      '--workflow-id',
+      workflowId,
+      '--activity-id',
+      await dispatchId(h, workflowId, 'readback'),
+      '--result',
+      JSON.stringify(answer),
+    );
+  }
+
+  /** The effects the run's ledger says were applied match what the world holds, one for one. */
+  async function ledgerMatchesWorld(view: RunView, transferId: string): Promise<void> {
+    const applied = view.state.effects.filter((e) => e.tool === 'reissue_transfer' && e.status === 'applied');
+    expect(applied).toHaveLength((await reissuesOf(h.world, transferId)).length);
+  }
+
+  it('a readback completed by hand saying "not applied, fenced" is a claim: a worker reads again and finds the reissue the world committed', async () => {
+    const { transferId, handle, holdId, watching, readbackHoldId, callId } = await readbackHeld();
+    // The held reissue commits while the worker's own readback still waits at the processor.
+    await h.world.releaseHold(holdId);
+    for (let i = 0; i < 200 && (await reissuesOf(h.world, transferId)).length === 0; i++) await sleep(50);
+    expect(await reissuesOf(h.world, transferId)).toHaveLength(1);
+
+    await completeReadbackByHand(handle.workflowId, { callId, outcome: 'not_applied', detail: 'fenced by hand', attempts: 1, fenced: true });
+    const { result, view } = await watching;
+    await h.world.releaseHold(readbackHoldId);
+
+    // The run's record holds the reissue the world holds, and its last word names it.
+    await ledgerMatchesWorld(view, transferId);
+    await lastWordMatchesWorld(h.world, transferId, result.terminal);
+    expect(view.state.effects.find((e) => e.callId === callId)).toMatchObject({ status: 'applied', settledBy: 'readback' });
+  });
+
+  it('a readback completed by hand saying "applied" is a claim: a worker reads again, fences the key, and no money is recorded as moved', async () => {
+    const { transferId, handle, holdId, watching, readbackHoldId, callId } = await readbackHeld();
+    const forged = { reissueId: 'rsi_forged_by_hand', transferId, destination: 'DE00', amountMinor: 1, currency: 'EUR', createdAt: new Date().toISOString() };
+    await completeReadbackByHand(handle.workflowId, { callId, outcome: 'applied', output: forged, detail: 'found by hand', attempts: 1 });
+
+    // A worker's readback fences the key: the held request, released now, is refused.
+    await viewUntil(handle, 'the reissue read back by a worker', (v) =>
+      v.state.effects.some((e) => e.callId === callId && e.status !== 'unknown' && e.status !== 'in_flight'),
+    );
+    await h.world.releaseHold(holdId);
+    const { result, view } = await watching;
+    await h.world.releaseHold(readbackHoldId);
+
+    await ledgerMatchesWorld(view, transferId);
+    await lastWordMatchesWorld(h.world, transferId, result.terminal);
+    expect((await reissueCalls(h.world, transferId))[0]?.outcome).toBe('rejected');
+    expect(JSON.stringify(view.state)).not.toContain('rsi_forged_by_hand');
+    expect(view.state.effects.find((e) => e.callId === callId)).toMatchObject({ status: 'not_applied', settledBy: 'readback' });
   });
 
   it('`temporal activity update-options` shortens the effect under it: "not applied" is final only once the key is fenced', async () => {

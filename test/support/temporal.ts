@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { createActivities, type ActivityDeps, type AgentActivities } from '../../activities/index.js';
+import { engineActivities, type ActivityDeps } from '../../activities/index.js';
+import { resolveResultKeys } from '../../activities/result-keys.js';
+import { sealActivities } from '../../activities/result-seal.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { suiteBundle } from './bundles.js';
@@ -57,12 +59,14 @@ export async function createTestWorker(
 /** A worker's options beyond the ones startWorkerWith fills in. */
 type ExtraWorkerOptions = Omit<WorkerOptions, 'connection' | 'namespace' | 'workflowBundle' | 'workflowsPath' | 'taskQueue' | 'activities'>;
 
+type EngineActivities = ReturnType<typeof engineActivities>;
+
 export interface WorkerWithOptions {
   taskQueue: string;
   /** createActivities options over the tests' own: the examples' implementations, the shared world, the test directory. */
   activities?: Partial<ActivityDeps>;
   /** The activities to put in place of built ones; it is handed those, e.g. to wrap one. */
-  swap?: (built: AgentActivities) => Partial<AgentActivities>;
+  swap?: (built: EngineActivities) => Partial<EngineActivities>;
   worker?: ExtraWorkerOptions;
   /** A workflows module of the test's own (its bundle built once for the run) in place of the examples' bundle. */
   workflowsPath?: string;
@@ -84,7 +88,7 @@ export interface StartedWorker {
  */
 export async function startWorkerWith(options: WorkerWithOptions): Promise<StartedWorker> {
   const world = new WorldClient(inject('worldUrl'));
-  const built = createActivities({
+  const built = engineActivities({
     implementations,
     deps: { world },
     blobDir: join(tmpdir(), 'agent-test-blobs'),
@@ -96,7 +100,8 @@ export async function startWorkerWith(options: WorkerWithOptions): Promise<Start
     {
       ...options.worker,
       taskQueue: options.taskQueue,
-      activities: { ...built, ...options.swap?.(built) },
+      // Sealed as a real worker seals them, the swapped ones too.
+      activities: sealActivities(resolveResultKeys(options.activities?.resultKeys), { ...built, ...options.swap?.(built) }),
     },
     options.workflowsPath,
   ).catch(async (error: unknown) => {

@@ -17,6 +17,8 @@ export const ToolResult = workerScoped('events.ToolResult', () =>
       startedAt: z.number(),
       finishedAt: z.number(),
       truncated: z.strictObject({ originalBytes: z.number(), ref: z.string() }).optional(),
+      /** No worker sealed this reply (workflows/sealed.ts): an effect's is a claim the readback must confirm. */
+      unsealed: z.literal(true).optional(),
     }),
     z.strictObject({
       status: z.enum(['error', 'timeout', 'unknown']),

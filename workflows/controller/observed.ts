@@ -37,7 +37,9 @@ function absorb(state: RunState, domain: Domain, call: PlannedCall, result: Tool
   const evidence = { ...withSubject(adaptResult(contract, result, `e${state.seq + 1}`, call.subject), call.subject), args: call.args };
   // A reply its contract calls a claim says nothing about the world until the readback finds it:
   // the effect stays in doubt, and none of the reply's facts becomes control state.
-  const claimed = call.kind === 'effect' && evidence.status === 'ok' && contract.confirmByReadback === true;
+  // So is a reply no worker sealed, whatever the contract says.
+  const claimed =
+    call.kind === 'effect' && evidence.status === 'ok' && (contract.confirmByReadback === true || (result.status === 'ok' && result.unsealed === true));
   const { pinned, changed } = claimed ? { pinned: state.pinned, changed: false } : pinFacts(state.pinned, evidence);
   // Progress is a fact that changed, or one that is usable again: the same values, fresh once more.
   const factsVersion = changed || regainedFreshness(state, evidence, now) ? state.factsVersion + 1 : state.factsVersion;

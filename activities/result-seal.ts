@@ -1,0 +1,142 @@
+// Results a worker produced, told apart from results someone else wrote. An activity's result
+// reaches the workflow through the Temporal frontend, and anyone who reaches the frontend can
+// complete a pending activity with a result of their own (`temporal activity complete`, or a
+// poller of their own on the task queue). So the engine's activities whose results it believes
+// (tool calls, readbacks, probes, the approver directory, the statement-spend and continuation
+// checks) return their result sealed: an HMAC-SHA256, under a key only the team's workers hold
+// (activities/result-keys.ts), over a nonce the workflow chose for that one call and the digest
+// of the result (SHA-256 of its canonical JSON, the digest the workflow can compute too).
+//
+// Who checks a seal (workflows/sealed.ts): a local activity on the workflow's own worker, whose
+// verdict the history records, for every result but reads; a read's seal travels, as its digest,
+// with the run's next effect, and that effect's activity checks it before it sends anything
+// (checkReads below). The envelope's shape is workflows/seal-envelope.ts.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { log } from '@temporalio/activity';
+import type { KeyRing } from '../worker/payload-keys.js';
+import { digestOf } from '../workflows/trust/statement.js';
+import {
+  isEnvelope,
+  SEALED_ACTIVITIES,
+  type Nonced,
+  type ReadSeal,
+  type Sealed,
+  type SealedActivityName,
+  type SealVerdict,
+} from '../workflows/seal-envelope.js';
+import { RESULT_KEYS_ENV } from './result-keys.js';
+
+function macOf(key: Buffer, nonce: string, digest: string): string {
+  return createHmac('sha256', key).update(nonce).update('\n').update(digest).digest('base64url');
+}
+
+/** The result as JSON will carry it, sealed under the ring's current key. */
+export function seal<T>(ring: KeyRing, nonce: string, result: T): Sealed<T> {
+  const sealed = JSON.parse(JSON.stringify(result ?? null)) as T;
+  const key = ring.keys.get(ring.current) as Buffer;
+  return { sealed, keyId: ring.current, mac: macOf(key, nonce, digestOf(sealed)) };
+}
+
+/** Whether `envelope` is a result a worker holding this ring sealed for this nonce. */
+export function checkSeal(ring: KeyRing, nonce: string, envelope: unknown): SealVerdict {
+  if (!isEnvelope(envelope)) return { ok: false, reason: 'it carries no seal' };
+  return checkDigest(ring, { nonce, digest: digestOf(envelope.sealed ?? null), keyId: envelope.keyId, mac: envelope.mac });
+}
+
+/** Whether a seal holds for a result known by its digest (the workflow computed it from what it took). */
+export function checkDigest(ring: KeyRing, seal: Omit<ReadSeal, 'what'>): SealVerdict {
+  const key = ring.keys.get(seal.keyId);
+  if (!key) {
+    return {
+      ok: false,
+      reason: `it is sealed under key ${String(seal.keyId).slice(0, 64)}, which this worker does not hold (every worker needs the same ${RESULT_KEYS_ENV} ring)`,
+    };
+  }
+  const expected = Buffer.from(macOf(key, String(seal.nonce), String(seal.digest)));
+  const given = Buffer.from(String(seal.mac));
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'its seal does not match it' };
+  return { ok: true };
+}
+
+/** The first of the run's reads whose seal does not hold, and why; undefined when all hold. */
+export function checkReads(ring: KeyRing, reads: readonly ReadSeal[]): string | undefined {
+  for (const read of reads) {
+    const verdict = checkDigest(ring, read);
+    if (!verdict.ok) return `${String(read.what).slice(0, 120)}: ${verdict.reason}`;
+  }
+  return undefined;
+}
+
+type AnyActivity = (...args: never[]) => Promise<unknown>;
+
+/** The input a sealed activity takes: its own, with the workflow's nonce (and, for a tool call, the reads to check). */
+type NoncedInput<F extends AnyActivity> = (Parameters<F> extends [infer I, ...unknown[]] ? (I extends object ? I : object) : object) &
+  Nonced & { reads?: ReadSeal[] };
+
+/** The activities with the sealed ones' inputs and results as they cross the frontend. */
+export type SealedActivities<T> = {
+  [K in keyof T]: K extends SealedActivityName
+    ? T[K] extends AnyActivity
+      ? (input: NoncedInput<T[K]>) => Promise<Sealed<Awaited<ReturnType<T[K]>>>>
+      : T[K]
+    : T[K];
+} & { checkResultSeals(input: { items: Array<Nonced & { envelope: unknown }> }): Promise<SealVerdict[]> };
+
+/**
+ * The activities, with every sealed one's result sealed under `ring`, and the local activity
+ * the workflow asks whether a seal holds. A tool call that carries the run's reads sends
+ * nothing when one of them is not a worker's: it answers `not_sent`, sealed.
+ */
+export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing, activities: T): SealedActivities<T> {
+  const out: Record<string, unknown> = { ...activities };
+  for (const name of SEALED_ACTIVITIES) {
+    const run = activities[name] as ((input: unknown) => Promise<unknown>) | undefined;
+    if (typeof run !== 'function') continue;
+    out[name] = async (input: unknown) => {
+      const nonce = nonceOf(input);
+      const forged = name === 'invokeTool' ? readsRefused(ring, input) : undefined;
+      return seal(ring, nonce, forged ?? (await run(input)));
+    };
+  }
+  out.checkResultSeals = async ({ items }: { items: Array<Nonced & { envelope: unknown }> }): Promise<SealVerdict[]> =>
+    items.map(({ nonce, envelope }) => {
+      const verdict = checkSeal(ring, String(nonce), envelope);
+      // Said where an operator looks: a worker on another ring turns every result into a claim.
+      if (!verdict.ok) warn(`a result reached the workflow that no worker of this ring sealed: ${verdict.reason}`);
+      return verdict;
+    });
+  return out as SealedActivities<T>;
+}
+
+/** A tool call's answer when a read it carries is not a worker's: nothing was sent. */
+function readsRefused(ring: KeyRing, input: unknown): unknown {
+  const { reads, call } = (input ?? {}) as { reads?: unknown; call?: { callId?: unknown } };
+  if (!Array.isArray(reads) || reads.length === 0) return undefined;
+  const forged = checkReads(ring, reads as ReadSeal[]);
+  if (!forged) return undefined;
+  warn(`a tool call was refused: a read in its run's evidence is not a worker's (${forged})`);
+  const now = Date.now();
+  return {
+    status: 'error',
+    callId: String(call?.callId ?? ''),
+    errorClass: 'not_sent',
+    message: `a read in the run's evidence is not a worker's (${forged}): nothing is sent on it`,
+    attempt: 1,
+    startedAt: now,
+    finishedAt: now,
+  };
+}
+
+/** The activity's logger; called outside an activity (sealActivities' own tests), it says nothing. */
+function warn(message: string): void {
+  try {
+    log.warn(message);
+  } catch {
+    // No activity context: nobody to tell.
+  }
+}
+
+function nonceOf(input: unknown): string {
+  const nonce = (input as Partial<Nonced> | undefined)?.nonce;
+  return typeof nonce === 'string' ? nonce : '';
+}

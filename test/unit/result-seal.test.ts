@@ -1,0 +1,150 @@
+// Sealed results (activities/result-seal.ts, activities/result-keys.ts): a result counts only
+// under a seal a worker of the team made for that one call, and a ring is rotated by adding the
+// new key before making it current, and dropping the old one once no result sealed under it can
+// still arrive. Real HMACs over real rings; the rings are files, as an operator writes them.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RESULT_KEYS_ENV, resolveResultKeys } from '../../activities/result-keys.js';
+import { checkReads, checkSeal, seal, sealActivities } from '../../activities/result-seal.js';
+import { digestOf } from '../../workflows/trust/statement.js';
+import { parseKeyRing, PayloadKeyRingError, type KeyRing } from '../../worker/payload-keys.js';
+
+const material = () => randomBytes(32).toString('base64');
+const k1 = material();
+const k2 = material();
+
+function ring(current: string, keys: Record<string, string>): KeyRing {
+  const parsed = parseKeyRing({ current, keys });
+  if (!parsed.ok) throw parsed.error;
+  return parsed.ring;
+}
+
+const result = { callId: 'c3', outcome: 'not_applied', detail: 'no effect stored under key k', attempts: 1, fenced: true };
+
+describe('a sealed result', () => {
+  const before = ring('k1', { k1 });
+
+  it('is checked as the workflow receives it: after a JSON round trip through the frontend', () => {
+    const envelope = JSON.parse(JSON.stringify(seal(before, 'n-1', result))) as unknown;
+    expect(checkSeal(before, 'n-1', envelope)).toEqual({ ok: true });
+  });
+
+  it('counts for its own call only: another nonce, a changed value, or a made-up seal is refused', () => {
+    const envelope = seal(before, 'n-1', result);
+    expect(checkSeal(before, 'n-2', envelope)).toMatchObject({ ok: false, reason: expect.stringContaining('does not match') });
+    const changed = { ...envelope, sealed: { ...result, outcome: 'applied' } };
+    expect(checkSeal(before, 'n-1', changed)).toMatchObject({ ok: false, reason: expect.stringContaining('does not match') });
+    expect(checkSeal(before, 'n-1', { ...envelope, mac: 'A'.repeat(43) })).toMatchObject({ ok: false });
+    // What `temporal activity complete` sends: the bare result, no envelope.
+    expect(checkSeal(before, 'n-1', result)).toEqual({ ok: false, reason: 'it carries no seal' });
+  });
+
+  it('from a worker with another ring is refused, naming the key and the setting to fix', () => {
+    const elsewhere = ring('k1', { k1: k2 });
+    const verdict = checkSeal(elsewhere, 'n-1', seal(before, 'n-1', result));
+    expect(verdict).toMatchObject({ ok: false, reason: expect.stringContaining('does not match') });
+    const unknownId = checkSeal(ring('k9', { k9: k2 }), 'n-1', seal(before, 'n-1', result));
+    expect(unknownId).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining(`key k1, which this worker does not hold (every worker needs the same ${RESULT_KEYS_ENV}`),
+    });
+  });
+});
+
+describe('rotating the result keys', () => {
+  it('adds the new key, makes it current, then drops the old: each step opens what the one before sealed', () => {
+    const start = ring('k1', { k1 });
+    const added = ring('k1', { k1, k2 });
+    const switched = ring('k2', { k1, k2 });
+    const dropped = ring('k2', { k2 });
+    // Step 1 (workers roll to `added`): results of workers still on `start`, and theirs, open everywhere.
+    expect(checkSeal(added, 'n', seal(start, 'n', result)).ok).toBe(true);
+    expect(checkSeal(start, 'n', seal(added, 'n', result)).ok).toBe(true);
+    // Step 2 (`switched`): new results are sealed under k2, which every worker on `added` already holds.
+    expect(seal(switched, 'n', result).keyId).toBe('k2');
+    expect(checkSeal(added, 'n', seal(switched, 'n', result)).ok).toBe(true);
+    expect(checkSeal(switched, 'n', seal(added, 'n', result)).ok).toBe(true);
+    // Step 3 (`dropped`): a result sealed under k1 arriving now is a claim, so drop k1 only once
+    // every activity that started before step 2 has closed (its schedule-to-close timeout).
+    expect(checkSeal(dropped, 'n', seal(switched, 'n', result)).ok).toBe(true);
+    expect(checkSeal(dropped, 'n', seal(start, 'n', result)).ok).toBe(false);
+  });
+});
+
+describe('the ring a worker uses', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'result-keys-'));
+
+  it('is the file AGENT_RESULT_KEYS names, in the payload ring format', () => {
+    const path = join(dir, 'ring.json');
+    writeFileSync(path, JSON.stringify({ current: 'k2', keys: { k1, k2 } }));
+    const resolved = resolveResultKeys(undefined, { [RESULT_KEYS_ENV]: path });
+    expect(resolved.current).toBe('k2');
+    expect([...resolved.keys.keys()]).toEqual(['k1', 'k2']);
+  });
+
+  it('refuses a named file it cannot use, naming it: a worker must not start with a key no other holds', () => {
+    const path = join(dir, 'short.json');
+    writeFileSync(path, JSON.stringify({ current: 'k1', keys: { k1: 'c2hvcnQ=' } }));
+    expect(() => resolveResultKeys(undefined, { [RESULT_KEYS_ENV]: path })).toThrow(PayloadKeyRingError);
+    expect(() => resolveResultKeys(undefined, { [RESULT_KEYS_ENV]: join(dir, 'missing.json') })).toThrow(/missing\.json: no such file/);
+  });
+
+  it('is the one given, over the environment', () => {
+    const given = ring('k1', { k1 });
+    expect(resolveResultKeys(given, { [RESULT_KEYS_ENV]: join(dir, 'missing.json') })).toBe(given);
+  });
+});
+
+describe('sealActivities', () => {
+  it('seals the results the engine believes under the nonce the workflow sent, and leaves the rest alone', async () => {
+    const keys = ring('k1', { k1 });
+    const activities = sealActivities(keys, {
+      readback: async (input: { callId: string }) => ({ ...result, callId: input.callId }),
+      ping: async (message: string) => `pong ${message}`,
+    });
+    const envelope = await activities.readback({ callId: 'c9', nonce: 'n-9' });
+    expect(envelope.sealed.callId).toBe('c9');
+    const verdicts = await activities.checkResultSeals({
+      items: [
+        { nonce: 'n-9', envelope },
+        { nonce: 'n-8', envelope },
+      ],
+    });
+    expect(verdicts).toEqual([{ ok: true }, { ok: false, reason: expect.stringContaining('does not match') }]);
+    expect(await activities.ping('x')).toBe('pong x');
+  });
+});
+
+describe("an effect's activity, carrying the run's reads", () => {
+  const keys = ring('k1', { k1 });
+  const ledger = { status: 'SETTLED', amountMinor: 1200 };
+  const sealed = seal(keys, 'n-read', ledger);
+  const carried = (value: unknown) => ({ what: 'ledger_status (c2)', nonce: 'n-read', digest: digestOf(value), keyId: sealed.keyId, mac: sealed.mac });
+
+  it('goes ahead when each read is what a worker sealed', () => {
+    expect(checkReads(keys, [carried(ledger)])).toBeUndefined();
+  });
+
+  it('names the read the workflow took in another form than a worker sealed it', () => {
+    expect(checkReads(keys, [carried({ ...ledger, status: 'FAILED' })])).toBe('ledger_status (c2): its seal does not match it');
+  });
+
+  it("sends nothing, and says why, sealed, when a read is not a worker's", async () => {
+    let sent = 0;
+    const activities = sealActivities(keys, {
+      invokeTool: async (input: { call: { callId: string } }) => {
+        sent++;
+        return { status: 'ok', callId: input.call.callId };
+      },
+    });
+    const refused = await activities.invokeTool({ call: { callId: 'c3' }, nonce: 'n-3', reads: [carried({ ...ledger, status: 'FAILED' })] });
+    expect(sent).toBe(0);
+    expect(refused.sealed).toMatchObject({ status: 'error', callId: 'c3', errorClass: 'not_sent' });
+    expect(checkSeal(keys, 'n-3', refused)).toEqual({ ok: true });
+    await activities.invokeTool({ call: { callId: 'c4' }, nonce: 'n-4', reads: [carried(ledger)] });
+    expect(sent).toBe(1);
+  });
+});

@@ -1,0 +1,83 @@
+// Which results the workflow believes. A sealed activity's result counts only when the team's
+// result keys show that a worker sealed it for this one call (activities/result-seal.ts).
+// Anything else is a claim: someone completed the activity by hand, or polled the task queue
+// with a worker of their own. What a claim is worth is decided where the result is used
+// (workflows/perform.ts): an effect's reply is read back, a readback is asked again, a probe's
+// answer decides nothing, a read is not evidence.
+//
+// Who checks. Every result but a read is checked when it arrives, by a local activity on this
+// workflow's own worker; the history records the verdict, so a replay (or a worker whose ring
+// has since been rotated) never checks it again. A read only informs the model and the
+// controller until an effect is sent on it, and a check per read would cost a workflow
+// activation per read (about a sixth of a turn on the bench), so the seals of the run's reads
+// travel, as digests of what the workflow took, with the run's next effect, whose activity
+// checks them before it sends anything (and answers not_sent if one fails). A result that
+// carries no seal at all needs no key to be refused: it is a claim at once.
+import { proxyLocalActivities, uuid4 } from '@temporalio/workflow';
+import type { AgentActivities } from '../activities/index.js';
+import { sealCheckOptions } from './policy.js';
+import { isEnvelope, type ReadSeal, type Sealed, type SealVerdict } from './seal-envelope.js';
+import { digestOf } from './trust/statement.js';
+
+const checker = proxyLocalActivities<AgentActivities>(sealCheckOptions);
+
+/** A result as the workflow may take it: a worker's, or a claim (and why it is one). */
+export type Opened<T> = { sealed: true; value: T } | { sealed: false; claim: unknown; reason: string };
+
+/** Calls a sealed activity with a nonce of its own, and opens what comes back, its seal checked now. */
+export async function sealedCall<T>(call: (nonce: string) => Promise<unknown>): Promise<Opened<T>> {
+  const once = uuid4();
+  const raw = await call(once);
+  if (!isEnvelope(raw)) return { sealed: false, claim: raw, reason: 'it carries no seal' };
+  const [verdict] = await checkSeals([{ nonce: once, envelope: raw }]);
+  return verdict?.ok ? { sealed: true, value: raw.sealed as T } : { sealed: false, claim: raw.sealed, reason: verdict?.reason ?? 'no verdict' };
+}
+
+/** A fresh nonce, for a read whose result is opened by openRead. */
+export const nonce = (): string => uuid4();
+
+/** The run's reads whose seals no effect has carried yet. */
+const unchecked: Array<{ what: string; nonce: string; envelope: Sealed<unknown> }> = [];
+
+/**
+ * A read's result, taken now (no promise of its own: a read is the commonest call of all), its
+ * seal carried by the run's next effect (readSeals).
+ */
+export function openRead<T>(what: string, once: string, raw: unknown): Opened<T> {
+  if (!isEnvelope(raw)) return { sealed: false, claim: raw, reason: 'it carries no seal' };
+  unchecked.push({ what, nonce: once, envelope: raw });
+  return { sealed: true, value: raw.sealed as T };
+}
+
+/** The seals an effect carries: every read not yet vouched for, by the digest of what the workflow took. */
+export function readSeals(): ReadSeal[] {
+  return unchecked.map(({ what, nonce: once, envelope }) => ({
+    what,
+    nonce: once,
+    digest: digestOf(envelope.sealed ?? null),
+    keyId: envelope.keyId,
+    mac: envelope.mac,
+  }));
+}
+
+/**
+ * An effect's activity that carried these read seals went ahead: those reads were a worker's.
+ * (An effect refused keeps them, so every later effect is refused on them too.)
+ */
+export function readsVouched(carried: readonly ReadSeal[]): void {
+  const vouched = new Set(carried.map((r) => r.nonce));
+  for (let i = unchecked.length - 1; i >= 0; i--) if (vouched.has(unchecked[i]?.nonce ?? '')) unchecked.splice(i, 1);
+}
+
+/** One local activity for the batch; a check that cannot run leaves every result in it a claim. */
+async function checkSeals(items: Array<{ nonce: string; envelope: unknown }>): Promise<SealVerdict[]> {
+  return checker.checkResultSeals({ items: items.map(({ nonce: once, envelope }) => ({ nonce: once, envelope })) }).catch((err: unknown) => {
+    const reason = `its seal could not be checked (${err instanceof Error ? err.message : String(err)})`;
+    return items.map(() => ({ ok: false, reason }));
+  });
+}
+
+/** A result the workflow made itself (a refusal before sending): nothing to check. */
+export function own<T>(value: T): Opened<T> {
+  return { sealed: true, value };
+}
