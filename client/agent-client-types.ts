@@ -17,6 +17,12 @@ export interface AgentClientOptions {
   client: Client;
   /** Where new runs are started: the task queue your agent workers poll. */
   taskQueue: string;
+  /**
+   * The team's other task queues (a worker per domain, say): runs on any of them are this
+   * engine's too, for status, watch, approve, export, the list and the console. The default
+   * queue of each of `domains` (`agents-<name>`) counts without being named.
+   */
+  taskQueues?: readonly string[];
   /** Your domains: with them, start refuses an unknown domain or a bad case id before a run exists. */
   domains?: readonly Domain[];
   /** Default bound for state queries (default 15 s). */
@@ -38,6 +44,8 @@ export interface InspectOptions {
 export interface AgentClientConnectOptions extends Omit<AgentClientOptions, 'client' | 'taskQueue'>, ConnectOptions {
   /** Default: $AGENT_TASK_QUEUE, else what a worker of `domains` polls (`agents-<names, sorted>`; `agent-runs` without domains). */
   taskQueue?: string;
+  /** Default: $AGENT_TASK_QUEUES (comma-separated). */
+  taskQueues?: readonly string[];
 }
 
 /** What approve and deny return: the run's acknowledgement and what was decided on. */

@@ -77,9 +77,17 @@ const CLOSED_CHECK_EVERY = 10;
 const POLLERS_CACHE_MS = 2_000;
 
 /** What `new AgentClient` takes (the compiler holds these to the options types): anything else is refused by name. */
-const CLIENT_OPTIONS: OptionNames<AgentClientOptions> = { client: true, taskQueue: true, domains: true, queryTimeoutMs: true, updateTimeoutMs: true };
+const CLIENT_OPTIONS: OptionNames<AgentClientOptions> = {
+  client: true,
+  taskQueue: true,
+  taskQueues: true,
+  domains: true,
+  queryTimeoutMs: true,
+  updateTimeoutMs: true,
+};
 const CONNECT_OPTIONS: OptionNames<AgentClientConnectOptions> = {
   taskQueue: true,
+  taskQueues: true,
   domains: true,
   queryTimeoutMs: true,
   updateTimeoutMs: true,
@@ -107,6 +115,8 @@ export class AgentClient {
   readonly client: Client;
   readonly taskQueue: string;
   readonly domains: readonly Domain[] | undefined;
+  /** Every task queue whose runs are this engine's (see servedQueues). */
+  private readonly queues: readonly string[];
   private readonly queryTimeoutMs: number;
   private readonly updateTimeoutMs: number;
   /** Set when connect() made the connection: close() closes it. */
@@ -119,6 +129,9 @@ export class AgentClient {
     this.client = options.client;
     this.taskQueue = options.taskQueue;
     this.domains = options.domains;
+    const named = (options.taskQueues ?? []).map((q) => String(q).trim()).filter((q) => q !== '');
+    const domainQueues = (options.domains ?? []).map((d) => taskQueueFor([d], {}));
+    this.queues = [...new Set([options.taskQueue, ...named, ...domainQueues])];
     this.queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
     this.updateTimeoutMs = options.updateTimeoutMs ?? UPDATE_TIMEOUT_MS;
   }
@@ -133,7 +146,12 @@ export class AgentClient {
     if (refused) throw new ClientOptionError(refused);
     const { dataConverter, plugins, env, ...rest } = options;
     const connected = await connect({ ...(dataConverter ? { dataConverter } : {}), ...(plugins ? { plugins } : {}), ...(env ? { env } : {}) });
-    const agent = new AgentClient({ ...rest, client: connected.client, taskQueue: options.taskQueue ?? taskQueueFor(options.domains ?? [], env) });
+    const agent = new AgentClient({
+      ...rest,
+      client: connected.client,
+      taskQueue: options.taskQueue ?? taskQueueFor(options.domains ?? [], env),
+      taskQueues: options.taskQueues ?? queuesFromEnv(env ?? process.env),
+    });
     agent.closeConnection = connected.close;
     return agent;
   }
@@ -254,13 +272,20 @@ export class AgentClient {
   }
 
   /**
-   * The task queues whose runs are this engine's: the one its workers poll. A run on another
-   * queue is answered for by whoever polls that queue (anyone who can start a workflow can start
-   * one that looks like ours, with a worker of their own), so lists mark it, the inbox shows no
-   * card for it and a decision is not signed for it.
+   * The task queues whose runs are this engine's: the one it starts runs on, the others it was
+   * given (taskQueues, AGENT_TASK_QUEUES) and each of its domains' own (`agents-<name>`). They
+   * are named by the team, never found: a run on another queue is answered for by whoever polls
+   * that queue (anyone who can start a workflow can start one that looks like ours, with a
+   * worker of their own, and call it anything), so lists mark it, the inbox shows no card for it
+   * and a decision is not signed for it.
    */
   get servedQueues(): readonly string[] {
-    return [this.taskQueue];
+    return this.queues;
+  }
+
+  /** Each of the engine's queues and whether a worker polls it now: the console's header. */
+  async queueStatus(): Promise<Array<{ taskQueue: string; pollers: PollerFacts }>> {
+    return Promise.all(this.servedQueues.map(async (taskQueue) => ({ taskQueue, pollers: await this.pollers(taskQueue) })));
   }
 
   /** Whether runs on `taskQueue` are this engine's (see servedQueues). */
@@ -559,4 +584,12 @@ export class AgentClient {
 
 function seconds(ms: number): string {
   return `${ms / 1000}s`;
+}
+
+/** AGENT_TASK_QUEUES: the team's other queues, comma-separated (blanks ignored). */
+function queuesFromEnv(env: NodeJS.ProcessEnv): string[] {
+  return (env.AGENT_TASK_QUEUES ?? '')
+    .split(',')
+    .map((q) => q.trim())
+    .filter((q) => q !== '');
 }

@@ -49,6 +49,9 @@ function usage(shown: Shown): string {
   lines.push('', `Run \`${program} <command> --help\` for its arguments and flags.`);
   const queue = shown.knowsDomains ? 'AGENT_TASK_QUEUE, else agents-<the domains, sorted>' : 'AGENT_TASK_QUEUE, else agent-runs';
   lines.push(`Connection: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY or TEMPORAL_PROFILE; task queue for start: ${queue}.`);
+  lines.push(
+    `Runs on that queue${shown.knowsDomains ? ", on each domain's own (agents-<domain>)" : ''} and on AGENT_TASK_QUEUES (comma-separated: the team's other queues) are this engine's.`,
+  );
   if (!shown.knowsDomains) lines.push(NO_DOMAINS_NOTE);
   return lines.join('\n');
 }

@@ -111,8 +111,8 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
       if (value) filter[field] = value;
     }
     try {
-      const rows = await agent.list(filter);
-      return c.html(runsPage(rows, filter, domains, undefined, await agent.rowNotices(rows)));
+      const [rows, queues] = await Promise.all([agent.list(filter), agent.queueStatus()]);
+      return c.html(runsPage(rows, filter, domains, undefined, await agent.rowNotices(rows), queues));
     } catch (err) {
       return c.html(runsPage([], filter, domains, message(err)), err instanceof InvalidRequestError ? 400 : 502);
     }

@@ -87,10 +87,31 @@ function phaseBadge(phase: string | null, status: string): Html {
   return html`<span class="badge p-${p}">${p}</span>${closedWithoutRecord ? html` <span class="badge warn">${status.toLowerCase()}</span>` : ''}`;
 }
 
-export function runsPage(rows: ListRow[], filter: ListFilter, domains: readonly string[], problem?: string, notices?: ReadonlyMap<ListRow, string>): Html {
+/** One of the engine's task queues and whether a worker polls it (AgentClient.queueStatus). */
+export interface QueueLine {
+  taskQueue: string;
+  pollers: { checked: boolean; recent: number };
+}
+
+/** The engine's queues side by side: a team's domains, each on the queue its workers poll. */
+function queueLines(queues: readonly QueueLine[]): Html {
+  if (!queues.length) return html``;
+  const polling = (q: QueueLine) => (!q.pollers.checked ? 'not known' : q.pollers.recent ? `${q.pollers.recent} polling` : 'no worker polling');
+  return html`<p class="queues">This engine's task queues: ${queues.map((q, i) => html`${i ? ', ' : ''}<code>${q.taskQueue}</code> (${polling(q)})`)}</p>`;
+}
+
+export function runsPage(
+  rows: ListRow[],
+  filter: ListFilter,
+  domains: readonly string[],
+  problem?: string,
+  notices?: ReadonlyMap<ListRow, string>,
+  queues: readonly QueueLine[] = [],
+): Html {
   // A build column only when some run is under Worker Versioning (client/run-build.ts).
   const builds = rows.some((r) => r.build);
   const body = html`<h1>Runs</h1>
+    ${queueLines(queues)}
     <form class="filters" method="get" action="/">
       <label
         >Domain
