@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptors, Next } from '@temporalio/worker';
+import { isEnvelope } from '../workflows/seal-envelope.js';
 
 /**
  * What an idempotency key is in a span: a digest, never the key (with the key, anyone who reads
@@ -46,7 +47,8 @@ class EngineActivitySpans implements ActivityInboundCallsInterceptor {
       async (span) => {
         try {
           const result = await next(input);
-          shape.after(result, span);
+          // A sealed result (activities/result-seal.ts) is described by what it seals.
+          shape.after(isEnvelope(result) ? result.sealed : result, span);
           return result;
         } catch (err) {
           span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message.slice(0, 200) : 'failed' });

@@ -62,6 +62,11 @@ export function parseKeyRing(value: unknown, source = 'value'): KeyRingResult {
   return { ok: true, ring: { current: parsed.data.current, keys } };
 }
 
+/**
+ * Reads and checks a key-ring file (`{ "current": "k2", "keys": { "k1": "...", "k2": "..." } }`):
+ * `{ ok: true, ring }`, or `{ ok: false, error }` naming the file and what is wrong with it. The
+ * format of both the payload ring and the result keys (`agentPlugin({ resultKeys })`).
+ */
 export function readKeyRing(path: string): KeyRingResult {
   let text: string;
   try {

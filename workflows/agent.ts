@@ -23,7 +23,7 @@ import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase
 import { ErrorTypes } from './policy.js';
 import { continuations, perform, probes, takeStatement } from './perform.js';
 import { closeRun } from './closing.js';
-import { sealedCall } from './sealed.js';
+import { sealedRead } from './sealed.js';
 import { observeStep } from './telemetry.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
@@ -285,13 +285,15 @@ function refuseForeignState(carried: RunState): void {
 
 /** The worker's directory, for the Update handlers: a directory no worker sealed reads as none (undefined). */
 function directoryNow(): Promise<unknown> {
-  return sealedCall<unknown>((nonce) => probes.loadApprovers({ nonce })).then((opened) => (opened.sealed ? opened.value : undefined));
+  return sealedRead<unknown>('the approver directory', (nonce) => probes.loadApprovers({ nonce })).then((opened) => (opened.sealed ? opened.value : undefined));
 }
 
 async function refuseStateFromElsewhere(): Promise<void> {
   const previousRunId = workflowInfo().continuedFromExecutionRunId;
   if (!previousRunId) throw ApplicationFailure.nonRetryable("carried state is accepted only from this run's own continue-as-new", ErrorTypes.invalidRunInput);
-  const opened = await sealedCall<{ ok?: unknown; reason?: unknown }>((nonce) => continuations.checkContinuation({ previousRunId, nonce }));
+  const opened = await sealedRead<{ ok?: unknown; reason?: unknown }>('the continuation check', (nonce) =>
+    continuations.checkContinuation({ previousRunId, nonce }),
+  );
   const reason = !opened.sealed
     ? `the check's answer is not a worker's (${opened.reason})`
     : opened.value?.ok === true

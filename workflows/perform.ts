@@ -7,7 +7,7 @@ import type { Domain } from './contract.js';
 import { type Command, compactJson, ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent, type PlannedCall } from './controller/index.js';
 import { CLAIMED_READBACKS, continuationOptions, MODEL_OUTAGE_MS, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
-import { nonce, openRead, own, readSeals, readsVouched, sealedCall, type Opened } from './sealed.js';
+import { nonce, openRead, own, readSeals, readsVouched, sealedCall, sealedRead, type Opened } from './sealed.js';
 import type { ReadSeal } from './seal-envelope.js';
 import { approvedDispatchId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
@@ -260,7 +260,7 @@ export async function takeStatement(what: 'start' | 'request', signature: string
  */
 async function directorySpending(summary: string, use?: { fingerprint: string; activityId: string }): Promise<{ approvers?: Approver[]; spentBy?: string }> {
   // A directory no worker sealed is one anyone could have written: it is not read at all.
-  const directory = sealedCall<unknown>((nonce) =>
+  const directory = sealedRead<unknown>('the approver directory', (nonce) =>
     probes.loadApprovers.executeWithOptions({ summary, ...(use ? { activityId: use.activityId } : {}) }, [{ nonce }]),
   ).then(
     (opened) => {
@@ -277,7 +277,7 @@ async function directorySpending(summary: string, use?: { fingerprint: string; a
 
 /** The run id of another execution under this workflow id that spent one of these statements, if any. */
 async function spentBy(fingerprints: string[]): Promise<string | undefined> {
-  const opened = await sealedCall<Array<{ runId?: unknown }>>((nonce) =>
+  const opened = await sealedRead<Array<{ runId?: unknown }>>('the statement-spend check', (nonce) =>
     serverQuestions.statementsUsedElsewhere.executeWithOptions({ summary: 'statements spent elsewhere?' }, [{ fingerprints, nonce }]),
   );
   if (!opened.sealed) throw new Error(`the answer is not a worker's (${opened.reason})`);

@@ -5,14 +5,17 @@
 // (workflows/perform.ts): an effect's reply is read back, a readback is asked again, a probe's
 // answer decides nothing, a read is not evidence.
 //
-// Who checks. Every result but a read is checked when it arrives, by a local activity on this
-// workflow's own worker; the history records the verdict, so a replay (or a worker whose ring
-// has since been rotated) never checks it again. A read only informs the model and the
-// controller until an effect is sent on it, and a check per read would cost a workflow
-// activation per read (about a sixth of a turn on the bench), so the seals of the run's reads
-// travel, as digests of what the workflow took, with the run's next effect, whose activity
-// checks them before it sends anything (and answers not_sent if one fails). A result that
-// carries no seal at all needs no key to be refused: it is a claim at once.
+// Who checks. An effect's reply, a readback and a probe's verdict are checked when they arrive,
+// by a local activity on this workflow's own worker; the history records the verdict, so a
+// replay (or a worker whose ring has since been rotated) never checks it again. Everything else
+// counts as a read: a tool's read, the approver directory, the statement-spend and continuation
+// checks. A read only informs the model, the controller and the approval gate until an effect
+// is sent on it, and a check per read would cost a workflow activation per read (about a sixth
+// of a turn on the bench), so the seals of the run's reads travel, as digests of what the
+// workflow took, with the run's next effect, whose activity checks them before it sends
+// anything (and answers not_sent if one fails). (Update handlers read the directory too, and a
+// local activity there confuses Temporal's replay of the Update.) A result that carries no seal
+// at all needs no key to be refused: it is a claim at once.
 import { proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import { sealCheckOptions } from './policy.js';
@@ -47,6 +50,12 @@ export function openRead<T>(what: string, once: string, raw: unknown): Opened<T>
   if (!isEnvelope(raw)) return { sealed: false, claim: raw, reason: 'it carries no seal' };
   unchecked.push({ what, nonce: once, envelope: raw });
   return { sealed: true, value: raw.sealed as T };
+}
+
+/** Calls a sealed activity whose answer counts as a read (its seal carried by the run's next effect). */
+export function sealedRead<T>(what: string, call: (nonce: string) => Promise<unknown>): Promise<Opened<T>> {
+  const once = uuid4();
+  return call(once).then((raw) => openRead<T>(what, once, raw));
 }
 
 /** The seals an effect carries: every read not yet vouched for, by the digest of what the workflow took. */

@@ -14,6 +14,7 @@ import {
   metricMeter,
   workflowInfo,
   type ActivityInput,
+  type LocalActivityInput,
   type ContinueAsNewInput,
   type Next,
   type WorkflowInterceptorsFactory,
@@ -191,6 +192,11 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     // Outermost (listed before Temporal's module), so Temporal's StartActivity span, and the
     // activity's spans under it, are children of the turn or approval wait that scheduled it.
     scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>) {
+      const span = telemetry.current();
+      return span ? otelContext.with(trace.setSpan(otelContext.active(), span), () => next(input)) : next(input);
+    },
+    // The seal check (workflows/sealed.ts) is a local activity: its spans join the run's trace too.
+    scheduleLocalActivity(input: LocalActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>) {
       const span = telemetry.current();
       return span ? otelContext.with(trace.setSpan(otelContext.active(), span), () => next(input)) : next(input);
     },

@@ -15,7 +15,7 @@ import { WorldClient } from '../../domains/world/client.js';
 import { agentCodecPlugin } from '../../worker/codec-plugin.js';
 import { agentPlugin } from '../../worker/plugin.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
-import { converterFor, encodingOf, historyBytes, isPatchMarker, newKey, payloadsOf, rawHistory, ringEnv } from '../support/codec.js';
+import { converterFor, encodingOf, historyBytes, newKey, payloadsOf, rawHistory, ringEnv, writtenInClear } from '../support/codec.js';
 
 describe('the demo scenarios on a team worker with the plugin and a payload codec', () => {
   const taskQueue = uniqueTaskQueue('team-sealed');
@@ -75,7 +75,7 @@ describe('the demo scenarios on a team worker with the plugin and a payload code
       searched += seen.length;
       for (const value of seen) expect(bytes.includes(value), `${outcome.scenario.name}: "${value}" in the raw history`).toBe(false);
       expect(bytes.includes(outcome.view.state.goal.slice(0, 60)), `${outcome.scenario.name}: the goal in clear`).toBe(false);
-      const unsealed = payloadsOf(history).filter((p) => !isPatchMarker(p) && encodingOf(p.payload) !== 'binary/encrypted');
+      const unsealed = payloadsOf(history).filter((p) => !writtenInClear(p) && encodingOf(p.payload) !== 'binary/encrypted');
       expect(
         unsealed.map((p) => p.path),
         outcome.scenario.name,

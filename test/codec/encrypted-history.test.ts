@@ -16,9 +16,11 @@ import {
   converterFor,
   encodingOf,
   isPatchMarker,
+  isSealVerdictMarker,
   historyBytes,
   newKey,
   payloadsOf,
+  writtenInClear,
   rawHistory,
   ringEnv,
   startStack,
@@ -86,7 +88,7 @@ describe('encrypted payloads in history (real dev server, real worker)', () => {
     const payloads = payloadsOf(history);
     expect(payloads.length).toBeGreaterThan(10);
     const notSealed = payloads
-      .filter((p) => !isPatchMarker(p) && encodingOf(p.payload) !== 'binary/encrypted')
+      .filter((p) => !writtenInClear(p) && encodingOf(p.payload) !== 'binary/encrypted')
       .map((p) => `${p.path}: ${encodingOf(p.payload)}`);
     expect(notSealed).toEqual([]);
     // What Temporal's core writes in clear for a patch marker: the patch's id and a flag, nothing of the case.
@@ -94,6 +96,8 @@ describe('encrypted payloads in history (real dev server, real worker)', () => {
       .filter(isPatchMarker)
       .map((p) => JSON.parse(Buffer.from(p.payload.data ?? new Uint8Array()).toString()) as Record<string, unknown>);
     for (const marker of markers) expect(Object.keys(marker).sort()).toEqual(['deprecated', 'id']);
+    // And for the seal check's verdicts (workflows/sealed.ts): whether a result was a worker's, never the result.
+    expect(payloads.filter(isSealVerdictMarker).length).toBeGreaterThan(0);
     expect(new Set(codecPayloadsOf(history).map((p) => payloadKeyId(p.payload)))).toEqual(new Set(['k1']));
     // Temporal never encrypts the workflow id or search attributes: the case id is there, and only as an identifier.
     expect(bytes.includes(run.transferId)).toBe(true);

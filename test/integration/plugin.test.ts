@@ -149,7 +149,7 @@ describe("the agent plugin on a team's own Worker.create", () => {
     // Their activity interceptor wrapped the engine's activities, and each carried the header
     // their workflow interceptor set inside the agent workflow.
     const ofRun = seen.filter((s) => s.workflowId === started.runId);
-    expect(ofRun.map((s) => s.activity)).toEqual(expect.arrayContaining(['propose', 'invokeTool']));
+    expect(ofRun.map((s) => s.activity)).toEqual(expect.arrayContaining(['propose', 'invokeTool', 'checkResultSeals']));
     expect(ofRun.every((s) => s.header === started.runId)).toBe(true);
     expect(seen.some((s) => s.activity === 'lookupCustomer' && typeof s.header === 'string')).toBe(true);
 

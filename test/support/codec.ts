@@ -138,9 +138,32 @@ export function isPatchMarker(found: FoundPayload): boolean {
   return /markerRecordedEventAttributes\.details\.patch-data\./.test(found.path);
 }
 
-/** The payloads a codec is asked to seal: all but patch markers. */
+/** What Temporal's core writes in clear about a local activity: which one it was, and when. */
+const LOCAL_ACTIVITY_FIELDS = new Set(['seq', 'attempt', 'activity_id', 'activity_type', 'complete_time', 'backoff', 'original_schedule_time']);
+
+/**
+ * A local activity's marker data (the engine's seal check, workflows/sealed.ts): Temporal's core
+ * writes it in clear, as it does a patch marker, and it names the activity and its timing, nothing
+ * of the case, which this checks. The check's verdict is the marker's result, sealed like any payload.
+ */
+export function isSealVerdictMarker(found: FoundPayload): boolean {
+  if (!/markerRecordedEventAttributes\.details\.data\./.test(found.path) || encodingOf(found.payload) !== 'json/plain') return false;
+  try {
+    const data = JSON.parse(Buffer.from(found.payload.data ?? new Uint8Array()).toString()) as Record<string, unknown>;
+    return data.activity_type === 'checkResultSeals' && Object.keys(data).every((k) => LOCAL_ACTIVITY_FIELDS.has(k));
+  } catch {
+    return false;
+  }
+}
+
+/** What Temporal writes in clear whatever the codec: patch markers and the seal check's verdicts. */
+export function writtenInClear(found: FoundPayload): boolean {
+  return isPatchMarker(found) || isSealVerdictMarker(found);
+}
+
+/** The payloads a codec is asked to seal: all but what Temporal writes in clear. */
 export function codecPayloadsOf(history: History): FoundPayload[] {
-  return payloadsOf(history).filter((p) => !isPatchMarker(p));
+  return payloadsOf(history).filter((p) => !writtenInClear(p));
 }
 
 export function encodingOf(payload: Payload): string {
