@@ -4,12 +4,13 @@
 import { DEFAULT_TOOL_TIMEOUT_MS } from '../workflows/policy.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type BundlerPlugin, type WorkerPlugin } from '@temporalio/worker';
 import type { AnyImplementation } from '../activities/implement.js';
 import type { ModelAdapters } from '../activities/model/index.js';
 import { loadApproverDirectory } from './approvers.js';
 import { connectConfig, taskQueueFor } from './connection.js';
 import { createAgentWorker } from './create-worker.js';
+import { cachedBundle, DEFAULT_BUNDLE_CACHE } from './bundle-cache.js';
 import { workerOptionsFromEnv } from './env-options.js';
 import { TaskQueueSharedError } from './shared-queue.js';
 import { versionName } from './deployment.js';
@@ -28,7 +29,7 @@ export interface WorkerProcessConfig {
  * Environment: TEMPORAL_* (or a profile) for the connection, and everything workerOptionsFromEnv
  * reads (worker/env-options.ts): AGENT_TASK_QUEUE (default `agents-<your domains, sorted>`),
  * AGENT_SHARED_QUEUE, AGENT_APPROVERS_FILE, OPENAI_*, AGENT_MODELS (docs/models.md),
- * TOOL_TIMEOUT_MS, BLOB_DIR, WORKFLOW_BUNDLE, STICKY_TIMEOUT_MS, WORKER_LOG_LEVEL,
+ * TOOL_TIMEOUT_MS, BLOB_DIR, WORKFLOW_BUNDLE (else the bundle cache, AGENT_BUNDLE_CACHE: worker/bundle-cache.ts), STICKY_TIMEOUT_MS, WORKER_LOG_LEVEL,
  * AGENT_PAYLOAD_KEYS (docs/encryption.md), SPEND_* (docs/spend.md), OTEL_EXPORTER_OTLP_ENDPOINT
  * and AGENT_METRICS_ADDRESS (docs/observability.md), AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID and
  * AGENT_VERSIONING_BEHAVIOR (docs/operations.md). A bad value stops it in one line.
@@ -49,6 +50,13 @@ export async function runWorkerProcess(config: WorkerProcessConfig): Promise<nev
   const { connectionOptions, namespace } = connectConfig();
   const connection = await NativeConnection.connect(connectionOptions);
   const taskQueue = options.taskQueue ?? taskQueueFor(config.implementations.map((i) => i.domain.name));
+  // A prebuilt bundle (WORKFLOW_BUNDLE) wins; otherwise the cache's, bundled only when a file changed.
+  const bundled = options.workflowBundle
+    ? undefined
+    : await cachedBundle(config.workflowsPath, {
+        dir: process.env.AGENT_BUNDLE_CACHE?.trim() || DEFAULT_BUNDLE_CACHE,
+        plugins: (options.plugins ?? []).filter(bundles),
+      });
   const worker = await createAgentWorker({
     blobDir: join(tmpdir(), 'agent-blobs'),
     toolTimeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
@@ -57,7 +65,7 @@ export async function runWorkerProcess(config: WorkerProcessConfig): Promise<nev
     connection,
     namespace,
     taskQueue,
-    workflowsPath: config.workflowsPath,
+    ...(bundled ? { workflowBundle: { codePath: bundled.codePath } } : { workflowsPath: config.workflowsPath }),
     implementations: config.implementations,
     deps: config.deps,
     models: withGiven(models, config.models),
@@ -69,11 +77,17 @@ export async function runWorkerProcess(config: WorkerProcessConfig): Promise<nev
     process.exit(1);
   });
   const build = options.deployment ? ` build=${versionName(options.deployment)}` : '';
-  process.stdout.write(`WORKER_READY pid=${process.pid} taskQueue=${taskQueue} address=${connectionOptions.address}${build}\n`);
+  const bundle = bundled ? ` bundle=${bundled.reused ? 'cached' : 'built'}` : '';
+  process.stdout.write(`WORKER_READY pid=${process.pid} taskQueue=${taskQueue} address=${connectionOptions.address}${build}${bundle}\n`);
   await worker.run();
   await connection.close();
   // The stdin lifeline above would keep the process alive after a graceful shutdown.
   process.exit(0);
+}
+
+/** A plugin with workflow code of its own (tracing, metrics): a bundle made ahead of the worker must include it. */
+function bundles(plugin: WorkerPlugin): plugin is WorkerPlugin & BundlerPlugin {
+  return typeof (plugin as Partial<BundlerPlugin>).configureBundler === 'function';
 }
 
 /** The environment's models with the script's added, the script's winning on a clash of names. */
