@@ -84,8 +84,9 @@ export type SealedActivities<T> = {
 
 /**
  * The activities, with every sealed one's result sealed under `ring`, and the local activity
- * the workflow asks whether a seal holds. A tool call that carries the run's reads sends
- * nothing when one of them is not a worker's: it answers `not_sent`, sealed.
+ * the workflow asks whether a seal holds. A tool call or a probe that carries the run's reads
+ * does nothing when one of them is not a worker's: the call answers `not_sent`, the probe an
+ * undecided verdict, sealed.
  */
 export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing, activities: T): SealedActivities<T> {
   const out: Record<string, unknown> = { ...activities };
@@ -94,7 +95,7 @@ export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing,
     if (typeof run !== 'function') continue;
     out[name] = async (input: unknown) => {
       const nonce = nonceOf(input);
-      const forged = name === 'invokeTool' ? readsRefused(ring, input) : undefined;
+      const forged = name === 'invokeTool' ? readsRefused(ring, input) : name === 'verify' ? readsUndecided(ring, input) : undefined;
       return seal(ring, nonce, forged ?? (await run(input)));
     };
   }
@@ -125,6 +126,17 @@ function readsRefused(ring: KeyRing, input: unknown): unknown {
     startedAt: now,
     finishedAt: now,
   };
+}
+
+/** A probe's answer when a read it carries is not a worker's: the run does not end on evidence nobody vouched for. */
+function readsUndecided(ring: KeyRing, input: unknown): unknown {
+  const { reads } = (input ?? {}) as { reads?: unknown };
+  if (!Array.isArray(reads) || reads.length === 0) return undefined;
+  const forged = checkReads(ring, reads as ReadSeal[]);
+  if (!forged) return undefined;
+  warn(`a probe was not asked: a read in its run's evidence is not a worker's (${forged})`);
+  const detail = `a read in the run's evidence is not a worker's (${forged}): the probe was not asked`;
+  return { holds: false, conflict: false, decided: false, detail, facts: {}, checkedAt: Date.now() };
 }
 
 /** The activity's logger; called outside an activity (sealActivities' own tests), it says nothing. */

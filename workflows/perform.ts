@@ -87,12 +87,18 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
     }
     case 'verify': {
       const { soak } = command;
-      const ask = () =>
-        sealedCall<unknown>((nonce) =>
+      // The probe carries the seals of the run's reads too: a run does not end on a read nobody vouched for.
+      const ask = () => {
+        const reads = readSeals();
+        return sealedCall<unknown>((nonce) =>
           probes.verify.executeWithOptions({ summary: `verify ${compactJson(command.claim, 80)}${soak ? ' over the soak window' : ''}` }, [
-            { domain: domain.name, caseId: run.caseId, claim: command.claim, ...(soak ? { soak } : {}), nonce },
+            { domain: domain.name, caseId: run.caseId, claim: command.claim, ...(soak ? { soak } : {}), nonce, ...(reads.length ? { reads } : {}) },
           ]),
-        );
+        ).then((opened) => {
+          if (opened.sealed && (opened.value as { decided?: unknown } | null)?.decided === true) readsVouched(reads);
+          return opened;
+        });
+      };
       // A soak waits on a durable timer: a worker restart or a deploy in the window changes nothing.
       const asked = soak && soak.until > Date.now() ? sleep(soak.until - Date.now(), { summary: 'soak window' }).then(ask) : ask();
       return work(

@@ -13,7 +13,8 @@
 // is sent on it, and a check per read would cost a workflow activation per read (about a sixth
 // of a turn on the bench), so the seals of the run's reads travel, as digests of what the
 // workflow took, with the run's next effect, whose activity checks them before it sends
-// anything (and answers not_sent if one fails). (Update handlers read the directory too, and a
+// anything (and answers not_sent if one fails), and with its probe, which answers undecided
+// instead of probing if one fails. (Update handlers read the directory too, and a
 // local activity there confuses Temporal's replay of the Update.) A result that carries no seal
 // at all needs no key to be refused: it is a claim at once.
 import { proxyLocalActivities, uuid4 } from '@temporalio/workflow';

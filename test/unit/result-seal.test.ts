@@ -147,4 +147,19 @@ describe("an effect's activity, carrying the run's reads", () => {
     await activities.invokeTool({ call: { callId: 'c4' }, nonce: 'n-4', reads: [carried(ledger)] });
     expect(sent).toBe(1);
   });
+
+  it("asks no probe when a read is not a worker's: the verdict is undecided, sealed, so the run cannot end on it", async () => {
+    let asked = 0;
+    const activities = sealActivities(keys, {
+      verify: async () => {
+        asked++;
+        return { holds: true, conflict: false, decided: true, detail: 'settled', facts: {}, checkedAt: 1 };
+      },
+    });
+    const refused = await activities.verify({ nonce: 'n-5', reads: [carried({ ...ledger, status: 'FAILED' })] });
+    expect(asked).toBe(0);
+    expect(refused.sealed).toMatchObject({ holds: false, decided: false, detail: expect.stringContaining('ledger_status (c2)') });
+    await activities.verify({ nonce: 'n-6', reads: [carried(ledger)] });
+    expect(asked).toBe(1);
+  });
 });
