@@ -6,7 +6,8 @@
 import type { z } from 'zod';
 import type { AnyTool, Domain } from '../workflows/contract.js';
 import { DomainDefinitionError, validateDomain } from '../workflows/domain-checks.js';
-import type { CompiledContext, ProbeVerdict } from '../workflows/controller/index.js';
+import type { CompiledContext } from '../workflows/controller/index.js';
+import type { ProbeVerdict } from '../workflows/protocol.js';
 import type { ToolRefused, ToolUnavailable } from './tool-errors.js';
 
 /** What a tool, readback or probe is handed: the case, the effect's idempotency key, your deps, its timeout and an abort signal. */

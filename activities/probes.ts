@@ -1,7 +1,7 @@
 // The model-independent checks: the domain's live success probe, and the readback that tells,
 // by idempotency key, whether an effect whose outcome is unknown actually happened.
 import { ApplicationFailure } from '@temporalio/activity';
-import type { ProbeVerdict, ReadbackResult } from '../workflows/controller/index.js';
+import type { ProbeVerdict, ReadbackResult } from '../workflows/protocol.js';
 import type { ApproverDirectory } from '../workflows/trust/directory.js';
 import { withHeartbeat } from './heartbeat.js';
 import type { AnyImplementation, Readback } from './implement.js';

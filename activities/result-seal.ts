@@ -10,20 +10,12 @@
 // Who checks a seal (workflows/sealed.ts): a local activity on the workflow's own worker, whose
 // verdict the history records, for every result but reads; a read's seal travels, as its digest,
 // with the run's next effect, and that effect's activity checks it before it sends anything
-// (checkReads below). The envelope's shape is workflows/seal-envelope.ts.
+// (checkReads below). The envelope's shape is workflows/protocol.ts.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { log } from '@temporalio/activity';
 import type { KeyRing } from '../worker/payload-keys.js';
 import { digestOf } from '../workflows/trust/statement.js';
-import {
-  isEnvelope,
-  SEALED_ACTIVITIES,
-  type Nonced,
-  type ReadSeal,
-  type Sealed,
-  type SealedActivityName,
-  type SealVerdict,
-} from '../workflows/seal-envelope.js';
+import { isEnvelope, SEALED_ACTIVITIES, type Nonced, type ReadSeal, type Sealed, type SealedActivityName, type SealVerdict } from '../workflows/protocol.js';
 import { RESULT_KEYS_ENV } from './result-keys.js';
 
 function macOf(key: Buffer, nonce: string, digest: string): string {

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { SpanKind, SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptors, Next } from '@temporalio/worker';
-import { isEnvelope } from '../workflows/seal-envelope.js';
+import { isEnvelope } from '../workflows/protocol.js';
 
 /**
  * What an idempotency key is in a span: a digest, never the key (with the key, anyone who reads

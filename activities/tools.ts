@@ -2,7 +2,8 @@
 // name a model supplied), its arguments are checked again at this trust boundary, and every
 // failure is classified so the workflow can tell "retry" from "tell the model" from "unknown".
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { ToolResult, PlannedCall } from '../workflows/controller/index.js';
+import type { PlannedCall } from '../workflows/controller/index.js';
+import type { ToolResult } from '../workflows/protocol.js';
 import { ErrorTypes, TOOL_ATTEMPTS } from '../workflows/policy.js';
 import { withDeadline } from './deadline.js';
 import { withHeartbeat } from './heartbeat.js';

@@ -8,16 +8,8 @@ import { domainDefaults, type ContextStrategy } from '../workflows/contract.js';
 import { synthetic } from '../domains/synthetic/domain.js';
 import { syntheticImplementation } from '../domains/synthetic/tools.js';
 import type { ToolContext } from '../activities/implement.js';
-import {
-  estimateTokens,
-  type CompiledContext,
-  type RunEvent,
-  type ToolResult,
-  initialState,
-  next,
-  type Step,
-  type RunState,
-} from '../workflows/controller/index.js';
+import { estimateTokens, type CompiledContext, type RunEvent, initialState, next, type Step, type RunState } from '../workflows/controller/index.js';
+import type { ToolResult } from '../workflows/protocol.js';
 import type { BareTurn } from './bare-workflows.js';
 
 /** Sizes are JSON characters of what the workflow hands the activity and gets back. */

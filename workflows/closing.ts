@@ -8,7 +8,8 @@
 // are the run result's `closing`, its receipt.
 import { CancellationScope } from '@temporalio/workflow';
 import type { Domain } from './contract.js';
-import { idempotencyKey, keyFor, type ToolResult, routeView, type PlannedCall, type RunState } from './controller/index.js';
+import { idempotencyKey, keyFor, routeView, type PlannedCall, type RunState } from './controller/index.js';
+import type { ToolResult } from './protocol.js';
 import { perform } from './perform.js';
 import type { RunInput } from './run-input.js';
 

@@ -4,11 +4,12 @@
 import { ActivityFailure, CancellationScope, TimeoutFailure, condition, proxyActivities, sleep } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import type { Domain } from './contract.js';
-import { type Command, compactJson, ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent, type PlannedCall } from './controller/index.js';
+import { type Command, compactJson, type RunEvent, type PlannedCall } from './controller/index.js';
+import { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor } from './protocol.js';
 import { CLAIMED_READBACKS, continuationOptions, MODEL_OUTAGE_MS, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
 import { nonce, openRead, own, readSeals, readsVouched, sealedCall, sealedRead, type Opened } from './sealed.js';
-import type { ReadSeal } from './seal-envelope.js';
+import type { ReadSeal } from './protocol.js';
 import { approvedDispatchId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
 import { subjectLabel } from './web-ui.js';

@@ -20,7 +20,7 @@
 import { proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import { sealCheckOptions } from './policy.js';
-import { isEnvelope, type ReadSeal, type Sealed, type SealVerdict } from './seal-envelope.js';
+import { isEnvelope, type ReadSeal, type Sealed, type SealVerdict } from './protocol.js';
 import { digestOf } from './trust/statement.js';
 
 const checker = proxyLocalActivities<AgentActivities>(sealCheckOptions);

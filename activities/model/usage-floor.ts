@@ -31,8 +31,8 @@ export function wireTokens(body: unknown): number {
 }
 
 /** Present on the model activity's reply only when the floor lifted a side; the run's receipt carries it (one schema, with the workflow's event). */
-export { UsageFloor } from '../../workflows/controller/index.js';
-import type { UsageFloor } from '../../workflows/controller/index.js';
+export { UsageFloor } from '../../workflows/protocol.js';
+import type { UsageFloor } from '../../workflows/protocol.js';
 /** One side of a call whose reported count was below the engine's estimate: what was reported (0 when nothing usable) and what was charged. */
 export type FloorSide = NonNullable<UsageFloor['input']>;
 

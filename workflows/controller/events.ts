@@ -4,72 +4,12 @@ import { z } from 'zod';
 import { workerScoped } from '../worker-scoped.js';
 import { Approver } from '../trust/directory.js';
 import { SignedAmend, SignedDecision, SignedNote } from '../trust/statement.js';
+import { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor } from '../protocol.js';
 
 const base = workerScoped('events.base', () => ({ now: z.number() }));
 
-export const ToolResult = workerScoped('events.ToolResult', () =>
-  z.discriminatedUnion('status', [
-    z.strictObject({
-      status: z.literal('ok'),
-      callId: z.string(),
-      output: z.unknown(),
-      attempt: z.number(),
-      startedAt: z.number(),
-      finishedAt: z.number(),
-      truncated: z.strictObject({ originalBytes: z.number(), ref: z.string() }).optional(),
-      /** No worker sealed this reply (workflows/sealed.ts): an effect's is a claim the readback must confirm. */
-      unsealed: z.literal(true).optional(),
-    }),
-    z.strictObject({
-      status: z.enum(['error', 'timeout', 'unknown']),
-      callId: z.string(),
-      /** transient (5xx, connection), semantic (the system said no), bad_output (broke its contract) */
-      // not_sent: refused before dispatch (no such tool on the worker, arguments invalid there).
-      errorClass: z.enum(['transient', 'semantic', 'bad_output', 'timeout', 'unknown', 'not_sent']),
-      message: z.string(),
-      attempt: z.number(),
-      startedAt: z.number(),
-      finishedAt: z.number(),
-    }),
-  ]),
-);
-export type ToolResult = z.infer<typeof ToolResult>;
-
-export const ProbeVerdict = workerScoped('events.ProbeVerdict', () =>
-  z.strictObject({
-    holds: z.boolean(),
-    conflict: z.boolean(),
-    /** Undecided: the probe could not read the world (timeout, outage). Never counts as holds. */
-    decided: z.boolean(),
-    detail: z.string(),
-    facts: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
-    checkedAt: z.number(),
-  }),
-);
-export type ProbeVerdict = z.infer<typeof ProbeVerdict>;
-
-export const ReadbackResult = workerScoped('events.ReadbackResult', () =>
-  z.strictObject({
-    callId: z.string(),
-    outcome: z.enum(['applied', 'not_applied', 'undecided']),
-    output: z.unknown().optional(),
-    detail: z.string(),
-    attempts: z.number(),
-    /** With not_applied: the system of record now refuses any request under the key sent before the readback. */
-    fenced: z.boolean().optional(),
-  }),
-);
-export type ReadbackResult = z.infer<typeof ReadbackResult>;
-
-/**
- * The sides of a model call whose reported token count was below the engine's own estimate of
- * what it sent or received, so the estimate was charged instead (activities/model/usage-floor.ts).
- */
-export const UsageFloor = workerScoped('events.UsageFloor', () => {
-  const side = z.strictObject({ reported: z.number().int().min(0), charged: z.number().int().min(0) });
-  return z.strictObject({ input: side.optional(), output: side.optional() });
-});
-export type UsageFloor = z.infer<typeof UsageFloor>;
+// What activities hand back is the protocol's (workflows/protocol.ts); the events carry it.
+export { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor };
 
 export const RunEvent = workerScoped('events.RunEvent', () =>
   z.discriminatedUnion('type', [

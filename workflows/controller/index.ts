@@ -18,7 +18,7 @@ export {
   type TranscriptEntry,
 } from './state.js';
 export type { Command } from './commands.js';
-export { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor, type RunEvent } from './events.js';
+export { type RunEvent } from './events.js';
 export { SHAPES, Shape } from './shape.js';
 
 // What a model sees, and how a proposal is read.
