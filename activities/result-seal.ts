@@ -87,7 +87,7 @@ export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing,
     if (typeof run !== 'function') continue;
     out[name] = async (input: unknown) => {
       const nonce = nonceOf(input);
-      const forged = name === 'invokeTool' ? readsRefused(ring, input) : name === 'verify' ? readsUndecided(ring, input) : undefined;
+      const forged = refusedOnReads(ring, name, input);
       return seal(ring, nonce, forged ?? (await run(input)));
     };
   }
@@ -101,34 +101,21 @@ export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing,
   return out as SealedActivities<T>;
 }
 
-/** A tool call's answer when a read it carries is not a worker's: nothing was sent. */
-function readsRefused(ring: KeyRing, input: unknown): unknown {
+/**
+ * What a tool call or a probe answers, without doing its work, when a read it carries is not a
+ * worker's: the call was not sent, the probe was not asked. Undefined when every read holds.
+ */
+function refusedOnReads(ring: KeyRing, name: SealedActivityName, input: unknown): unknown {
   const { reads, call } = (input ?? {}) as { reads?: unknown; call?: { callId?: unknown } };
-  if (!Array.isArray(reads) || reads.length === 0) return undefined;
+  if ((name !== 'invokeTool' && name !== 'verify') || !Array.isArray(reads) || reads.length === 0) return undefined;
   const forged = checkReads(ring, reads as ReadSeal[]);
   if (!forged) return undefined;
-  warn(`a tool call was refused: a read in its run's evidence is not a worker's (${forged})`);
+  const why = `a read in the run's evidence is not a worker's (${forged})`;
+  warn(`${name === 'verify' ? 'a probe was not asked' : 'a tool call was refused'}: ${why}`);
   const now = Date.now();
-  return {
-    status: 'error',
-    callId: String(call?.callId ?? ''),
-    errorClass: 'not_sent',
-    message: `a read in the run's evidence is not a worker's (${forged}): nothing is sent on it`,
-    attempt: 1,
-    startedAt: now,
-    finishedAt: now,
-  };
-}
-
-/** A probe's answer when a read it carries is not a worker's: the run does not end on evidence nobody vouched for. */
-function readsUndecided(ring: KeyRing, input: unknown): unknown {
-  const { reads } = (input ?? {}) as { reads?: unknown };
-  if (!Array.isArray(reads) || reads.length === 0) return undefined;
-  const forged = checkReads(ring, reads as ReadSeal[]);
-  if (!forged) return undefined;
-  warn(`a probe was not asked: a read in its run's evidence is not a worker's (${forged})`);
-  const detail = `a read in the run's evidence is not a worker's (${forged}): the probe was not asked`;
-  return { holds: false, conflict: false, decided: false, detail, facts: {}, checkedAt: Date.now() };
+  if (name === 'verify') return { holds: false, conflict: false, decided: false, detail: `${why}: the probe was not asked`, facts: {}, checkedAt: now };
+  const message = `${why}: nothing is sent on it`;
+  return { status: 'error', callId: String(call?.callId ?? ''), errorClass: 'not_sent', message, attempt: 1, startedAt: now, finishedAt: now };
 }
 
 /** The activity's logger; called outside an activity (sealActivities' own tests), it says nothing. */

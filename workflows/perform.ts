@@ -392,10 +392,7 @@ function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput
   };
   return CancellationScope.nonCancellable(() =>
     after !== undefined && after > Date.now() ? sleep(after - Date.now(), { summary: `until ${effect.tool} can no longer commit` }).then(read) : read(),
-  ).then(
-    (result) => result,
-    (err: unknown): ReadbackResult => ({ callId: effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }),
-  );
+  ).catch((err: unknown): ReadbackResult => ({ callId: effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }));
 }
 
 export function failureMessage(err: unknown): string {

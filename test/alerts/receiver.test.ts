@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { readyLine } from '../support/child-lines.js';
 import { RunNotFoundError } from '../../client/agent-errors.js';
 import { receiverAuthFromEnv } from '../../client/alerts/auth.js';
 import { createAlertReceiver, type AlertReceiver, type AlertRunStarter } from '../../client/alerts/receiver.js';
@@ -202,15 +203,8 @@ describe('`agent alerts`', () => {
 
     const child = spawn(process.execPath, args, { cwd: repoRoot, env: { ...env, AGENT_ALERTS_TOKEN: TOKEN } });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let out = '';
-        child.stdout.setEncoding('utf8').on('data', (c: string) => {
-          out += c;
-          const line = out.split('\n').find((l) => l.includes('"listening"'));
-          if (line) resolve((JSON.parse(line) as { listening: string }).listening);
-        });
-        child.once('exit', (c) => reject(new Error(`agent alerts exited (${c}) before listening: ${out}`)));
-      });
+      const listening = await readyLine(child, 'agent alerts', (l) => l.includes('"listening"'));
+      const url = (JSON.parse(listening) as { listening: string }).listening;
       const res = await fetch(url, { method: 'POST', body: JSON.stringify(body('INC-12')) });
       expect(res.status).toBe(401);
     } finally {

@@ -16,7 +16,7 @@ import {
   converterFor,
   encodingOf,
   isPatchMarker,
-  isSealVerdictMarker,
+  isSealCheckMarker,
   historyBytes,
   newKey,
   payloadsOf,
@@ -96,8 +96,8 @@ describe('encrypted payloads in history (real dev server, real worker)', () => {
       .filter(isPatchMarker)
       .map((p) => JSON.parse(Buffer.from(p.payload.data ?? new Uint8Array()).toString()) as Record<string, unknown>);
     for (const marker of markers) expect(Object.keys(marker).sort()).toEqual(['deprecated', 'id']);
-    // And for the seal check's verdicts (workflows/sealed.ts): whether a result was a worker's, never the result.
-    expect(payloads.filter(isSealVerdictMarker).length).toBeGreaterThan(0);
+    // And for the seal check's local activity (workflows/sealed.ts): its type and timing, never a result.
+    expect(payloads.filter(isSealCheckMarker).length).toBeGreaterThan(0);
     expect(new Set(codecPayloadsOf(history).map((p) => payloadKeyId(p.payload)))).toEqual(new Set(['k1']));
     // Temporal never encrypts the workflow id or search attributes: the case id is there, and only as an identifier.
     expect(bytes.includes(run.transferId)).toBe(true);

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readyLine } from '../support/child-lines.js';
 import { directoryEntry, generateKey, signDecision } from '../../client/sign.js';
 import { waitUntil } from '../support/wait.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
@@ -73,21 +74,11 @@ describe('a domain defined outside the repository, on the packed engine', { time
   function launch(script: string, env: Record<string, string>, ready: string): Promise<string> {
     const child = spawn(process.execPath, [script], { cwd: project, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
-    let err = '';
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4_000)));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${script} not ready in 120 s: ${err}`)), 120_000);
-      let out = '';
-      child.stdout?.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        const line = out.split('\n').find((l) => l.startsWith(ready));
-        if (line) {
-          clearTimeout(timer);
-          resolve(line.trim());
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`${script} exited ${code}: ${err}`)));
-    });
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${script} not ready in 120 s`)), 120_000)));
+    return Promise.race([readyLine(child, script, (l) => l.startsWith(ready)), late])
+      .then((line) => line.trim())
+      .finally(() => clearTimeout(timer));
   }
 
   /** `npx agent ...` in the outside project, as its team would type it. */
@@ -299,17 +290,8 @@ describe('a domain defined outside the repository, on the packed engine', { time
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(receiver);
-    let err = '';
-    receiver.stderr?.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4_000)));
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      receiver.stdout?.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        const line = out.split('\n').find((l) => l.includes('"listening"'));
-        if (line) resolve((JSON.parse(line) as { listening: string }).listening);
-      });
-      receiver.once('exit', (code) => reject(new Error(`agent alerts exited ${code}: ${err}`)));
-    });
+    const listening = await readyLine(receiver, 'agent alerts', (l) => l.includes('"listening"'));
+    const url = (JSON.parse(listening) as { listening: string }).listening;
     expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(401);
     receiver.kill('SIGTERM');
     expect(await new Promise((resolve) => receiver.once('exit', resolve))).toBe(0);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readyLine } from '../support/child-lines.js';
 import { implementations } from '../../domains/implementations.js';
 import { taskQueueFor } from '../../worker/connection.js';
 import { connectClient } from '../support/temporal.js';
@@ -81,17 +82,7 @@ describe('the starter, copied and built from the packed engine', { timeout: 300_
 
     const started = spawn('sh', ['-c', startWorker], { cwd: project, env: teamEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     worker = started;
-    let err = '';
-    started.stderr?.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4_000)));
-    const ready = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      started.stdout?.setEncoding('utf8').on('data', (d: string) => {
-        out += d;
-        const line = out.split('\n').find((l) => l.startsWith('WORKER_READY'));
-        if (line) resolve(line);
-      });
-      started.once('exit', (code) => reject(new Error(`the starter's worker exited ${code}: ${err}`)));
-    });
+    const ready = await readyLine(started, "the starter's worker", (l) => l.startsWith('WORKER_READY'));
     expect(ready).toBe('WORKER_READY task queue agents-orders');
     expect(examplesQueue).not.toBe('agents-orders');
 

@@ -146,7 +146,7 @@ const LOCAL_ACTIVITY_FIELDS = new Set(['seq', 'attempt', 'activity_id', 'activit
  * writes it in clear, as it does a patch marker, and it names the activity and its timing, nothing
  * of the case, which this checks. The check's verdict is the marker's result, sealed like any payload.
  */
-export function isSealVerdictMarker(found: FoundPayload): boolean {
+export function isSealCheckMarker(found: FoundPayload): boolean {
   if (!/markerRecordedEventAttributes\.details\.data\./.test(found.path) || encodingOf(found.payload) !== 'json/plain') return false;
   try {
     const data = JSON.parse(Buffer.from(found.payload.data ?? new Uint8Array()).toString()) as Record<string, unknown>;
@@ -156,9 +156,9 @@ export function isSealVerdictMarker(found: FoundPayload): boolean {
   }
 }
 
-/** What Temporal writes in clear whatever the codec: patch markers and the seal check's verdicts. */
+/** What Temporal writes in clear whatever the codec: patch markers and the seal check's marker data. */
 export function writtenInClear(found: FoundPayload): boolean {
-  return isPatchMarker(found) || isSealVerdictMarker(found);
+  return isPatchMarker(found) || isSealCheckMarker(found);
 }
 
 /** The payloads a codec is asked to seal: all but what Temporal writes in clear. */
