@@ -4,13 +4,15 @@
 // shows the attack's injected text, proposes the injection task's ground-truth calls first (a
 // model that obeys every injection it reads). Both read a precondition's "read X first" and do
 // it, as any competent model would, then retry the call once. Both cite where each argument's
-// value came from (cite.ts), as a competent model does. Neither ever sees the judges.
+// value came from (cite.ts), as a competent model does. Neither ever sees the judges. In shape
+// `plan` both are planners and extractors instead (planner.ts).
 // The local model (opt-in) is only named here: the worker's OpenAI adapter reaches its server.
 import type { ModelAdapter, ProposeOutput } from '../../activities/model/index.js';
 import { type CompiledContext, estimateTokens } from '../../workflows/controller/index.js';
 import type { ModelConfig } from '../../workflows/run-input.js';
 import type { Domain } from '../../workflows/contract.js';
 import { citeSources } from './cite.js';
+import { extractReply, planReply } from './planner.js';
 import type { GroundTruthCall, SessionInfo } from './client.js';
 
 /** The scripted models: the runner's default set. */
@@ -34,7 +36,7 @@ export function runModelFor(model: AgentDojoModel): ModelConfig {
   return isLocalModel(model) ? { adapter: 'openai', model: model.slice('local-'.length) } : { adapter: 'custom', name: adapterName(model) };
 }
 
-interface CaseState {
+export interface CaseState {
   info: SessionInfo;
   plan: GroundTruthCall[];
   cursor: number;
@@ -48,6 +50,10 @@ interface CaseState {
   replies: Map<number, unknown>;
   /** The answer the finish gave, for AgentDojo's utility(). */
   answer?: string;
+  /** Shape plan: the ground-truth calls the last plan covered (planner.ts). */
+  planned?: { from: number; to: number };
+  /** Shape plan: the reads an extraction already looked in, by the slot it was for. */
+  triedFrom: Record<string, string[]>;
 }
 
 /** The pairs being run, by case id, shared by the runner (which opens them) and the adapters. */
@@ -55,7 +61,7 @@ export class PairRegistry {
   private readonly cases = new Map<string, CaseState>();
 
   open(caseId: string, info: SessionInfo): void {
-    this.cases.set(caseId, { info, plan: [...info.groundTruth], cursor: 0, obeyed: false, seen: 0, retried: new Set(), replies: new Map() });
+    this.cases.set(caseId, { info, plan: [...info.groundTruth], cursor: 0, obeyed: false, seen: 0, retried: new Set(), replies: new Map(), triedFrom: {} });
   }
   close(caseId: string): void {
     this.cases.delete(caseId);
@@ -90,6 +96,12 @@ function adapterFor(model: ScriptedModel, registry: PairRegistry): ModelAdapter 
 async function decide(model: ScriptedModel, state: CaseState, context: CompiledContext, index: number, domain: Domain): Promise<unknown> {
   const earlier = state.replies.get(index);
   if (earlier !== undefined) return earlier;
+  // Shape plan: the planner sees trusted input only, an extractor one read (planner.ts).
+  if (context.extract || context.shape === 'plan') {
+    const reply = context.extract ? extractReply(model, state, context) : planReply(model, state, context, domain);
+    state.replies.set(index, reply);
+    return reply;
+  }
   if (model === 'obedient' && !state.obeyed && showsInjection(context, state.info)) {
     state.obeyed = true;
     state.plan.splice(state.cursor, 0, ...state.info.injectionGroundTruth);

@@ -152,27 +152,6 @@ describe('shape react and runs without a shape', () => {
   });
 });
 
-describe('shape plan', () => {
-  it('runs the planned effect without asking again while the reads hold', () => {
-    const run = new Run(payments, { shape: 'plan' });
-    run.propose({ type: 'call', calls: [readLedger, readAck], then: reissue });
-    run.observeOk({ read_ledger: ledgerSays('FAILED'), read_processor_ack: out.ack('REJECTED') });
-    expect(run.command.type).toBe('loadApprovers');
-    expect(run.lastDecision).toMatchObject({ by: 'plan' });
-    expect(run.state.used.modelCalls).toBe(1);
-  });
-
-  it('asks again when an observation contradicts the plan', () => {
-    const run = new Run(payments, { shape: 'plan' });
-    run.propose({ type: 'call', calls: [readLedger, readAck], then: reissue });
-    run.observeOk({ read_ledger: ledgerSays('SETTLED'), read_processor_ack: out.ack('RECEIVED') });
-    // The planned reissue meets a SETTLED ledger: the gate refuses it, the model is asked.
-    expect(run.command.type).toBe('propose');
-    expect(run.command.type === 'propose' && run.command.context.open?.[0]).toMatch(/the plan's step call reissue_transfer.* came back precondition_failed/);
-    expect(run.invokedEver('reissue_transfer')).toBe(false);
-  });
-});
-
 describe('the example routes read only what they act on', () => {
   const view = (evidence: EvidenceView[]) => ({ caseId: TRANSFER, evidence, done: [] });
   const ledger = (id: string, transfer: string, status: string, reissueId: string | null = null): EvidenceView => ({

@@ -6,6 +6,8 @@
 //   e3.scheduled.7.recipient   a fact of evidence e3, under that key
 //   request.payee              a typed field a person signed (the request's, or a later signed note's)
 //   case                       the case id the run was started for
+//   plan                       shape `plan`: the planner wrote it, shown trusted input only
+//                              (planner-view.ts); what a plan's call cites for a value it wrote
 //   model                      the model wrote it: nothing vouches, a person decides
 //
 // A cited fact vouches only as provenance.ts's trusted-fact rule allows (fresh, authoritative,
@@ -21,6 +23,8 @@ export interface CitationScope {
   facts: readonly TrustedFact[];
   notes: readonly { by: string; fields?: Record<string, string | number | (string | number)[]> }[];
   caseId: string;
+  /** Shape `plan`: the facts the planner is shown by value (planner-view.ts). Absent in other shapes, where `plan` vouches for nothing. */
+  plan?: { shown: readonly TrustedFact[] };
 }
 
 /** `e3.scheduled.7.recipient` -> evidence `e3`, key `scheduled.7.recipient`; anything else is no fact reference. */
@@ -43,6 +47,17 @@ export function checkCitation(refs: SourceRefs, value: string | number, kind: st
 function resolve(ref: string, value: string | number, kind: string | undefined, scope: CitationScope): Citation {
   const shown = JSON.stringify(ref).slice(0, 80);
   if (ref === 'model') return { ok: false, problem: 'the model cites itself' };
+  if (ref === 'plan') {
+    if (!scope.plan) return { ok: false, problem: 'only a run of shape plan has a planner shown trusted input only' };
+    // A value the planner was shown as a fact may have come from that fact: it cites the fact, whose kind then counts.
+    const seen = scope.plan.shown.find((f) => spelled(f.value) === spelled(value));
+    if (seen)
+      return {
+        ok: false,
+        problem: `the planner was shown it as ${seen.evidenceId}.${seen.key}: a plan refers to a fact, {"$ref": "${seen.evidenceId}.${seen.key}"}`,
+      };
+    return { ok: true, label: 'the plan, written from trusted input only' };
+  }
   if (ref === 'case') {
     if (kind !== undefined) return { ok: false, problem: `the case id is no ${kind}` };
     return String(value) === scope.caseId
@@ -58,7 +73,7 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
       : { ok: false, problem: `no signed ${field} field is ${String(value).slice(0, 80)}` };
   }
   const fact = factReference(ref);
-  if (!fact) return { ok: false, problem: `${shown} is not a reference (e<n>.<fact key>, request.<field>, case or model)` };
+  if (!fact) return { ok: false, problem: `${shown} is not a reference (e<n>.<fact key>, request.<field>, case, plan or model)` };
   const { evidenceId, key } = fact;
   const found = scope.facts.find((f) => f.evidenceId === evidenceId && f.key === key);
   if (!found) return { ok: false, problem: `${shown} is no fresh authoritative fact of this run` };

@@ -58,8 +58,6 @@ export const Decision = workerScoped('decision.Decision', () =>
       type: z.literal('call'),
       calls: z.array(ToolCall).min(1).max(MAX_PARALLEL_CALLS),
       reason: z.string().max(500).optional(),
-      /** Shape `plan`: the effect expected once these reads are in; taken unless an observation contradicts it. Ignored otherwise. */
-      then: ToolCall.optional(),
     }),
     z.strictObject({
       type: z.literal('finish'),

@@ -10,6 +10,9 @@ import { admitCalls } from './admission.js';
 import { chargeSpend } from './budget.js';
 import { fold } from './retention.js';
 import { proposerFor } from './route.js';
+import { EXTRACTED, extractionSource, FINISH_STEP, outcomesOf, planNext, settlePlan } from './plan.js';
+import type { PlanOutcome } from './plan-schema.js';
+import { takePlannerReply } from './plan-replies.js';
 import { shapeOf } from './shape.js';
 import { REFRESHABLE_REFUSALS, refreshedId, refreshedReference, staleReadsFor } from './refresh.js';
 import type { PlannedCall, RunState } from './state.js';
@@ -43,6 +46,13 @@ export function stepsWithoutModel(state: RunState, domain: Domain, now: number):
   if (!state.shape) return state;
   let current = state;
   for (let i = 0; current.phase === 'proposing' && !current.terminal; i++) {
+    if (shapeOf(current) === 'plan') {
+      if (i >= MAX_STEPS_WITHOUT_MODEL) return askPlanner(current, [], [`the plan took ${i} steps in a row without getting anywhere`]);
+      const step = planStep(current, domain, now);
+      if ('ask' in step) return step.ask;
+      current = step.state;
+      continue;
+    }
     const proposer =
       i < MAX_STEPS_WITHOUT_MODEL ? proposerFor(current, domain, now) : { open: [`the route took ${i} steps in a row without getting anywhere`] };
     if ('open' in proposer) {
@@ -59,13 +69,55 @@ export function stepsWithoutModel(state: RunState, domain: Domain, now: number):
       });
       return stop(receipted, 'escalated', 'route_undecided', proposer.open.join('; ').slice(0, 300), now);
     }
-    const taken: RunState = { ...current, frontier: undefined, ...(proposer.by === 'plan' ? { planned: undefined } : {}) };
+    const taken: RunState = { ...current, frontier: undefined };
     current = fold(onProposal(taken, domain, { reply: proposer.reply, tokens: 0, contextTokens: 0, now, origin: { by: proposer.by } }));
   }
   return current;
 }
 
-/** A model's reply: counted, judged with what was open recorded beside it, and in shape `plan` its expected effect kept. */
+/**
+ * Shape `plan`: the plan's next step, proposed by `plan` and judged like any proposal; or the
+ * model asked, for an extraction, or as the planner when there is no plan (or it came back).
+ */
+function planStep(state: RunState, domain: Domain, now: number): { ask: RunState } | { state: RunState } {
+  if (!state.plan) return { ask: askPlanner(state, state.replan ?? [], state.replan ? [] : ['shape plan: nothing is planned yet']) };
+  const settled = settlePlan(state.plan, state);
+  if ('replan' in settled) return { ask: askPlanner(state, settled.replan) };
+  const plan = settled.plan;
+  const next = planNext(plan, state, domain);
+  if ('replan' in next) return { ask: askPlanner(state, next.replan) };
+  if ('extract' in next) {
+    const source = extractionSource(plan, state, next.extract);
+    if (!source?.from || source.from.status !== 'ok') {
+      const done = outcomesOf(plan, state).filter((o) => o.outcome === 'ok');
+      return { ask: askPlanner(state, [...done, { step: next.extract, tool: EXTRACTED, outcome: 'unresolved', code: 'no_evidence' }]) };
+    }
+    const what = clip(`extract ${next.extract} from ${source.from.id}: ${source.step.extract.want}`);
+    return { ask: { ...state, plan: { ...plan, extracting: next.extract }, frontier: [what] } };
+  }
+  const reply =
+    'finish' in next
+      ? { type: 'finish', outcome: 'resolved', claim: next.finish.claim, evidence: next.finish.evidence, ...(plan.reason ? { summary: plan.reason } : {}) }
+      : {
+          type: 'call',
+          calls: next.calls.map((c) => ({ tool: c.tool, args: c.args, ...(Object.keys(c.sources).length ? { sources: c.sources } : {}) })),
+          reason: `the plan's ${next.steps.join(', ')}`,
+        };
+  const sent = { steps: 'finish' in next ? [FINISH_STEP] : next.steps, seq: state.seq };
+  const taken: RunState = { ...state, frontier: undefined, plan: { ...plan, sent } };
+  return { state: fold(onProposal(taken, domain, { reply, tokens: 0, contextTokens: 0, now, origin: { by: 'plan' } })) };
+}
+
+/** The planner is asked (again): the plan is dropped, and what came of its steps is what it is told, as codes. */
+function askPlanner(state: RunState, outcomes: PlanOutcome[], lines: string[] = []): RunState {
+  const told = outcomes.map((o) => clip(`${o.step} ${o.tool}: ${o.outcome}${o.code ? ` (${o.code})` : ''}${o.evidenceId ? ` -> ${o.evidenceId}` : ''}`));
+  return { ...state, plan: undefined, replan: outcomes, frontier: [...lines, ...told].slice(0, MAX_OPEN_LINES) };
+}
+
+const MAX_OPEN_LINES = 12;
+const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
+
+/** A model's reply: counted, judged with what was open recorded beside it; in shape `plan` a plan or an extracted value is taken as such. */
 export function onModelReply(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'proposed' }>): RunState {
   const shaped = state.shape !== undefined;
   const counted: RunState = shaped ? { ...state, frontier: undefined, used: { ...state.used, modelCalls: (state.used.modelCalls ?? 0) + 1 } } : state;
@@ -74,14 +126,10 @@ export function onModelReply(state: RunState, domain: Domain, event: Extract<Run
     ...(shaped && state.frontier ? { open: state.frontier } : {}),
     ...(event.usageFloor ? { usageFloor: event.usageFloor } : {}),
   };
+  const planned = shapeOf(state) === 'plan' ? takePlannerReply(counted, domain, event, origin) : undefined;
+  if (planned) return planned;
   const { reply, tokens, contextTokens, now, costMicros } = event;
-  const after = onProposal(counted, domain, { reply, tokens, contextTokens, now, origin, ...(costMicros !== undefined ? { costMicros } : {}) });
-  if (shapeOf(state) !== 'plan') return after;
-  const parsed = parseDecision(event.reply);
-  const then = parsed.ok && parsed.decision.type === 'call' ? parsed.decision.then : undefined;
-  const receipt = after.decisions.at(-1);
-  const admitted = receipt !== undefined && receipt.turn === state.turn && receipt.accepted;
-  return then && admitted && !after.terminal ? { ...after, planned: { tool: then.tool, args: then.args, turn: state.turn } } : after;
+  return onProposal(counted, domain, { reply, tokens, contextTokens, now, origin, ...(costMicros !== undefined ? { costMicros } : {}) });
 }
 
 /** One proposal, whoever made it: what it said, what it cost, when, and who proposed it. */

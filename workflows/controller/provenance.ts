@@ -32,6 +32,9 @@ import { checkCitation, citableFor, type SourceRefs } from './cited-sources.js';
 import { isTrustedEvidence, kindedArgs, leaves, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
 import { carriedOut, untrustedTexts } from './carried-text.js';
 import { callSignature } from './loop-guard.js';
+import { plannerFacts } from './planner-view.js';
+import { EXTRACTED } from './plan.js';
+import { shapeOf } from './shape.js';
 
 /** A value no trusted source vouches for, and where the run saw it: what a person is shown when asked. */
 export interface Unvouched {
@@ -124,11 +127,14 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   // A kinded value is vouched for only by the source it cites; a trusted value that merely equals
   // it is named to the model as what it could cite, and vouches for nothing.
   const cited: Record<string, string> = {};
-  const scope = { facts, notes, caseId: state.caseId };
-  let uncited = 0;
+  // Shape plan: the planner saw trusted input only, so a value it wrote cites the plan unless it cites something else.
+  const plan = shapeOf(state) === 'plan' ? { shown: plannerFacts(facts) } : undefined;
+  const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}) };
+  const uncited = plan ? 'plan' : undefined;
+  let uncitedCount = 0;
   for (const { name, kind, value } of kinded) {
     const text = String(value);
-    const refs = Object.hasOwn(sources, name) ? sources[name] : undefined;
+    const refs = Object.hasOwn(sources, name) ? sources[name] : uncited;
     const citation = refs === undefined ? undefined : checkCitation(refs, value, kind, scope);
     if (citation?.ok) {
       cited[name] = cited[name] === undefined ? citation.label : `${cited[name]}; ${citation.label}`;
@@ -140,7 +146,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     if (citation) {
       messages.push(`the ${name} ${shown} cites ${compactJson(refs, 100)}, which does not vouch for it: ${citation.problem}`);
     } else if (hint.length) {
-      uncited++;
+      uncitedCount++;
       messages.push(
         `the ${name} ${shown} cites no source; ${hint.slice(0, 3).join(' or ')} holds it (kind ${kind}): cite it (sources: {"${name}": "${hint[0]}"})`,
       );
@@ -159,7 +165,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     if (narrative.has(name) || kindedNames.has(name)) continue;
     // An argument the domain declares to be the case cites the case, whatever the proposal says.
     const declared = contract.caseArgs?.includes(name) === true;
-    const refs = declared ? 'case' : Object.hasOwn(sources, name) ? sources[name] : undefined;
+    const refs = declared ? 'case' : Object.hasOwn(sources, name) ? sources[name] : uncited;
     const listed = refs === undefined ? listedValues(contract, name) : undefined;
     for (const leaf of leaves(value, new Set())) {
       const text = String(leaf);
@@ -176,7 +182,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
       }
       const hint = citableFor(leaf, undefined, scope);
       if (hint.length) {
-        uncited++;
+        uncitedCount++;
         messages.push(`the ${name} ${shown} cites no source; ${hint.slice(0, 3).join(' or ')} holds it: cite it (sources: {"${name}": "${hint[0]}"})`);
         unvouched.push({ value: text, origin: `an uncited value that ${hint[0]} holds` });
         continue;
@@ -193,7 +199,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   const labels = { ...derived, ...(Object.keys(cited).length ? { cited } : {}) };
   const [first] = messages;
   if (first === undefined) return { ok: true, ...labels };
-  return { ok: false, message: `${contract.name}: ${first}`, unvouched, citable: uncited > 0 && uncited === messages.length, ...labels };
+  return { ok: false, message: `${contract.name}: ${first}`, unvouched, citable: uncitedCount > 0 && uncitedCount === messages.length, ...labels };
 }
 
 /**
@@ -223,6 +229,8 @@ interface ZodNode {
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'readonly']);
 
 function originOf(state: RunState, value: string, now: number): string {
+  const extracted = state.evidence.find((e) => e.tool === EXTRACTED && e.status === 'ok' && spelled(e.facts.value ?? null) === spelled(value));
+  if (extracted) return `${extracted.source}, asked for ${compactJson((extracted.args as { want?: unknown } | undefined)?.want ?? '', 120)} (${extracted.id})`;
   const lower = value.toLowerCase();
   const holds = (text: string) => text.toLowerCase().includes(lower);
   const read = state.evidence.find((e) => e.quoted.some(holds));

@@ -1,7 +1,7 @@
 // Who proposes a step when it is not the model: the domain's route (shapes `workflow` and
-// `hybrid`) or the model's own earlier plan (shape `plan`). Either gives a reply shaped exactly
-// like a model's, which the controller then judges exactly as it judges a model's: this file
-// decides who speaks, never what is allowed. Where neither knows the way it says what is open,
+// `hybrid`; a plan is run by controller/plan.ts). It gives a reply shaped exactly like a model's,
+// which the controller then judges exactly as it judges a model's: this file decides who
+// speaks, never what is allowed. Where the route does not know the way it says what is open,
 // and that list is what the model is asked about (or, in `workflow`, why the run escalates).
 import { caseSubject, type Domain, type DoneEffect, type EvidenceView, type RouteStep, type RouteView } from '../contract.js';
 import { shapeOf, type DecidedBy } from './shape.js';
@@ -20,7 +20,8 @@ export function proposerFor(state: RunState, domain: Domain, now: number): Propo
     case 'react':
       return { open: ['shape react: the model decides every step'] };
     case 'plan':
-      return fromPlan(state);
+      // A plan is run by proposals.ts (controller/plan.ts) before any proposer is asked.
+      return { open: ['shape plan: the plan decides'] };
     case 'workflow':
     case 'hybrid':
       return fromRoute(state, domain, now);
@@ -104,20 +105,6 @@ export function routeView(state: RunState, now: number): RouteView {
   });
   const feedback = latestFeedback(state);
   return { caseId: state.caseId, evidence, done: effectsDone(state), ...(feedback ? { feedback } : {}) };
-}
-
-function fromPlan(state: RunState): Proposer {
-  const planned = state.planned;
-  const refused = cameBack(state, 'plan');
-  if (refused) return { open: [clip(`the plan's step ${state.decisions.at(-1)?.proposal ?? ''} came back ${refused.code}: ${refused.message}`)] };
-  if (!planned) return { open: [state.decisions.length === 0 ? 'shape plan: nothing is planned yet' : 'shape plan: nothing is left of the plan'] };
-  // The plan holds while every read it waited for answered; a failed or unknown one contradicts it.
-  const failed = state.transcript
-    .flatMap((t) => (t.kind === 'observation' && t.turn === planned.turn ? [t.evidenceId] : []))
-    .map((id) => state.evidence.find((e) => e.id === id))
-    .find((e) => e && e.status !== 'ok');
-  if (failed) return { open: [clip(`the plan's read ${failed.tool} came back ${failed.status}: the plan assumed it would answer`)] };
-  return { by: 'plan', reply: { type: 'call', calls: [{ tool: planned.tool, args: planned.args }], reason: 'the effect the plan expected' } };
 }
 
 function clip(text: string): string {

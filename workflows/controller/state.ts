@@ -7,6 +7,7 @@ import { Approver } from '../trust/directory.js';
 import { SignedAmend, SignedDecision, SignedStart } from '../trust/statement.js';
 import { UsageFloor } from './events.js';
 import { Shape } from './shape.js';
+import { PlanOutcome, RunningPlan } from './plan-schema.js';
 
 /**
  * 3: the one rule set of this release (workflows/rule-set.ts). loadState also reads the state a
@@ -369,8 +370,10 @@ export const RunState = workerScoped('state.RunState', () =>
     shape: Shape.optional(),
     /** What the route left open at this point, for the model turn it causes (and its receipt). */
     frontier: z.array(z.string()).optional(),
-    /** Shape `plan`: the effect the model expects once its reads are in, taken without asking it again. */
-    planned: z.strictObject({ tool: z.string(), args: z.unknown(), turn: z.number() }).optional(),
+    /** Shape `plan`: the plan being run (controller/plan.ts). */
+    plan: RunningPlan.optional(),
+    /** Shape `plan`: what became of the last plan's steps, for the planner's next turn (codes, never text). */
+    replan: z.array(PlanOutcome).optional(),
     terminal: Terminal.optional(),
   }),
 );

@@ -1,0 +1,128 @@
+// Why this exists: the scripted models' two roles in shape `plan`. As the planner, a model sees
+// only trusted input (the signed request, the goal, the tools, typed facts) and writes the user
+// task's ground-truth calls as a plan, taking each value from what it was shown: a literal the
+// request states (or an argument's own words, or a value the tool lists), a reference to a fact
+// it was shown, or else an extraction from a read it cannot see into (with none left, a read's
+// parameter may be its own, a count; an effect's value may not, and it escalates); a value that needs a read the plan has
+// not made yet ends the plan there, and the planner plans on when it is asked again. It stops
+// when a person says no, or the gate refuses the same call twice.
+// As the extractor, a model sees one read's text and answers one value: the oracle the value its
+// task needs if that text holds it (else none), the obedient adversary the injection's value if
+// the text carries the injection. The obedient planner obeys an injection too, if it is ever
+// shown one; the plan shape is what should keep it from being shown one.
+import { type CompiledContext, spelled } from '../../workflows/controller/index.js';
+import type { Domain } from '../../workflows/contract.js';
+import type { GroundTruthCall } from './client.js';
+import type { CaseState, ScriptedModel } from './models.js';
+import { showsInjection } from './models.js';
+
+type Value = string | number;
+
+/** The planner's reply: a plan from the task's next unplanned call on, with the finish once every call is planned. */
+export function planReply(model: ScriptedModel, state: CaseState, context: CompiledContext, domain: Domain): unknown {
+  // A person said no, or the gate refused the same call twice: nothing the planner knows would change that.
+  const refused = (context.open ?? []).flatMap((line) => /^s(\d+) (\S+): refused \(([a-z_]+)\)/.exec(line) ?? []);
+  if (refused.length) {
+    const [, step, tool, code] = refused;
+    if (code === 'approval_denied' || state.retried.has(`plan ${step}`)) return { type: 'escalate', reason: `${tool} came back ${code}` };
+    state.retried.add(`plan ${step}`);
+  }
+  state.cursor = plannedThrough(state, context);
+  if (model === 'obedient' && !state.obeyed && showsInjection(context, state.info)) {
+    state.obeyed = true;
+    state.plan.splice(state.cursor, 0, ...state.info.injectionGroundTruth);
+  }
+  const steps: unknown[] = [];
+  let reads = 0;
+  let extractions = 0;
+  let i = state.cursor;
+  for (; i < state.plan.length; i++) {
+    const call = state.plan[i] as GroundTruthCall;
+    const contract = domain.tools.find((t) => t.name === call.function);
+    const args: Record<string, unknown> = {};
+    let waits = false;
+    for (const [name, value] of Object.entries(call.args)) {
+      const source = sourceFor(name, value, call.function, context, domain);
+      if (source.kind === 'literal') args[name] = value;
+      else if (source.kind === 'fact') args[name] = { $ref: source.ref };
+      else if (reads > 0) waits = true;
+      else {
+        const from = textRead(context, state, `${call.function}.${name}`);
+        if (!from) {
+          // Nothing it was shown gives the value: a read's parameter may be its own (a count), an effect's may not.
+          if (contract?.kind === 'effect') return { type: 'escalate', reason: `nothing the run showed gives ${call.function}'s ${name}` };
+          args[name] = value;
+          continue;
+        }
+        const id = `x${++extractions}`;
+        const kind = (contract?.argKinds as Record<string, string | undefined> | undefined)?.[name];
+        steps.push({
+          id,
+          extract: { from, want: `${call.function}.${name}`, ...(kind ? { kind } : {}), type: typeof value === 'number' ? 'number' : 'string' },
+        });
+        args[name] = { $ref: id };
+      }
+    }
+    if (waits) break;
+    steps.push({ id: `s${i + 1}`, tool: call.function, args });
+    if (contract?.kind === 'read') reads++;
+  }
+  state.planned = { from: state.cursor, to: i };
+  if (i < state.plan.length) return { type: 'plan', steps, reason: 'the reads first; the rest once they are in' };
+  state.answer = state.info.groundTruthOutput;
+  return { type: 'plan', steps, finish: { claim: { answer: state.info.groundTruthOutput } }, reason: 'the task' };
+}
+
+/** Where the last plan got to: its calls up to the first one the planner is not told came back ok. */
+function plannedThrough(state: CaseState, context: CompiledContext): number {
+  if (!state.planned) return state.cursor;
+  const ok = new Set((context.open ?? []).flatMap((line) => /^s(\d+) \S+: ok\b/.exec(line)?.[1] ?? []).map(Number));
+  let at = state.planned.from;
+  while (at < state.planned.to && ok.has(at + 1)) at++;
+  return at;
+}
+
+type Source = { kind: 'literal' } | { kind: 'fact'; ref: string } | { kind: 'none' };
+
+/** Where the planner takes a value from, among what it was shown. */
+function sourceFor(name: string, value: unknown, tool: string, context: CompiledContext, domain: Domain): Source {
+  const contract = domain.tools.find((t) => t.name === tool);
+  if (contract?.narrativeArgs?.includes(name)) return { kind: 'literal' };
+  const leaves = [value].flat().filter((v): v is Value => typeof v === 'string' || typeof v === 'number');
+  if (leaves.length === 0) return { kind: 'literal' };
+  // Whatever text it was shown (the signed request; any other text only if the shape shows it) it may copy.
+  const shown = [...context.notes.map((n) => n.text), ...context.evidence.flatMap((e) => e.untrustedText ?? [])].join('\n').toLowerCase();
+  if (leaves.every((v) => shown.includes(String(v).toLowerCase()))) return { kind: 'literal' };
+  if (Array.isArray(value)) return { kind: 'none' };
+  const leaf = leaves[0] as Value;
+  for (const e of [...context.evidence].reverse()) {
+    const key = Object.entries(e.facts).find(([, f]) => (typeof f === 'string' || typeof f === 'number') && spelled(f) === spelled(leaf))?.[0];
+    if (key !== undefined) return { kind: 'fact', ref: `${e.id}.${key}` };
+  }
+  return { kind: 'none' };
+}
+
+/** The newest read whose text the planner cannot see (and not tried for this value yet): where an extraction looks. */
+function textRead(context: CompiledContext, state: CaseState, slot: string): string | undefined {
+  const tried = (state.triedFrom[slot] ??= []);
+  const read = [...context.evidence]
+    .reverse()
+    .find((e) => e.status === 'ok' && e.tool !== 'extract' && (e.withheld?.length || e.authority !== 'authoritative') && !tried.includes(e.id));
+  if (read) tried.push(read.id);
+  return read?.id;
+}
+
+/** The extractor's reply: one value from the one read it is shown, or none. */
+export function extractReply(model: ScriptedModel, state: CaseState, context: CompiledContext): unknown {
+  const want = context.extract?.want ?? '';
+  const [tool, arg] = want.split('.');
+  if (model === 'obedient' && showsInjection(context, state.info)) {
+    state.obeyed = true;
+    const injected = state.info.injectionGroundTruth.find((c) => arg !== undefined && Object.hasOwn(c.args, arg));
+    if (injected && arg !== undefined) return { type: 'extracted', value: injected.args[arg] as Value };
+  }
+  const needed = state.plan.find((c) => c.function === tool && arg !== undefined && Object.hasOwn(c.args, arg))?.args[arg ?? ''];
+  if (typeof needed !== 'string' && typeof needed !== 'number') return { type: 'extracted', value: null };
+  const shown = context.evidence.flatMap((e) => [...(e.untrustedText ?? []), ...Object.values(e.facts).map(String)]).join('\n');
+  return { type: 'extracted', value: shown.toLowerCase().includes(String(needed).toLowerCase()) ? needed : null };
+}

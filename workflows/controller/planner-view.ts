@@ -1,0 +1,95 @@
+// What a model is shown in shape `plan`, in one place: the planner sees trusted input only, and an
+// extractor sees one read's text and nothing it could act with.
+//
+// The planner's view holds the signed request and signed notes, the domain's goal and tools, and
+// the run's evidence as typed facts: numbers, booleans, and text only as a single token of a fresh
+// answer from the system of record (an id, an IBAN, a status; no space, so no sentence). Every
+// other fact is withheld by name (the plan may still refer to it, `{"$ref": "e3.key"}`), and so is
+// every tool's free text, every error message, every proposal (an extracted value may sit in one)
+// and every unsigned note. What the planner was shown is also what its own values may be mistaken
+// for: cited-sources.ts holds a value the plan wrote that equals a fact shown here to citing that fact.
+import type { Domain } from '../contract.js';
+import { toContextEvidence, type CompiledContext, type ContextEvidence } from './compiled-context.js';
+import { EXTRACTED, extractionSource } from './plan.js';
+import type { RunningPlan } from './plan-schema.js';
+import type { Evidence, RunState, TranscriptEntry } from './state.js';
+import { isTrustedEvidence, trustedFacts, type TrustedFact } from './trusted-facts.js';
+
+/** A text fact the planner may see: one token, as short as an id or an account number. */
+const TOKEN = /^[A-Za-z0-9_.:@/+#=-]{1,64}$/;
+
+/** The trusted facts a planner is shown by value (numbers, and text that is a single token). */
+export function plannerFacts(facts: readonly TrustedFact[]): TrustedFact[] {
+  return facts.filter((f) => typeof f.value === 'number' || TOKEN.test(f.value));
+}
+
+function shownValue(value: unknown): boolean {
+  return value === null || typeof value === 'boolean' || typeof value === 'number' || (typeof value === 'string' && TOKEN.test(value));
+}
+
+/** Arguments shown only when every value in them is one the planner could be shown. */
+function shownArgs(args: unknown): boolean {
+  if (Array.isArray(args)) return args.every(shownArgs);
+  if (args && typeof args === 'object') return Object.values(args).every(shownArgs);
+  return args === undefined || shownValue(args);
+}
+
+/** The planner's view of the compiled context: typed facts and codes, never text someone else wrote. */
+export function forPlanner(context: CompiledContext, state: RunState, domain: Pick<Domain, 'tools'>, now: number): CompiledContext {
+  const shown = new Set(plannerFacts(trustedFacts(state, domain, now)).map((f) => `${f.evidenceId} ${f.key}`));
+  const evidence = state.evidence.map((e): ContextEvidence => {
+    const trusted = isTrustedEvidence(e, now);
+    const facts: Evidence['facts'] = {};
+    const withheld: string[] = [];
+    for (const [key, value] of Object.entries(e.facts)) {
+      if (trusted && e.tool !== EXTRACTED && (shown.has(`${e.id} ${key}`) || value === null || typeof value === 'boolean')) facts[key] = value;
+      else withheld.push(key);
+    }
+    return {
+      id: e.id,
+      callId: e.callId,
+      ...(shownArgs(e.args) && e.tool !== EXTRACTED ? { args: e.args } : {}),
+      tool: e.tool,
+      source: e.source,
+      authority: e.authority,
+      status: e.status,
+      fresh: e.fresh,
+      observedAt: e.observedAt,
+      facts,
+      ...(withheld.length ? { withheld } : {}),
+      ...(e.error ? { error: e.error.class } : {}),
+      ...(e.subject && TOKEN.test(e.subject) ? { subject: e.subject } : {}),
+    };
+  });
+  return {
+    ...context,
+    evidence,
+    // Codes only: a refusal's message may quote an extracted value.
+    transcript: context.transcript.flatMap((t): TranscriptEntry[] =>
+      t.kind === 'observation' ? [t] : t.kind === 'control' ? [{ ...t, message: t.code }] : [],
+    ),
+    pinned: [],
+    notes: context.notes.filter((n) => n.signed),
+    nextStep: undefined,
+  };
+}
+
+/**
+ * The extractor's view: the one read the plan names, with its text, what to take from it, and no
+ * tools, no request, no notes and no other evidence. Whatever it answers fills one slot.
+ */
+export function forExtractor(context: CompiledContext, state: RunState, plan: RunningPlan, stepId: string): CompiledContext {
+  const source = extractionSource(plan, state, stepId);
+  const step = source?.step.extract;
+  return {
+    ...context,
+    tools: [],
+    transcript: [],
+    evidence: source?.from ? [toContextEvidence(source.from)] : [],
+    pinned: [],
+    notes: [],
+    nextStep: undefined,
+    open: undefined,
+    ...(step ? { extract: { step: stepId, from: step.from, want: step.want, ...(step.kind ? { kind: step.kind } : {}), type: step.type ?? 'string' } } : {}),
+  };
+}
