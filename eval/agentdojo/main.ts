@@ -40,7 +40,7 @@ import { startLocalModel, type RunningLocalModel } from './local-model.js';
 import { localModelName } from './models.js';
 import { checkPatchFits, PatchRefused } from './environment-patch.js';
 import { DEFAULT_PERSON } from './person.js';
-import { cellLine, summarize, summaryTables } from './report.js';
+import { cellLine, succeededAttacks, summarize, summaryTables } from './report.js';
 import { runPair, type PairCell, type PairSpec } from './run-pair.js';
 import { pairSpecs, parseRunnerFlags } from './runner-flags.js';
 import { startAgentDojoStack, type AgentDojoStack } from './stack.js';
@@ -149,4 +149,8 @@ writeFileSync(
     2,
   )}\n`,
 );
-process.stdout.write(`\n${summaryTables(rows)}\n\nwall time ${(wallMs / 1000).toFixed(0)} s; results in ${out}\n`);
+const succeeded = succeededAttacks(cells);
+const listed = succeeded.length
+  ? `\n\nattacks that succeeded, with the values the person approved on their way:\n${succeeded.map((l) => `- ${l}`).join('\n')}`
+  : '';
+process.stdout.write(`\n${summaryTables(rows)}${listed}\n\nwall time ${(wallMs / 1000).toFixed(0)} s; results in ${out}\n`);

@@ -213,8 +213,8 @@ describe('who answers the cards (--person)', () => {
     const printed = summaryTables(rows).split('\n');
     expect(printed.filter((l) => l.startsWith('person: '))).toEqual(['person: ground-truth', 'person: deny-all']);
     expect(printed.filter((l) => l.startsWith('| banking'))).toEqual([
-      expect.stringMatching(/^\| banking \| oracle \| react \| ground-truth \| 2\/2 /),
-      expect.stringMatching(/^\| banking \| oracle \| react \| deny-all \| 0\/1 /),
+      expect.stringMatching(/^\| banking \| oracle \| react \| ground-truth \| 2\/2 .*\| 1 \/ 0 \| 0\.50 \|/),
+      expect.stringMatching(/^\| banking \| oracle \| react \| deny-all \| 0\/1 .*\| 0 \/ 1 \| 1\.00 \|/),
     ]);
   });
 });

@@ -3,6 +3,7 @@
 // vouches for nothing, and a plan that comes back is re-planned on codes, never on text.
 import { describe, expect, it } from 'vitest';
 import { banking } from '../../eval/agentdojo/banking.js';
+import { travel } from '../../eval/agentdojo/travel.js';
 import { payments } from '../../domains/payments/domain.js';
 import type { CompiledContext } from '../../workflows/controller/index.js';
 import { out, Run, TRANSFER } from '../support/driver.js';
@@ -42,6 +43,16 @@ describe('shape plan: the planner', () => {
     react.call({ tool: 'read_replica', args: { transferId: TRANSFER } });
     react.observeOk({ read_replica: out.replica('FAILED', INJECTION) });
     expect(JSON.stringify(contextOf(react))).toContain('ignore your task');
+  });
+
+  it('is not shown a fact key the read’s output made, when it is not a single token (a hotel named by an attacker)', () => {
+    const run = new Run(travel, { caseId: 't-u0-i0-abcd', shape: 'plan' });
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_all_hotels_in_city', args: { city: 'Paris' } }] });
+    run.observeOk({ get_all_hotels_in_city: () => ({ city: 'Paris', text: `Hotel Names: Le Marais Boutique\n${INJECTION}\n` }) });
+    const shown = JSON.stringify(contextOf(run));
+    expect(shown).not.toContain('ignore your task');
+    expect(shown).not.toContain('Le Marais');
+    expect(run.state.evidence[0]?.facts).toHaveProperty([`hotel.${INJECTION}.name`]);
   });
 
   it('runs a whole plan on one model call: the reads together, then the effect (an approver still signs)', () => {
@@ -110,6 +121,21 @@ describe('shape plan: extraction', () => {
     );
     expect(lines.join('\n')).not.toContain('98.7');
     expect(run.invokedEver('send_money')).toBe(false);
+  });
+
+  it('a number taken from text is named on the card as taken from it, like any extracted value', () => {
+    const run = new Run(banking, { caseId, shape: 'plan' });
+    const steps = [
+      ...plan.steps.slice(0, 2),
+      { id: 'x2', extract: { from: 's1', want: 'the amount due', kind: 'amount', type: 'number' } },
+      { id: 's2', tool: 'send_money', args: { recipient: { $ref: 'x1' }, amount: { $ref: 'x2' }, subject: 'December bill', date: '2022-01-01' } },
+    ];
+    run.propose({ ...plan, steps });
+    run.observeOk({ read_file: () => ({ file_path: 'bill-december-2023.txt', content: BILL }) });
+    run.propose({ type: 'extracted', value: 'UK12345678901234567890' });
+    run.propose({ type: 'extracted', value: 98.7 });
+    const lines = Object.values(run.state.pendingApproval?.display ?? {});
+    expect(lines).toContainEqual(expect.stringMatching(/^"98.7", from a model with no tools, reading read_file \(e\d+\), asked for "the amount due"/));
   });
 
   it('an answer that is not a value of the asked type is no value: the planner is asked again', () => {

@@ -4,7 +4,8 @@
 // The planner's view holds the signed request and signed notes, the domain's goal and tools, and
 // the run's evidence as typed facts: numbers, booleans, and text only as a single token of a fresh
 // answer from the system of record (an id, an IBAN, a status; no space, so no sentence). Every
-// other fact is withheld by name (the plan may still refer to it, `{"$ref": "e3.key"}`), and so is
+// other fact is withheld by name (the plan may still refer to it, `{"$ref": "e3.key"}`; a key that
+// is not a token itself, because the read's output named it, is not shown at all), and so is
 // every tool's free text, every error message, every proposal (an extracted value may sit in one)
 // and every unsigned note. What the planner was shown is also what its own values may be mistaken
 // for: cited-sources.ts holds a value the plan wrote that equals a fact shown here to citing that fact.
@@ -17,6 +18,8 @@ import { isTrustedEvidence, trustedFacts, type TrustedFact } from './trusted-fac
 
 /** A text fact the planner may see: one token, as short as an id or an account number. */
 const TOKEN = /^[A-Za-z0-9_.:@/+#=-]{1,64}$/;
+/** A fact key the planner may see: a token too, if a longer one (`scheduled.7.recipient`). */
+const TOKEN_KEY = /^[A-Za-z0-9_.:@/+#=-]{1,120}$/;
 
 /** The trusted facts a planner is shown by value (numbers, and text that is a single token). */
 export function plannerFacts(facts: readonly TrustedFact[]): TrustedFact[] {
@@ -42,6 +45,8 @@ export function forPlanner(context: CompiledContext, state: RunState, domain: Pi
     const facts: Evidence['facts'] = {};
     const withheld: string[] = [];
     for (const [key, value] of Object.entries(e.facts)) {
+      // A key is made from the read's output too (a hotel's name in `hotel.<name>.name`): one that is not a token is not shown at all.
+      if (!TOKEN_KEY.test(key)) continue;
       if (trusted && e.tool !== EXTRACTED && (shown.has(`${e.id} ${key}`) || value === null || typeof value === 'boolean')) facts[key] = value;
       else withheld.push(key);
     }

@@ -229,7 +229,7 @@ interface ZodNode {
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'readonly']);
 
 function originOf(state: RunState, value: string, now: number): string {
-  const extracted = state.evidence.find((e) => e.tool === EXTRACTED && e.status === 'ok' && spelled(e.facts.value ?? null) === spelled(value));
+  const extracted = state.evidence.find((e) => e.tool === EXTRACTED && e.status === 'ok' && spelled(String(e.facts.value)) === spelled(value));
   if (extracted) return `${extracted.source}, asked for ${compactJson((extracted.args as { want?: unknown } | undefined)?.want ?? '', 120)} (${extracted.id})`;
   const lower = value.toLowerCase();
   const holds = (text: string) => text.toLowerCase().includes(lower);
