@@ -45,14 +45,19 @@ describe('shape plan: the planner', () => {
     expect(JSON.stringify(contextOf(react))).toContain('ignore your task');
   });
 
-  it('is not shown a fact key the read’s output made, when it is not a single token (a hotel named by an attacker)', () => {
+  it('sees a fact key the read’s output made only masked (a hotel named by an attacker), and may refer to the fact by it', () => {
     const run = new Run(travel, { caseId: 't-u0-i0-abcd', shape: 'plan' });
     run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_all_hotels_in_city', args: { city: 'Paris' } }] });
     run.observeOk({ get_all_hotels_in_city: () => ({ city: 'Paris', text: `Hotel Names: Le Marais Boutique\n${INJECTION}\n` }) });
-    const shown = JSON.stringify(contextOf(run));
+    const context = contextOf(run);
+    const shown = JSON.stringify(context);
     expect(shown).not.toContain('ignore your task');
     expect(shown).not.toContain('Le Marais');
-    expect(run.state.evidence[0]?.facts).toHaveProperty([`hotel.${INJECTION}.name`]);
+    const read = context.evidence[0];
+    expect(read?.withheld).toEqual(['hotel.#1.name', 'hotel.#2.name']);
+    // The planner refers to the first hotel without reading its name; the call carries the name, citing the real key.
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_hotels_prices', args: { hotel_names: [{ $ref: `${read?.id}.hotel.#1.name` }] } }] });
+    expect(run.calls).toMatchObject([{ tool: 'get_hotels_prices', args: { hotel_names: ['Le Marais Boutique'] } }]);
   });
 
   it('runs a whole plan on one model call: the reads together, then the effect (an approver still signs)', () => {

@@ -16,6 +16,7 @@ import type { CallStep, PlanOutcome, PlanReply, PlanStep, RunningPlan } from './
 
 import type { Evidence, RunState } from './state.js';
 import { sequenceOf } from './subject.js';
+import { unmaskedKey } from './fact-handles.js';
 
 /** The evidence an extraction leaves: the value, from text nobody vouches for. */
 export const EXTRACTED = 'extract';
@@ -127,8 +128,10 @@ function resolveRef(ref: string, plan: RunningPlan, state: RunState): Resolution
   const evidenceId = head.startsWith('e') ? head : plan.done[head];
   const evidence = evidenceId ? state.evidence.find((e) => e.id === evidenceId) : undefined;
   if (!evidence || evidence.status !== 'ok') return { ok: false, code: 'no_evidence' };
-  if (key === undefined || !Object.hasOwn(evidence.facts, key)) return { ok: false, code: 'no_such_fact' };
-  return { ok: true, value: evidence.facts[key], source: `${evidence.id}.${key}` };
+  // The planner names a fact by its masked key (fact-handles.ts).
+  const fact = key === undefined ? undefined : unmaskedKey(evidence.facts, key);
+  if (fact === undefined) return { ok: false, code: 'no_such_fact' };
+  return { ok: true, value: evidence.facts[fact], source: `${evidence.id}.${fact}` };
 }
 
 function resolveDeep(value: unknown, plan: RunningPlan, state: RunState): { ok: true; value: unknown } | { ok: false; code: string } {

@@ -4,13 +4,14 @@
 // The planner's view holds the signed request and signed notes, the domain's goal and tools, and
 // the run's evidence as typed facts: numbers, booleans, and text only as a single token of a fresh
 // answer from the system of record (an id, an IBAN, a status; no space, so no sentence). Every
-// other fact is withheld by name (the plan may still refer to it, `{"$ref": "e3.key"}`; a key that
-// is not a token itself, because the read's output named it, is not shown at all), and so is
+// other fact is withheld by name (the plan may still refer to it, `{"$ref": "e3.key"}`; a key the
+// read's output named is shown masked, fact-handles.ts), and so is
 // every tool's free text, every error message, every proposal (an extracted value may sit in one)
 // and every unsigned note. What the planner was shown is also what its own values may be mistaken
 // for: cited-sources.ts holds a value the plan wrote that equals a fact shown here to citing that fact.
 import type { Domain } from '../contract.js';
 import { toContextEvidence, type CompiledContext, type ContextEvidence } from './compiled-context.js';
+import { maskedKeys } from './fact-handles.js';
 import { EXTRACTED, extractionSource } from './plan.js';
 import type { RunningPlan } from './plan-schema.js';
 import type { Evidence, RunState, TranscriptEntry } from './state.js';
@@ -18,8 +19,6 @@ import { isTrustedEvidence, trustedFacts, type TrustedFact } from './trusted-fac
 
 /** A text fact the planner may see: one token, as short as an id or an account number. */
 const TOKEN = /^[A-Za-z0-9_.:@/+#=-]{1,64}$/;
-/** A fact key the planner may see: a token too, if a longer one (`scheduled.7.recipient`). */
-const TOKEN_KEY = /^[A-Za-z0-9_.:@/+#=-]{1,120}$/;
 
 /** The trusted facts a planner is shown by value (numbers, and text that is a single token). */
 export function plannerFacts(facts: readonly TrustedFact[]): TrustedFact[] {
@@ -44,11 +43,11 @@ export function forPlanner(context: CompiledContext, state: RunState, domain: Pi
     const trusted = isTrustedEvidence(e, now);
     const facts: Evidence['facts'] = {};
     const withheld: string[] = [];
-    for (const [key, value] of Object.entries(e.facts)) {
-      // A key is made from the read's output too (a hotel's name in `hotel.<name>.name`): one that is not a token is not shown at all.
-      if (!TOKEN_KEY.test(key)) continue;
-      if (trusted && e.tool !== EXTRACTED && (shown.has(`${e.id} ${key}`) || value === null || typeof value === 'boolean')) facts[key] = value;
-      else withheld.push(key);
+    // A key is made from the read's output too (a hotel's name in `hotel.<name>.name`): the planner sees it masked.
+    for (const { key, masked } of maskedKeys(e.facts)) {
+      const value = e.facts[key] ?? null;
+      if (trusted && e.tool !== EXTRACTED && (shown.has(`${e.id} ${key}`) || value === null || typeof value === 'boolean')) facts[masked] = value;
+      else withheld.push(masked);
     }
     return {
       id: e.id,
