@@ -46,7 +46,7 @@ export default defineConfig({
           // every file), a worker passed its environment instead.
           isolate: false,
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, UNIT],
+          exclude: [...configDefaults.exclude, UNIT, 'test/kubernetes/**'],
           globalSetup: ['test/setup/global-setup.ts'],
           setupFiles: ['test/setup/per-file.ts'],
         },
