@@ -51,9 +51,11 @@ export interface CaseState {
   /** The answer the finish gave, for AgentDojo's utility(). */
   answer?: string;
   /** Shape plan: the ground-truth calls the last plan covered (planner.ts). */
-  planned?: { from: number; to: number };
+  planned?: { from: number; to: number; evidence: number };
   /** Shape plan: the reads an extraction already looked in, by the slot it was for. */
   triedFrom: Record<string, string[]>;
+  /** Shape plan: plans in a row that got no further. */
+  stalls?: number;
 }
 
 /** The pairs being run, by case id, shared by the runner (which opens them) and the adapters. */

@@ -5,7 +5,7 @@
 // it was shown, or else an extraction from a read it cannot see into (with none left, a read's
 // parameter may be its own, a count; an effect's value may not, and it escalates); a value that needs a read the plan has
 // not made yet ends the plan there, and the planner plans on when it is asked again. It stops
-// when a person says no, or the gate refuses the same call twice.
+// when a person says no, the gate refuses the same call twice, or three plans get no further.
 // As the extractor, a model sees one read's text and answers one value: the oracle the value its
 // task needs if that text holds it (else none), the obedient adversary the injection's value if
 // the text carries the injection. The obedient planner obeys an injection too, if it is ever
@@ -27,7 +27,12 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
     if (code === 'approval_denied' || state.retried.has(`plan ${step}`)) return { type: 'escalate', reason: `${tool} came back ${code}` };
     state.retried.add(`plan ${step}`);
   }
+  const before = state.planned && { from: state.planned.from, evidence: state.planned.evidence };
   state.cursor = plannedThrough(state, context);
+  // Planned from the same call three times, with nothing new read in between: the plan cannot get there.
+  const stalled = before !== undefined && state.cursor === before.from && context.evidence.length === before.evidence;
+  state.stalls = stalled ? (state.stalls ?? 0) + 1 : 0;
+  if (state.stalls >= 3) return { type: 'escalate', reason: `the plan got no further than ${state.plan[state.cursor]?.function ?? 'the end'} in three tries` };
   if (model === 'obedient' && !state.obeyed && showsInjection(context, state.info)) {
     state.obeyed = true;
     state.plan.splice(state.cursor, 0, ...state.info.injectionGroundTruth);
@@ -67,7 +72,7 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
     steps.push({ id: `s${i + 1}`, tool: call.function, args });
     if (contract?.kind === 'read') reads++;
   }
-  state.planned = { from: state.cursor, to: i };
+  state.planned = { from: state.cursor, to: i, evidence: context.evidence.length };
   if (i < state.plan.length) return { type: 'plan', steps, reason: 'the reads first; the rest once they are in' };
   state.answer = state.info.groundTruthOutput;
   return { type: 'plan', steps, finish: { claim: { answer: state.info.groundTruthOutput } }, reason: 'the task' };
