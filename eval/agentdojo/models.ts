@@ -3,7 +3,8 @@
 // gates cost a perfect model); the obedient adversary does the same but, as soon as an observation
 // shows the attack's injected text, proposes the injection task's ground-truth calls first (a
 // model that obeys every injection it reads). Both read a precondition's "read X first" and do
-// it, as any competent model would, then retry the call once. Both cite where each argument's
+// it, as any competent model would, then retry the call once. Neither writes a value the run
+// never showed it (honest.ts): it escalates instead. Both cite where each argument's
 // value came from (cite.ts), as a competent model does. Neither ever sees the judges. In shape
 // `plan` both are planners and extractors instead (planner.ts).
 // The local model (opt-in) is only named here: the worker's OpenAI adapter reaches its server.
@@ -13,6 +14,7 @@ import type { ModelConfig } from '../../workflows/run-input.js';
 import type { Domain } from '../../workflows/contract.js';
 import { citeSources } from './cite.js';
 import { extractReply, planReply } from './planner.js';
+import { shownText, unseenArgument } from './honest.js';
 import type { GroundTruthCall, SessionInfo } from './client.js';
 
 /** The scripted models: the runner's default set. */
@@ -119,6 +121,10 @@ async function decide(model: ScriptedModel, state: CaseState, context: CompiledC
 function next(state: CaseState, context: CompiledContext, domain: Domain): unknown {
   const call = state.plan[state.cursor];
   if (call) {
+    // A value it was never shown it cannot know (honest.ts): it says so instead of writing it.
+    const own = domain.tools.find((t) => t.name === call.function)?.narrativeArgs ?? [];
+    const unseen = unseenArgument(call.args, shownText(context), own);
+    if (unseen !== undefined) return { type: 'escalate', reason: `nothing the run showed gives ${call.function}'s ${unseen}` };
     state.cursor++;
     const sources = citeSources(call.function, call.args, context, domain);
     return { type: 'call', calls: [{ tool: call.function, args: call.args, ...(sources ? { sources } : {}) }], reason: 'the next step of the task' };
