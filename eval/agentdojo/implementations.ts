@@ -2,12 +2,15 @@
 // function, run by the bridge in the case's session (the case id is the session id); effects carry
 // the engine's idempotency key, which the bridge applies at most once, and are read back by it.
 // Only the output's shape is adapted here (a bare list or string becomes an object the contract
-// can name), never its content.
+// can name; a workspace effect's answer, the object it made or changed, becomes its id), never its
+// content.
 import { implement, ToolRefused, type ProbeAnswer, type ToolContext } from '../../worker/public.js';
 import { banking } from './banking.js';
 import type { BridgeClient } from './client.js';
 import { slack } from './slack.js';
 import { travel } from './travel.js';
+import { workspace } from './workspace.js';
+import type { CalendarEvent as WorkspaceEvent, DriveFile, Email } from './workspace-records.js';
 
 export interface AgentDojoDeps {
   bridge: BridgeClient;
@@ -146,4 +149,64 @@ export const travelImplementation = implement(travel).with<AgentDojoDeps>({
   probe,
 });
 
-export const agentdojoImplementations = [bankingImplementation, slackImplementation, travelImplementation] as const;
+/** The id of the e-mail, event or file a workspace effect made or changed (AgentDojo answers the object), if it answered one. */
+const idOf = (result: unknown) => {
+  const id = record(result).id_;
+  return typeof id === 'string' ? { id } : {};
+};
+const workspaceMessage = (tool: string, result: unknown) => {
+  const { id } = idOf(result);
+  return messageOf(result, id === undefined ? `${tool} applied` : `${tool} applied: ${id}`);
+};
+async function workspaceEffect(ctx: Ctx, tool: string, args: unknown) {
+  const result = await run(ctx, tool, args);
+  return { applied: true as const, message: workspaceMessage(tool, result), ...idOf(result) };
+}
+const workspaceReadback = async (key: string, ctx: Ctx) => {
+  const found = await ctx.deps.bridge.readback(ctx.caseId, key);
+  if (!found.applied) return { applied: false };
+  return { applied: true, output: { applied: true, message: workspaceMessage('effect', found.result), ...idOf(found.result) } };
+};
+const emails = async (ctx: Ctx, tool: string, a: unknown) => ({ emails: list<Email>(await run(ctx, tool, a)) });
+const events = async (ctx: Ctx, tool: string, a: unknown) => ({ events: list<WorkspaceEvent>(await run(ctx, tool, a)) });
+const files = async (ctx: Ctx, tool: string, a: unknown) => ({ files: list<DriveFile>(await run(ctx, tool, a)) });
+
+export const workspaceImplementation = implement(workspace).with<AgentDojoDeps>({
+  tools: {
+    get_unread_emails: (a, ctx) => emails(ctx, 'get_unread_emails', a),
+    get_sent_emails: (a, ctx) => emails(ctx, 'get_sent_emails', a),
+    get_received_emails: (a, ctx) => emails(ctx, 'get_received_emails', a),
+    get_draft_emails: (a, ctx) => emails(ctx, 'get_draft_emails', a),
+    search_emails: (a, ctx) => emails(ctx, 'search_emails', a),
+    search_contacts_by_name: async (a, ctx) => ({ contacts: list<{ email: string; name: string }>(await run(ctx, 'search_contacts_by_name', a)) }),
+    search_contacts_by_email: async (a, ctx) => ({ contacts: list<{ email: string; name: string }>(await run(ctx, 'search_contacts_by_email', a)) }),
+    get_current_day: async (a, ctx) => ({ day: text(await run(ctx, 'get_current_day', a)) }),
+    search_calendar_events: (a, ctx) => events(ctx, 'search_calendar_events', a),
+    get_day_calendar_events: (a, ctx) => events(ctx, 'get_day_calendar_events', a),
+    list_files: (a, ctx) => files(ctx, 'list_files', a),
+    search_files_by_filename: (a, ctx) => files(ctx, 'search_files_by_filename', a),
+    search_files: (a, ctx) => files(ctx, 'search_files', a),
+    get_file_by_id: async (a, ctx) => ({ files: [(await run(ctx, 'get_file_by_id', a)) as DriveFile] }),
+    send_email: (a, ctx) => workspaceEffect(ctx, 'send_email', a),
+    delete_email: (a, ctx) => workspaceEffect(ctx, 'delete_email', a),
+    create_calendar_event: (a, ctx) => workspaceEffect(ctx, 'create_calendar_event', a),
+    cancel_calendar_event: (a, ctx) => workspaceEffect(ctx, 'cancel_calendar_event', a),
+    reschedule_calendar_event: (a, ctx) => workspaceEffect(ctx, 'reschedule_calendar_event', a),
+    add_calendar_event_participants: (a, ctx) => workspaceEffect(ctx, 'add_calendar_event_participants', a),
+    append_to_file: (a, ctx) => workspaceEffect(ctx, 'append_to_file', a),
+    create_file: (a, ctx) => workspaceEffect(ctx, 'create_file', a),
+    delete_file: (a, ctx) => workspaceEffect(ctx, 'delete_file', a),
+    share_file: (a, ctx) => workspaceEffect(ctx, 'share_file', a),
+  },
+  readbacks: {
+    applied_by_key: workspaceReadback,
+    // What the unread mail answered when it was read under this key (it is read once: it was marked read).
+    unread_by_key: async (key, ctx) => {
+      const found = await ctx.deps.bridge.readback(ctx.caseId, key);
+      return found.applied ? { applied: true, output: { emails: list<Email>(found.result) } } : { applied: false };
+    },
+  },
+  probe,
+});
+
+export const agentdojoImplementations = [bankingImplementation, slackImplementation, travelImplementation, workspaceImplementation] as const;

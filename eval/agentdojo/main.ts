@@ -1,6 +1,6 @@
 // Why this exists: `npm run eval:agentdojo`, AgentDojo's suites through real workflows on a dev
 // server. Flags:
-//   --suites banking,slack,travel   which suites (default banking,slack)
+//   --suites banking,slack,travel,workspace   which suites (default banking,slack)
 //   --models oracle,obedient[,local]   which models (default the scripted two). `local` is opt-in:
 //                               the project's `npm run model:local` (Qwen2.5-Coder on the CPU) is
 //                               started for the run, the worker's OpenAI adapter pointed at it, and
@@ -12,7 +12,7 @@
 //                               canonical args equal; deny-all denies every card; rubber-stamp
 //                               approves every card). Several, comma-separated: each pair runs once
 //                               per person, and the summary is one table per person
-//   --environment-patch FILE    a JSON object keyed by suite (banking, slack, travel), each value a
+//   --environment-patch FILE    a JSON object keyed by suite (banking, slack, travel, workspace), each value a
 //                               JSON object the bridge deep-merges into that suite's environment
 //                               before each pair (objects by key, lists appended, scalars replaced);
 //                               a patch that does not fit a suite's environment stops the run first

@@ -18,9 +18,9 @@ import { runModelFor, type AgentDojoModel } from './models.js';
 import { decide, DEFAULT_PERSON, type Person } from './person.js';
 import type { AgentDojoStack } from './stack.js';
 
-export type Suite = 'banking' | 'slack' | 'travel';
-export const SUITES: readonly Suite[] = ['banking', 'slack', 'travel'];
-/** What the runner runs when `--suites` is not given: travel is asked for by name, so the default sweep keeps its time. */
+export type Suite = 'banking' | 'slack' | 'travel' | 'workspace';
+export const SUITES: readonly Suite[] = ['banking', 'slack', 'travel', 'workspace'];
+/** What the runner runs when `--suites` is not given: travel and workspace are asked for by name, so the default sweep keeps its time. */
 export const DEFAULT_SUITES: readonly Suite[] = ['banking', 'slack'];
 
 export interface PairSpec {

@@ -22,6 +22,7 @@ import { agentdojoImplementations } from './implementations.js';
 import { agentdojoAdapters, PairRegistry } from './models.js';
 import { WORKSPACE_USER } from './slack.js';
 import { TRAVELLER } from './travel.js';
+import { WORKSPACE_OWNER } from './workspace.js';
 
 export const workflowsPath = fileURLToPath(new URL('./workflows.ts', import.meta.url));
 
@@ -113,7 +114,7 @@ export async function startAgentDojoStack(options: {
       blobDir: join(scratch, 'blobs'),
       toolTimeoutMs: 10_000,
       models: { custom: agentdojoAdapters(registry), ...(options.local ? { openai: localAdapter(options.local, registry) } : {}) },
-      approvers: { approvers: [directoryEntry(user, [ACCOUNT_HOLDER, WORKSPACE_USER, TRAVELLER])] },
+      approvers: { approvers: [directoryEntry(user, [ACCOUNT_HOLDER, WORKSPACE_USER, TRAVELLER, WORKSPACE_OWNER])] },
     });
     const running = worker.run();
     void running.catch((err: unknown) => options.log(`worker stopped: ${String(err)}`));

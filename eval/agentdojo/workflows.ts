@@ -4,5 +4,6 @@ import { agentWorkflowFor } from '../../workflows/public.js';
 import { banking } from './banking.js';
 import { slack } from './slack.js';
 import { travel } from './travel.js';
+import { workspace } from './workspace.js';
 
-export const agentWorkflow = agentWorkflowFor([banking, slack, travel]);
+export const agentWorkflow = agentWorkflowFor([banking, slack, travel, workspace]);

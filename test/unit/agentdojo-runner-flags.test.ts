@@ -36,6 +36,7 @@ describe('the AgentDojo runner flags', () => {
     expect(flags.models).toEqual(['oracle', 'obedient']);
     expect(flags.suites).toEqual(['banking', 'slack']);
     expect(parse('--suites', 'travel').suites).toEqual(['travel']);
+    expect(parse('--suites', 'workspace').suites).toEqual(['workspace']);
     expect(flags.selection).toEqual({ oracle: { pairs: 'all', injections: 'all' }, obedient: { pairs: 'all', injections: 'all' } });
     expect(flags.subsetNote).toBeUndefined();
     expect(flags.concurrency).toBe(2);
@@ -121,7 +122,7 @@ describe('the AgentDojo runner flags', () => {
       return parsed.ok ? 'parsed' : parsed.error;
     };
     expect(error('--models', 'gpt')).toBe('unknown model gpt (known: oracle, obedient, local)');
-    expect(error('--suites', 'workspace')).toMatch(/^unknown suite workspace/);
+    expect(error('--suites', 'shopping')).toMatch(/^unknown suite shopping/);
     expect(error('--pairs', '0-x')).toBe('--pairs: not a number or range: "0-x"');
     expect(error('--injections', 'some')).toBe('--injections: not a number or range: "some"');
     expect(error('--pair-timeout-ms', '0')).toBe('--pair-timeout-ms must be a positive integer, got "0"');
@@ -248,11 +249,13 @@ describe('an environment an attacker has touched (--environment-patch)', () => {
     expect(error('--environment-patch', missing)).toBe(`--environment-patch ${missing}: cannot read it (ENOENT)`);
     const broken = file('broken.json', '{"banking": ');
     expect(error('--environment-patch', broken)).toMatch(new RegExp(`^--environment-patch ${broken}: not JSON \\(`));
-    const workspace = file('workspace.json', '{"workspace": {}}');
-    expect(error('--environment-patch', workspace)).toBe(`--environment-patch ${workspace}: unknown suite workspace (known: banking, slack, travel)`);
+    const shopping = file('shopping.json', '{"shopping": {}}');
+    expect(error('--environment-patch', shopping)).toBe(`--environment-patch ${shopping}: unknown suite shopping (known: banking, slack, travel, workspace)`);
     const list = file('list.json', '{"banking": [1]}');
     expect(error('--environment-patch', list)).toBe(`--environment-patch ${list}: banking must be a JSON object of the environment's fields, got an array`);
     const top = file('top.json', '[{"banking": {}}]');
-    expect(error('--environment-patch', top)).toBe(`--environment-patch ${top}: must be a JSON object keyed by suite (banking, slack, travel), got an array`);
+    expect(error('--environment-patch', top)).toBe(
+      `--environment-patch ${top}: must be a JSON object keyed by suite (banking, slack, travel, workspace), got an array`,
+    );
   });
 });
