@@ -61,6 +61,14 @@ export function apiserver(layout: Layout): CommandLine {
   };
 }
 
+/**
+ * A leader that cannot renew its lease within the renew deadline exits (the default is 10 s). The
+ * API server being away is the only way that happens here (each control plane has one candidate
+ * of each), and a test restarts it on purpose (ControlPlane.restart): a minute of patience keeps
+ * the controller manager and the scheduler through a restart on a loaded host.
+ */
+const LEADER_ELECTION_PATIENCE = ['--leader-elect-lease-duration=75s', '--leader-elect-renew-deadline=60s', '--leader-elect-retry-period=2s'];
+
 export function controllerManager(layout: Layout): CommandLine {
   return {
     name: 'kube-controller-manager',
@@ -72,6 +80,7 @@ export function controllerManager(layout: Layout): CommandLine {
       // ServiceAccount its serviceaccount controller makes.
       '--secure-port=0',
       '--leader-elect=true',
+      ...LEADER_ELECTION_PATIENCE,
       `--service-account-private-key-file=${layout.credentials.serviceAccountKey}`,
       `--root-ca-file=${servingCertFile(layout.dir)}`,
       // Its informers would ask for watch-list streams first and log an error for each refusal
@@ -86,7 +95,7 @@ export function scheduler(layout: Layout): CommandLine {
   return {
     name: 'kube-scheduler',
     command: binaries.scheduler,
-    args: [`--kubeconfig=${layout.kubeconfig}`, '--secure-port=0', '--leader-elect=true', '--profiling=false'],
+    args: [`--kubeconfig=${layout.kubeconfig}`, '--secure-port=0', '--leader-elect=true', ...LEADER_ELECTION_PATIENCE, '--profiling=false'],
   };
 }
 

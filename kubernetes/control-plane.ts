@@ -4,12 +4,13 @@
 // run every pod put on them), each its own process with its own log file, from the binaries
 // built into .temporal/kubernetes/bin/. Each control plane has its own folder, free ports and
 // fresh credentials, so two run side by side; stop() ends every child by its pid and removes
-// the folder. Starting never builds: `npm run kubernetes -- build` (or `npm run
-// test:kubernetes`) does.
+// the folder, and a test may crash the API server by its pid and start it again (kill, restart).
+// Starting never builds: `npm run kubernetes -- build` (or `npm run test:kubernetes`) does.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubernetesApi, type KubernetesAccess } from './api.js';
 import { binariesBuilt } from './build.js';
+import { controllersCaughtUp } from './canary.js';
 import { apiserver, controllerManager, kwok, scheduler, servingCertFile, type CommandLine, type Layout } from './components.js';
 import { writeCredentials, writeKubeconfig } from './credentials.js';
 import { provisionEtcd, startEtcd } from './etcd.js';
@@ -36,10 +37,23 @@ export interface ControlPlane extends KubernetesAccess {
   caFile: string;
   dir: string;
   nodeNames: string[];
+  /** The pid each component runs as now (the API server's changes on restart). */
   pids(): Record<ComponentName, number>;
   logFiles(): Record<ComponentName, string>;
+  /** SIGKILLs the API server by its pid: a crash, not a shutdown. Its clients see refused connections. */
+  kill(component: RestartableComponent): Promise<void>;
+  /**
+   * Starts the API server again (SIGKILLing it first if it still runs) on the same port, with the
+   * same certificate and credentials, so every client's access still works; resolves once it
+   * answers /readyz and the controllers act on it again (kubernetes/canary.ts: their watches back
+   * off while it is away). Fails, naming its log, if a component that needs it exited meanwhile.
+   */
+  restart(component: RestartableComponent): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** What a test may crash and start again: the API server (its clients, and etcd, stay up). */
+export type RestartableComponent = 'kube-apiserver';
 
 export class KubernetesNotBuiltError extends Error {
   constructor() {
@@ -82,11 +96,11 @@ async function startIn(dir: string, etcdBinary: string, nodes: number, log: Log)
     const api = await startApiserver(layout, children, server);
     const access: KubernetesAccess = { server, token: layout.credentials.token, ca: readFileSync(servingCertFile(dir), 'utf8') };
     writeKubeconfig(layout.kubeconfig, access);
-    log(`kube-apiserver ${KUBERNETES_VERSION} on ${server} (pid ${children[1]?.pid})`);
+    log(`kube-apiserver ${KUBERNETES_VERSION} on ${server} (pid ${children[APISERVER]?.pid})`);
     try {
       const nodeNames = await startTheRest(layout, children, api, nodes, log);
       log(`control plane ready in ${dir}`);
-      return handle({ ...access, kubeconfigPath: layout.kubeconfig, caFile: servingCertFile(dir), dir, nodeNames }, children, log);
+      return handle({ ...access, kubeconfigPath: layout.kubeconfig, caFile: servingCertFile(dir), dir, nodeNames }, children, layout, log);
     } finally {
       api.close();
     }
@@ -97,9 +111,13 @@ async function startIn(dir: string, etcdBinary: string, nodes: number, log: Log)
   }
 }
 
+/** Where the API server is in `children`: after etcd, before its clients (stopAll relies on the order). */
+const APISERVER = 1;
+
+/** Starts the API server in its place in `children` (the first time, or again after a crash) and waits for /readyz. */
 async function startApiserver(layout: Layout, children: Child[], server: string): Promise<KubernetesApi> {
   const child = await start(apiserver(layout), layout.dir);
-  children.push(child);
+  children[APISERVER] = child;
   let api: KubernetesApi | undefined;
   await waitFor(
     child,
@@ -146,13 +164,44 @@ async function startTheRest(layout: Layout, children: Child[], api: KubernetesAp
   return nodeNames;
 }
 
-function handle(plane: Omit<ControlPlane, 'pids' | 'logFiles' | 'stop'>, children: Child[], log: Log): ControlPlane {
+function handle(plane: Omit<ControlPlane, 'pids' | 'logFiles' | 'kill' | 'restart' | 'stop'>, children: Child[], layout: Layout, log: Log): ControlPlane {
   const byName = <T>(pick: (c: Child) => T) => Object.fromEntries(children.map((c) => [c.name, pick(c)])) as Record<ComponentName, T>;
+  const apiserverChild = (): Child => {
+    const child = children[APISERVER];
+    if (!child) throw new Error('unreachable: a control plane without its API server');
+    return child;
+  };
+  const kill = async (component: RestartableComponent): Promise<void> => {
+    const child = apiserverChild();
+    await child.kill();
+    log(`killed ${component} (pid ${child.pid})`);
+  };
   let stopping: Promise<void> | undefined;
   return {
     ...plane,
     pids: () => byName((c) => c.pid),
     logFiles: () => byName((c) => c.logFile),
+    kill,
+    restart: async (component) => {
+      if (stopping) throw new Error(`the control plane in ${plane.dir} is stopping: ${component} is not started again`);
+      if (apiserverChild().exit() === undefined) await kill(component);
+      const api = await startApiserver(layout, children, plane.server);
+      try {
+        // The controller manager and the scheduler hold leader leases they renew through it; one
+        // that could not renew in time has exited, and the control plane is no longer whole.
+        const [etcd, server, manager, ...others] = children;
+        if (!etcd || !server || !manager) throw new Error('unreachable: a control plane without etcd, its API server or its controller manager');
+        for (const client of [manager, ...others]) {
+          const exit = client.exit();
+          if (exit !== undefined) throw new ChildStartError(client.name, `exited (${exit}) while ${component} was down`, client.logFile);
+        }
+        log(`restarted ${component} (pid ${server.pid}); waiting for the controllers to catch up`);
+        await controllersCaughtUp(api, manager, [etcd, server, ...others]);
+        log(`the controllers act on ${component} again`);
+      } finally {
+        api.close();
+      }
+    },
     stop: () =>
       (stopping ??= (async () => {
         await stopAll(children);

@@ -17,6 +17,8 @@ export interface Child {
   exit(): string | undefined;
   /** SIGTERM by pid, SIGKILL after `graceMs`; resolves once the binary has exited. */
   stop(graceMs?: number): Promise<void>;
+  /** SIGKILL by pid (a crash, not a shutdown); resolves once the binary has exited. */
+  kill(): Promise<void>;
 }
 
 export class ChildStartError extends Error {
@@ -98,7 +100,11 @@ export async function startChild(options: StartChildOptions): Promise<Child> {
       }
       watchdog.stdin?.destroy();
     })());
-  return { name: options.name, pid, logFile: options.logFile, exit: () => exitText, stop };
+  const kill = async (): Promise<void> => {
+    if (exitText === undefined) signal(pid, 'SIGKILL');
+    await stop();
+  };
+  return { name: options.name, pid, logFile: options.logFile, exit: () => exitText, stop, kill };
 }
 
 /** Signals our own child's pid; one that has just exited is not an error. */

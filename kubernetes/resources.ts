@@ -137,5 +137,8 @@ export const paths = {
   deployment: (ns: string, name: string) => `/apis/apps/v1/namespaces/${enc(ns)}/deployments/${enc(name)}`,
   deploymentScale: (ns: string, name: string) => `/apis/apps/v1/namespaces/${enc(ns)}/deployments/${enc(name)}/scale`,
   replicaSets: (ns: string) => `/apis/apps/v1/namespaces/${enc(ns)}/replicasets`,
+  replicaSet: (ns: string, name: string) => `/apis/apps/v1/namespaces/${enc(ns)}/replicasets/${enc(name)}`,
+  resourceQuotas: (ns: string) => `/api/v1/namespaces/${enc(ns)}/resourcequotas`,
+  resourceQuota: (ns: string, name: string) => `/api/v1/namespaces/${enc(ns)}/resourcequotas/${enc(name)}`,
   lease: (ns: string, name: string) => `/apis/coordination.k8s.io/v1/namespaces/${enc(ns)}/leases/${enc(name)}`,
 };
