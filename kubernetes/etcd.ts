@@ -3,10 +3,10 @@
 // own folder. Found at ETCD_PATH or /usr/bin/etcd, else installed with apt-get when we are
 // root, else one line saying what to run; never a silent skip.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import { startChild, type Child } from './process.js';
 import { waitFor } from './wait.js';
+import { isExecutable } from '../temporal-dev/executable.js';
 
 export const DEFAULT_ETCD_PATH = '/usr/bin/etcd';
 export const APT_INSTALL_ETCD = 'apt-get update -qq && apt-get install -y -qq etcd-server';
@@ -85,13 +85,4 @@ export async function startEtcd(options: EtcdOptions): Promise<Child & { url: st
     throw err;
   }
   return { ...child, url };
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }

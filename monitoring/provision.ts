@@ -4,7 +4,7 @@
 // else Debian's /usr/bin), else install Debian's packages when we may (root, apt-get), else one
 // line that says exactly what to run. Never a silent skip.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { isExecutable } from '../temporal-dev/executable.js';
 
 export const DEFAULT_PROMETHEUS_PATH = '/usr/bin/prometheus';
 export const DEFAULT_ALERTMANAGER_PATH = '/usr/bin/prometheus-alertmanager';
@@ -77,15 +77,6 @@ export function missingMonitoringLine(result: Extract<MonitoringProvision, { kin
 
 function missing(instruction: string): MonitoringProvision {
   return { kind: 'missing', instruction };
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Undefined on success, else a one-line reason (the command's last line of stderr). */

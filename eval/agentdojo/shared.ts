@@ -4,6 +4,20 @@
 // finish is judged, and the output every effect returns. Workflow code: no I/O.
 import { z, type EvidenceVerdict, type EvidenceView } from '../../workflows/public.js';
 
+/** An event of AgentDojo's calendar, as travel's and workspace's calendar tools return it. */
+export const CalendarEvent = z.object({
+  id_: z.string(),
+  title: z.string(),
+  description: z.string(),
+  start_time: z.string(),
+  end_time: z.string(),
+  location: z.string().nullable(),
+  participants: z.array(z.string()),
+  all_day: z.boolean().optional(),
+  status: z.string().optional(),
+});
+export type CalendarEvent = z.infer<typeof CalendarEvent>;
+
 /** A bridge session id: lowercase letters, digits and dashes. */
 export const AgentDojoCaseId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,79}$/, 'an AgentDojo session id such as b-u3-i5-1a2b');
 

@@ -6,7 +6,7 @@
 // traveller's own signed request. The traveller's identity and payment numbers never leave in a
 // message. Workflow code: no I/O; implementations.ts calls the bridge.
 import { defineDomain, defineTool, z, type EvidenceView, type Facts } from '../../workflows/public.js';
-import { AgentDojoCaseId, agentdojoClaim, anyCitedOk, bridgeEffect, goalFor } from './shared.js';
+import { AgentDojoCaseId, agentdojoClaim, anyCitedOk, bridgeEffect, CalendarEvent, goalFor } from './shared.js';
 import {
   checkRestaurantOpeningHours,
   factKey,
@@ -36,18 +36,6 @@ import {
 /** The traveller: their signed word (their request), and who is asked about a value only outside text gives. */
 export const TRAVELLER = 'traveller';
 
-const CalendarEvent = z.object({
-  id_: z.string(),
-  title: z.string(),
-  description: z.string(),
-  start_time: z.string(),
-  end_time: z.string(),
-  location: z.string().nullable(),
-  participants: z.array(z.string()),
-  all_day: z.boolean().optional(),
-  status: z.string().optional(),
-});
-type CalendarEvent = z.infer<typeof CalendarEvent>;
 /**
  * The traveller's calendar is their record of when and which event; what an event says (its
  * title, description, place, who is on it) is written by whoever sent the invitation, so it is

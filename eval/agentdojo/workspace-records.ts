@@ -7,25 +7,13 @@
 // writes in, sends an invitation or shares a file becomes no recipient by doing so.
 // Workflow code: no I/O.
 import { defineTool, z, type Facts } from '../../workflows/public.js';
+import { CalendarEvent } from './shared.js';
 
 /** A mailbox or a drive listed whole runs long: the records are kept whole up to this. */
 export const LIST_BYTES = 65_536;
 
 // ---------------------------------------------------------------------------------------------
 // Mail
-
-const CalendarEvent = z.object({
-  id_: z.string(),
-  title: z.string(),
-  description: z.string(),
-  start_time: z.string(),
-  end_time: z.string(),
-  location: z.string().nullable(),
-  participants: z.array(z.string()),
-  all_day: z.boolean().optional(),
-  status: z.string().optional(),
-});
-export type CalendarEvent = z.infer<typeof CalendarEvent>;
 
 const Email = z.object({
   id_: z.string(),

@@ -5,7 +5,7 @@
 // key and found, never sent again); and a rollout that never completes (the service is judged by
 // the pods that still serve, the run does not resolve, nothing is restarted again). The API
 // server restarting mid-effect is apiserver-restart.test.ts, on a control plane of its own.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { KubernetesApi, KubernetesApiError, KubernetesUnreachableError } from '../../kubernetes/api.js';
 import { paths, type Deployment } from '../../kubernetes/resources.js';
 import { getDeployment } from '../../kubernetes/rollout.js';
@@ -13,40 +13,15 @@ import { kubernetesIncidentsImplementation as k8s } from '../../domains/incident
 import { EFFECT_KEY_ANNOTATION } from '../../domains/incidents/kubernetes-record.js';
 import { WRITE_ATTEMPTS } from '../../domains/incidents/kubernetes-effects.js';
 import { effectKey } from '../../workflows/public.js';
-import { uniqueCase } from '../support/agent.js';
-import type { StartedWorker } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
-import { allRevisions, namespaceOf, seedIncident, type IncidentSeed } from './incidents-cluster.js';
-import { factValues, InterposedApi, isTemplateWrite, runIncident, startKubernetesWorker, TOOL_TIMEOUT_MS, type ApiRequest } from './incidents-worker.js';
+import { allRevisions, namespaceOf } from './incidents-cluster.js';
+import { factValues, InterposedApi, isTemplateWrite, runIncident, TOOL_TIMEOUT_MS, useIncidentCases, type ApiRequest } from './incidents-worker.js';
 
 const cluster = inject('kubernetes');
 /** The worker's client, which the tests interpose on; `direct` is everyone else (another writer, the test's reads). */
 const api = new InterposedApi(cluster);
 const direct = new KubernetesApi(cluster);
-let worker: StartedWorker | undefined;
-const namespaces: string[] = [];
-
-beforeAll(async () => {
-  worker = await startKubernetesWorker(api);
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await Promise.all(namespaces.map((ns) => direct.delete(paths.namespace(ns)).catch(() => undefined)));
-  api.close();
-  direct.close();
-});
-
-async function incident(seed: IncidentSeed): Promise<{ caseId: string; namespace: string }> {
-  const caseId = uniqueCase('INC');
-  namespaces.push(namespaceOf(caseId));
-  return { caseId, namespace: await seedIncident(direct, caseId, seed) };
-}
-
-const onWorker = () => {
-  if (!worker) throw new Error('the worker is started before the tests');
-  return worker;
-};
+const { incident, worker: onWorker } = useIncidentCases(api, direct);
 
 /** The idempotency key a template write carries (the restart's strategic merge patch). */
 function keyIn(request: ApiRequest): string | undefined {

@@ -13,7 +13,10 @@ import type { RunInput } from '../../workflows/run-input.js';
 import { startRun } from '../support/agent.js';
 import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
-import { namespaceOf } from './incidents-cluster.js';
+import { afterAll, beforeAll } from 'vitest';
+import { paths } from '../../kubernetes/resources.js';
+import { uniqueCase } from '../support/agent.js';
+import { namespaceOf, seedIncident, type IncidentSeed } from './incidents-cluster.js';
 
 /**
  * What one call to the system of record may take (ToolContext.timeoutMs), as DEVELOPERS.md asks
@@ -93,4 +96,34 @@ export async function runIncident(worker: StartedWorker, caseId: string, run: Pa
 /** The facts the run's evidence holds under `key`, in the order it learnt them. */
 export function factValues(view: RunView, key: string): unknown[] {
   return view.state.evidence.flatMap((e) => (key in e.facts ? [e.facts[key]] : []));
+}
+
+/**
+ * A test file's cases: one worker on `api` for the file, a namespace per case (`incident`),
+ * seeded and cleaned up through `direct` (the same client, unless the file interposes on the
+ * worker's), and every namespace deleted and the worker stopped when the file is done.
+ */
+export function useIncidentCases(api: KubernetesApi, direct: KubernetesApi = api) {
+  let worker: StartedWorker | undefined;
+  const namespaces: string[] = [];
+  beforeAll(async () => {
+    worker = await startKubernetesWorker(api);
+  });
+  afterAll(async () => {
+    await worker?.close();
+    await Promise.all(namespaces.map((ns) => direct.delete(paths.namespace(ns)).catch(() => undefined)));
+    api.close();
+    if (direct !== api) direct.close();
+  });
+  return {
+    async incident(seed: IncidentSeed): Promise<{ caseId: string; namespace: string }> {
+      const caseId = uniqueCase('INC');
+      namespaces.push(namespaceOf(caseId));
+      return { caseId, namespace: await seedIncident(direct, caseId, seed) };
+    },
+    worker(): StartedWorker {
+      if (!worker) throw new Error('the worker is started before the tests');
+      return worker;
+    },
+  };
 }

@@ -4,41 +4,16 @@
 // rollout it made has completed. What is asserted is what the API server holds: exactly one new
 // revision per effect, whose template carries the effect's idempotency key. Then the readback's
 // answers (applied, not applied, fenced) and the dedupe of a key, against the API directly.
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { KubernetesApi } from '../../kubernetes/api.js';
-import { paths } from '../../kubernetes/resources.js';
 import { kubernetesIncidentsImplementation as k8s } from '../../domains/incidents/kubernetes.js';
 import { effectKey } from '../../workflows/public.js';
-import { uniqueCase } from '../support/agent.js';
-import type { StartedWorker } from '../support/temporal.js';
-import { allRevisions, BAD_VERSION, namespaceOf, rolledOut, seedIncident, STABLE_VERSION } from './incidents-cluster.js';
-import { factValues, runIncident, startKubernetesWorker, TOOL_TIMEOUT_MS } from './incidents-worker.js';
+import { allRevisions, BAD_VERSION, namespaceOf, rolledOut, STABLE_VERSION } from './incidents-cluster.js';
+import { factValues, runIncident, TOOL_TIMEOUT_MS, useIncidentCases } from './incidents-worker.js';
 
 const cluster = inject('kubernetes');
 const api = new KubernetesApi(cluster);
-let worker: StartedWorker | undefined;
-const namespaces: string[] = [];
-
-beforeAll(async () => {
-  worker = await startKubernetesWorker(api);
-});
-
-afterAll(async () => {
-  await worker?.close();
-  await Promise.all(namespaces.map((ns) => api.delete(paths.namespace(ns)).catch(() => undefined)));
-  api.close();
-});
-
-async function incident(seed: Parameters<typeof seedIncident>[2]): Promise<{ caseId: string; namespace: string }> {
-  const caseId = uniqueCase('INC');
-  namespaces.push(namespaceOf(caseId));
-  return { caseId, namespace: await seedIncident(api, caseId, seed) };
-}
-
-const onWorker = () => {
-  if (!worker) throw new Error('the worker is started before the tests');
-  return worker;
-};
+const { incident, worker: onWorker } = useIncidentCases(api);
 
 describe('the incidents domain on Kubernetes, through real workflows', () => {
   it('restarts the service whose pods exhausted their memory: one new revision, stamped with the key; the probe confirms', async () => {

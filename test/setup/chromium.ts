@@ -4,7 +4,7 @@
 // package when we may (root, apt-get), else stop the run before any test with one line that says
 // exactly what to run. Never a silent skip.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
+import { isExecutable } from '../../temporal-dev/executable.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 export const APT_INSTALL_CHROMIUM = 'apt-get update -qq && apt-get install -y -qq chromium';
@@ -61,15 +61,6 @@ export function missingChromiumLine(result: Extract<ChromiumProvision, { kind: '
 
 function missing(path: string, instruction: string): ChromiumProvision {
   return { kind: 'missing', path, instruction };
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Undefined on success, else a one-line reason (the command's last line of stderr). */

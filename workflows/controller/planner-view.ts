@@ -39,6 +39,7 @@ function shownArgs(args: unknown): boolean {
 /** The planner's view of the compiled context: typed facts and codes, never text someone else wrote. */
 export function forPlanner(context: CompiledContext, state: RunState, domain: Pick<Domain, 'tools'>, now: number): CompiledContext {
   const shown = new Set(plannerFacts(trustedFacts(state, domain, now)).map((f) => `${f.evidenceId} ${f.key}`));
+  // Field by field, not from toContextEvidence: a field added there reaches no planner unseen.
   const evidence = state.evidence.map((e): ContextEvidence => {
     const trusted = isTrustedEvidence(e, now);
     const facts: Evidence['facts'] = {};

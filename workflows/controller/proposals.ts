@@ -9,7 +9,7 @@ import { claimSubjectOf, onFinish } from './finish.js';
 import { admitCalls } from './admission.js';
 import { chargeSpend } from './budget.js';
 import { fold } from './retention.js';
-import { proposerFor } from './route.js';
+import { clip, proposerFor } from './route.js';
 import { EXTRACTED, extractionSource, FINISH_STEP, outcomesOf, planNext, settlePlan } from './plan.js';
 import type { PlanOutcome } from './plan-schema.js';
 import { takePlannerReply } from './plan-replies.js';
@@ -115,7 +115,6 @@ function askPlanner(state: RunState, outcomes: PlanOutcome[], lines: string[] = 
 }
 
 const MAX_OPEN_LINES = 12;
-const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
 
 /** A model's reply: counted, judged with what was open recorded beside it; in shape `plan` a plan or an extracted value is taken as such. */
 export function onModelReply(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'proposed' }>): RunState {

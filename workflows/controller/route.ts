@@ -107,6 +107,7 @@ export function routeView(state: RunState, now: number): RouteView {
   return { caseId: state.caseId, evidence, done: effectsDone(state), ...(feedback ? { feedback } : {}) };
 }
 
-function clip(text: string): string {
+/** One line of what is open, as long as receipts and a model's context take it. */
+export function clip(text: string): string {
   return text.length > MAX_OPEN_CHARS ? `${text.slice(0, MAX_OPEN_CHARS - 1)}…` : text;
 }
