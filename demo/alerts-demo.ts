@@ -1,10 +1,13 @@
-// `npm run demo -- --alerts`: the alert loop end to end, printed as it happens. Debian's
-// Prometheus and Alertmanager (provisioned when missing, monitoring/stack.ts) watch a world of
-// their own; the alert receiver listens; a worker serves the alerts domain. Then a memory leak is
-// injected into one incident's cache, and the person watching sees Prometheus fire, Alertmanager
-// post, the run start, act, soak and resolve, with the UIs' URLs to look for themselves. Exit 0
-// only if the run resolved. Everything it starts it stops; the Temporal server is the demo's
-// (`.temporal/dev.sqlite`, as `npm run demo`) unless the environment names one.
+// `npm run demo -- --alerts` (and `-- --kubernetes`): the alert loop end to end, printed as it
+// happens. Debian's Prometheus and Alertmanager (provisioned when missing, monitoring/stack.ts)
+// watch a system (demo/alert-systems.ts): the simulated world, or with `--kubernetes` a real
+// control plane's Deployments through a metrics exporter of their state; the alert receiver
+// listens; a worker serves the alerts domain over that system. Then a memory leak is injected
+// into one incident's cache, and the person watching sees Prometheus fire, Alertmanager post, the
+// run start, act, soak and resolve, with the UIs' URLs to look for themselves. Exit 0 only if the
+// run resolved (and, on Kubernetes, the API's own history holds exactly one effect). Everything it
+// starts it stops; the Temporal server is the demo's (`.temporal/dev.sqlite`, as `npm run demo`)
+// unless the environment names one.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,10 +20,7 @@ import { createAlertReceiver, type AlertGroup } from '../client/alerts/receiver.
 import { alerts } from '../domains/alerts/domain.js';
 import { alertMapping } from '../domains/alerts/mapping.js';
 import { promQuery } from '../domains/alerts/prometheus-client.js';
-import { ALERT_GROUP_BY, worldAlertRules } from '../domains/alerts/rules.js';
-import { alertsImplementation } from '../domains/alerts/tools.js';
-import { WorldClient } from '../domains/world/client.js';
-import { startWorld } from '../domains/world/process.js';
+import { ALERT_GROUP_BY } from '../domains/alerts/rules.js';
 import { startAlertStack } from '../monitoring/stack.js';
 import { freePort, isPortFree } from '../temporal-dev/dev-server.js';
 import { stderrLog } from '../temporal-dev/log.js';
@@ -29,23 +29,24 @@ import { useTemporal } from '../temporal-dev/target.js';
 import { createAgentWorker } from '../worker/create-worker.js';
 import { stateQuery } from '../workflows/messages.js';
 import type { RunState } from '../workflows/controller/index.js';
+import { startSystem, type SystemKind } from './alert-systems.js';
 
 /** How long the demo waits for the loop before it says which step never came. */
 const PATIENCE_MS = 180_000;
 
-export async function runAlertsDemo(out: (line: string) => void): Promise<number> {
+export async function runAlertsDemo(out: (line: string) => void, on: SystemKind = 'world'): Promise<number> {
   const cleanups: (() => Promise<unknown>)[] = [];
   const cleanup = async () => {
     for (const stop of cleanups.reverse()) await stop().catch(() => undefined);
   };
   try {
-    return await loop(out, cleanups);
+    return await loop(out, on, cleanups);
   } finally {
     await cleanup();
   }
 }
 
-async function loop(out: (line: string) => void, cleanups: (() => Promise<unknown>)[]): Promise<number> {
+async function loop(out: (line: string) => void, on: SystemKind, cleanups: (() => Promise<unknown>)[]): Promise<number> {
   const t0 = Date.now();
   const at = () => `[${((Date.now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
   const say = (line: string) => out(`${at()} ${line}`);
@@ -53,9 +54,8 @@ async function loop(out: (line: string) => void, cleanups: (() => Promise<unknow
 
   const target = await useTemporal({ port: await preferred(7233), uiPort: await preferred(8233), dbFile: devDatabaseFile, log: stderrLog });
   cleanups.push(() => target.stop());
-  const world = await startWorld();
-  cleanups.push(() => world.stop());
-  const worldClient = new WorldClient(world.url);
+  const system = await startSystem(on, (line) => out(line));
+  cleanups.push(() => system.stop());
   const scratch = mkdtempSync(join(tmpdir(), 'alerts-demo-'));
   cleanups.push(async () => rmSync(scratch, { recursive: true, force: true }));
 
@@ -89,8 +89,8 @@ async function loop(out: (line: string) => void, cleanups: (() => Promise<unknow
 
   out('Starting Prometheus and Alertmanager (installed from Debian when missing)...');
   const stack = await startAlertStack({
-    targets: [new URL(world.url).host],
-    rules: worldAlertRules,
+    targets: system.targets,
+    rules: system.rules,
     webhook: { url: receiverUrl, auth: { bearer: token } },
     groupBy: ALERT_GROUP_BY,
     provision: { log: (line) => out(`  ${line}`) },
@@ -104,10 +104,10 @@ async function loop(out: (line: string) => void, cleanups: (() => Promise<unknow
     namespace: target.namespace,
     taskQueue,
     workflowsPath: fileURLToPath(new URL('../domains/alerts/workflows.ts', import.meta.url)),
-    implementations: [alertsImplementation],
-    deps: { world: worldClient, prometheusUrl: stack.prometheus.url, alertmanagerUrl: stack.alertmanager.url },
+    implementations: [system.implementation],
+    deps: system.deps({ prometheusUrl: stack.prometheus.url, alertmanagerUrl: stack.alertmanager.url }),
     blobDir: join(scratch, 'blobs'),
-    toolTimeoutMs: 5_000,
+    toolTimeoutMs: system.toolTimeoutMs,
   });
   const running = worker.run();
   cleanups.push(async () => {
@@ -116,15 +116,14 @@ async function loop(out: (line: string) => void, cleanups: (() => Promise<unknow
   });
 
   out('');
-  out(`Prometheus:    ${stack.prometheus.url}/alerts  (rules: ${worldAlertRules.map((r) => r.alert).join(', ')})`);
+  out(`Prometheus:    ${stack.prometheus.url}/alerts  (rules: ${system.rules.map((r) => r.alert).join(', ')})`);
   out(`Alertmanager:  ${stack.alertmanager.url}/#/alerts`);
   if (target.uiUrl) out(`Temporal UI:   ${target.uiUrl}/namespaces/${target.namespace}/workflows`);
   out(`Receiver:      ${receiverUrl} (bearer token, as Alertmanager's http_config sends it)`);
   out('');
 
   const incident = `INC-DEMO${randomUUID().slice(0, 6)}`;
-  await worldClient.seedIncident({ caseId: incident, faulty: { service: 'cache', fault: 'memory' } });
-  say(`injected a fault: ${incident}'s cache leaks memory (the world's /metrics now says so)`);
+  say(`injected a fault: ${await system.breakIncident(incident)}`);
 
   const firing = await waitFor(async () => {
     const answer = await promQuery(stack.prometheus.url, `ALERTS{alertstate="firing",case_id="${incident}"}`, { timeoutMs: 2_000 });
@@ -158,8 +157,14 @@ async function loop(out: (line: string) => void, cleanups: (() => Promise<unknow
   const silences = (await (await fetch(`${stack.alertmanager.url}/api/v2/silences`)).json()) as { comment: string; status: { state: string } }[];
   const ours = silences.filter((s) => s.comment.includes(runId.slice('alerts-'.length)));
   say(`Alertmanager: the run's silence is ${ours.map((s) => s.status.state).join(', ') || 'absent'}`);
+  // The system's own word on what was done, beside the run's: one effect, not two.
+  const record = await system.record?.(incident);
+  if (record) {
+    say(`the API's own history of ${incident}'s cache (${record.effects} effect${record.effects === 1 ? '' : 's'}):`);
+    for (const line of record.lines) out(`          ${line}`);
+  }
   out('');
-  return t?.class === 'resolved' ? 0 : 1;
+  return t?.class === 'resolved' && (!record || record.effects === 1) ? 0 : 1;
 }
 
 function lineOf(entry: RunState['transcript'][number], state: RunState): string | undefined {

@@ -1,7 +1,8 @@
 // `npm run demo`: provisions a Temporal dev server (or uses TEMPORAL_ADDRESS, or the dev server
 // `npm run dev` already runs on .temporal/dev.sqlite), starts the simulated systems of record
 // and a worker, runs every scenario with the `rules` model (two use a scripted one to show the
-// guards), prints each run and the Web UI URL (`--alerts`: the alert loop, demo/alerts-demo.ts).
+// guards), prints each run and the Web UI URL (`--alerts`: the alert loop, demo/alerts-demo.ts;
+// `--kubernetes`: the same loop on a real Kubernetes control plane).
 // Any failure is one line, never a stack. Each
 // scenario says what should happen before its run's lines and marks whether it did, so an
 // escalation a scenario is there to show (a conflict, a loop) does not read as a failure.
@@ -28,7 +29,7 @@ const fail = (err: unknown): never => {
 };
 process.on('unhandledRejection', fail);
 
-let values: { json: boolean; 'keep-server': boolean; only?: string | undefined; alerts: boolean };
+let values: { json: boolean; 'keep-server': boolean; only?: string | undefined; alerts: boolean; kubernetes: boolean };
 try {
   ({ values } = parseArgs({
     options: {
@@ -36,6 +37,7 @@ try {
       'keep-server': { type: 'boolean', default: false },
       only: { type: 'string' },
       alerts: { type: 'boolean', default: false },
+      kubernetes: { type: 'boolean', default: false },
     },
     strict: true,
   }));
@@ -44,10 +46,11 @@ try {
   process.exit(2);
 }
 Runtime.install({ logger: new DefaultLogger('WARN') });
-// `--alerts`: the alert loop instead of the scenarios (demo/alerts-demo.ts).
-if (values.alerts) {
+// `--alerts`: the alert loop instead of the scenarios (demo/alerts-demo.ts); `--kubernetes`: the
+// same loop on a real control plane (built once into .temporal/kubernetes/, many minutes).
+if (values.alerts || values.kubernetes) {
   const { runAlertsDemo } = await import('./alerts-demo.js');
-  process.exit(await runAlertsDemo(out).catch(fail));
+  process.exit(await runAlertsDemo(out, values.kubernetes ? 'kubernetes' : 'world').catch(fail));
 }
 
 const chosen = scenarios.filter((s) => !values.only || s.name === values.only);

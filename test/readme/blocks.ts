@@ -18,7 +18,7 @@ export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
  * starts `npm run dev` and a run, and docs/operating.md goes on with the runs it left. A page
  * that gains a command block belongs here.
  */
-export const CHECKED_PAGES = ['README.md', 'docs/operating.md', 'docs/starter.md', 'docs/temporal-server.md', 'docs/alerts.md'];
+export const CHECKED_PAGES = ['README.md', 'docs/operating.md', 'docs/starter.md', 'docs/temporal-server.md', 'docs/alerts.md', 'docs/kubernetes.md'];
 
 export interface Block {
   /** The page it is on, relative to the repository's root. */

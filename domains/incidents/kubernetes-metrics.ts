@@ -1,0 +1,93 @@
+// The incidents' services on a Kubernetes API as Prometheus scrapes them: a small exporter, on
+// loopback, that answers each scrape from the API's own objects (the Deployments of every
+// namespace that names its incident, kubernetes-seed.ts's CASE_ANNOTATION, and their
+// ReplicaSets), judged as get_metrics and the probe judge them (kubernetes-health.ts). It stands
+// where kube-state-metrics and a pod metrics pipeline would: this control plane's pods run
+// nothing, so their telemetry is the ReplicaSets' annotations. The series are
+// monitoring/service-metrics.ts's under `incident_service`, so the alert rules written for the
+// simulated world fire on real objects (domains/alerts/rules.ts, serviceAlertRules).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KubernetesApi } from '../../kubernetes/api.js';
+import { controlledBy, paths, revisionOf, type Deployment, type List, type ReplicaSet } from '../../kubernetes/resources.js';
+import { METRICS_CONTENT_TYPE, renderServiceMetrics, type ServiceSample } from '../../monitoring/service-metrics.js';
+import { healthOf } from './kubernetes-health.js';
+import { historyOf } from './kubernetes-history.js';
+import { CASE_ANNOTATION } from './kubernetes-seed.js';
+
+/** The prefix of the exporter's series: `incident_service_error_ratio{case_id, service}`, ... */
+export const KUBERNETES_METRICS_PREFIX = 'incident_service';
+
+interface Namespace {
+  metadata: { name: string; annotations?: Record<string, string> };
+}
+
+/** One sample per Deployment of every namespace that names its incident, read now. */
+export async function sampleServices(api: KubernetesApi): Promise<ServiceSample[]> {
+  const namespaces = await api.get<List<Namespace>>(paths.namespaces());
+  const cases = namespaces.items.flatMap((n) => {
+    const caseId = n.metadata.annotations?.[CASE_ANNOTATION];
+    return caseId ? [{ namespace: n.metadata.name, caseId }] : [];
+  });
+  const perCase = await Promise.all(
+    cases.map(async ({ namespace, caseId }) => {
+      const [deployments, replicaSets] = await Promise.all([
+        api.get<List<Deployment>>(paths.deployments(namespace)),
+        api.get<List<ReplicaSet>>(paths.replicaSets(namespace)),
+      ]);
+      return deployments.items.flatMap((d) => {
+        const sets = replicaSets.items.filter((rs) => controlledBy(rs, d)).sort((a, b) => revisionOf(a) - revisionOf(b)); // oldest first, as historyOf reads them
+        const health = healthOf(d, sets);
+        try {
+          const history = historyOf(d, sets);
+          return [
+            {
+              caseId,
+              service: d.metadata.name,
+              errorRatio: health.telemetry.errorRate,
+              memoryPercent: health.telemetry.memoryPct,
+              latencyP99Ms: health.telemetry.latencyP99Ms,
+              healthy: health.healthy,
+              version: history.current,
+              previousVersion: history.previous,
+              deployedAt: history.deployedAt,
+            },
+          ];
+        } catch {
+          return []; // an image without a version tag is not one of the incidents' services
+        }
+      });
+    }),
+  );
+  return perCase.flat();
+}
+
+export interface MetricsExporter {
+  /** `http://127.0.0.1:<port>`; Prometheus scrapes `<url>/metrics`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Serves `/metrics` on loopback (port 0: any free one). A scrape the API cannot answer gets a 503, so Prometheus marks the target down. */
+export async function startKubernetesMetrics(api: KubernetesApi, port = 0): Promise<MetricsExporter> {
+  const server: Server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    sampleServices(api).then(
+      (samples) => res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(renderServiceMetrics(KUBERNETES_METRICS_PREFIX, samples)),
+      (err: unknown) =>
+        res.writeHead(503, { 'content-type': 'text/plain' }).end(`the Kubernetes API did not answer: ${err instanceof Error ? err.message : String(err)}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
