@@ -11,6 +11,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Domain } from '../../workflows/contract.js';
 import { classifyFailure, generate, isLanguageModel, type GenerateResult, type LanguageModel } from './ai-sdk-v3.js';
 import { functionsCache } from './functions.js';
+import { modeOf } from './plan-functions.js';
 import type { ModelAdapter, ProposeInput, ProposeOutput } from './index.js';
 import { renderRun, type Rendering } from './prompt.js';
 import { decisionFrom, invalid } from './reply.js';
@@ -48,7 +49,7 @@ export function createAiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
   const maxOutputTokens = options.maxOutputTokens ?? 1_024;
 
   return async function propose(input: ProposeInput, domain: Domain): Promise<ProposeOutput> {
-    const functions = functionsOf(domain);
+    const functions = functionsOf(domain, modeOf(input.context));
     const model = modelFor(input.model.adapter === 'openai' ? input.model.model || undefined : undefined);
     const strictTools = options.strictTools ?? model.provider.startsWith('openai');
     const messages = renderRun(domain, input.context, options.render);

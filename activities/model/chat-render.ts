@@ -60,6 +60,8 @@ function evidencePayload(e: ContextEvidence): Record<string, unknown> {
     fresh: e.fresh,
     ...(e.subject ? { subject: e.subject } : {}),
     facts: e.facts,
+    // Shape plan's planner: facts it may refer to by name but not see (planner-view.ts).
+    ...(e.withheld ? { withheld_facts: e.withheld } : {}),
     ...(e.error ? { error: e.error } : {}),
     ...(e.untrustedText ? { untrusted_text: e.untrustedText } : {}),
     ...(e.truncated ? { truncated: true } : {}),

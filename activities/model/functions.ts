@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { Domain } from '../../workflows/contract.js';
 import { claimProperties } from './claims.js';
 import { acceptsNull, dropAbsentNulls } from './optional-nulls.js';
+import { EXTRACTED_DESCRIPTION, EXTRACTED_FUNCTION, extractedInput, PLAN_DESCRIPTION, PLAN_FUNCTION, planInput, type Mode } from './plan-functions.js';
 
 export const FINISH_FUNCTION = 'finish';
 export const ESCALATE_FUNCTION = 'escalate';
@@ -29,7 +30,15 @@ export interface DomainFunctions {
   byName: Map<string, FunctionSpec>;
 }
 
-export function domainFunctions(domain: Domain): DomainFunctions {
+/**
+ * What one turn offers: every domain tool, finish and escalate (`act`); the same and `plan` for a
+ * planner (shape `plan`); only `extracted` for an extractor, which has no tools.
+ */
+export function domainFunctions(domain: Domain, mode: Mode = 'act'): DomainFunctions {
+  if (mode === 'extract') {
+    const spec = functionSpec(EXTRACTED_FUNCTION, EXTRACTED_DESCRIPTION, extractedInput);
+    return { specs: [spec], byName: new Map([[spec.name, spec]]) };
+  }
   const finishInput = z.strictObject({
     claim: domain.claim.describe('What you claim about the case, in the domain claim shape.'),
     evidence: z.array(z.string()).min(1).max(50).describe('Ids of the evidence items that support the claim.'),
@@ -50,22 +59,25 @@ export function domainFunctions(domain: Domain): DomainFunctions {
       'Hand the case to a human: conflicting authoritative sources, a blocked or unsafe action, or no safe next step. Must be the only call in its reply.',
       escalateInput,
     ),
+    ...(mode === 'plan' ? [functionSpec(PLAN_FUNCTION, PLAN_DESCRIPTION, planInput(domain))] : []),
   ];
   const byName = new Map(specs.map((s) => [s.name, s]));
   if (byName.size !== specs.length) {
-    throw ApplicationFailure.nonRetryable(`domain ${domain.name} has a tool named ${FINISH_FUNCTION} or ${ESCALATE_FUNCTION}`, ErrorTypes.modelConfig);
+    const reserved = [FINISH_FUNCTION, ESCALATE_FUNCTION, ...(mode === 'plan' ? [PLAN_FUNCTION] : [])].join(', ');
+    throw ApplicationFailure.nonRetryable(`domain ${domain.name} has a tool named like one of the engine's functions (${reserved})`, ErrorTypes.modelConfig);
   }
   return { specs, byName };
 }
 
-/** Memoised per domain: the schemas are rebuilt only when a worker sees a domain first. */
-export function functionsCache(): (domain: Domain) => DomainFunctions {
+/** Memoised per domain and mode: the schemas are rebuilt only when a worker sees a domain first. */
+export function functionsCache(): (domain: Domain, mode?: Mode) => DomainFunctions {
   const byDomain = new Map<string, DomainFunctions>();
-  return (domain) => {
-    let functions = byDomain.get(domain.name);
+  return (domain, mode = 'act') => {
+    const key = `${mode} ${domain.name}`;
+    let functions = byDomain.get(key);
     if (!functions) {
-      functions = domainFunctions(domain);
-      byDomain.set(domain.name, functions);
+      functions = domainFunctions(domain, mode);
+      byDomain.set(key, functions);
     }
     return functions;
   };

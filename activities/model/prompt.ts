@@ -6,11 +6,16 @@ import type { Domain } from '../../workflows/contract.js';
 import type { CompiledContext } from '../../workflows/controller/index.js';
 import { chatMessages } from './chat-render.js';
 import { ESCALATE_FUNCTION, FINISH_FUNCTION } from './functions.js';
+import { modeOf } from './plan-functions.js';
+import { extractorMessages, plannerPrompt } from './plan-prompts.js';
 
 export type Rendering = 'chat' | 'document';
 
-/** The run as messages, in the engine's rendering of choice. */
+/** The run as messages, in the engine's rendering of choice; in shape `plan`, as its planner or extractor reads it (plan-prompts.ts). */
 export function renderRun(domain: Domain, context: CompiledContext, rendering: Rendering = 'chat'): ChatCompletionMessageParam[] {
+  const mode = modeOf(context);
+  if (mode === 'extract') return extractorMessages(context);
+  if (mode === 'plan') return chatMessages(plannerPrompt(domain), context);
   return rendering === 'document' ? documentMessages(domain, context) : chatMessages(systemPrompt(domain), context);
 }
 

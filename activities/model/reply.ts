@@ -5,6 +5,7 @@
 // never an exception that would crash or retry the run.
 import { splitClaims } from './claims.js';
 import { argumentsFor, ESCALATE_FUNCTION, FINISH_FUNCTION, isObject, type DomainFunctions, type JsonObject } from './functions.js';
+import { EXTRACTED_FUNCTION, PLAN_FUNCTION } from './plan-functions.js';
 import { callsFromText } from './text-calls.js';
 
 export interface ModelTurn {
@@ -47,19 +48,25 @@ export function decisionFrom(turn: ModelTurn, functions: DomainFunctions): unkno
     calls.push({ name: call.name, ...splitClaims(spec.loose, argumentsFor(spec, args)) });
   }
 
-  const control = calls.find((c) => c.name === FINISH_FUNCTION || c.name === ESCALATE_FUNCTION);
+  const control = calls.find((c) => CONTROL.has(c.name));
   if (control && calls.length > 1) return invalid(`${control.name} must be the only function call in its reply`);
   if (control?.name === FINISH_FUNCTION) {
     const { claim, evidence, summary } = control.args;
     return { type: 'finish', outcome: 'resolved', claim, evidence, ...(summary !== undefined ? { summary } : {}) };
   }
   if (control?.name === ESCALATE_FUNCTION) return { type: 'escalate', reason: control.args.reason };
+  // Shape plan's replies, in the shape the controller reads them (workflows/controller/plan-replies.ts).
+  if (control?.name === PLAN_FUNCTION) return { type: 'plan', ...control.args };
+  if (control?.name === EXTRACTED_FUNCTION) return { type: 'extracted', value: control.args.value ?? null };
   // How many calls may run together, and which, is the gate's decision, not ours.
   return {
     type: 'call',
     calls: calls.map(({ name, args, sources, derive }) => ({ tool: name, args, ...(sources ? { sources } : {}), ...(derive ? { derive } : {}) })),
   };
 }
+
+/** The functions that must be the only call in their reply. */
+const CONTROL = new Set([FINISH_FUNCTION, ESCALATE_FUNCTION, PLAN_FUNCTION, EXTRACTED_FUNCTION]);
 
 /** The parsed arguments object, or what is wrong with them. */
 function parseArguments(text: string): JsonObject | string {
