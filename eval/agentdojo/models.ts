@@ -58,6 +58,8 @@ export interface CaseState {
   triedFrom: Record<string, string[]>;
   /** Shape plan: plans in a row that got no further. */
   stalls?: number;
+  /** Shape plan: the value each extracted operand of a derivation must have, by the extraction's `want` (planner-derive.ts). */
+  expected?: Record<string, number>;
 }
 
 /** The pairs being run, by case id, shared by the runner (which opens them) and the adapters. */

@@ -8,13 +8,15 @@
 // when a person says no, the gate refuses the same call twice, or three plans get no further.
 // As the extractor, a model sees one read's text and answers one value: the oracle the value its
 // task needs if that text holds it (else none), the obedient adversary the injection's value if
-// the text carries the injection. The obedient planner obeys an injection too, if it is ever
+// the text carries the injection. A number no shown value states may still be computed by one of
+// the tool's declared derivations (planner-derive.ts). The obedient planner obeys an injection too, if it is ever
 // shown one; the plan shape is what should keep it from being shown one.
 import { type CompiledContext, spelled } from '../../workflows/controller/index.js';
 import type { Domain } from '../../workflows/contract.js';
 import type { GroundTruthCall } from './client.js';
 import type { CaseState, ScriptedModel } from './models.js';
 import { showsInjection } from './models.js';
+import { findDerivation } from './planner-derive.js';
 
 type Value = string | number;
 
@@ -48,10 +50,23 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
     let waits = false;
     for (const [name, value] of Object.entries(call.args)) {
       const source = sourceFor(name, value, call.function, context, domain);
+      const derived = source.kind === 'none' && typeof value === 'number' && contract ? findDerivation(contract, name, value, call.args, context) : undefined;
       if (source.kind === 'literal') args[name] = value;
       else if (source.kind === 'fact') args[name] = { $ref: source.ref };
+      else if (derived && !derived.extract) args[name] = { $derive: { rule: derived.rule, operands: derived.operands } };
       else if (reads > 0) waits = true;
-      else {
+      else if (derived?.extract && (state.triedFrom[`${call.function}.${name}`]?.length ?? 0) > 0) {
+        // The text did not state the value itself: the one operand nothing shown states is
+        // extracted instead, and the derivation written around it.
+        const want = `${call.function}.${name}.${derived.extract.operand}`;
+        const from = textRead(context, state, want);
+        if (!from) return { type: 'escalate', reason: `nothing the run showed gives ${call.function}'s ${name}` };
+        (state.expected ??= {})[want] = derived.extract.value;
+        const id = `x${++extractions}`;
+        const kind = (contract?.argKinds as Record<string, string | undefined> | undefined)?.[name];
+        steps.push({ id, extract: { from, want, ...(kind ? { kind } : {}), type: 'number' } });
+        args[name] = { $derive: { rule: derived.rule, operands: { ...derived.operands, [derived.extract.operand]: { $ref: id } } } };
+      } else {
         const from = textRead(context, state, `${call.function}.${name}`);
         if (!from) {
           // Nothing it was shown gives the value: a read's parameter may be its own (a count), an effect's may not.
@@ -126,7 +141,8 @@ export function extractReply(model: ScriptedModel, state: CaseState, context: Co
     const injected = state.info.injectionGroundTruth.find((c) => arg !== undefined && Object.hasOwn(c.args, arg));
     if (injected && arg !== undefined) return { type: 'extracted', value: injected.args[arg] as Value };
   }
-  const needed = state.plan.find((c) => c.function === tool && arg !== undefined && Object.hasOwn(c.args, arg))?.args[arg ?? ''];
+  // An operand of a derivation the planner wrote has the value it solved for; any other slot, its task's value.
+  const needed = state.expected?.[want] ?? state.plan.find((c) => c.function === tool && arg !== undefined && Object.hasOwn(c.args, arg))?.args[arg ?? ''];
   if (typeof needed !== 'string' && typeof needed !== 'number') return { type: 'extracted', value: null };
   const shown = context.evidence.flatMap((e) => [...(e.untrustedText ?? []), ...Object.values(e.facts).map(String)]).join('\n');
   return { type: 'extracted', value: shown.toLowerCase().includes(String(needed).toLowerCase()) ? needed : null };

@@ -8,6 +8,10 @@
 // - Arithmetic the model writes itself (`"98.70 * 100"`) is the model's formula, even when each
 //   operand is trusted: it is checked and shown, with each operand's source, and a person decides.
 //
+// - A declared derivation with an operand a model with no tools extracted from text (shape plan:
+//   plan-derive.ts) holds or not like any other, but vouches for nothing: a person decides, shown
+//   the line, with that operand's origin.
+//
 // A derivation that does not hold vouches for nothing, and its argument is judged as any other.
 import type { DerivationRule, ToolContract } from '../contract.js';
 import type { Derive } from './decision.js';
@@ -22,10 +26,15 @@ export interface DerivedArgs {
   vouched: Set<string>;
   /** The arguments only the model's own arithmetic computes: held, but a person decides. */
   formulas: Set<string>;
+  /** Of those, the ones a declared derivation computes from an extracted value (the rest: the model's own arithmetic). */
+  extracted: Set<string>;
   problems: string[];
 }
 
 type SignedNote = { by: string; text: string };
+
+/** An operand no trusted source states but a model with no tools extracted (shape plan), by reference; undefined for any other. */
+export type ExtractedOperand = (reference: string) => { value: number; source: string } | undefined;
 
 export function checkDerived(
   facts: readonly TrustedFact[],
@@ -33,8 +42,9 @@ export function checkDerived(
   args: unknown,
   derive: Record<string, Derive>,
   notes: readonly SignedNote[],
+  extracted: ExtractedOperand = () => undefined,
 ): DerivedArgs {
-  const out: DerivedArgs = { lines: {}, vouched: new Set(), formulas: new Set(), problems: [] };
+  const out: DerivedArgs = { lines: {}, vouched: new Set(), formulas: new Set(), extracted: new Set(), problems: [] };
   const values = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const kinds = (contract.argKinds ?? {}) as Record<string, string | undefined>;
   for (const [name, entry] of Object.entries(derive)) {
@@ -46,13 +56,15 @@ export function checkDerived(
     const checked =
       typeof entry === 'string'
         ? checkDerivation(entry, values[name], (operand) => operandSource(operand, facts, notes, kind) ?? 'no trusted source')
-        : checkRule(contract, name, entry, values[name], facts, notes, kind);
+        : checkRule(contract, name, entry, values[name], facts, notes, kind, extracted);
     if (!checked.ok) {
       out.problems.push(`the derivation of ${name} does not hold: ${checked.problem}`);
       continue;
     }
     out.lines[name] = typeof entry === 'string' ? `the model's own arithmetic: ${checked.line}` : checked.line;
-    (typeof entry === 'string' ? out.formulas : out.vouched).add(name);
+    const untrusted = typeof entry !== 'string' && 'fromExtracted' in checked;
+    (typeof entry === 'string' || untrusted ? out.formulas : out.vouched).add(name);
+    if (untrusted) out.extracted.add(name);
   }
   return out;
 }
@@ -66,7 +78,8 @@ function checkRule(
   facts: readonly TrustedFact[],
   notes: readonly SignedNote[],
   kind: string | undefined,
-): { ok: true; line: string } | { ok: false; problem: string } {
+  extracted: ExtractedOperand,
+): { ok: true; line: string; fromExtracted?: true } | { ok: false; problem: string } {
   const rules: Record<string, DerivationRule> = contract.derivations ?? {};
   const rule = Object.hasOwn(rules, entry.rule) ? rules[entry.rule] : undefined;
   const declared = Object.keys(rules);
@@ -79,14 +92,21 @@ function checkRule(
   if (extra.length) return { ok: false, problem: `${entry.rule} (${rule.formula}) has no operand ${extra.join(', ').slice(0, 80)}` };
   const bindings: Record<string, number> = {};
   const sources = new Map<string, string>();
+  let fromExtracted = false;
   for (const [operand, bound] of Object.entries(entry.operands)) {
-    const traced = typeof bound === 'number' ? stated(bound, notes) : referenced(bound, facts, kind);
+    let traced = typeof bound === 'number' ? stated(bound, notes) : referenced(bound, facts, kind);
+    const taken = !traced.ok && typeof bound === 'string' ? extracted(bound) : undefined;
+    if (taken) {
+      traced = { ok: true, value: taken.value, source: taken.source };
+      fromExtracted = true;
+    }
     if (!traced.ok) return { ok: false, problem: `operand ${operand}: ${traced.problem}` };
     bindings[operand] = traced.value;
     sources.set(operand, traced.source);
   }
   const checked = checkDerivation(rule.formula, value, (operand) => (operand.named ? sources.get(operand.text) : 'the domain'), bindings);
-  return checked.ok ? { ok: true, line: `${entry.rule} (${rule.describe}): ${checked.line}` } : checked;
+  if (!checked.ok) return checked;
+  return { ok: true, line: `${entry.rule} (${rule.describe}): ${checked.line}`, ...(fromExtracted ? { fromExtracted: true as const } : {}) };
 }
 
 type Traced = { ok: true; value: number; source: string } | { ok: false; problem: string };

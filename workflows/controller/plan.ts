@@ -11,7 +11,8 @@
 // When a step fails, is refused or denied, or the plan ends without a finish, the planner is
 // asked again and told what became of each step as codes (planOutcomes), never as text.
 import type { Domain } from '../contract.js';
-import { MAX_PARALLEL_CALLS } from './decision.js';
+import { MAX_PARALLEL_CALLS, type Derive } from './decision.js';
+import { isDerive, resolveDerive } from './plan-derive.js';
 import type { CallStep, PlanOutcome, PlanReply, PlanStep, RunningPlan } from './plan-schema.js';
 
 import type { Evidence, RunState } from './state.js';
@@ -66,7 +67,10 @@ function refsIn(value: unknown): string[] {
 
 /** What the plan does next: calls to propose, an extraction to ask for, a finish, or the planner to ask again (why, in codes). */
 export type PlanNext =
-  | { calls: { tool: string; args: Record<string, unknown>; sources: Record<string, string | string[]> }[]; steps: string[] }
+  | {
+      calls: { tool: string; args: Record<string, unknown>; sources: Record<string, string | string[]>; derive: Record<string, Derive> }[];
+      steps: string[];
+    }
   | { finish: { claim: unknown; evidence: string[] } }
   | { extract: string }
   | { replan: PlanOutcome[] };
@@ -104,7 +108,17 @@ export function planNext(plan: RunningPlan, state: RunState, domain: Pick<Domain
   for (const step of batch) {
     const args: Record<string, unknown> = {};
     const sources: Record<string, string | string[]> = {};
+    const derive: Record<string, Derive> = {};
     for (const [name, value] of Object.entries(step.args ?? {})) {
+      if (isDerive(value)) {
+        // Computed now, from what the references hold; the gate judges the derivation (plan-derive.ts).
+        const contract = domain.tools.find((t) => t.name === step.tool);
+        const computed = resolveDerive(value, contract, name, (ref) => resolveRef(ref, plan, state));
+        if (!computed.ok) return { replan: [...outcomesOf(plan, state), { step: step.id, tool: step.tool, outcome: 'unresolved', code: computed.code }] };
+        args[name] = computed.value;
+        derive[name] = computed.derive;
+        continue;
+      }
       const items = Array.isArray(value) && value.some(isRef) ? value : [value];
       const resolved = items.map((item) => (isRef(item) ? resolveRef(item.$ref, plan, state) : { ok: true as const, value: item, source: 'plan' }));
       const failed = resolved.find((r) => !r.ok);
@@ -113,7 +127,7 @@ export function planNext(plan: RunningPlan, state: RunState, domain: Pick<Domain
       args[name] = items === value ? ok.map((r) => r.value) : ok[0]?.value;
       if (ok.some((r) => r.source !== 'plan')) sources[name] = items === value ? ok.map((r) => r.source) : (ok[0]?.source as string);
     }
-    calls.push({ tool: step.tool, args, sources });
+    calls.push({ tool: step.tool, args, sources, derive });
   }
   return { calls, steps: batch.map((s) => s.id) };
 }

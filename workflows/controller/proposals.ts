@@ -100,7 +100,12 @@ function planStep(state: RunState, domain: Domain, now: number): { ask: RunState
       ? { type: 'finish', outcome: 'resolved', claim: next.finish.claim, evidence: next.finish.evidence, ...(plan.reason ? { summary: plan.reason } : {}) }
       : {
           type: 'call',
-          calls: next.calls.map((c) => ({ tool: c.tool, args: c.args, ...(Object.keys(c.sources).length ? { sources: c.sources } : {}) })),
+          calls: next.calls.map((c) => ({
+            tool: c.tool,
+            args: c.args,
+            ...(Object.keys(c.sources).length ? { sources: c.sources } : {}),
+            ...(Object.keys(c.derive).length ? { derive: c.derive } : {}),
+          })),
           reason: `the plan's ${next.steps.join(', ')}`,
         };
   const sent = { steps: 'finish' in next ? [FINISH_STEP] : next.steps, seq: state.seq };

@@ -109,7 +109,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   const carried = carriedOut(state, args, narrative, trusted, signedNotes);
   const messages = carried.map((c) => c.message);
   const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
-  const derivedArgs = checkDerived(facts, contract, args, derive, notes);
+  const derivedArgs = checkDerived(facts, contract, args, derive, notes, (reference) => extractedOperand(state, reference));
   messages.push(...derivedArgs.problems);
   const derived = Object.keys(derivedArgs.lines).length ? { derived: derivedArgs.lines } : {};
   // The model's own arithmetic holds, but only a person can say it is the right arithmetic.
@@ -118,7 +118,9 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     const declared = Object.keys(contract.derivations ?? {});
     const rules = declared.length ? ` (${contract.name} declares ${declared.join(', ')})` : '';
     messages.push(
-      `the ${name} ${JSON.stringify(value).slice(0, 80)} is the model's own arithmetic; only a derivation the tool declares vouches for a value${rules}`,
+      derivedArgs.extracted.has(name)
+        ? `the ${name} ${JSON.stringify(value).slice(0, 80)} is computed from a value a model extracted from text nobody vouches for`
+        : `the ${name} ${JSON.stringify(value).slice(0, 80)} is the model's own arithmetic; only a derivation the tool declares vouches for a value${rules}`,
     );
     unvouched.push({ value, origin: derivedArgs.lines[name] ?? "the model's own arithmetic" });
   }
@@ -227,6 +229,16 @@ interface ZodNode {
   _zod?: { def: { type: string; innerType?: ZodNode; entries?: Record<string, unknown>; values?: unknown[] } };
 }
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'readonly']);
+
+/** A derivation's operand that a model with no tools extracted in this run (`e7.value`), with where it came from. */
+function extractedOperand(state: RunState, reference: string): { value: number; source: string } | undefined {
+  const [id, key] = reference.split('.');
+  const e = state.evidence.find((x) => x.id === id && x.tool === EXTRACTED && x.status === 'ok');
+  const value = key === 'value' ? e?.facts.value : undefined;
+  if (!e || typeof value !== 'number') return undefined;
+  const from = state.evidence.find((x) => x.id === (e.args as { from?: unknown } | undefined)?.from);
+  return { value, source: `read out of ${from ? `${from.tool} (${from.id})` : 'a text'} by a model with no tools; nobody vouches for it (${e.id})` };
+}
 
 function originOf(state: RunState, value: string, now: number): string {
   const extracted = state.evidence.find((e) => e.tool === EXTRACTED && e.status === 'ok' && spelled(String(e.facts.value)) === spelled(value));

@@ -1,0 +1,111 @@
+// Why this exists: the scripted planner's arithmetic. An effect's number that nothing the
+// planner was shown states (a rent after a rise, a share plus a fee) may still be computed by one
+// of the tool's declared derivations (ToolContract.derivations) from numbers it was shown: the
+// user's signed words and the number facts of its reads. The planner looks for operands among
+// those that compute its task's value; failing that, for all but one of them, and then the last
+// is extracted from a read it cannot see into (its expected value kept for the extractor, which
+// answers it only if the text holds it). It writes the derivation, never the result
+// (workflows/controller/plan-derive.ts).
+import { evaluateDerivation, operandNames, type CompiledContext } from '../../workflows/controller/index.js';
+import type { ToolContract } from '../../workflows/contract.js';
+
+export type Operand = number | { $ref: string };
+
+export interface FoundDerivation {
+  rule: string;
+  operands: Record<string, Operand>;
+  /** The operand left to extract, and the value it must have. */
+  extract?: { operand: string; value: number };
+}
+
+/** Close enough for money: the gate checks a derivation to within a cent. */
+const CENT = 0.005;
+/** Candidates tried per operand: the search stays small on a long transaction history. */
+const MAX_CANDIDATES = 24;
+
+/** A declared derivation of `arg` (=`value`) over what the planner was shown, or undefined. */
+export function findDerivation(
+  contract: ToolContract,
+  arg: string,
+  value: number,
+  args: Record<string, unknown>,
+  context: CompiledContext,
+): FoundDerivation | undefined {
+  const rules = Object.entries(contract.derivations ?? {}).filter(([, r]) => r.arg === arg);
+  if (rules.length === 0) return undefined;
+  const candidates = [...signedNumbers(context), ...numberFacts(context, arg, args)].slice(0, MAX_CANDIDATES);
+  const at = (formula: string, bindings: Record<string, number>) => {
+    const r = evaluateDerivation(formula, bindings);
+    return r.ok ? r.value : undefined;
+  };
+  // Every operand from what was shown.
+  for (const [name, rule] of rules) {
+    const names = operandNames(rule.formula);
+    for (const pick of assignments(names.length, candidates.length)) {
+      const bindings = Object.fromEntries(names.map((n, i) => [n, candidates[pick[i] as number]?.value as number]));
+      const result = at(rule.formula, bindings);
+      if (result !== undefined && Math.abs(result - value) <= CENT)
+        return { rule: name, operands: Object.fromEntries(names.map((n, i) => [n, candidates[pick[i] as number]?.operand as Operand])) };
+    }
+  }
+  // All but one (at least one shown); the last solved for (the declared formulas are linear in
+  // each operand) and extracted. Of the ways that fit, the smallest extracted value: the rise, not
+  // a whole second rent; the later operand of a formula first (`old + rise`: the rise).
+  let best: FoundDerivation | undefined;
+  for (const [name, rule] of rules) {
+    const names = operandNames(rule.formula);
+    if (names.length < 2) continue; // extracting the value itself is a plain extraction
+    for (let u = names.length - 1; u >= 0; u--) {
+      const unknown = names[u] as string;
+      const known = names.filter((_, i) => i !== u);
+      for (const pick of assignments(known.length, candidates.length)) {
+        const bindings = Object.fromEntries(known.map((n, i) => [n, candidates[pick[i] as number]?.value as number]));
+        const f0 = at(rule.formula, { ...bindings, [unknown]: 0 });
+        const f1 = at(rule.formula, { ...bindings, [unknown]: 1 });
+        if (f0 === undefined || f1 === undefined || f1 === f0) continue;
+        const x = Math.round(((value - f0) / (f1 - f0)) * 100) / 100;
+        const check = at(rule.formula, { ...bindings, [unknown]: x });
+        if (check === undefined || Math.abs(check - value) > CENT || x <= 0 || (best?.extract && best.extract.value <= x)) continue;
+        best = {
+          rule: name,
+          operands: Object.fromEntries(known.map((n, i) => [n, candidates[pick[i] as number]?.operand as Operand])),
+          extract: { operand: unknown, value: x },
+        };
+      }
+    }
+  }
+  return best;
+}
+
+type Candidate = { value: number; operand: Operand };
+
+/** The numbers the user's signed words state, as the gate reads them (derived-args.ts: a number of its own). */
+function signedNumbers(context: CompiledContext): Candidate[] {
+  const numbers = context.notes.filter((n) => n.signed).flatMap((n) => n.text.match(/(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)/g) ?? []);
+  return [...new Set(numbers.map(Number))].map((value) => ({ value, operand: value }));
+}
+
+/**
+ * The number facts the planner was shown that are values of the same name as the argument
+ * (`scheduled.7.amount` for an amount), those of the record the call names first (its `id`).
+ */
+function numberFacts(context: CompiledContext, arg: string, args: Record<string, unknown>): Candidate[] {
+  const record = args.id;
+  const out: Array<Candidate & { own: boolean }> = [];
+  for (const e of [...context.evidence].reverse()) {
+    for (const [key, value] of Object.entries(e.facts)) {
+      if (typeof value !== 'number' || !key.endsWith(`.${arg}`)) continue;
+      out.push({ value, operand: { $ref: `${e.id}.${key}` }, own: record !== undefined && key.includes(`.${String(record)}.`) });
+    }
+  }
+  return out.sort((a, b) => Number(b.own) - Number(a.own)).map(({ value, operand }) => ({ value, operand }));
+}
+
+/** Every way of picking `k` of `n` candidates (repeats allowed), in order. */
+function* assignments(k: number, n: number): Generator<number[]> {
+  if (k === 0) {
+    yield [];
+    return;
+  }
+  for (const rest of assignments(k - 1, n)) for (let i = 0; i < n; i++) yield [...rest, i];
+}
