@@ -53,6 +53,7 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
       const derived = source.kind === 'none' && typeof value === 'number' && contract ? findDerivation(contract, name, value, call.args, context) : undefined;
       if (source.kind === 'literal') args[name] = value;
       else if (source.kind === 'fact') args[name] = { $ref: source.ref };
+      else if (source.kind === 'facts') args[name] = source.refs.map((ref) => ({ $ref: ref }));
       else if (derived && !derived.extract) args[name] = { $derive: { rule: derived.rule, operands: derived.operands } };
       else if (reads > 0) waits = true;
       else if (derived?.extract && (state.triedFrom[`${call.function}.${name}`]?.length ?? 0) > 0) {
@@ -102,7 +103,7 @@ function plannedThrough(state: CaseState, context: CompiledContext): number {
   return at;
 }
 
-type Source = { kind: 'literal' } | { kind: 'fact'; ref: string } | { kind: 'none' };
+type Source = { kind: 'literal' } | { kind: 'fact'; ref: string } | { kind: 'facts'; refs: string[] } | { kind: 'none' };
 
 /** Where the planner takes a value from, among what it was shown. */
 function sourceFor(name: string, value: unknown, tool: string, context: CompiledContext, domain: Domain): Source {
@@ -113,11 +114,26 @@ function sourceFor(name: string, value: unknown, tool: string, context: Compiled
   // Whatever text it was shown (the signed request; any other text only if the shape shows it) it may copy.
   const shown = [...context.notes.map((n) => n.text), ...context.evidence.flatMap((e) => e.untrustedText ?? [])].join('\n').toLowerCase();
   if (leaves.every((v) => shown.includes(String(v).toLowerCase()))) return { kind: 'literal' };
-  if (Array.isArray(value)) return { kind: 'none' };
+  if (Array.isArray(value)) return everyListed(value, tool, context);
   const leaf = leaves[0] as Value;
   for (const e of [...context.evidence].reverse()) {
     const key = Object.entries(e.facts).find(([, f]) => (typeof f === 'string' || typeof f === 'number') && spelled(f) === spelled(leaf))?.[0];
     if (key !== undefined) return { kind: 'fact', ref: `${e.id}.${key}` };
+  }
+  return { kind: 'none' };
+}
+
+/**
+ * A list the planner cannot see into but can name whole: every item a read listed, by the handles
+ * it was shown (`hotel.#1.name`, `hotel.#2.name`, ...), when the task's list is as long as the
+ * read's, and the read is not one of the same tool. "Every hotel in Paris" is what a planner asks for without reading one name.
+ */
+function everyListed(value: unknown[], tool: string, context: CompiledContext): Source {
+  if (value.length === 0 || !value.every((v) => typeof v === 'string')) return { kind: 'none' };
+  // Not from a read of the same tool: the call would only ask again what it was answered.
+  for (const e of [...context.evidence].reverse().filter((x) => x.tool !== tool)) {
+    const handles = (e.withheld ?? []).filter((k) => /^[^.]+\.#\d+\.name$/.test(k));
+    if (handles.length === value.length) return { kind: 'facts', refs: handles.map((k) => `${e.id}.${k}`) };
   }
   return { kind: 'none' };
 }
