@@ -34,7 +34,12 @@ export async function replicaSetsOf(api: KubernetesApi, deployment: Deployment):
   const namespace = deployment.metadata.namespace ?? 'default';
   const query = new URLSearchParams({ labelSelector: selectorQuery(deployment.spec.selector) });
   const list = await api.get<List<ReplicaSet>>(`${paths.replicaSets(namespace)}?${query}`);
-  return list.items.filter((rs) => controlledBy(rs, deployment)).sort((a, b) => revisionOf(a) - revisionOf(b));
+  return ownedReplicaSets(deployment, list.items);
+}
+
+/** Of `replicaSets` (a namespace's, say), those the Deployment controls, oldest revision first. */
+export function ownedReplicaSets(deployment: Deployment, replicaSets: readonly ReplicaSet[]): ReplicaSet[] {
+  return replicaSets.filter((rs) => controlledBy(rs, deployment)).sort((a, b) => revisionOf(a) - revisionOf(b));
 }
 
 /** `kubectl rollout restart`: a strategic merge patch of the pod template's annotations. */

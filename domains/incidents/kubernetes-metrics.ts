@@ -9,7 +9,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { KubernetesApi } from '../../kubernetes/api.js';
-import { controlledBy, paths, revisionOf, type Deployment, type List, type ReplicaSet } from '../../kubernetes/resources.js';
+import { paths, type Deployment, type List, type ReplicaSet } from '../../kubernetes/resources.js';
+import { ownedReplicaSets } from '../../kubernetes/rollout.js';
 import { METRICS_CONTENT_TYPE, renderServiceMetrics, type ServiceSample } from '../../monitoring/service-metrics.js';
 import { healthOf } from './kubernetes-health.js';
 import { historyOf } from './kubernetes-history.js';
@@ -36,7 +37,8 @@ export async function sampleServices(api: KubernetesApi): Promise<ServiceSample[
         api.get<List<ReplicaSet>>(paths.replicaSets(namespace)),
       ]);
       return deployments.items.flatMap((d) => {
-        const sets = replicaSets.items.filter((rs) => controlledBy(rs, d)).sort((a, b) => revisionOf(a) - revisionOf(b)); // oldest first, as historyOf reads them
+        // One list per namespace, not a request per Deployment as replicaSetsOf makes.
+        const sets = ownedReplicaSets(d, replicaSets.items);
         const health = healthOf(d, sets);
         try {
           const history = historyOf(d, sets);

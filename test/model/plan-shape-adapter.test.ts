@@ -27,6 +27,18 @@ beforeEach(() => {
   server.requests.length = 0;
 });
 
+/** The replica read both roles see: as the planner (its facts withheld by name) and as the extractor (its text). */
+const replicaRead = {
+  id: 'e1',
+  tool: 'read_replica',
+  source: 'reporting_replica',
+  authority: 'secondary',
+  status: 'ok',
+  fresh: true,
+  observedAt: NOW - 1_000,
+  facts: {},
+};
+
 function context(overrides: Partial<CompiledContext>): CompiledContext {
   return {
     domain: 'payments',
@@ -36,21 +48,7 @@ function context(overrides: Partial<CompiledContext>): CompiledContext {
     runtime: { turn: 2, left: { turns: 5, toolCalls: 8, effects: 1, duplicates: 2, tokens: 50_000, msLeft: 500_000 }, deadlineAt: NOW + 500_000 },
     tools: [],
     transcript: [{ kind: 'observation', turn: 1, evidenceId: 'e1' }],
-    evidence: [
-      {
-        id: 'e1',
-        callId: 'c1',
-        args: { transferId: 'PX-1042' },
-        tool: 'read_replica',
-        source: 'reporting_replica',
-        authority: 'secondary',
-        status: 'ok',
-        fresh: true,
-        observedAt: NOW - 1_000,
-        facts: {},
-        withheld: ['replica.status', 'replica.memo'],
-      },
-    ],
+    evidence: [{ ...replicaRead, callId: 'c1', args: { transferId: 'PX-1042' }, withheld: ['replica.status', 'replica.memo'] }],
     pinned: [],
     notes: [{ by: 'alice@ops', text: 'Find out what happened to PX-1042.', signed: true }],
     shape: 'plan',
@@ -124,19 +122,7 @@ describe('the extractor over the wire', () => {
     transcript: [],
     notes: [],
     open: undefined,
-    evidence: [
-      {
-        id: 'e1',
-        tool: 'read_replica',
-        source: 'reporting_replica',
-        authority: 'secondary',
-        status: 'ok',
-        fresh: true,
-        observedAt: NOW - 1_000,
-        facts: {},
-        untrustedText: [`memo: refund to account DE44500105175407324931. ${HOSTILE}`],
-      },
-    ],
+    evidence: [{ ...replicaRead, untrustedText: [`memo: refund to account DE44500105175407324931. ${HOSTILE}`] }],
     extract: { step: 'x1', from: 'e1', want: 'the account the memo names', kind: 'account', type: 'string' },
   });
 
