@@ -53,9 +53,13 @@ export async function cachedBundle(workflowsPath: string, options: { dir: string
 
 /** The source files a bundle was made from, as its inline source map names them (absolute paths). */
 function sourcesOf(code: string): string[] {
-  const inline = /sourceMappingURL=data:application\/json;[^,]*base64,(\S+)\s*$/.exec(code);
-  if (!inline?.[1]) throw new Error('the workflow bundle has no inline source map to name its files');
-  const map = JSON.parse(Buffer.from(inline[1], 'base64').toString('utf8')) as { sources?: unknown };
+  // Found by position, not by a regular expression: the map is megabytes of base64, and a
+  // backtracking match over it can exhaust V8's regexp stack (RangeError) on one run and not the next.
+  const marker = 'sourceMappingURL=data:application/json;';
+  const at = code.lastIndexOf(marker);
+  const comma = at < 0 ? -1 : code.indexOf('base64,', at + marker.length);
+  if (comma < 0) throw new Error('the workflow bundle has no inline source map to name its files');
+  const map = JSON.parse(Buffer.from(code.slice(comma + 'base64,'.length).trim(), 'base64').toString('utf8')) as { sources?: unknown };
   const sources = Array.isArray(map.sources) ? map.sources.filter((s): s is string => typeof s === 'string' && s.startsWith('/')) : [];
   if (sources.length === 0) throw new Error('the workflow bundle names no source files');
   return sources;
