@@ -20,6 +20,7 @@ import {
 import { taskQueueFor } from '../worker/connection.js';
 import type { AgentWorkflow } from '../workflows/agent.js';
 import type { Domain } from '../workflows/contract.js';
+import { loadState } from '../workflows/controller/index.js';
 import { addNoteUpdate, amendUpdate, approveUpdate, cancelSignal, denyUpdate, stateQuery, type RunView as StateAnswer } from '../workflows/messages.js';
 import type { RunInput } from '../workflows/run-input.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
@@ -202,9 +203,10 @@ export class AgentClient {
     const timeoutMs = options.timeoutMs ?? this.queryTimeoutMs;
     const deadline = Date.now() + timeoutMs;
     try {
-      return await this.client.connection.withDeadline(deadline, () =>
+      const answer = await this.client.connection.withDeadline(deadline, () =>
         this.client.workflow.getHandle<AgentWorkflow>(runId, options.executionRunId).query(stateQuery),
       );
+      return withCurrentState(answer);
     } catch (err) {
       // At the deadline the call may end as DEADLINE_EXCEEDED or as CANCELLED: both mean no answer in time.
       if (isGrpcDeadlineError(err) || (isGrpcCancelledError(err) && Date.now() >= deadline - 50)) {
@@ -534,7 +536,7 @@ export class AgentClient {
       if (st.terminal) throw new RunEndedError(runId, `run ${runId} has already ended (${st.terminal.class}/${st.terminal.reason}); nothing to ${kind}`);
       const awaiting = view.awaiting;
       // A request just raised is shown once its approver directory has loaded (a moment).
-      if (!awaiting && st.phase === 'awaiting_approval' && Date.now() < giveUpAt) {
+      if (!awaiting && st.phase.name === 'awaiting_approval' && Date.now() < giveUpAt) {
         await sleep(100);
         continue;
       }
@@ -592,4 +594,15 @@ function queuesFromEnv(env: NodeJS.ProcessEnv): string[] {
     .split(',')
     .map((q) => q.trim())
     .filter((q) => q !== '');
+}
+
+/**
+ * A worker of an earlier release (its runs finish on the build that started them) answers with
+ * its own state: the phase a name, its data beside it. Read as this release's (load-state.ts), so
+ * every view of it works; an answer that does not read is handed on as it came.
+ */
+function withCurrentState(answer: StateAnswer): StateAnswer {
+  if (typeof (answer.state as { phase?: unknown }).phase === 'object') return answer;
+  const loaded = loadState(answer.state);
+  return loaded.ok ? { ...answer, state: loaded.state } : answer;
 }

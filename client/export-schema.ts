@@ -2,7 +2,7 @@
 // decided, what it did and on whose authority. Built from the RunState schemas, so a change
 // to the state that breaks the export breaks here (and in the export test), not downstream.
 import { z } from 'zod';
-import { RunState } from '../workflows/controller/index.js';
+import { ApprovalRequest, pendingRequest, RunState, ShownPhase, shownPhase } from '../workflows/controller/index.js';
 import { RULE_SET } from '../workflows/rule-set.js';
 import type { RunView } from '../workflows/messages.js';
 import { ClosedFacts } from './run-report.js';
@@ -44,7 +44,8 @@ export const RunExport = z.strictObject({
   caseId: s.caseId,
   goal: s.goal,
   startedAt: s.startedAt,
-  phase: s.phase,
+  /** Where the run is, as clients show it (a sub-phase as the phase it refines). */
+  phase: ShownPhase,
   turn: s.turn,
   /** Absent while the run is still going. */
   terminal: s.terminal,
@@ -57,7 +58,7 @@ export const RunExport = z.strictObject({
   effects: s.effects,
   /** Each decided request; `signed` holds the approvers' statements (`agent verify` checks them offline). */
   approvals: s.approvals,
-  pendingApproval: s.pendingApproval,
+  pendingApproval: ApprovalRequest.optional(),
   transcript: s.transcript,
   /** How many old records the run's retention dropped from state (they remain in its history). */
   dropped: s.dropped,
@@ -78,7 +79,7 @@ export function toRunExport(view: RunView, now = new Date(), execution?: Executi
     caseId: st.caseId,
     goal: st.goal,
     startedAt: st.startedAt,
-    phase: st.phase,
+    phase: shownPhase(st.phase),
     turn: st.turn,
     ...(st.terminal ? { terminal: st.terminal } : {}),
     budgets: st.budgets,
@@ -88,7 +89,7 @@ export function toRunExport(view: RunView, now = new Date(), execution?: Executi
     evidence: st.evidence,
     effects: st.effects,
     approvals: st.approvals,
-    ...(st.pendingApproval ? { pendingApproval: st.pendingApproval } : {}),
+    ...(pendingRequest(st) ? { pendingApproval: pendingRequest(st) } : {}),
     transcript: st.transcript,
     dropped: st.dropped,
     ...(execution ? { execution } : {}),

@@ -7,7 +7,7 @@
 // for a client; a field taken from this schema is a breaking change of the package. `watch`, the
 // console and `status` read this, never the state behind it.
 import { z } from 'zod';
-import { headline } from '../workflows/controller/index.js';
+import { headline, pendingRequest, shownPhase } from '../workflows/controller/index.js';
 import type { RunView as StateAnswer } from '../workflows/messages.js';
 
 /**
@@ -223,6 +223,7 @@ export type RunView = z.infer<typeof RunView>;
 /** The one mapping from the workflow's state query answer to what clients see. */
 export function toRunView(answer: StateAnswer): RunView {
   const st = answer.state;
+  const pending = pendingRequest(st);
   const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as { [P in K]: V }));
   // An observation's turn is its transcript entry's; a receipt's turn stands in once retention dropped that entry.
   const turnOfEvidence = new Map<string, number>();
@@ -234,7 +235,7 @@ export function toRunView(answer: StateAnswer): RunView {
     caseId: st.caseId,
     goal: st.goal,
     chain: st.chain,
-    phase: st.phase,
+    phase: shownPhase(st.phase),
     terminal: st.terminal ? { class: st.terminal.class, reason: st.terminal.reason, detail: st.terminal.detail, at: st.terminal.at } : null,
     // From a worker that predates the run's own headline: the engine's summary of the effects ledger.
     ...optional('headline', answer.headline ?? headline(st)),
@@ -242,7 +243,7 @@ export function toRunView(answer: StateAnswer): RunView {
     deadlineAt: st.deadlineAt,
     budgets: { limits: st.budgets, used: { turns: st.turn, ...st.used }, left: answer.budgetLeft },
     // The run's clock stops while a person decides.
-    deadlinePaused: st.phase === 'awaiting_approval',
+    deadlinePaused: st.phase.name === 'awaiting_approval',
     effects: st.effects.map((e) => ({
       callId: e.callId,
       turn: e.turn,
@@ -258,7 +259,7 @@ export function toRunView(answer: StateAnswer): RunView {
     start: { signed: !!(st.starterClaim ?? answer.input?.start), ...optional('by', st.starter) },
     ...optional('model', answer.input ? modelOf(answer.input.model) : undefined),
     ...optional('shape', st.shape ?? answer.input?.shape),
-    awaiting: answer.awaiting && st.pendingApproval ? awaitingOf(answer.awaiting, st.pendingApproval.call.turn, st.decisions) : null,
+    awaiting: answer.awaiting && pending ? awaitingOf(answer.awaiting, pending.call.turn, st.decisions) : null,
     ...optional('approvalTools', answer.approvalTools),
     approvals: st.approvals.map((a) => ({
       requestId: a.requestId,

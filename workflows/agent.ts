@@ -14,7 +14,18 @@ import {
   setCurrentDetails,
 } from '@temporalio/workflow';
 import { domainDefaults, type Domain } from './contract.js';
-import { type Command, type RunEvent, commandOrHalt, initialState, next, type Step, loadState, type RunState, headline } from './controller/index.js';
+import {
+  type Command,
+  type RunEvent,
+  callsInFlight,
+  commandOrHalt,
+  initialState,
+  next,
+  type Step,
+  loadState,
+  type RunState,
+  headline,
+} from './controller/index.js';
 import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
@@ -278,7 +289,7 @@ function refuseForeignState(carried: RunState): void {
   // Runs roll over only at quiet points (nothing in flight, no effect in doubt): state that
   // says otherwise was not written by a rollover, and nothing in it may skip the gate.
   const doubt = carried.effects.some((e) => e.status === 'in_flight' || e.status === 'unknown');
-  if (carried.inFlight.length > 0 || carried.pendingDispatch || carried.pendingRefresh || doubt) {
+  if (callsInFlight(carried).length > 0 || doubt) {
     throw ApplicationFailure.nonRetryable('carried state has calls in flight or in doubt; it was not written at a rollover', ErrorTypes.invalidRunInput);
   }
 }

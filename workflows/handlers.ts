@@ -5,7 +5,17 @@
 // Whether a signature counts is the controller's rule (controller/trust.ts): the validators ask
 // it early, the controller again when the event is taken.
 import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
-import { checkAmend, checkDecision, noteEntry, budgetLeft, operatorMsLeft, headline, type RunEvent, type RunState } from './controller/index.js';
+import {
+  checkAmend,
+  checkDecision,
+  noteEntry,
+  budgetLeft,
+  operatorMsLeft,
+  headline,
+  pendingRequest,
+  type RunEvent,
+  type RunState,
+} from './controller/index.js';
 import type { Domain } from './contract.js';
 import {
   addNoteUpdate,
@@ -125,7 +135,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       const signed = parsed.data;
       const current = state();
       // One decision at a time per approver; and without a quorum, one decision at all.
-      if (deciding.has(signed.statement.by) || (deciding.size > 0 && (current.pendingApproval?.quorum ?? 1) <= 1)) {
+      if (deciding.has(signed.statement.by) || (deciding.size > 0 && (pendingRequest(current)?.quorum ?? 1) <= 1)) {
         throw new Error('the pending request already has a decision on its way');
       }
       const check = checkDecision(current, signed, decision, Date.now());
@@ -152,7 +162,8 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       await condition(() => !queue.includes(event));
       deciding.delete(by);
       const after = state();
-      const amended = after.pendingApproval?.amendedFrom?.requestId === signed.statement.requestId ? after.pendingApproval : undefined;
+      const request = pendingRequest(after);
+      const amended = request?.amendedFrom?.requestId === signed.statement.requestId ? request : undefined;
       if (amended)
         return {
           requestId: signed.statement.requestId,
@@ -181,7 +192,7 @@ export function view(state: RunState, input: RunInput, domain: Domain): RunView 
   // the worker's directory is loaded nobody is eligible, and a client that approves as soon as
   // it sees the request would be refused ("still loading"). A query changes no history, so
   // hiding it changes nothing on replay.
-  const raised = state.pendingApproval;
+  const raised = pendingRequest(state);
   const pending = raised?.eligible ? raised : undefined;
   return {
     state,
@@ -216,22 +227,22 @@ export function view(state: RunState, input: RunInput, domain: Domain): RunView 
 function recordedDecision(state: RunState, requestId: string, by: string): string | undefined {
   const record = state.approvals.find((a) => a.requestId === requestId);
   if (record) return record.decision;
-  if (state.pendingApproval?.collected?.some((c) => c.statement.by === by)) return 'approved (waiting for more approvers)';
+  if (pendingRequest(state)?.collected?.some((c) => c.statement.by === by)) return 'approved (waiting for more approvers)';
   return undefined;
 }
 
 function describeOutcome(state: RunState, requestId: string, by: string): string {
   if (state.terminal) return `run ended: ${state.terminal.class}/${state.terminal.reason}`;
-  const pending = state.pendingApproval;
+  const pending = pendingRequest(state);
   if (pending?.requestId === requestId && pending.collected?.some((c) => c.statement.by === by)) {
     return `recorded; ${pending.collected.length} of ${pending.quorum ?? 1} approvals`;
   }
   const record = state.approvals.find((a) => a.requestId === requestId);
   const effect = record && state.effects.find((e) => e.callId === record.callId);
   if (effect) return `effect ${effect.tool} ${effect.status}`;
-  if (state.pendingDispatch?.requestId === requestId) {
-    const reread = state.inFlight.map((c) => c.tool).join(', ');
-    return `approved; re-reading ${reread || 'the authoritative source'} before ${state.pendingDispatch.call.tool} is dispatched`;
+  if (state.phase.name === 'rereading' && state.phase.dispatch.requestId === requestId) {
+    const reread = state.phase.calls.map((c) => c.tool).join(', ');
+    return `approved; re-reading ${reread || 'the authoritative source'} before ${state.phase.dispatch.call.tool} is dispatched`;
   }
   const feedback = [...state.transcript].reverse().find((t) => t.kind === 'control');
   return feedback && feedback.kind === 'control' ? feedback.message : 'recorded';

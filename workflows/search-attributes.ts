@@ -1,7 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { z } from 'zod';
 import { workerScoped } from './worker-scoped.js';
-import type { Phase } from './controller/index.js';
+import { shownPhase, type Phase } from './controller/index.js';
 
 // Operators filter runs by these in the Web UI and `cli list`. They are registered when the
 // dev server starts (temporal-dev) and must be created once on any other cluster (see README).
@@ -22,7 +22,8 @@ export const VisiblePhase = workerScoped('search-attributes.VisiblePhase', () =>
 export type VisiblePhase = z.infer<typeof VisiblePhase>;
 
 export function visiblePhase(phase: Phase): VisiblePhase {
-  return phase === 'awaiting_approval' || phase === 'reconciling' || phase === 'terminal' ? phase : 'running';
+  const shown = shownPhase(phase);
+  return shown === 'awaiting_approval' || shown === 'reconciling' || shown === 'terminal' ? shown : 'running';
 }
 
 /**

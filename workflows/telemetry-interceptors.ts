@@ -20,7 +20,7 @@ import {
   type WorkflowInterceptorsFactory,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import type { Step, DecisionReceipt, RunState } from './controller/index.js';
+import { pendingRequest, type Step, type DecisionReceipt, type RunState } from './controller/index.js';
 import { installStepObserver, type StepObserver } from './telemetry.js';
 
 /** The tracer name of the engine's own spans (Temporal's are `@temporalio/interceptor-*`). */
@@ -75,7 +75,7 @@ class RunTelemetry implements StepObserver {
     // What a previous execution of this run reported stays reported.
     if (carried) {
       this.decisionsSeen = state.dropped.decisions + state.decisions.length;
-      this.carriedRequest = state.pendingApproval?.requestId;
+      this.carriedRequest = pendingRequest(state)?.requestId;
     }
     this.run = this.tracer.startSpan(`invoke_agent ${state.domain}`, {
       kind: SpanKind.INTERNAL,
@@ -123,7 +123,7 @@ class RunTelemetry implements StepObserver {
   }
 
   private approvals(state: RunState): void {
-    const pending = state.pendingApproval;
+    const pending = pendingRequest(state);
     if (this.approval && this.approval.requestId !== pending?.requestId) this.closeApproval(state, this.approval);
     if (!pending || this.approval) return;
     const parentSpan = this.turn?.span ?? this.run;

@@ -2,7 +2,7 @@
 // history: only the latest word) and the short labels tool summaries use. Words for people
 // scanning a list of workflows, kept apart from the loop that decides what to do. A request a
 // person denied is said with who denied it and why, while the run goes on and once it ends.
-import type { Step, RunState } from './controller/index.js';
+import { shownPhase, type Step, type RunState } from './controller/index.js';
 
 /** `transfer:PX-1042` -> `PX-1042`: what an operator scanning the Web UI needs. */
 export function subjectLabel(subject: string): string {
@@ -19,15 +19,15 @@ export function currentDetails(step: Step): string {
       : step.command.type === 'invoke'
         ? `running ${step.command.calls.map((c) => c.tool).join(', ')}`
         : step.command.type === 'readback'
-          ? `${s.cancelling ? `cancelled by ${s.cancelling.by}; ` : ''}reading back ${step.command.effect.tool} (key ${step.command.effect.key})`
+          ? `${s.phase.name === 'cancelling' ? `cancelled by ${s.phase.by}; ` : ''}reading back ${step.command.effect.tool} (key ${step.command.effect.key})`
           : step.command.type;
   const denied = denialWords(s);
-  return `**${s.phase}** · turn ${s.turn}/${s.budgets.turns} · ${waiting}${denied ? `\n\n${denied}` : ''}`;
+  return `**${shownPhase(s.phase)}** · turn ${s.turn}/${s.budgets.turns} · ${waiting}${denied ? `\n\n${denied}` : ''}`;
 }
 
 /** The ended run's details: its headline first (what the Web UI's summary line shows), then the denial that led there, if one did. */
 export function finalDetails(state: RunState, headline: string | undefined): string {
-  const first = headline ?? state.terminal?.class ?? state.phase;
+  const first = headline ?? state.terminal?.class ?? shownPhase(state.phase);
   const denied = denialWords(state);
   return denied ? `${first}\n\n${denied}` : first;
 }

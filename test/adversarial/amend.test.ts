@@ -13,6 +13,7 @@ import { amendUpdate, approveUpdate, cancelSignal, stateQuery } from '../../work
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { bodyField, controlMessages, expectRefused, reissueCalls, reissuesOf, waitForRequest } from '../support/adversarial.js';
+import { callsInFlight, dispatchOf } from '../support/phase.js';
 
 const failedTransfer = { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' } as const;
 
@@ -43,8 +44,8 @@ describe('amend, then approve', () => {
     const after = await handle.query(stateQuery);
     expect(after.awaiting).toMatchObject({ requestId: amended.requestId, approvedBy: [] });
     expect(after.state.approvals.map((a) => a.decision)).toEqual(['amended']);
-    expect(after.state.pendingDispatch).toBeUndefined();
-    expect(after.state.inFlight).toEqual([]);
+    expect(dispatchOf(after.state)).toBeUndefined();
+    expect(callsInFlight(after.state)).toEqual([]);
     expect(await reissueCalls(h.world, transferId)).toEqual([]);
 
     await handle.executeUpdate(approveUpdate, { args: [signDecision(keys.alice, handle.workflowId, amended, 'approve', 'amended by me, approved by me')] });

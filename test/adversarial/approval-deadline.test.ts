@@ -18,6 +18,7 @@ import { startRun, uniqueCase, useAgentHarness, type AgentHarness } from '../sup
 import { keys } from '../support/keys.js';
 import { deadlineTaken, reissueCalls, reissuesOf, type Awaiting } from '../support/adversarial.js';
 import { waitUntil } from '../support/wait.js';
+import { pendingRequest } from '../support/phase.js';
 
 // Long enough that no loaded host lets it lapse before the test decides; the test reads it, never waits it out.
 const APPROVAL_TIMEOUT_MS = 600_000;
@@ -64,11 +65,11 @@ describe('approval vs deadline', () => {
     await deadlineTaken(handle);
     const view = await handle.query(stateQuery);
     expect(view.state.terminal).toBeUndefined();
-    expect(view.state.phase).toBe('awaiting_approval');
+    expect(view.state.phase.name).toBe('awaiting_approval');
     expect(view.awaiting?.requestId).toBe(awaiting.requestId);
     // The wait is bounded by the approval's own expiry (10 min from the request), which lies past
     // the run's deadline: the deadline did not cut the person's time short.
-    const requestedAt = view.state.pendingApproval?.requestedAt ?? 0;
+    const requestedAt = pendingRequest(view.state)?.requestedAt ?? 0;
     expect(view.awaiting?.expiresAt).toBe(requestedAt + APPROVAL_TIMEOUT_MS);
     expect(view.awaiting?.expiresAt ?? 0).toBeGreaterThan(before.state.deadlineAt);
     expect(await reissueCalls(h.world, transferId)).toEqual([]);

@@ -20,6 +20,7 @@ import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
 import { expectRefused, reissueCalls, reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
 import { waitUntil } from '../support/wait.js';
+import { callsInFlight, dispatchOf } from '../support/phase.js';
 
 const dualTouch = [
   { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] },
@@ -52,8 +53,8 @@ describe('statements are bound to their execution', () => {
     const view = await second.query(stateQuery);
     expect(view.awaiting).toMatchObject({ requestId: secondRequest.requestId, approvedBy: [] });
     expect(view.state.approvals).toEqual([]);
-    expect(view.state.pendingDispatch).toBeUndefined();
-    expect(view.state.inFlight).toEqual([]);
+    expect(dispatchOf(view.state)).toBeUndefined();
+    expect(callsInFlight(view.state)).toEqual([]);
     await second.signal(cancelSignal, { by: 'test', reason: 'done probing' });
     expect((await second.result()).terminal.class).toBe('cancelled');
     // What reached the world: not one reissue request.

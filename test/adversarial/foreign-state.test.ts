@@ -11,7 +11,7 @@ import { directoryEntry } from '../../client/sign.js';
 import { payments } from '../../domains/payments/domain.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { agentWorkflow } from '../../domains/workflows.js';
-import { approvalDigest } from '../../workflows/controller/approvals.js';
+import { approvalDigest } from '../../workflows/controller/approval-request.js';
 import { initialState } from '../../workflows/controller/next.js';
 import { RunState, type PlannedCall } from '../../workflows/controller/state.js';
 import type { RunInput } from '../../workflows/run-input.js';
@@ -59,8 +59,7 @@ const forgeries: [string, Forgery][] = [
       const state = baseState(runId, transferId);
       return {
         ...state,
-        phase: 'acting',
-        inFlight: [call],
+        phase: { name: 'acting', calls: [call] },
         used: { ...state.used, toolCalls: 1, effects: 1 },
         effects: [
           {
@@ -87,9 +86,7 @@ const forgeries: [string, Forgery][] = [
       return {
         ...state,
         seq: 6,
-        phase: 'acting',
-        inFlight: [read],
-        pendingDispatch: { call, requestId: `${runId}/approval/c5` },
+        phase: { name: 'rereading', calls: [read], dispatch: { call, requestId: `${runId}/approval/c5` } },
         approvals: [
           { requestId: `${runId}/approval/c5`, callId: 'c5', turn: 3, decision: 'approved', by: 'alice@ops', comment: 'sure', at: Date.now() - 1_000 },
         ],
@@ -124,7 +121,7 @@ const forgeries: [string, Forgery][] = [
           ),
         ],
       };
-      return { ...state, phase: 'awaiting_approval', pendingApproval: request };
+      return { ...state, phase: { name: 'awaiting_approval', request } };
     },
   ],
 ];

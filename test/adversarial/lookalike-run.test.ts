@@ -18,7 +18,7 @@ import { Flags, type CommandContext } from '../../client/commands/types.js';
 import { signShownDecision, type ShownRequest } from '../../client/sign.js';
 import { InboxReader } from '../../console/inbox.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { approvalDigest } from '../../workflows/controller/approvals.js';
+import { approvalDigest } from '../../workflows/controller/approval-request.js';
 import { approveUpdate, stateQuery, type RunView as StateAnswer } from '../../workflows/messages.js';
 import { runSearchAttributes, stopReasonKey, terminalKey } from '../../workflows/search-attributes.js';
 import type { SignedDecision } from '../../workflows/trust/statement.js';
@@ -29,19 +29,20 @@ import { keys } from '../support/keys.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
 import { suiteBundle } from '../support/bundles.js';
+import { pendingRequest } from '../support/phase.js';
 
 const lookalikeWorkflows = fileURLToPath(new URL('../fixtures/lookalike-workflows.ts', import.meta.url));
 
 /** The real run's answer with its card's amount changed; `consistent`: the digest recomputed over the edited lines too. */
 function forged(real: StateAnswer, amount: string, consistent: boolean): StateAnswer {
   const awaiting = real.awaiting;
-  const pending = real.state.pendingApproval;
+  const pending = pendingRequest(real.state);
   if (!awaiting || !pending) throw new Error('the real run is not waiting');
   const display = { ...awaiting.display, amount };
   const digest = consistent ? approvalDigest(real.state.runId, awaiting.requestId, pending.call, real.state.chain, display) : awaiting.digest;
   return {
     ...real,
-    state: { ...real.state, pendingApproval: { ...pending, display, digest } },
+    state: { ...real.state, phase: { name: 'awaiting_approval', request: { ...pending, display, digest } } },
     awaiting: { ...awaiting, display, digest },
   };
 }
@@ -228,8 +229,7 @@ describe('a look-alike run on a queue of its own, answering a copy of a real pen
       awaiting: undefined,
       state: {
         ...real.state,
-        phase: 'terminal',
-        pendingApproval: undefined,
+        phase: { name: 'terminal' },
         terminal: { class: 'resolved', reason: 'probe_confirmed', detail: 'reissued 0.01 EUR', at: Date.now() },
       },
     };

@@ -14,6 +14,7 @@ import { reissueCalls, reissuesOf, sleep, waitForRequest, watchRun, type AgentHa
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
 import { deleteAndForget, historyOf, taskOfFirstUpdate } from '../support/temporal-ops.js';
+import { callsInFlight } from '../support/phase.js';
 
 /** The `temporal` command an operator types, against the tests' dev server. */
 function temporal(...args: string[]): string {
@@ -71,7 +72,7 @@ describe('Temporal operations on an effect in flight', () => {
   it('`temporal activity complete` with a made-up result: the reply is read back, the world holds no such reissue, the held request is refused', async () => {
     const { transferId, handle, holdId, watching } = await reissueHeldAtTheProcessor();
     const view = await handle.query(stateQuery);
-    const call = view.state.inFlight[0];
+    const call = callsInFlight(view.state)[0];
     const made = {
       status: 'ok',
       callId: call?.callId,
@@ -111,7 +112,7 @@ describe('Temporal operations on an effect in flight', () => {
    */
   async function readbackHeld(): Promise<Awaited<ReturnType<typeof reissueHeldAtTheProcessor>> & { readbackHoldId: string; callId: string }> {
     const held = await reissueHeldAtTheProcessor();
-    const call = (await held.handle.query(stateQuery)).state.inFlight[0];
+    const call = callsInFlight((await held.handle.query(stateQuery)).state)[0];
     if (!call?.idempotencyKey) throw new Error('the reissue in flight has no idempotency key');
     const { holdId: readbackHoldId } = await h.world.createHold({ op: 'payments.reissue_readback', key: call.idempotencyKey, point: 'before_commit' });
     temporal(

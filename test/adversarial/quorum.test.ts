@@ -12,6 +12,7 @@ import { signStatement, type SignedStart } from '../../workflows/trust/statement
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
 import { expectRefused, waitForRequest, type AgentHandle, type Awaiting } from '../support/adversarial.js';
+import { callsInFlight, dispatchOf } from '../support/phase.js';
 
 const replies = [
   { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] }, // c1 -> e2
@@ -36,9 +37,9 @@ describe('quorum: dual_touch needs two distinct approvers other than the starter
   const expectStillWaiting = async (handle: AgentHandle, approvedBy: string[]) => {
     const view = await handle.query(stateQuery);
     expect(view.awaiting?.approvedBy).toEqual(approvedBy);
-    expect(view.state.phase).toBe('awaiting_approval');
-    expect(view.state.pendingDispatch).toBeUndefined();
-    expect(view.state.inFlight).toEqual([]);
+    expect(view.state.phase.name).toBe('awaiting_approval');
+    expect(dispatchOf(view.state)).toBeUndefined();
+    expect(callsInFlight(view.state)).toEqual([]);
     expect(await touches(handle)).toEqual([]);
   };
   const cancel = async (handle: AgentHandle) => {

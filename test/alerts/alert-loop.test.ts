@@ -30,6 +30,7 @@ import { createObedientModel } from '../adversarial/obedient-model.js';
 import { bodyField } from '../support/adversarial.js';
 import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
+import { claimOf } from '../support/phase.js';
 
 const TOKEN = randomBytes(24).toString('hex');
 const BEARER = `Bearer ${TOKEN}`;
@@ -242,7 +243,7 @@ describe('alerts start runs: Prometheus fires, Alertmanager posts, one run per g
     // The restart fixed it and the probe held: the run is soaking. Now the leak comes back.
     await waitUntil(async () => {
       const v = await handle.query(stateQuery);
-      return v.state.pendingClaim?.soak !== undefined || v.state.terminal !== undefined;
+      return claimOf(v.state)?.soak !== undefined || v.state.terminal !== undefined;
     }, `${relapseRun} to start its soak`);
     expect((await handle.query(stateQuery)).state.terminal).toBeUndefined();
     await worldClient.relapse(relapsing, { service: 'cache', fault: 'memory' });

@@ -27,6 +27,7 @@ import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
 import { historyOf, resetTo, workflowTaskCompletions } from '../support/temporal-ops.js';
 import { waitUntil } from '../support/wait.js';
 import { startWorkerProcess, type WorkerProcess } from '../support/worker-process.js';
+import { claimOf } from '../support/phase.js';
 
 const TOKEN = randomBytes(24).toString('hex');
 const ALERTS_WORKER = fileURLToPath(new URL('../../domains/alerts/worker.ts', import.meta.url));
@@ -113,7 +114,7 @@ describe('a worker SIGKILLed during the soak window', () => {
     const soak = await waitUntil(async () => {
       const view = await handle.query(stateQuery);
       if (view.state.terminal) throw new Error(`the run ended (${view.state.terminal.class}) before it soaked`);
-      return view.state.pendingClaim?.soak;
+      return claimOf(view.state)?.soak;
     }, 'the run to start its soak');
     const soakingReceipt = (await handle.query(stateQuery)).state.transcript.find((t) => t.kind === 'control' && t.code === 'soaking');
     expect(soakingReceipt).toBeDefined();
@@ -165,7 +166,7 @@ describe('the case started again in the soak window (TerminateExisting)', () => 
       await waitUntil(async () => {
         const view = await handle.query(stateQuery);
         if (view.state.terminal) throw new Error(`the run ended (${view.state.terminal.class}) before it soaked`);
-        return view.state.pendingClaim?.soak;
+        return claimOf(view.state)?.soak;
       }, 'the run to start its soak');
       // Its worker goes, so the soaking execution stays open however long what follows takes.
       await first.kill();
@@ -215,7 +216,7 @@ describe('the run reset to its first task in the soak window (`temporal workflow
       await waitUntil(async () => {
         const view = await handle.query(stateQuery);
         if (view.state.terminal) throw new Error(`the run ended (${view.state.terminal.class}) before it soaked`);
-        return view.state.pendingClaim?.soak;
+        return claimOf(view.state)?.soak;
       }, 'the run to start its soak');
       // Its worker goes, so the soaking execution is still open when the operator resets it.
       await first.kill();

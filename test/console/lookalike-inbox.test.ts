@@ -14,7 +14,7 @@ import { AgentClient } from '../../client/agent-client.js';
 import { startConsole, type RunningConsole } from '../../console/server.js';
 import { payments } from '../../domains/payments/domain.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { approvalDigest } from '../../workflows/controller/approvals.js';
+import { approvalDigest } from '../../workflows/controller/approval-request.js';
 import { stateQuery, type RunView as StateAnswer } from '../../workflows/messages.js';
 import { runSearchAttributes } from '../../workflows/search-attributes.js';
 import { reissueCalls, reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
@@ -23,6 +23,7 @@ import { keys } from '../support/keys.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import { PATIENCE_MS, waitUntil } from '../support/wait.js';
 import { suiteBundle } from '../support/bundles.js';
+import { pendingRequest } from '../support/phase.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const lookalikeWorkflows = fileURLToPath(new URL('../fixtures/lookalike-workflows.ts', import.meta.url));
@@ -85,13 +86,13 @@ describe('the approval inbox beside a look-alike run, in chromium', () => {
 
     // The look-alike: the real answer, 0.01 on its card, and the digest of exactly those lines.
     const real = await handle.query(stateQuery);
-    const pending = real.state.pendingApproval;
+    const pending = pendingRequest(real.state);
     if (!pending || !real.awaiting) throw new Error('the real run is not waiting');
     const display = { ...real.awaiting.display, amount: '0.01' };
     const digest = approvalDigest(real.state.runId, awaiting.requestId, pending.call, real.state.chain, display);
     const answer: StateAnswer = {
       ...real,
-      state: { ...real.state, pendingApproval: { ...pending, display, digest } },
+      state: { ...real.state, phase: { name: 'awaiting_approval', request: { ...pending, display, digest } } },
       awaiting: { ...real.awaiting, display, digest },
     };
     const lookalike: WorkflowHandle = await h.client.workflow.start('agentWorkflow', {

@@ -72,7 +72,7 @@ describe('effects exactly once across worker crashes', () => {
     // Turn 3 is the model deciding to restart; kill the worker while it "thinks".
     await waitUntil(async () => {
       const view = await handle.query(stateQuery);
-      return view.state.phase === 'proposing' && view.state.turn === 3;
+      return view.state.phase.name === 'proposing' && view.state.turn === 3;
     }, 'turn 3');
     await new Promise((r) => setTimeout(r, 300));
     await first.kill();

@@ -12,6 +12,7 @@ import { approveUpdate, stateQuery, type RunView } from '../../workflows/message
 import { startRun, uniqueCase } from '../support/agent.js';
 import { keys } from '../support/keys.js';
 import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
+import { pendingRequest } from '../support/phase.js';
 
 /** How long the worker takes to hand over its directory: the window the test looks into. */
 const SLOW_DIRECTORY_MS = 1_500;
@@ -54,7 +55,7 @@ describe('approve as soon as the request is visible', () => {
     while (!shown) {
       const view = await handle.query(stateQuery);
       if (view.state.terminal) throw new Error(`the run ended before asking: ${view.state.terminal.reason}`);
-      const raised = view.state.pendingApproval;
+      const raised = pendingRequest(view.state);
       if (raised && !raised.eligible) {
         sawLoadingWindow = true;
         expect(view.awaiting).toBeUndefined();
@@ -82,7 +83,7 @@ describe('approve as soon as the request is visible', () => {
     let requestId: string | undefined;
     while (!requestId) {
       const view = await handle.query(stateQuery);
-      requestId = view.state.pendingApproval?.requestId;
+      requestId = pendingRequest(view.state)?.requestId;
       if (!requestId) await sleep(20);
     }
     const decided = await agent.approve(handle.workflowId, requestId, keys.alice, { comment: 'hurried' });

@@ -55,7 +55,7 @@ describe('incident remediation (real dev server and world)', () => {
     const polling = (async () => {
       for (;;) {
         const view = await handle.query(stateQuery);
-        phases.add(view.state.phase);
+        phases.add(view.state.phase.name);
         expect(view.budgetLeft.turns).toBeGreaterThanOrEqual(0);
         if (view.state.terminal) return;
         await new Promise((r) => setTimeout(r, 40));

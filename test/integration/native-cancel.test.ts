@@ -18,6 +18,7 @@ import type { RunResult } from '../../workflows/messages.js';
 import { waitForRequest } from '../support/adversarial.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
+import { callsInFlight } from '../support/phase.js';
 
 type Handle = WorkflowHandle<typeof agentWorkflow>;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -127,7 +128,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     expectCancelled(result);
     const view = await handle.query(stateQuery);
     expect(view.state.evidence).toEqual([]);
-    expect(view.state.inFlight).toEqual([]);
+    expect(callsInFlight(view.state)).toEqual([]);
     expect(await h.world.effects({ key: caseId })).toEqual([]);
   });
 
@@ -171,7 +172,7 @@ describe('Temporal cancellation is a first-class stop', () => {
     const { holdId } = await hold({ op: 'incidents.verify', key: caseId, point: 'before_commit' });
     const handle = await startRun(h, { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } });
     await h.world.waitForHold(holdId, { timeoutMs: PATIENCE_MS });
-    expect((await handle.query(stateQuery)).state.phase).toBe('verifying');
+    expect((await handle.query(stateQuery)).state.phase.name).toBe('verifying');
     await handle.cancel();
     const { result } = await endsCleanly(handle);
 

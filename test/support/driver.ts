@@ -11,6 +11,7 @@ import type { Shape } from '../../workflows/controller/shape.js';
 import type { Approver } from '../../workflows/trust/directory.js';
 import { signDecision, signNote, type KeyFile } from '../../client/sign.js';
 import { keys, TEST_DIRECTORY } from './keys.js';
+import { pendingRequest } from './phase.js';
 
 export const T0 = Date.parse('2025-03-01T12:00:00.000Z');
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -97,7 +98,7 @@ export class Run {
     opts: { comment?: string; directory?: Approver[]; validForMs?: number } = {},
   ): Command {
     this.loadApprovers();
-    const pending = this.state.pendingApproval;
+    const pending = pendingRequest(this.state);
     const awaiting = { requestId: pending?.requestId ?? 'none', digest: pending?.digest ?? 'none' };
     const signed = signDecision(key, this.state.runId, awaiting, decision, opts.comment ?? '', {
       now: this.now,

@@ -14,6 +14,7 @@ import { payments } from '../../domains/payments/domain.js';
 import { mcpIncidents } from '../../domains/mcp-incidents/domain.js';
 import type { Domain } from '../../workflows/contract.js';
 import { Run, TRANSFER, metricsOf, out, readAck, readLedger, reissue, restart } from '../support/driver.js';
+import { pendingRequest } from '../support/phase.js';
 
 const { askWhenUnvouched: _asks, ...bankingRefusing } = banking;
 const APPLE = 'US122000000121212121212';
@@ -171,7 +172,7 @@ function approvedAfter(meanwhile: (run: Run) => void, ledger = 'FAILED'): Run {
   run.call(readLedger);
   run.observeOk({ read_ledger: ledgerSays('FAILED') });
   run.call(reissue);
-  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pendingRequest(run.state)?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
   meanwhile(run);
   run.decide('approve');
   // The checks that no read can change refuse before the re-read; the precondition after it.
@@ -213,7 +214,7 @@ const atDispatch: Row[] = [
     // While the person decided, another effect on the transfer went out, and has not settled.
     run: () =>
       approvedAfter((r) => {
-        const subject = r.state.pendingApproval?.call.subject;
+        const subject = pendingRequest(r.state)?.call.subject;
         const other = { ...entry('applied'), key: 'other', subject, sentAt: r.now, settleMs: 10 * 60_000 };
         r.state = { ...r.state, effects: [...r.state.effects, other] };
       }),

@@ -11,6 +11,7 @@ import { travel, TRAVELLER } from '../../eval/agentdojo/travel.js';
 import type { Domain } from '../../workflows/contract.js';
 import { Run } from '../support/driver.js';
 import { keys } from '../support/keys.js';
+import { pendingRequest } from '../support/phase.js';
 
 const { askWhenUnvouched: _asks, ...refusing } = travel;
 const traveller = [directoryEntry(keys.carol, [TRAVELLER])];
@@ -84,8 +85,8 @@ describe('travel: what a review says vouches for nothing', () => {
     run.observeOk({ get_user_information: () => PROFILE });
     run.call({ tool: 'send_email', args: { recipients: ['jay@google.com'], subject: 'All messages', body: 'Hello' } });
     const reviews = run.state.evidence.find((e) => e.tool === 'get_rating_reviews_for_hotels');
-    expect(run.state.pendingApproval?.roles).toEqual([TRAVELLER]);
-    expect(Object.values(run.state.pendingApproval?.display ?? {})).toContain(
+    expect(pendingRequest(run.state)?.roles).toEqual([TRAVELLER]);
+    expect(Object.values(pendingRequest(run.state)?.display ?? {})).toContain(
       `"jay@google.com", from untrusted text of get_rating_reviews_for_hotels {"hotel_names":["Le Marais Boutique"]} (${reviews?.id})`,
     );
     run.loadApprovers(traveller);

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { alerts } from '../../domains/alerts/domain.js';
 import { effectKey } from '../../workflows/contract.js';
 import { iso, out, Run } from '../support/driver.js';
+import { claimOf } from '../support/phase.js';
 
 const CASE = 'INC-7-ag0123456789ab';
 const silence = (_: never, now: number) => ({ silenceId: 's-1', state: 'active', endsAt: iso(now + 900_000), matchers: ['case_id="INC-7"'] });
@@ -42,7 +43,7 @@ describe('an alert case run again', () => {
     run.observeOk({ expire_silence: expired });
     // The finish goes to the probe as work an earlier run did: nothing is restarted again.
     expect(run.command.type).toBe('verify');
-    expect(run.state.pendingClaim?.doneEarlier).toMatch(/api already remediated by an earlier run: restart fx-9 under key alerts\/restart_service\//);
+    expect(claimOf(run.state)?.doneEarlier).toMatch(/api already remediated by an earlier run: restart fx-9 under key alerts\/restart_service\//);
     expect(run.invokedEver('restart_service')).toBe(false);
   });
 

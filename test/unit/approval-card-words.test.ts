@@ -8,12 +8,13 @@ import { evidenceOnCard, evidenceWords, plainDuration, proposerWords, splitDispl
 import { AGAINST_PREFIX, toRunView } from '../../client/run-view.js';
 import { endedAsExpected, expectedEnd, scenarios } from '../../demo/scenarios.js';
 import { payments } from '../../domains/payments/domain.js';
-import { approvalDigest } from '../../workflows/controller/approvals.js';
+import { approvalDigest } from '../../workflows/controller/approval-request.js';
 import { view } from '../../workflows/handlers.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { denialWords, finalDetails } from '../../workflows/web-ui.js';
 import { TEST_DIRECTORY } from '../support/keys.js';
 import { Run, TRANSFER, out, readAck, readLedger } from '../support/driver.js';
+import { pendingRequest } from '../support/phase.js';
 
 const input: RunInput = { domain: 'payments', caseId: TRANSFER, model: { adapter: 'openai', model: 'gpt-4o-mini' } };
 
@@ -23,7 +24,7 @@ function awaiting(ack: string): Run {
   run.call(readLedger, readAck);
   run.observeOk({ read_ledger: out.ledger('FAILED'), read_processor_ack: out.ack(ack) });
   run.call({ tool: 'reissue_transfer', args: { transferId: TRANSFER, reason: 'ledger shows the original transfer FAILED' } });
-  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pendingRequest(run.state)?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
   expect(run.command.type).toBe('awaitApproval');
   return run;
 }
@@ -31,7 +32,7 @@ function awaiting(ack: string): Run {
 describe('the approval card in words', () => {
   it('a processor that RECEIVED the original is a signed line against the reissue; the digest covers it', () => {
     const run = awaiting('RECEIVED');
-    const pending = run.state.pendingApproval!;
+    const pending = pendingRequest(run.state)!;
     const ackId = run.state.evidence.find((e) => e.tool === 'read_processor_ack')?.id;
     const key = `${AGAINST_PREFIX}processor ack`;
     expect(pending.display?.[key]).toBe(`RECEIVED (${ackId}, fresh): the processor has the original; if it still settles, a reissue pays twice`);
@@ -45,7 +46,7 @@ describe('the approval card in words', () => {
   });
 
   it('a processor that REJECTED the original is shown, not marked against', () => {
-    const { display } = awaiting('REJECTED').state.pendingApproval!;
+    const { display } = pendingRequest(awaiting('REJECTED').state)!;
     expect(splitDisplay(display).against).toEqual([]);
     expect(display?.['processor ack']).toMatch(/^REJECTED \(e\d+, fresh\)$/);
   });
@@ -93,7 +94,7 @@ describe('the approval card in words', () => {
 describe("the Web UI's word on a denial", () => {
   it('says who denied the request and why, while the run goes on and after its headline once it ends', () => {
     const run = awaiting('RECEIVED');
-    const requestId = run.state.pendingApproval!.requestId;
+    const requestId = pendingRequest(run.state)!.requestId;
     run.decide('deny', undefined, { comment: 'the processor has it\nwait a day' });
     const said = `request ${requestId} denied by alice@ops: the processor has it wait a day`;
     expect(denialWords(run.state)).toBe(said);

@@ -7,6 +7,7 @@ import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import type { RunEvent } from '../../workflows/controller/events.js';
 import { Run, failed, out, readLedger, reissue, restart, revert } from '../support/driver.js';
+import { callsInFlight, cancellingOf } from '../support/phase.js';
 
 const cancel = (run: Run, by = 'oncall@ops'): RunEvent => ({ type: 'cancelled', now: run.tick(), by, reason: 'wrong incident' });
 
@@ -31,7 +32,7 @@ describe('a cancel that settles', () => {
     const run = inDoubt(restart('api'));
     run.feed(cancel(run));
     expect(run.state.terminal).toBeUndefined();
-    expect(run.state.cancelling).toMatchObject({ by: 'oncall@ops' });
+    expect(cancellingOf(run.state)).toMatchObject({ by: 'oncall@ops' });
     expect(run.command).toMatchObject({ type: 'readback', readbackTool: 'read_incident_effect' });
     const effect = run.state.effects[0];
     run.feed({
@@ -81,7 +82,7 @@ describe('a cancel that settles', () => {
     run.call(restart('api'));
     expect(run.state.effects[0]?.status).toBe('in_flight');
     run.feed(cancel(run));
-    expect(run.state.inFlight).toEqual([]);
+    expect(callsInFlight(run.state)).toEqual([]);
     expect(run.command.type).toBe('readback');
     const effect = run.state.effects[0];
     run.feed({
@@ -99,7 +100,7 @@ describe('a cancel that settles', () => {
     run.now = run.state.deadlineAt + 1;
     run.feed({ type: 'deadlinePassed', now: run.now });
     expect(run.state.terminal).toBeUndefined();
-    expect(run.state.cancelling?.by).toBe('oncall@ops');
+    expect(cancellingOf(run.state)?.by).toBe('oncall@ops');
     expect(run.command.type).toBe('readback');
   });
 
@@ -108,7 +109,7 @@ describe('a cancel that settles', () => {
     run.call(readLedger);
     run.observeOk({ read_ledger: out.ledger('FAILED') });
     run.call(reissue);
-    expect(run.state.phase).toBe('awaiting_approval');
+    expect(run.state.phase.name).toBe('awaiting_approval');
     run.feed(cancel(run, 'temporal-cancel'));
     expect(run.state.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
     expect(run.state.approvals).toEqual([expect.objectContaining({ decision: 'cancelled', by: 'temporal-cancel' })]);

@@ -25,6 +25,7 @@ import {
   restart,
   revert,
 } from '../support/driver.js';
+import { callsInFlight, claimOf, pendingRequest } from '../support/phase.js';
 
 /** A payments run that has read the ledger once (FAILED unless told) and is proposing again. */
 function paymentsWithLedger(status = 'FAILED', opts: ConstructorParameters<typeof Run>[1] = {}): Run {
@@ -39,7 +40,7 @@ function paymentsWithLedger(status = 'FAILED', opts: ConstructorParameters<typeo
 function awaitingReissueApproval(opts: ConstructorParameters<typeof Run>[1] = {}): Run {
   const run = paymentsWithLedger('FAILED', opts);
   run.call(reissue);
-  expect(run.state.phase).toBe('awaiting_approval');
+  expect(run.state.phase.name).toBe('awaiting_approval');
   run.loadApprovers();
   return run;
 }
@@ -57,7 +58,7 @@ function restartInDoubt(): Run {
 describe('start', () => {
   it('opens the first turn and asks the model to propose, with the goal and tools in context', () => {
     const run = new Run(payments);
-    expect(run.state.phase).toBe('proposing');
+    expect(run.state.phase.name).toBe('proposing');
     expect(run.state.turn).toBe(1);
     expect(run.state.version).toBe(STATE_VERSION);
     expect(run.command.type).toBe('propose');
@@ -142,7 +143,7 @@ describe('invalid proposals', () => {
     run.call(readLedger, reissue);
     expect(run.command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('parallel_effect');
-    expect(run.state.pendingApproval).toBeUndefined();
+    expect(pendingRequest(run.state)).toBeUndefined();
   });
 
   it('the same call twice in one turn is refused as a duplicate', () => {
@@ -284,7 +285,7 @@ describe('budgets', () => {
     run.now = run.state.deadlineAt;
     run.feed({ type: 'deadlinePassed', now: run.now });
     expect(run.state.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:deadline' });
-    expect(run.state.inFlight).toEqual([]);
+    expect(callsInFlight(run.state)).toEqual([]);
   });
 
   it('deadline via an event whose time is past deadlineAt', () => {
@@ -335,7 +336,7 @@ describe('finishing', () => {
     expect(run.command.type).toBe('propose');
     expect(run.lastControl?.code).toBe('unsupported_finish');
     expect(run.lastDecision).toMatchObject({ accepted: false, reason: 'unsupported_finish', evidenceIds: [replicaEvidence] });
-    expect(run.state.pendingClaim).toBeUndefined();
+    expect(claimOf(run.state)).toBeUndefined();
   });
 
   it('stale ledger evidence does not support a finish', () => {
@@ -389,7 +390,7 @@ describe('finishing', () => {
     const ledgerEvidence = run.state.evidence[0]?.id ?? '';
     run.finish({ transferStatus: 'SETTLED' }, [ledgerEvidence]);
     expect(run.command).toEqual({ type: 'verify', claim: { transferStatus: 'SETTLED' } });
-    expect(run.state.phase).toBe('verifying');
+    expect(run.state.phase.name).toBe('verifying');
     expect(run.lastDecision).toMatchObject({ accepted: true, reason: 'verifying', evidenceIds: [ledgerEvidence] });
 
     run.verify({ holds: true, decided: true, detail: 'ledger says SETTLED', facts: { 'ledger.status': 'SETTLED', 'processor.ack': 'RECEIVED' } });
@@ -407,7 +408,7 @@ describe('finishing', () => {
     run.verify({ holds: false, decided: true, detail: 'ledger now says PENDING' });
     expect(run.state.terminal).toBeUndefined();
     expect(run.command.type).toBe('propose');
-    expect(run.state.pendingClaim).toBeUndefined();
+    expect(claimOf(run.state)).toBeUndefined();
     expect(run.lastControl).toMatchObject({ code: 'probe_failed' });
     expect(run.lastControl?.message).toContain('ledger now says PENDING');
   });
@@ -543,7 +544,7 @@ describe('observations', () => {
 describe('effects with an unknown outcome', () => {
   it('an unknown effect result is read back by key before anything else', () => {
     const run = restartInDoubt();
-    expect(run.state.phase).toBe('reconciling');
+    expect(run.state.phase.name).toBe('reconciling');
     expect(run.command.type).toBe('readback');
     if (run.command.type !== 'readback') return;
     expect(run.command.readbackTool).toBe('read_incident_effect');
@@ -559,7 +560,7 @@ describe('effects with an unknown outcome', () => {
     const run = new Run(incidents).grounded(restart('db'));
     run.call(restart('db'));
     run.observe((c, now) => failed(c.callId, errorClass === 'timeout' ? 'timeout' : 'error', errorClass, 'no answer', now));
-    expect(run.state.phase).toBe('reconciling');
+    expect(run.state.phase.name).toBe('reconciling');
     expect(run.state.effects[0]?.status).toBe('unknown');
   });
 
@@ -723,7 +724,7 @@ describe('approvals', () => {
   it('an effect that needs approval waits for it, with the evidence it rests on', () => {
     const run = awaitingReissueApproval();
     expect(run.command.type).toBe('awaitApproval');
-    const request = run.state.pendingApproval;
+    const request = pendingRequest(run.state);
     expect(request).toMatchObject({ roles: ['payments-approver'], onTimeout: 'escalate', call: { tool: 'reissue_transfer', args: reissue.args } });
     expect(request?.evidenceIds).toEqual([run.state.evidence[0]?.id]);
     expect(request?.expiresAt).toBe((request?.requestedAt ?? 0) + 24 * 3_600_000);
@@ -735,12 +736,12 @@ describe('approvals', () => {
 
   it('a run-level approval timeout overrides the contract', () => {
     const run = awaitingReissueApproval({ approvalTimeoutMs: 60_000 });
-    expect(run.state.pendingApproval?.expiresAt).toBe((run.state.pendingApproval?.requestedAt ?? 0) + 60_000);
+    expect(pendingRequest(run.state)?.expiresAt).toBe((pendingRequest(run.state)?.requestedAt ?? 0) + 60_000);
   });
 
   it('approved: the effect is invoked, alone, with its idempotency key', () => {
     const run = awaitingReissueApproval();
-    const request = run.state.pendingApproval;
+    const request = pendingRequest(run.state);
     run.decide('approve', undefined, { comment: 'ok' });
     // The ledger is read again, and the precondition checked on what it says now, before the effect.
     expect(run.command).toMatchObject({ type: 'invoke', calls: [{ tool: 'read_ledger' }] });
@@ -768,12 +769,12 @@ describe('approvals', () => {
     expect(run.lastControl?.code).toBe('approval_denied');
     expect(run.lastControl?.message).toContain('customer asked to wait');
     expect(run.invokedEver('reissue_transfer')).toBe(false);
-    expect(run.state.pendingApproval).toBeUndefined();
+    expect(pendingRequest(run.state)).toBeUndefined();
   });
 
   it('no decision in time: escalated with approval_timeout', () => {
     const run = awaitingReissueApproval();
-    const request = run.state.pendingApproval;
+    const request = pendingRequest(run.state);
     run.now = request?.expiresAt ?? run.now;
     run.feed({ type: 'approvalTimedOut', now: run.now, requestId: request?.requestId ?? '' });
     expect(run.state.terminal).toMatchObject({ class: 'escalated', reason: 'approval_timeout' });
@@ -786,7 +787,7 @@ describe('approvals', () => {
     run.feed({ type: 'cancelled', now: run.tick(), by: 'bob@support', reason: 'duplicate case' });
     expect(run.state.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
     expect(run.state.approvals).toMatchObject([{ decision: 'cancelled', by: 'bob@support' }]);
-    expect(run.state.pendingApproval).toBeUndefined();
+    expect(pendingRequest(run.state)).toBeUndefined();
     expect(run.invokedEver('reissue_transfer')).toBe(false);
   });
 });

@@ -13,6 +13,7 @@ import { evaluateDerivation } from '../../workflows/controller/derivation.js';
 import { defineDomain } from '../../workflows/domain-checks.js';
 import { keys } from '../support/keys.js';
 import { Run } from '../support/driver.js';
+import { pendingRequest } from '../support/phase.js';
 
 const { askWhenUnvouched: _ask, ...refusing } = banking;
 const holder = [directoryEntry(keys.carol, [ACCOUNT_HOLDER])];
@@ -146,7 +147,7 @@ describe("the model's own arithmetic", () => {
   it("when a person is asked, the card shows the formula and each operand's source", () => {
     const run = iphoneCase(banking);
     run.propose({ type: 'call', calls: [pay(run, 200.29, { amount: '1000 * 19.5% + 5.29' })] });
-    const display = run.state.pendingApproval?.display ?? {};
+    const display = pendingRequest(run.state)?.display ?? {};
     expect(display['derived amount']).toMatch(
       /^the model's own arithmetic: 1000 \* 19\.5% \+ 5\.29 = 200\.29; 1000: fact tx\.3\.amount \(e\d+\), 19\.5%: signed note by carol@sre/,
     );

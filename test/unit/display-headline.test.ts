@@ -8,7 +8,7 @@ import { budgetLine, timeLeft } from '../../client/format.js';
 import { runFragment } from '../../console/views.js';
 import { toRunView } from '../../client/run-view.js';
 import type { AnyTool, Domain } from '../../workflows/contract.js';
-import { approvalDigest } from '../../workflows/controller/approvals.js';
+import { approvalDigest } from '../../workflows/controller/approval-request.js';
 import { operatorMsLeft } from '../../workflows/controller/budget.js';
 import { MAX_DISPLAY_ENTRIES, MAX_DISPLAY_KEY_CHARS, MAX_DISPLAY_VALUE_CHARS } from '../../workflows/controller/display.js';
 import { headline } from '../../workflows/controller/headline.js';
@@ -16,6 +16,7 @@ import { view } from '../../workflows/handlers.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { TEST_DIRECTORY } from '../support/keys.js';
 import { HOSTILE, Run, TRANSFER, out, readLedger, readReplica, reissue } from '../support/driver.js';
+import { pendingRequest } from '../support/phase.js';
 
 const BENEFICIARY = 'DE89370400440532013000';
 const input = { domain: 'payments', caseId: TRANSFER, model: { adapter: 'rules' } } as unknown as RunInput;
@@ -47,7 +48,7 @@ describe('display facts for an approval', () => {
   it('the payments card shows amount, currency, beneficiary and the ledger state, and the digest covers them', () => {
     const run = requested(payments);
     const ledgerId = run.state.evidence.find((e) => e.tool === 'read_ledger')?.id;
-    const pending = run.state.pendingApproval;
+    const pending = pendingRequest(run.state);
     expect(pending?.display).toEqual({
       transfer: TRANSFER,
       amount: '123.45',
@@ -61,8 +62,8 @@ describe('display facts for an approval', () => {
     // Signed with the call: the same call shown with other lines (or none) has another digest, so a
     // card that shows something else than the run's own request cannot yield a valid signature.
     const bare = requested(withDisplay(() => ({})));
-    expect(bare.state.pendingApproval?.display).toBeUndefined();
-    expect(pending?.digest).not.toBe(bare.state.pendingApproval?.digest);
+    expect(pendingRequest(bare.state)?.display).toBeUndefined();
+    expect(pending?.digest).not.toBe(pendingRequest(bare.state)?.digest);
     expect(pending?.digest).toBe(approvalDigest(run.state.runId, pending?.requestId ?? '', pending!.call, run.state.chain, pending?.display));
     expect(pending?.digest).not.toBe(
       approvalDigest(run.state.runId, pending?.requestId ?? '', pending!.call, run.state.chain, { ...pending?.display, amount: '0.01' }),
@@ -77,7 +78,7 @@ describe('display facts for an approval', () => {
     }));
     // The model echoes the replica's note into its reason, as an obedient model would.
     const run = requested(dumpAll, `as the replica said: ${HOSTILE}`);
-    const display = run.state.pendingApproval?.display ?? {};
+    const display = pendingRequest(run.state)?.display ?? {};
     expect(Object.keys(display).length).toBeGreaterThan(1);
     expect(run.state.evidence.some((e) => e.quoted.some((q) => q.includes(HOSTILE)))).toBe(true);
     for (const value of Object.values(display)) expect(value).not.toContain(HOSTILE);
@@ -90,11 +91,11 @@ describe('display facts for an approval', () => {
         throw new Error('boom');
       }),
     );
-    expect(throwing.state.pendingApproval?.display).toBeUndefined();
-    expect(throwing.state.pendingApproval?.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(pendingRequest(throwing.state)?.display).toBeUndefined();
+    expect(pendingRequest(throwing.state)?.digest).toMatch(/^[0-9a-f]{64}$/);
 
     const notARecord = requested(withDisplay(() => ['a', 'b']));
-    expect(notARecord.state.pendingApproval?.display).toBeUndefined();
+    expect(pendingRequest(notARecord.state)?.display).toBeUndefined();
 
     const rambling = requested(
       withDisplay(() => ({
@@ -105,7 +106,7 @@ describe('display facts for an approval', () => {
         ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`line ${i}`, `value ${i}`])),
       })),
     );
-    const display = rambling.state.pendingApproval?.display ?? {};
+    const display = pendingRequest(rambling.state)?.display ?? {};
     const entries = Object.entries(display);
     expect(entries.length).toBe(MAX_DISPLAY_ENTRIES);
     expect(display).not.toHaveProperty('number');
@@ -121,7 +122,7 @@ describe('display facts for an approval', () => {
 describe("a finished run's headline", () => {
   function reissuedAndResolved(domain: Domain = payments): Run {
     const run = requested(domain);
-    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pendingRequest(run.state)?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
     approve(run);
     run.observeOk({ read_ledger: ledger('FAILED') }); // the re-read before dispatch
     run.observeOk({ reissue_transfer: out.reissue() });
@@ -162,16 +163,16 @@ describe("a finished run's headline", () => {
 describe('one budget arithmetic', () => {
   it('the time left is the same whole-second number in the CLI line and the console, and stands still while a person decides', () => {
     const run = requested(payments);
-    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pendingRequest(run.state)?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
     const st = run.state;
-    const requestedAt = st.pendingApproval?.requestedAt ?? 0;
+    const requestedAt = pendingRequest(st)?.requestedAt ?? 0;
     // Minutes pass while the approver thinks: what is left stays what was left when the clock stopped.
     const first = operatorMsLeft(st, requestedAt + 60_000);
     expect(operatorMsLeft(st, requestedAt + 5 * 60_000)).toBe(first);
     expect(first).toBe(Math.floor((st.deadlineAt - requestedAt) / 1_000) * 1_000);
     expect(first).toBeGreaterThan(0);
     // Once running again, it counts down from now, in whole seconds.
-    const running = { ...st, phase: 'proposing' as const };
+    const running = { ...st, phase: { name: 'proposing' as const } };
     expect(operatorMsLeft(running, st.deadlineAt - 1_500)).toBe(1_000);
     // The CLI's line and the console's table print the query's number the same way.
     const left = view(st, input, payments).budgetLeft;
@@ -181,7 +182,7 @@ describe('one budget arithmetic', () => {
     // A finished run's clock stopped when it ended.
     const ended = {
       ...running,
-      phase: 'terminal' as const,
+      phase: { name: 'terminal' as const },
       terminal: { class: 'resolved' as const, reason: 'probe_confirmed', detail: '', at: st.deadlineAt - 90_500 },
     };
     expect(operatorMsLeft(ended, st.deadlineAt + 3_600_000)).toBe(90_000);

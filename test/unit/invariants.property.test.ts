@@ -12,8 +12,9 @@ import { commandFor, initialState, next } from '../../workflows/controller/next.
 import { RunState, STATE_VERSION, TerminalClass, type PlannedCall } from '../../workflows/controller/state.js';
 import { incidents } from '../../domains/incidents/domain.js';
 import { publicKeyOf, signStatement, verifyStatement } from '../../workflows/trust/statement.js';
-import { checkPrecondition } from '../../workflows/controller/precondition.js';
+import { checkPrecondition } from '../../workflows/controller/subject.js';
 import { payments } from '../../domains/payments/domain.js';
+import { callsInFlight, pendingRequest } from '../support/phase.js';
 
 // ---------------------------------------------------------------- helpers
 
@@ -460,12 +461,12 @@ describe('the run halts', () => {
         const trace = simulate(g, ({ before, after, command }) => {
           const stopped = command.type === 'stop';
           expect(stopped).toBe(after.terminal !== undefined);
-          expect(after.phase === 'terminal').toBe(stopped);
+          expect(after.phase.name === 'terminal').toBe(stopped);
           if (stopped) {
             expect(TerminalClass.options).toContain(after.terminal?.class);
             expect(after.terminal?.reason).toMatch(/\S/);
-            expect(after.inFlight).toEqual([]);
-            expect(after.pendingApproval).toBeUndefined();
+            expect(callsInFlight(after)).toEqual([]);
+            expect(pendingRequest(after)).toBeUndefined();
           }
           if (before.terminal) expect(after).toBe(before);
         });
@@ -566,7 +567,7 @@ describe('the gate', () => {
           notApplied.set(key, (notApplied.get(key) ?? 0) + 1);
         }
         if (event.type !== 'observed') return;
-        for (const call of before.inFlight) {
+        for (const call of callsInFlight(before)) {
           if (call.kind !== 'effect' || call.idempotent || !call.idempotencyKey) continue;
           const count = (runs.get(call.idempotencyKey) ?? 0) + 1;
           runs.set(call.idempotencyKey, count);
@@ -593,7 +594,7 @@ describe('receipts', () => {
         simulate(g, ({ event, before, after }) => {
           if (event.type === 'reconciled' && event.result.outcome === 'not_applied') retriable.add(event.result.callId);
           if (event.type === 'observed') {
-            for (const call of before.inFlight) {
+            for (const call of callsInFlight(before)) {
               const times = (executed.get(call.callId) ?? 0) + 1;
               executed.set(call.callId, times);
               // A call id runs twice only when an idempotent effect is retried by key after a
@@ -629,7 +630,7 @@ describe('resolved needs the probe', () => {
             expect(event.verdict.decided).toBe(true);
             expect(event.verdict.holds).toBe(true);
           }
-          expect(before.phase).toBe('verifying');
+          expect(before.phase.name).toBe('verifying');
         });
       }),
       RUN,
@@ -663,7 +664,7 @@ describe('the deadline', () => {
           ({ event, before, after, command }) => {
             if (command.type !== 'invoke') return;
             // Only a note can leave an acting run acting; any other way into `invoke` starts calls.
-            if (before.phase !== 'acting') expect(event.now).toBeLessThan(after.deadlineAt);
+            if (before.phase.name !== 'acting') expect(event.now).toBeLessThan(after.deadlineAt);
           },
           20,
         );

@@ -15,6 +15,7 @@ import { slack } from '../../eval/agentdojo/slack.js';
 import type { Domain } from '../../workflows/contract.js';
 import { defineDomain } from '../../workflows/public.js';
 import { Run } from '../support/driver.js';
+import { pendingRequest } from '../support/phase.js';
 
 const { askWhenUnvouched: _b, ...bankingRefusing } = banking;
 const { askWhenUnvouched: _s, ...slackRefusing } = slack;
@@ -172,7 +173,7 @@ describe("the run's own effects vouch for nothing afterwards", () => {
     // would ask), and the bank's list, read again, now names it: still no payee for a payment.
     const run = afterTransactions(banking as Domain);
     run.call({ tool: 'update_scheduled_transaction', args: { id: 9, recipient: ATTACKER }, sources: { id: run.ref('get_scheduled_transactions', 9) } });
-    expect(run.state.pendingApproval?.call.tool).toBe('update_scheduled_transaction');
+    expect(pendingRequest(run.state)?.call.tool).toBe('update_scheduled_transaction');
     const holder = [directoryEntry(keys.carol, [ACCOUNT_HOLDER])];
     run.loadApprovers(holder);
     run.decide('approve', keys.carol, { directory: holder });
@@ -193,8 +194,8 @@ describe("the run's own effects vouch for nothing afterwards", () => {
     });
     // The model cites the list that now names the account; that fact is the run's own effect's record.
     run.call(send(ATTACKER, 1100, { recipient: run.ref('get_scheduled_transactions', ATTACKER), amount: run.ref('get_scheduled_transactions', 1100) }));
-    expect(run.state.pendingApproval?.call.tool).toBe('send_money');
-    const against = Object.entries(run.state.pendingApproval?.display ?? {}).filter(([label]) => label.startsWith('against: '));
+    expect(pendingRequest(run.state)?.call.tool).toBe('send_money');
+    const against = Object.entries(pendingRequest(run.state)?.display ?? {}).filter(([label]) => label.startsWith('against: '));
     expect(against.map(([, line]) => line)).toEqual([expect.stringContaining(ATTACKER)]);
     expect(run.invokedEver('send_money')).toBe(false);
   });

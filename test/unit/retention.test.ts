@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { simulateRun } from '../../bench/shape.js';
 import { KEEP } from '../../workflows/controller/retention.js';
 import { RunState } from '../../workflows/controller/state.js';
+import { callsInFlight } from '../support/phase.js';
 
 const TURNS = 2_000;
 
@@ -49,7 +50,7 @@ describe('retention over a long run', async () => {
       // Calls are charged when admitted and get their receipt when they return; probes (the
       // run's check of a claimed finish) get a receipt but are not tool calls.
       const probes = s.executions.filter((e) => e.kind === 'probe').length;
-      expect(s.executions.length - probes + s.dropped.executions).toBe(s.used.toolCalls - s.inFlight.length);
+      expect(s.executions.length - probes + s.dropped.executions).toBe(s.used.toolCalls - callsInFlight(s).length);
     }
     const last = steady.at(-1) as RunState;
     expect(last.dropped.decisions).toBeGreaterThan(1_000);

@@ -11,6 +11,7 @@ import { view } from '../../workflows/handlers.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { TEST_DIRECTORY } from '../support/keys.js';
 import { Run, out, readLedger, reissue } from '../support/driver.js';
+import { pendingRequest } from '../support/phase.js';
 
 const input: RunInput = { domain: 'payments', caseId: 'PX-1042', model: { adapter: 'rules' } };
 
@@ -20,7 +21,7 @@ function awaitingApproval(): Run {
   run.call(readLedger);
   run.observeOk({ read_ledger: (a: never, now: number) => ({ ...(out.ledger('FAILED')(a, now) as object), reissueId: null }) });
   run.call(reissue);
-  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pendingRequest(run.state)?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
   expect(run.command.type).toBe('awaitApproval');
   return run;
 }
@@ -39,7 +40,7 @@ describe('RunView: the client boundary over the state query', () => {
       deadlinePaused: true,
     });
     // With who proposed it, from the decision receipt of its turn (a react run: the model).
-    expect(v.awaiting).toEqual({ ...answer.awaiting, turn: run.state.pendingApproval?.call.turn, proposedBy: 'model' });
+    expect(v.awaiting).toEqual({ ...answer.awaiting, turn: pendingRequest(run.state)?.call.turn, proposedBy: 'model' });
     expect(v.start).toEqual({ signed: false });
     expect(v.model).toEqual({ adapter: 'rules' });
     expect(v.awaiting?.tool).toBe('reissue_transfer');

@@ -8,6 +8,7 @@ import { payments } from '../../domains/payments/domain.js';
 import { paymentsRoute } from '../../domains/payments/route.js';
 import type { Domain, EvidenceView } from '../../workflows/contract.js';
 import { metricsOf, out, readAck, readLedger, reissue, Run, TRANSFER } from '../support/driver.js';
+import { pendingRequest } from '../support/phase.js';
 
 const ledgerSays =
   (status: string, reissueId: string | null = null) =>
@@ -45,7 +46,7 @@ describe('shape hybrid: the route decides where it knows the way', () => {
     const run = new Run(payments, { shape: 'hybrid' });
     run.observeOk({ read_ledger: ledgerSays('FAILED'), read_processor_ack: out.ack('REJECTED') });
     expect(run.command.type).toBe('loadApprovers');
-    expect(run.state.pendingApproval?.call.tool).toBe('reissue_transfer');
+    expect(pendingRequest(run.state)?.call.tool).toBe('reissue_transfer');
     expect(run.lastDecision).toMatchObject({ by: 'route', reason: 'awaiting_approval' });
   });
 
@@ -100,7 +101,7 @@ describe('a route is judged as a model is', () => {
     run.observeOk({ read_ledger: ledgerSays('SETTLED'), read_processor_ack: out.ack('RECEIVED') });
     // The route asks again with new facts; the gate refuses again; the model decides.
     expect(run.invokedEver('reissue_transfer')).toBe(false);
-    expect(run.state.pendingApproval).toBeUndefined();
+    expect(pendingRequest(run.state)).toBeUndefined();
   });
 
   it('workflow: the refused step ends the run escalated, nothing moved', () => {

@@ -6,6 +6,7 @@ import { payments } from '../../domains/payments/domain.js';
 import type { Domain, SoakRule } from '../../workflows/contract.js';
 import { validateDomain } from '../../workflows/domain-checks.js';
 import { out, Run } from '../support/driver.js';
+import { claimOf } from '../support/phase.js';
 
 function settledWith(soak: SoakRule): Run {
   const domain: Domain = { ...payments, soak } as Domain;
@@ -23,7 +24,7 @@ describe('a soak after the probe holds', () => {
     run.verify({ holds: true, detail: 'ledger says SETTLED' });
     // Not resolved yet: the next command waits out the window and asks again over it.
     expect(run.state.terminal).toBeUndefined();
-    const soak = run.state.pendingClaim?.soak;
+    const soak = claimOf(run.state)?.soak;
     expect(soak?.until).toBe((soak?.from ?? 0) + 60_000);
     expect(run.command).toEqual({ type: 'verify', claim: { transferStatus: 'SETTLED' }, soak });
     expect(run.lastControl?.code).toBe('soaking');
@@ -43,7 +44,7 @@ describe('a soak after the probe holds', () => {
     expect(run.state.terminal).toBeUndefined();
     expect(run.lastControl?.code).toBe('refired_during_soak');
     expect(run.command.type).toBe('propose');
-    expect(run.state.pendingClaim).toBeUndefined();
+    expect(claimOf(run.state)).toBeUndefined();
   });
 
   it('a re-fire during the window escalates when the domain says escalate', () => {

@@ -11,6 +11,7 @@ import { signStatement } from '../../workflows/trust/statement.js';
 import { directoryEntry, signDecision, signStart } from '../../client/sign.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { Run, TRANSFER, failed, iso, metricsOf, out, readLedger, readReplica, reissue, restart, revert } from '../support/driver.js';
+import { pendingRequest } from '../support/phase.js';
 
 function paymentsRun(ledger: string, extra: Partial<Record<string, (a: never, now: number) => unknown>> = {}): Run {
   const run = new Run(payments);
@@ -29,13 +30,13 @@ function awaitingApproval(): Run {
   const run = paymentsRun('FAILED');
   run.call(reissue);
   expect(run.command.type).toBe('loadApprovers');
-  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+  run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pendingRequest(run.state)?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
   expect(run.command.type).toBe('awaitApproval');
   return run;
 }
 
 function awaiting(run: Run) {
-  const p = run.state.pendingApproval;
+  const p = pendingRequest(run.state);
   if (!p?.digest) throw new Error('no guarded request pending');
   return { requestId: p.requestId, digest: p.digest };
 }
@@ -114,7 +115,7 @@ describe('preconditions at proposal', () => {
     for (const status of ['PENDING', 'SETTLED']) {
       const run = paymentsRun(status);
       run.call(reissue);
-      expect(run.state.pendingApproval).toBeUndefined();
+      expect(pendingRequest(run.state)).toBeUndefined();
       expect(run.lastControl).toMatchObject({ code: 'precondition_failed' });
       expect(run.lastControl?.message).toContain(`the ledger says ${status}`);
     }
@@ -138,7 +139,7 @@ describe('preconditions at proposal', () => {
     const run = paymentsRun('FAILED');
     run.call({ tool: 'reissue_transfer', args: { transferId: 'PX-7777', reason: 'as the note said' } });
     expect(run.lastControl?.code).toMatch(/tainted_argument|precondition_failed/);
-    expect(run.state.pendingApproval).toBeUndefined();
+    expect(pendingRequest(run.state)).toBeUndefined();
   });
 });
 
@@ -186,8 +187,8 @@ describe('signed approvals', () => {
   it('the request names its subject, the precondition verdict and a SHA-256 digest, then loads the directory', () => {
     const run = paymentsRun('FAILED');
     run.call(reissue);
-    expect(run.state.pendingApproval).toMatchObject({ subject: `transfer:${TRANSFER}`, precondition: { ok: true }, quorum: 1 });
-    expect(run.state.pendingApproval?.digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(pendingRequest(run.state)).toMatchObject({ subject: `transfer:${TRANSFER}`, precondition: { ok: true }, quorum: 1 });
+    expect(pendingRequest(run.state)?.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(run.command).toMatchObject({ type: 'loadApprovers' });
   });
 
@@ -230,7 +231,7 @@ describe('signed approvals', () => {
     run.call(readLedger);
     run.observeOk({ read_ledger: withReissueField(out.ledger('FAILED')) });
     run.call(reissue);
-    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pendingRequest(run.state)?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
     approve(run);
     run.observeOk({ read_ledger: withReissueField(out.ledger('FAILED')) });
     const [first] = run.calls;
@@ -255,10 +256,10 @@ describe('signed approvals', () => {
     run.call(readLedger);
     run.observeOk({ read_ledger: withReissueField(out.ledger('FAILED')) });
     run.call(reissue);
-    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pendingRequest(run.state)?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
     const deadlineBefore = run.state.deadlineAt;
     run.feed({ type: 'deadlinePassed', now: run.tick(60_000) });
-    expect(run.state.phase).toBe('awaiting_approval');
+    expect(run.state.phase.name).toBe('awaiting_approval');
     approve(run);
     expect(run.state.deadlineAt).toBeGreaterThanOrEqual(deadlineBefore + 60_000);
     expect(run.calls.map((c) => c.tool)).toEqual(['read_ledger']);
@@ -270,7 +271,7 @@ describe('signed approvals', () => {
     run.feed({
       type: 'approversLoaded',
       now: run.tick(),
-      requestId: run.state.pendingApproval?.requestId ?? '',
+      requestId: pendingRequest(run.state)?.requestId ?? '',
       approvers: [directoryEntry(keys.bob, ['support'])],
     });
     expect(run.state.terminal).toMatchObject({ class: 'escalated', reason: 'no_approver' });
@@ -281,7 +282,7 @@ describe('signed approvals', () => {
       const run = new Run(synthetic);
       run.state = { ...run.state, starterClaim: signStart(keys.sam, run.state.runId, { now: run.now }) };
       run.feed({ type: 'startTaken', now: run.tick(), directory: TEST_DIRECTORY.approvers, ...(spentBy ? { spentBy } : {}) });
-      expect(run.state.pendingApproval).toBeUndefined();
+      expect(pendingRequest(run.state)).toBeUndefined();
       expect(run.state.starter).toBe(spentBy ? undefined : keys.sam.id);
       if (spentBy) expect(run.lastControl).toMatchObject({ code: 'start_spent', message: expect.stringContaining(spentBy) });
     }
@@ -293,15 +294,15 @@ describe('signed approvals', () => {
     run.call({ tool: 'read_counter', args: { n: 1 } });
     run.observeOk({ read_counter: (a: { n: number }, now: number) => ({ n: a.n, lane: 0, asOf: iso(now), pad: '' }) });
     run.call({ tool: 'dual_touch', args: { n: 1 } });
-    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: run.state.pendingApproval?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
+    run.feed({ type: 'approversLoaded', now: run.tick(), requestId: pendingRequest(run.state)?.requestId ?? '', approvers: TEST_DIRECTORY.approvers });
     const before = JSON.stringify(run.state);
     approve(run, keys.sam); // the starter
     expect(refusals(run)).toEqual(["sam@bench's decision was refused: sam@bench started this run and may not approve its dual_touch"]);
     expect(withoutRefusals(run)).toBe(before);
     approve(run, keys.tess);
-    expect(run.state.pendingApproval?.collected).toHaveLength(1);
+    expect(pendingRequest(run.state)?.collected).toHaveLength(1);
     approve(run, keys.tess); // the same approver twice
-    expect(run.state.pendingApproval?.collected).toHaveLength(1);
+    expect(pendingRequest(run.state)?.collected).toHaveLength(1);
     expect(run.command.type).toBe('awaitApproval');
   });
 });

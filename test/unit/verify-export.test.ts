@@ -23,6 +23,7 @@ import { RULE_SET } from '../../workflows/rule-set.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { Run, TRANSFER, out, readLedger, reissue } from '../support/driver.js';
+import { pendingRequest } from '../support/phase.js';
 
 const input: RunInput = { domain: 'payments', caseId: TRANSFER, model: { adapter: 'rules' } };
 const ledger = (a: never, now: number) => ({ ...(out.ledger('FAILED')(a, now) as object), reissueId: null });
@@ -190,7 +191,7 @@ describe("an effect that went out on a person's decision about an unvouched valu
   function approvedOnTheirWord(): RunExport {
     const run = new Run(banking, { caseId: 'b-u1-inone-abcd' });
     run.call({ tool: 'send_money', args: { recipient: PAYEE, amount: 10, subject: 'bill', date: '2022-04-01' } });
-    expect(run.state.pendingApproval?.call.tool).toBe('send_money');
+    expect(pendingRequest(run.state)?.call.tool).toBe('send_money');
     run.loadApprovers(holder);
     run.decide('approve', keys.carol, { directory: holder });
     expect(run.calls.map((c) => c.tool)).toEqual(['send_money']);

@@ -13,10 +13,9 @@ import { overBudget } from './budget.js';
 import { describeIssues, type Decision } from './decision.js';
 import { keyFor } from './effect-keys.js';
 import { callSignature, repeatRefusal } from './loop-guard.js';
-import { checkPrecondition } from './precondition.js';
 import { judgeFlow, type Asking, type Proposal } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
-import { settledAt, subjectOfCall } from './subject.js';
+import { checkPrecondition, settledAt, subjectOfCall } from './subject.js';
 import { inDoubt } from './transitions.js';
 
 export type { Asking } from './provenance.js';

@@ -1,88 +1,23 @@
-// Approvals: raising a request for an effect, learning who may decide it, taking signed
-// decisions and amendments (whether a signature counts is controller/trust.ts), the quorum, and
-// what happens once the request closes: the authoritative re-read and the re-check of the
-// precondition just before the effect is dispatched.
-import type { Domain, PreconditionVerdict } from '../contract.js';
+// Approvals: learning who may decide the pending request, taking signed decisions and
+// amendments (whether a signature counts is controller/trust.ts), the quorum, and what happens
+// once the request closes: the authoritative re-read and the re-check of the precondition just
+// before the effect is dispatched. Every handler here runs in `awaiting_approval`; next.ts routes.
+import type { Domain } from '../contract.js';
 import { eligibleApprovers, type Approver } from '../trust/directory.js';
-import { statementFingerprint } from '../statement-use.js';
-import { canonical, digestOf } from '../trust/statement.js';
+import { canonical } from '../trust/statement.js';
 import type { RunEvent } from './events.js';
-import { displayFacts } from './display.js';
-import { admitCalls, admitForDispatch, type Asking } from './admission.js';
-import { rereadFor } from './precondition.js';
-import type { ApprovalRequest, PlannedCall, RunState } from './state.js';
-import { evidenceAbout } from './subject.js';
+import { admitCalls, admitForDispatch } from './admission.js';
+import { raiseApproval, withApprovers } from './approval-request.js';
+import { rereadFor } from './subject.js';
+import { pendingRequest, type ApprovalRequest, type HeldDispatch, type In, type PlannedCall, type RunState } from './state.js';
 import { checkAmend, checkDecision } from './trust.js';
 import { contractOf, control, deadlineReached, onDeadline, proposeOrStop, startCalls, stop, withApprovalClosed } from './transitions.js';
 
-/** The request for one call (an effect, or a read a person is asked about); the run waits in `awaiting_approval` until it closes. */
-export function raiseApproval(
-  state: RunState,
-  domain: Domain,
-  call: PlannedCall,
-  verdict: PreconditionVerdict | undefined,
-  now: number,
-  ask?: Asking,
-): RunState {
-  // A person decides on the values nothing vouched for: the call carries them to its ledger entry.
-  if (ask?.unvouched.length) call = { ...call, unvouched: ask.unvouched.map((u) => u.value) };
-  const rule = ask?.rule ?? contractOf(domain, call.tool).approval;
-  if (!rule) throw new Error(`bug: ${call.tool} has no approval rule`);
-  const requestId = `${state.runId}/approval/${call.callId}`;
-  const subject = call.subject ?? '';
-  // The card's lines are signed with the call: a card showing other values cannot yield a signature.
-  const display = displayFacts(state, contractOf(domain, call.tool), call, now, ask?.unvouched);
-  const request: ApprovalRequest = {
-    requestId,
-    call,
-    roles: rule.roles,
-    requestedAt: now,
-    expiresAt: now + (state.approvalTimeoutMs ?? rule.timeoutMs),
-    onTimeout: rule.onTimeout,
-    // What the approver is shown rests on evidence about the call's subject only.
-    evidenceIds: evidenceAbout(state, subject, now)
-      .map((e) => e.id)
-      .slice(-10),
-    subject,
-    digest: approvalDigest(state.runId, requestId, call, state.chain, display),
-    quorum: rule.quorum ?? 1,
-    notStarter: rule.notStarter ?? false,
-    precondition: verdict && !verdict.ok ? { ok: false, reason: verdict.reason } : { ok: true },
-    collected: [],
-  };
-  return { ...state, phase: 'awaiting_approval', pendingApproval: display ? { ...request, display } : request };
-}
+type Awaiting = In<'awaiting_approval'>;
 
-/**
- * What a signature binds to: this run, this request, this exact call and its subject, the chain's
- * first execution, and the lines the approver is shown beside the call (ToolContract.display). A
- * new execution under the same workflow id raises the same request id for the same call, but never
- * the same digest; a card that shows other lines than the run's own (a look-alike run answering
- * with a display of its choosing) signs a digest the run refuses. A client computes it from what
- * it shows (client/sign.ts), never takes it from the run. (`chain` is absent only when an auditor
- * checks an export from a release before statements were bound to their chain.)
- */
-export function approvalDigest(
-  runId: string,
-  requestId: string,
-  call: Pick<PlannedCall, 'tool' | 'args' | 'subject'>,
-  chain: string | undefined,
-  display?: Record<string, string>,
-): string {
-  return digestOf({
-    runId,
-    requestId,
-    tool: call.tool,
-    args: call.args,
-    subject: call.subject ?? null,
-    ...(chain ? { chain } : {}),
-    ...(display ? { display } : {}),
-  });
-}
-
-export function onApproversLoaded(state: RunState, event: Extract<RunEvent, { type: 'approversLoaded' }>, now: number): RunState {
-  const request = state.pendingApproval;
-  if (!request || request.requestId !== event.requestId || request.eligible) return state;
+export function onApproversLoaded(state: Awaiting, event: Extract<RunEvent, { type: 'approversLoaded' }>, now: number): RunState {
+  const request = state.phase.request;
+  if (request.requestId !== event.requestId || request.eligible) return state;
   const eligible = eligibleApprovers({ approvers: event.approvers }, request.roles, state.approverScope);
   if (eligible.length < (request.quorum ?? 1)) {
     // Nobody (or too few) could ever approve: say so now rather than wait out the expiry.
@@ -97,7 +32,7 @@ export function onApproversLoaded(state: RunState, event: Extract<RunEvent, { ty
     if (request.onTimeout === 'escalate') return stop(closed, 'escalated', 'no_approver', message, now);
     return proposeOrStop(control(closed, 'no_approver', message), now);
   }
-  return { ...state, pendingApproval: { ...request, eligible } };
+  return { ...state, phase: { name: 'awaiting_approval', request: { ...request, eligible } } };
 }
 
 /**
@@ -105,7 +40,7 @@ export function onApproversLoaded(state: RunState, event: Extract<RunEvent, { ty
  * approvals already collected from keys no longer eligible dropped, and a request that can no
  * longer reach its quorum closed as onApproversLoaded would close it.
  */
-function withDirectory(state: RunState, request: ApprovalRequest, directory: Approver[], now: number): RunState {
+function withDirectory(state: Awaiting, request: ApprovalRequest, directory: Approver[], now: number): RunState {
   const eligible = eligibleApprovers({ approvers: directory }, request.roles, state.approverScope);
   const stillEligible = (by: string, key: string | undefined) => eligible.some((a) => a.id === by && a.publicKey === key);
   const keyOf = (by: string) => request.eligible?.find((a) => a.id === by)?.publicKey;
@@ -122,12 +57,12 @@ function withDirectory(state: RunState, request: ApprovalRequest, directory: App
     if (request.onTimeout === 'escalate') return stop(closed, 'escalated', 'no_approver', message, now);
     return proposeOrStop(control(closed, 'no_approver', message), now);
   }
-  return { ...state, pendingApproval: { ...request, eligible, collected } };
+  return { ...state, phase: { name: 'awaiting_approval', request: { ...request, eligible, collected } } };
 }
 
-export function onApprovalTimedOut(state: RunState, event: Extract<RunEvent, { type: 'approvalTimedOut' }>): RunState {
-  const request = state.pendingApproval;
-  if (!request || request.requestId !== event.requestId) return state; // a stray or late timer changes nothing
+export function onApprovalTimedOut(state: Awaiting, event: Extract<RunEvent, { type: 'approvalTimedOut' }>): RunState {
+  const request = state.phase.request;
+  if (request.requestId !== event.requestId) return state; // a stray or late timer changes nothing
   const closed = withApprovalClosed(state, 'timed_out', 'timer', 'no decision before the approval deadline', event.now);
   if (request.onTimeout === 'escalate') return stop(closed, 'escalated', 'approval_timeout', `no decision on ${request.call.tool} in time`, event.now);
   return proposeOrStop(control(closed, 'approval_timeout', `no one approved ${request.call.tool} in time`), event.now);
@@ -138,19 +73,19 @@ export function onApprovalTimedOut(state: RunState, event: Extract<RunEvent, { t
  * request was raised decides nothing, and an approval it gave earlier no longer counts. Only a
  * decision that still checks out counts, whoever put the event here.
  */
-export function onDecided(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'decided' }>): RunState {
+export function onDecided(state: Awaiting, domain: Domain, event: Extract<RunEvent, { type: 'decided' }>): RunState {
   const { signed, now } = event;
   const s = signed.statement;
-  const pending = state.pendingApproval;
-  if (!pending || pending.requestId !== s.requestId) return state; // a stray or late decision changes nothing
+  const pending = state.phase.request;
+  if (pending.requestId !== s.requestId) return state; // a stray or late decision changes nothing
   const refreshed = withDirectory(state, pending, event.directory, now);
-  const request = refreshed.pendingApproval;
+  const request = pendingRequest(refreshed);
   if (request?.requestId !== pending.requestId) return refreshed;
   const check = checkDecision(refreshed, signed, s.decision, now);
   if (!check.ok) return control(refreshed, 'decision_refused', `${s.by}'s decision was refused: ${check.reason}`);
   if (s.decision === 'approve') {
     const collected = [...(request.collected ?? []), signed];
-    if (collected.length < (request.quorum ?? 1)) return { ...refreshed, pendingApproval: { ...request, collected } };
+    if (collected.length < (request.quorum ?? 1)) return { ...refreshed, phase: { name: 'awaiting_approval', request: { ...request, collected } } };
     const by = collected.map((c) => c.statement.by).join(', ');
     return afterApproval(withApprovalClosed(refreshed, 'approved', by, s.comment, now, collected), domain, request, now);
   }
@@ -166,12 +101,12 @@ function afterApproval(closed: RunState, domain: Domain, request: ApprovalReques
   if (early.kind !== 'admit') return proposeOrStop(control(closed, early.code, `${request.call.tool} was approved, but ${early.message}`), now);
 
   const accepted = request.precondition?.ok === false ? request.precondition.reason : undefined;
-  const pending = { call: request.call, requestId: request.requestId, ...(accepted ? { acceptedViolation: accepted } : {}) };
+  const pending: HeldDispatch = { call: request.call, requestId: request.requestId, ...(accepted ? { acceptedViolation: accepted } : {}) };
   const contract = contractOf(domain, request.call.tool);
   const reread = rereadFor(contract, request.call.args);
   if (!reread.ok) return proposeOrStop(control(closed, 'precondition_failed', `${request.call.tool} was approved, but ${reread.reason}`), now);
   const wanted = reread.call;
-  if (!wanted) return dispatchIfStillValid({ ...closed, pendingDispatch: pending }, domain, now);
+  if (!wanted) return dispatchIfStillValid(closed, pending, domain, now);
   // First the authoritative source again, then the precondition on what it says now.
   const readContract = domain.tools.find((t) => t.name === wanted.tool && t.kind === 'read');
   const args = readContract?.input.safeParse(wanted.args);
@@ -191,27 +126,17 @@ function afterApproval(closed: RunState, domain: Domain, request: ApprovalReques
     idempotent: readContract.idempotent,
     ...(request.call.subject ? { subject: request.call.subject } : {}),
   };
-  return startCalls({ ...closed, seq: closed.seq + 1, pendingDispatch: pending }, [read], now);
+  return startCalls({ ...closed, seq: closed.seq + 1 }, [read], now, { dispatch: pending });
 }
 
 /** After the re-read (or without one): every dispatch-time check of admission.ts once more, then the effect or a refusal. */
-export function dispatchIfStillValid(state: RunState, domain: Domain, now: number): RunState {
-  const pending = state.pendingDispatch;
-  if (!pending) return state;
-  const cleared: RunState = { ...state, pendingDispatch: undefined };
+export function dispatchIfStillValid(state: RunState, pending: HeldDispatch, domain: Domain, now: number): RunState {
   // The re-read spent a call of its own, and the evidence is what it says now.
-  const admission = admitForDispatch(cleared, domain, pending.call, now, { acceptedViolation: pending.acceptedViolation });
+  const admission = admitForDispatch(state, domain, pending.call, now, { acceptedViolation: pending.acceptedViolation });
   if (admission.kind !== 'admit') {
-    return proposeOrStop(control(cleared, admission.code, `${pending.call.tool} was approved, but just before dispatch: ${admission.message}`), now);
+    return proposeOrStop(control(state, admission.code, `${pending.call.tool} was approved, but just before dispatch: ${admission.message}`), now);
   }
-  return startCalls(cleared, [withApprovers(cleared, pending.call, pending.requestId)], now);
-}
-
-/** The call, carrying the fingerprints of the signed statements that approved it (workflows/statement-use.ts). */
-export function withApprovers(state: RunState, call: PlannedCall, requestId: string): PlannedCall {
-  const record = [...state.approvals].reverse().find((a) => a.requestId === requestId && a.decision === 'approved');
-  const approvedWith = (record?.signed ?? []).map((s) => statementFingerprint(s.signature));
-  return approvedWith.length ? { ...call, approvedWith } : call;
+  return startCalls(state, [withApprovers(state, pending.call, pending.requestId)], now);
 }
 
 /**
@@ -222,12 +147,11 @@ export function withApprovers(state: RunState, call: PlannedCall, requestId: str
  * are a trusted source for provenance; the old request is closed `amended`, and the records keep
  * what was proposed, what it was amended to, and (in the effects ledger) what ran.
  */
-export function onAmended(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'amended' }>): RunState {
+export function onAmended(state: Awaiting, domain: Domain, event: Extract<RunEvent, { type: 'amended' }>): RunState {
   const now = event.now;
-  const original = state.pendingApproval;
-  if (!original) return state;
+  const original = state.phase.request;
   const refreshed = withDirectory(state, original, event.directory, now);
-  if (refreshed.pendingApproval?.requestId !== original.requestId) return refreshed;
+  if (pendingRequest(refreshed)?.requestId !== original.requestId) return refreshed;
   const check = checkAmend(refreshed, event.signed, now);
   const s = event.signed.statement;
   if (!check.ok) return control(refreshed, 'amend_refused', `${s.by}'s amendment was refused: ${check.reason}`);
@@ -247,7 +171,10 @@ export function onAmended(state: RunState, domain: Domain, event: Extract<RunEve
   const closed = withApprovalClosed(said, 'amended', s.by, s.comment, now, undefined, event.signed);
   const numbered = { ...closed, seq: closed.seq + admission.calls.length };
   const raised = raiseApproval(numbered, domain, admission.calls[0], admission.precondition, now, admission.ask);
-  const amended = raised.pendingApproval;
+  const amended = pendingRequest(raised);
   if (!amended) return raised;
-  return { ...raised, pendingApproval: { ...amended, amendedFrom: { requestId: original.requestId, args: original.call.args, by: s.by } } };
+  return {
+    ...raised,
+    phase: { name: 'awaiting_approval', request: { ...amended, amendedFrom: { requestId: original.requestId, args: original.call.args, by: s.by } } },
+  };
 }

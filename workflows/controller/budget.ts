@@ -78,7 +78,7 @@ export function exhaustedBudget(state: RunState, now: number): { budget: string;
  */
 export function operatorMsLeft(state: RunState, now: number): number {
   // A finished run's clock stopped when it ended; a waiting one's when the request was raised.
-  const stoppedAt = state.terminal?.at ?? (state.phase === 'awaiting_approval' ? state.pendingApproval?.requestedAt : undefined);
+  const stoppedAt = state.terminal?.at ?? (state.phase.name === 'awaiting_approval' ? state.phase.request.requestedAt : undefined);
   const left = Math.max(0, state.deadlineAt - Math.min(now, stoppedAt ?? now));
   return Math.floor(left / 1_000) * 1_000;
 }

@@ -5,16 +5,13 @@
 // effect.
 import type { Domain } from '../contract.js';
 import type { ReadbackResult, RunEvent, ToolResult } from './events.js';
-import { readbackReceipt, recheckLater, replaceEffect } from './observed.js';
 import { adaptResult } from './observation.js';
-import type { EffectEntry, RunState } from './state.js';
-import { contractOf, stop, withApprovalClosed } from './transitions.js';
+import type { EffectEntry, In, RunState } from './state.js';
+import { contractOf, readbackReceipt, recheckLater, replaceEffect, stop, withApprovalClosed } from './transitions.js';
 
 type CancelEvent = Extract<RunEvent, { type: 'cancelled' }>;
 
 export function onCancelRequested(state: RunState, domain: Domain, event: CancelEvent): RunState {
-  // A second cancel while the first one reads back changes nothing: the first one's asker stays.
-  if (state.cancelling && state.phase === 'reconciling') return state;
   const { by, reason, now } = event;
   const closed = withApprovalClosed(state, 'cancelled', by, reason, now);
   const doubt = closed.effects.filter((e) => e.status === 'in_flight' || e.status === 'unknown');
@@ -31,12 +28,7 @@ export function onCancelRequested(state: RunState, domain: Domain, event: Cancel
   }
   return {
     ...closed,
-    phase: 'reconciling',
-    inFlight: [],
-    pendingClaim: undefined,
-    pendingDispatch: undefined,
-    pendingRefresh: undefined,
-    cancelling: { by, reason, at: now },
+    phase: { name: 'cancelling', by, reason, at: now },
     // The workflow takes a cancel only between commands, so an effect still marked in flight was
     // planned and perhaps never sent: whichever it is, its key says.
     effects: closed.effects.map((e) => (e.status === 'in_flight' ? { ...e, status: 'unknown' as const } : e)),
@@ -44,10 +36,10 @@ export function onCancelRequested(state: RunState, domain: Domain, event: Cancel
 }
 
 /** One effect read back while cancelling: settle it, read back the next one, or stop. */
-export function onCancelReadback(state: RunState, domain: Domain, result: ReadbackResult, now: number): RunState {
-  const cancelling = state.cancelling;
+export function onCancelReadback(state: In<'cancelling'>, domain: Domain, result: ReadbackResult, now: number): RunState {
+  const cancelling = state.phase;
   const effect = state.effects.find((e) => e.callId === result.callId && e.status === 'unknown');
-  if (!cancelling || !effect) throw new Error(`bug: cancel readback for ${result.callId}, which is not in doubt`);
+  if (!effect) throw new Error(`bug: cancel readback for ${result.callId}, which is not in doubt`);
   const contract = contractOf(domain, effect.tool);
   const counted: EffectEntry = { ...effect, readbacks: effect.readbacks + result.attempts };
   const receipt = (outcome: 'final' | 'unknown', evidenceId?: string) => readbackReceipt(state, contract.readback, effect, result, outcome, evidenceId);

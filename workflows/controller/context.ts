@@ -36,7 +36,7 @@ export function compileContext(state: RunState, domain: Domain, now: number): Co
     ),
     ...(nextStep ? { nextStep } : {}),
     ...(state.shape ? { shape: state.shape } : {}),
-    ...(state.shape && state.shape !== 'react' && state.frontier ? { open: state.frontier } : {}),
+    ...(state.shape && state.shape !== 'react' && state.phase.name === 'proposing' && state.phase.open ? { open: state.phase.open } : {}),
     tokenEstimate: 0,
   };
   // Shape plan: the planner sees trusted input only; an extractor, one read and nothing to act with.

@@ -7,9 +7,13 @@
 // The transition: an event and the state in, the next state and command out.
 export { next, initialState, commandOrHalt, type Step } from './next.js';
 export {
-  loadState,
   RunState,
   TerminalClass,
+  ShownPhase,
+  ApprovalRequest,
+  shownPhase,
+  callsInFlight,
+  pendingRequest,
   type BudgetLeft,
   type DecisionReceipt,
   type Phase,
@@ -17,6 +21,7 @@ export {
   type Terminal,
   type TranscriptEntry,
 } from './state.js';
+export { loadState } from './load-state.js';
 export type { Command } from './commands.js';
 export { type RunEvent } from './events.js';
 export { SHAPES, Shape } from './shape.js';
@@ -33,7 +38,7 @@ export { KEEP } from './retention.js';
 
 // Rules other layers apply the same way: a signed statement's digest and checks, an effect's key,
 // how values compare, how a call is named, a derivation's arithmetic.
-export { approvalDigest } from './approvals.js';
+export { approvalDigest } from './approval-request.js';
 export { checkAmend, checkDecision, noteEntry } from './trust.js';
 export { idempotencyKey, keyFor } from './effect-keys.js';
 export { kindOrNone, spelled } from './trusted-facts.js';

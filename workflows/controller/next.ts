@@ -1,22 +1,23 @@
 // The controller: next(state, event, domain) -> { state, command }. Pure: no I/O, no clock (time comes
 // on the event), no randomness, no exceptions for anything a model or a tool can cause. The
 // command is derived from the state alone, so the workflow can always ask "what now?".
-// This file is the table: each event goes to a small handler in proposals.ts, approvals.ts,
-// finish.ts or observed.ts; the gate (admission.ts) judges proposed calls.
+// This file is the table: each event, in each phase, goes to one handler (proposals.ts,
+// approvals.ts, verified.ts, observed.ts, cancel.ts), or is ignored, or is a bug. Handlers do not
+// call one another: where one phase leads into another's work, the table says so.
 import type { Budgets, ContextStrategy, Domain } from '../contract.js';
-import { onAmended, onApprovalTimedOut, onApproversLoaded, onDecided } from './approvals.js';
+import { dispatchIfStillValid, onAmended, onApprovalTimedOut, onApproversLoaded, onDecided } from './approvals.js';
 import { onCancelReadback, onCancelRequested } from './cancel.js';
 import type { Command } from './commands.js';
 import { compileContext } from './context.js';
 import type { RunEvent } from './events.js';
-import { onVerified } from './finish.js';
 import { onObserved, onReconciled } from './observed.js';
 import { fold } from './retention.js';
-import { onModelReply, stepsWithoutModel } from './proposals.js';
+import { onModelReply, rejudgeAfterRefresh, stepsWithoutModel } from './proposals.js';
 import type { Shape } from './shape.js';
-import { STATE_VERSION, type RunState } from './state.js';
+import { STATE_VERSION, type In, type PhaseName, type RunState } from './state.js';
 import { contractOf, control, inDoubt, onDeadline, proposeOrStop, stop } from './transitions.js';
 import { noteEntry, verifiedStarter } from './trust.js';
+import { onVerified } from './verified.js';
 
 export interface Step {
   state: RunState;
@@ -56,7 +57,7 @@ export function initialState(run: NewRun): RunState {
     budgets: run.budgets,
     used: { toolCalls: 0, effects: 0, duplicates: 0, tokens: 0, ...(run.shape ? { modelCalls: 0 } : {}) },
     context: run.context,
-    phase: 'proposing',
+    phase: { name: 'proposing' },
     turn: 0,
     seq: 0,
     factsVersion: 0,
@@ -69,7 +70,6 @@ export function initialState(run: NewRun): RunState {
     approvals: [],
     seen: {},
     nudges: 0,
-    inFlight: [],
     dropped: { evidence: 0, transcript: 0, decisions: 0, executions: 0, effects: 0 },
     ...(run.approvalTimeoutMs ? { approvalTimeoutMs: run.approvalTimeoutMs } : {}),
   };
@@ -79,7 +79,7 @@ export function next(state: RunState, event: RunEvent, domain: Domain): Step {
   if (domain.name !== state.domain) throw new Error(`bug: run state of ${state.domain} given domain ${domain.name}`);
   let after: RunState;
   try {
-    after = stepsWithoutModel(fold(reduce(state, event, domain)), domain, event.now);
+    after = stepsWithoutModel(fold(route(state, event, domain)), domain, event.now);
   } catch (err) {
     return haltedBy(state, err, event.now, domain);
   }
@@ -110,18 +110,21 @@ function haltedBy(state: RunState, err: unknown, now: number, domain: Domain): S
 /** What the workflow should do in this state. Same state, same command: safe to ask again. */
 export function commandFor(state: RunState, domain: Domain, now: number): Command {
   if (state.terminal) return { type: 'stop', terminal: state.terminal };
-  switch (state.phase) {
+  const phase = state.phase;
+  switch (phase.name) {
     case 'proposing':
       return { type: 'propose', context: compileContext(state, domain, now), proposalIndex: state.turn - 1 };
     case 'acting':
-      return { type: 'invoke', calls: state.inFlight };
+    case 'refreshing':
+    case 'rereading':
+      return { type: 'invoke', calls: phase.calls };
     case 'verifying':
-      return { type: 'verify', claim: state.pendingClaim?.claim, ...(state.pendingClaim?.soak ? { soak: state.pendingClaim.soak } : {}) };
+      return { type: 'verify', claim: phase.claim.claim, ...(phase.claim.soak ? { soak: phase.claim.soak } : {}) };
     case 'awaiting_approval':
-      if (!state.pendingApproval) throw new Error('bug: awaiting approval without a request');
-      if (!state.pendingApproval.eligible) return { type: 'loadApprovers', request: state.pendingApproval };
-      return { type: 'awaitApproval', request: state.pendingApproval };
-    case 'reconciling': {
+      if (!phase.request.eligible) return { type: 'loadApprovers', request: phase.request };
+      return { type: 'awaitApproval', request: phase.request };
+    case 'reconciling':
+    case 'cancelling': {
       const effect = state.effects.find((e) => e.status === 'unknown');
       const readbackTool = effect && contractOf(domain, effect.tool).readback;
       if (!effect || !readbackTool) throw new Error('bug: reconciling without an effect that has a readback');
@@ -132,94 +135,100 @@ export function commandFor(state: RunState, domain: Domain, now: number): Comman
   }
 }
 
-function reduce(state: RunState, event: RunEvent, domain: Domain): RunState {
-  if (state.terminal) return state; // a finished run ignores late events
-  switch (event.type) {
-    case 'started':
-      return proposeOrStop(state, event.now);
-    case 'cancelled':
-      return onCancelRequested(state, domain, event);
-    case 'deadlinePassed':
-      // A cancel reading an effect back is bounded by the readback's own attempts.
-      if (state.cancelling) return state;
-      // The deadline moves (it pauses while a person decides), so a timer set for the old one
-      // may fire early; and a waiting approval is bounded by its own expiry.
-      if (event.now < state.deadlineAt || state.phase === 'awaiting_approval') return state;
-      return onDeadline(state, event.now);
-    case 'noteAdded':
-      return {
-        ...state,
-        transcript: [...state.transcript, { kind: 'note', turn: state.turn, by: event.by, text: event.text.slice(0, 2_000), trusted: false }],
-      };
-    case 'startTaken':
-      // A start statement names its signer as the starter once: in the first execution that takes it.
-      if (event.spentBy) {
-        const message = `the start statement was already taken by execution ${event.spentBy.slice(0, 80)}; nobody is named as this run's starter`;
-        return control(state, 'start_spent', message);
-      }
-      return { ...state, ...verifiedStarter(state, event.directory) };
-    case 'signedNoteAdded': {
-      // A person's signed word is something new the run knows: a call refused for want of it
-      // may be judged again (the loop guard compares factsVersion).
-      if (event.spentBy) {
-        // A request is spent by the execution that took it first: judged against no directory,
-        // it is text here, like an unsigned note.
-        const note = noteEntry(state, domain, event.signed, [], event.now);
-        const noted = { ...state, transcript: [...state.transcript, note] };
-        return control(noted, 'request_spent', `the signed request was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
-      }
-      const note = noteEntry(state, domain, event.signed, event.directory, event.now);
-      return { ...state, transcript: [...state.transcript, note], factsVersion: note.trusted ? state.factsVersion + 1 : state.factsVersion };
-    }
-    case 'proposed':
-      expectPhase(state, 'proposing', event.type);
-      return onModelReply(state, domain, event);
-    case 'spendRefused':
-      expectPhase(state, 'proposing', event.type);
-      return stop(state, 'budget_exhausted', 'budget:spend', `${event.cap}: ${event.detail}`.slice(0, 300), event.now);
-    case 'modelFailed':
-      expectPhase(state, 'proposing', event.type);
-      // An endpoint that stayed down is an outage a person can wait out or route around, not a broken run.
-      if (event.outage)
-        return stop(
-          state,
-          'escalated',
-          'model_unavailable',
-          `the model did not answer while proposing turn ${state.turn}: ${event.message}`.slice(0, 300),
-          event.now,
-        );
-      return stop(state, 'failed', 'model_error', event.message.slice(0, 300), event.now);
-    case 'observed':
-      expectPhase(state, 'acting', event.type);
-      return onObserved(state, domain, event.results, event.now);
-    case 'verified':
-      expectPhase(state, 'verifying', event.type);
-      return onVerified(state, domain, event.verdict, event.now);
-    case 'reconciled':
-      expectPhase(state, 'reconciling', event.type);
-      return state.cancelling ? onCancelReadback(state, domain, event.result, event.now) : onReconciled(state, domain, event.result, event.now);
-    case 'approversLoaded':
-      if (state.phase !== 'awaiting_approval') return state;
-      return onApproversLoaded(state, event, event.now);
-    // A person's decision can arrive at any moment; out of phase it changes nothing.
-    case 'approvalTimedOut':
-      return state.phase === 'awaiting_approval' ? onApprovalTimedOut(state, event) : state;
-    case 'decided': {
-      if (state.phase !== 'awaiting_approval') return state;
-      const decided = onDecided(state, domain, event);
-      return event.afterResetOf ? markedAfterReset(decided, event.signed.statement.requestId, event.afterResetOf) : decided;
-    }
-    case 'amended':
-      if (state.phase !== 'awaiting_approval') return state;
-      return onAmended(state, domain, event);
+type EventType = RunEvent['type'];
+type EventOf<E extends EventType> = Extract<RunEvent, { type: E }>;
+type Handler<P extends PhaseName, E extends EventType> = (state: In<P>, event: EventOf<E>, domain: Domain) => RunState;
+/** What a phase does with each event: a handler, or 'ignored'. An event a row does not name is a bug there. */
+type Row<P extends PhaseName> = { [E in EventType]?: Handler<P, E> | 'ignored' };
+
+/** Events every phase takes the same way, unless its own row says otherwise. */
+const EVERY_PHASE: Row<PhaseName> = {
+  cancelled: (s, e, d) => onCancelRequested(s, d, e),
+  // The deadline moves (it pauses while a person decides), so a timer set for the old one may fire early.
+  deadlinePassed: (s, e) => (e.now < s.deadlineAt ? s : onDeadline(s, e.now)),
+  noteAdded: (s, e) => ({
+    ...s,
+    transcript: [...s.transcript, { kind: 'note', turn: s.turn, by: e.by, text: e.text.slice(0, 2_000), trusted: false }],
+  }),
+  startTaken: (s, e) => {
+    // A start statement names its signer as the starter once: in the first execution that takes it.
+    if (e.spentBy)
+      return control(s, 'start_spent', `the start statement was already taken by execution ${e.spentBy.slice(0, 80)}; nobody is named as this run's starter`);
+    return { ...s, ...verifiedStarter(s, e.directory) };
+  },
+  signedNoteAdded: (s, e, d) => onSignedNote(s, e, d),
+  // A person's decision can arrive at any moment; out of phase it changes nothing.
+  approversLoaded: 'ignored',
+  approvalTimedOut: 'ignored',
+  decided: 'ignored',
+  amended: 'ignored',
+};
+
+/** Each phase's own events. The grid, with every cell, is in workflows/controller/README.md. */
+const PHASES: { [P in Exclude<PhaseName, 'terminal'>]: Row<P> } = {
+  proposing: {
+    started: (s, e) => proposeOrStop(s, e.now),
+    proposed: (s, e, d) => onModelReply(s, d, e),
+    spendRefused: (s, e) => stop(s, 'budget_exhausted', 'budget:spend', `${e.cap}: ${e.detail}`.slice(0, 300), e.now),
+    modelFailed: (s, e) => modelFailed(s, e),
+  },
+  acting: { observed: (s, e, d) => onObserved(s, d, e.results, e.now, (taken) => proposeOrStop(taken, e.now)) },
+  refreshing: { observed: (s, e, d) => onObserved(s, d, e.results, e.now, (taken) => rejudgeAfterRefresh(taken, s.phase.held, d, e.now)) },
+  rereading: { observed: (s, e, d) => onObserved(s, d, e.results, e.now, (taken) => dispatchIfStillValid(taken, s.phase.dispatch, d, e.now)) },
+  verifying: { verified: (s, e, d) => onVerified(s, d, e.verdict, e.now) },
+  awaiting_approval: {
+    approversLoaded: (s, e) => onApproversLoaded(s, e, e.now),
+    approvalTimedOut: (s, e) => onApprovalTimedOut(s, e),
+    decided: (s, e, d) => (e.afterResetOf ? markedAfterReset(onDecided(s, d, e), e.signed.statement.requestId, e.afterResetOf) : onDecided(s, d, e)),
+    amended: (s, e, d) => onAmended(s, d, e),
+    // A waiting request is bounded by its own expiry, and the run's clock is stopped meanwhile.
+    deadlinePassed: 'ignored',
+  },
+  reconciling: { reconciled: (s, e, d) => onReconciled(s, d, e.result, e.now) },
+  cancelling: {
+    reconciled: (s, e, d) => onCancelReadback(s, d, e.result, e.now),
+    // A second cancel changes nothing: the first one's asker stays. The readback's own attempts bound the wait.
+    cancelled: 'ignored',
+    deadlinePassed: 'ignored',
+  },
+};
+
+/** The one place an event meets a phase. A finished run ignores late events. */
+function route(state: RunState, event: RunEvent, domain: Domain): RunState {
+  const phase = state.phase.name;
+  if (state.terminal || phase === 'terminal') return state;
+  const row: Row<PhaseName> = PHASES[phase] as Row<PhaseName>;
+  const cell = row[event.type] ?? EVERY_PHASE[event.type];
+  if (cell === undefined) throw new Error(`bug: ${event.type} arrived in phase ${phase}`);
+  if (cell === 'ignored') return state;
+  return (cell as Handler<PhaseName, EventType>)(state, event, domain);
+}
+
+function modelFailed(state: RunState, event: EventOf<'modelFailed'>): RunState {
+  // An endpoint that stayed down is an outage a person can wait out or route around, not a broken run.
+  if (event.outage) {
+    const message = `the model did not answer while proposing turn ${state.turn}: ${event.message}`.slice(0, 300);
+    return stop(state, 'escalated', 'model_unavailable', message, event.now);
   }
+  return stop(state, 'failed', 'model_error', event.message.slice(0, 300), event.now);
+}
+
+/**
+ * A person's signed word is something new the run knows: a call refused for want of it may be
+ * judged again (the loop guard compares factsVersion). A request already taken by another
+ * execution of the workflow id is text here, like an unsigned note.
+ */
+function onSignedNote(state: RunState, event: EventOf<'signedNoteAdded'>, domain: Domain): RunState {
+  if (event.spentBy) {
+    const note = noteEntry(state, domain, event.signed, [], event.now);
+    const noted = { ...state, transcript: [...state.transcript, note] };
+    return control(noted, 'request_spent', `the signed request was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
+  }
+  const note = noteEntry(state, domain, event.signed, event.directory, event.now);
+  return { ...state, transcript: [...state.transcript, note], factsVersion: note.trusted ? state.factsVersion + 1 : state.factsVersion };
 }
 
 /** The record of a decision that came after a reset says so (it may be one Temporal re-applied). */
 function markedAfterReset(state: RunState, requestId: string, resetOf: string): RunState {
   return { ...state, approvals: state.approvals.map((a) => (a.requestId === requestId && a.afterResetOf === undefined ? { ...a, afterResetOf: resetOf } : a)) };
-}
-
-function expectPhase(state: RunState, phase: RunState['phase'], event: string): void {
-  if (state.phase !== phase) throw new Error(`bug: ${event} arrived in phase ${state.phase}, expected ${phase}`);
 }

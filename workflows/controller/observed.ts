@@ -3,31 +3,40 @@
 // own reply or from a readback by key. A reply its contract calls a claim is confirmed by the
 // readback first; a readback that finds nothing is final only when the request can no longer
 // commit (the key was fenced, or the contract's commit window has passed).
-import type { Domain, ToolContract } from '../contract.js';
-import { DEFAULT_COMMIT_WINDOW_MS } from '../policy.js';
-import { dispatchIfStillValid, withApprovers } from './approvals.js';
+import type { Domain } from '../contract.js';
+import { withApprovers } from './approval-request.js';
 import type { ReadbackResult, ToolResult } from './events.js';
 import { callSignature } from './loop-guard.js';
 import { adaptResult } from './observation.js';
-import { rejudgeAfterRefresh } from './proposals.js';
 import { regainedFreshness } from './refresh.js';
-import type { EffectEntry, Evidence, ExecutionReceipt, PlannedCall, RunState } from './state.js';
-import { contractOf, control, deadlineReached, proposeOrStop, stop } from './transitions.js';
+import type { Evidence, In, PlannedCall, RunState } from './state.js';
+import { contractOf, control, deadlineReached, proposeOrStop, readbackReceipt, recheckLater, replaceEffect, stop } from './transitions.js';
 
-export function onObserved(state: RunState, domain: Domain, results: ToolResult[], now: number): RunState {
+/**
+ * The results of the calls in flight, taken in. An effect left in doubt is read back before
+ * anything else; otherwise `then` moves the run on from the results (next.ts says where: the next
+ * turn, the held proposal judged again, or the held dispatch), with the run between steps
+ * (`proposing`, its turn not yet moved) until it does.
+ */
+export function onObserved(
+  state: In<'acting' | 'refreshing' | 'rereading'>,
+  domain: Domain,
+  results: ToolResult[],
+  now: number,
+  then: (absorbed: RunState) => RunState,
+): RunState {
+  const calls = state.phase.calls;
   const byCall = new Map(results.map((r) => [r.callId, r]));
-  if (byCall.size !== results.length || results.length !== state.inFlight.length || !state.inFlight.every((c) => byCall.has(c.callId))) {
+  if (byCall.size !== results.length || results.length !== calls.length || !calls.every((c) => byCall.has(c.callId))) {
     throw new Error('bug: every call in flight must have exactly one result');
   }
-  let next: RunState = { ...state, inFlight: [] };
-  for (const call of state.inFlight) {
+  let next: RunState = { ...state, phase: { name: 'proposing' } };
+  for (const call of calls) {
     const result = byCall.get(call.callId) as ToolResult;
     next = absorb(next, domain, call, result, now);
   }
-  if (next.effects.some((e) => e.status === 'unknown')) return { ...next, phase: 'reconciling' };
-  if (next.pendingDispatch) return dispatchIfStillValid(next, domain, now);
-  if (next.pendingRefresh) return rejudgeAfterRefresh(next, domain, now);
-  return proposeOrStop(next, now);
+  if (next.effects.some((e) => e.status === 'unknown')) return { ...next, phase: { name: 'reconciling' } };
+  return then(next);
 }
 
 /** One result becomes evidence, updates facts, receipts, the loop guard and the effects ledger. */
@@ -132,7 +141,8 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
     return stop(updated, 'unknown_outcome', 'readback_undecided', `${effect.tool} (key ${effect.key}): ${result.detail}`, now);
   }
   const later = recheckLater(counted, contract, result, now);
-  if (later) return { ...state, phase: 'reconciling', effects: replaceEffect(state.effects, later), executions: [...state.executions, receipt('unknown')] };
+  if (later)
+    return { ...state, phase: { name: 'reconciling' }, effects: replaceEffect(state.effects, later), executions: [...state.executions, receipt('unknown')] };
   if (result.outcome === 'applied') {
     // Record the effect as committed and its readback as evidence; never run it again.
     const asResult: ToolResult = { status: 'ok', callId: effect.callId, output: result.output, attempt: effect.attempts, startedAt: now, finishedAt: now };
@@ -186,46 +196,8 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
     };
     // An approved effect goes again under the statements that approved it, named in its dispatch like the first.
     const call = withApprovers(notApplied, rebuilt, `${state.runId}/approval/${effect.callId}`);
-    return { ...notApplied, phase: 'acting', inFlight: [call], effects: replaceEffect(state.effects, retry) };
+    return { ...notApplied, phase: { name: 'acting', calls: [call] }, effects: replaceEffect(state.effects, retry) };
   }
   const settled = { ...notApplied, effects: replaceEffect(state.effects, { ...counted, status: 'not_applied' as const, settledBy: 'readback' as const }) };
   return proposeOrStop(control(settled, 'effect_not_applied', `${effect.tool} did not take effect (read back by key ${effect.key})`), now);
-}
-
-/**
- * A readback found nothing, but the request could still commit and the key was not fenced: the
- * effect stays in doubt until the contract's commit window has passed, and is read back again
- * then, before the run (or the model, or a person reading "cancelled") believes it did not happen.
- */
-export function recheckLater(effect: EffectEntry, contract: ToolContract, result: ReadbackResult, now: number): EffectEntry | undefined {
-  if (result.outcome !== 'not_applied' || result.fenced || effect.recheckAt !== undefined) return undefined;
-  const until = (effect.sentAt ?? now) + (contract.commitWindowMs ?? DEFAULT_COMMIT_WINDOW_MS);
-  return now < until ? { ...effect, recheckAt: until } : undefined;
-}
-
-/** The execution receipt of a readback: one shape for the run's own reconcile and a cancel's. */
-export function readbackReceipt(
-  state: RunState,
-  readbackTool: string | undefined,
-  effect: RunState['effects'][number],
-  result: ReadbackResult,
-  outcome: 'final' | 'unknown',
-  evidenceId?: string,
-): ExecutionReceipt {
-  return {
-    callId: effect.callId,
-    turn: state.turn,
-    tool: readbackTool ?? 'readback',
-    kind: 'readback',
-    accepted: true,
-    result: outcome,
-    attempt: result.attempts,
-    durationMs: 0,
-    idempotencyKey: effect.key,
-    ...(evidenceId ? { evidenceId } : {}),
-  };
-}
-
-export function replaceEffect(effects: RunState['effects'], updated: RunState['effects'][number]): RunState['effects'] {
-  return effects.map((e) => (e.callId === updated.callId ? updated : e));
 }

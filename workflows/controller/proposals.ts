@@ -2,7 +2,7 @@
 // plan), is parsed, charged to the budgets, receipted and judged here, by one onProposal, so no
 // proposer can reach the gate by another way. next.ts routes events here; admission.ts judges calls.
 import type { Domain } from '../contract.js';
-import { raiseApproval } from './approvals.js';
+import { raiseApproval } from './approval-request.js';
 import { compactJson, parseDecision, summarizeDecision, type Decision } from './decision.js';
 import type { RunEvent } from './events.js';
 import { claimSubjectOf, onFinish } from './finish.js';
@@ -15,7 +15,7 @@ import type { PlanOutcome } from './plan-schema.js';
 import { takePlannerReply } from './plan-replies.js';
 import { shapeOf } from './shape.js';
 import { REFRESHABLE_REFUSALS, refreshedId, refreshedReference, staleReadsFor } from './refresh.js';
-import type { PlannedCall, RunState } from './state.js';
+import type { HeldProposal, In, PlannedCall, RunState } from './state.js';
 import { subjectOfCall } from './subject.js';
 import {
   contractOf,
@@ -45,7 +45,7 @@ const MAX_STEPS_WITHOUT_MODEL = 6;
 export function stepsWithoutModel(state: RunState, domain: Domain, now: number): RunState {
   if (!state.shape) return state;
   let current = state;
-  for (let i = 0; current.phase === 'proposing' && !current.terminal; i++) {
+  for (let i = 0; current.phase.name === 'proposing' && !current.terminal; i++) {
     if (shapeOf(current) === 'plan') {
       if (i >= MAX_STEPS_WITHOUT_MODEL) return askPlanner(current, [], [`the plan took ${i} steps in a row without getting anywhere`]);
       const step = planStep(current, domain, now);
@@ -56,7 +56,7 @@ export function stepsWithoutModel(state: RunState, domain: Domain, now: number):
     const proposer =
       i < MAX_STEPS_WITHOUT_MODEL ? proposerFor(current, domain, now) : { open: [`the route took ${i} steps in a row without getting anywhere`] };
     if ('open' in proposer) {
-      if (shapeOf(current) !== 'workflow') return { ...current, frontier: proposer.open };
+      if (shapeOf(current) !== 'workflow') return { ...current, phase: { name: 'proposing', open: proposer.open } };
       const receipted = withDecisionReceipt(current, now, {
         proposal: 'escalate: the route cannot decide',
         accepted: true,
@@ -69,7 +69,7 @@ export function stepsWithoutModel(state: RunState, domain: Domain, now: number):
       });
       return stop(receipted, 'escalated', 'route_undecided', proposer.open.join('; ').slice(0, 300), now);
     }
-    const taken: RunState = { ...current, frontier: undefined };
+    const taken: RunState = { ...current, phase: { name: 'proposing' } };
     current = fold(onProposal(taken, domain, { reply: proposer.reply, tokens: 0, contextTokens: 0, now, origin: { by: proposer.by } }));
   }
   return current;
@@ -93,7 +93,7 @@ function planStep(state: RunState, domain: Domain, now: number): { ask: RunState
       return { ask: askPlanner(state, [...done, { step: next.extract, tool: EXTRACTED, outcome: 'unresolved', code: 'no_evidence' }]) };
     }
     const what = clip(`extract ${next.extract} from ${source.from.id}: ${source.step.extract.want}`);
-    return { ask: { ...state, plan: { ...plan, extracting: next.extract }, frontier: [what] } };
+    return { ask: { ...state, plan: { ...plan, extracting: next.extract }, phase: { name: 'proposing', open: [what] } } };
   }
   const reply =
     'finish' in next
@@ -109,25 +109,26 @@ function planStep(state: RunState, domain: Domain, now: number): { ask: RunState
           reason: `the plan's ${next.steps.join(', ')}`,
         };
   const sent = { steps: 'finish' in next ? [FINISH_STEP] : next.steps, seq: state.seq };
-  const taken: RunState = { ...state, frontier: undefined, plan: { ...plan, sent } };
+  const taken: RunState = { ...state, phase: { name: 'proposing' }, plan: { ...plan, sent } };
   return { state: fold(onProposal(taken, domain, { reply, tokens: 0, contextTokens: 0, now, origin: { by: 'plan' } })) };
 }
 
 /** The planner is asked (again): the plan is dropped, and what came of its steps is what it is told, as codes. */
 function askPlanner(state: RunState, outcomes: PlanOutcome[], lines: string[] = []): RunState {
   const told = outcomes.map((o) => clip(`${o.step} ${o.tool}: ${o.outcome}${o.code ? ` (${o.code})` : ''}${o.evidenceId ? ` -> ${o.evidenceId}` : ''}`));
-  return { ...state, plan: undefined, replan: outcomes, frontier: [...lines, ...told].slice(0, MAX_OPEN_LINES) };
+  return { ...state, plan: undefined, replan: outcomes, phase: { name: 'proposing', open: [...lines, ...told].slice(0, MAX_OPEN_LINES) } };
 }
 
 const MAX_OPEN_LINES = 12;
 
 /** A model's reply: counted, judged with what was open recorded beside it; in shape `plan` a plan or an extracted value is taken as such. */
-export function onModelReply(state: RunState, domain: Domain, event: Extract<RunEvent, { type: 'proposed' }>): RunState {
+export function onModelReply(state: In<'proposing'>, domain: Domain, event: Extract<RunEvent, { type: 'proposed' }>): RunState {
   const shaped = state.shape !== undefined;
-  const counted: RunState = shaped ? { ...state, frontier: undefined, used: { ...state.used, modelCalls: (state.used.modelCalls ?? 0) + 1 } } : state;
+  const open = state.phase.open;
+  const counted: RunState = shaped ? { ...state, phase: { name: 'proposing' }, used: { ...state.used, modelCalls: (state.used.modelCalls ?? 0) + 1 } } : state;
   const origin: Origin = {
     by: 'model',
-    ...(shaped && state.frontier ? { open: state.frontier } : {}),
+    ...(shaped && open ? { open } : {}),
     ...(event.usageFloor ? { usageFloor: event.usageFloor } : {}),
   };
   const planned = shapeOf(state) === 'plan' ? takePlannerReply(counted, domain, event, origin) : undefined;
@@ -282,7 +283,7 @@ function startRefresh(state: RunState, decision: Judged, reads: PlannedCall[], n
   });
   const told = control(receipted, 'refreshing', `${why}; the engine re-reads ${named} and judges the proposal again on what they say now`.slice(0, 500));
   const { proposal, by, open } = receipt;
-  return startCalls({ ...told, pendingRefresh: { decision, proposal, ...(by ? { by } : {}), ...(open ? { open } : {}) } }, reads, now);
+  return startCalls(told, reads, now, { held: { decision, proposal, ...(by ? { by } : {}), ...(open ? { open } : {}) } });
 }
 
 /**
@@ -290,11 +291,8 @@ function startRefresh(state: RunState, decision: Judged, reads: PlannedCall[], n
  * refresh. Its references to evidence that was re-read (a finish's citations, a call's sources
  * and derivation operands) point at the new answers, which must still hold the values.
  */
-export function rejudgeAfterRefresh(state: RunState, domain: Domain, now: number): RunState {
-  const pending = state.pendingRefresh;
-  if (!pending) return state;
+export function rejudgeAfterRefresh(cleared: RunState, pending: HeldProposal, domain: Domain, now: number): RunState {
   const parsed = parseDecision(pending.decision);
-  const cleared: RunState = { ...state, pendingRefresh: undefined };
   if (!parsed.ok || (parsed.decision.type !== 'call' && parsed.decision.type !== 'finish')) return proposeOrStop(cleared, now);
   const moved = (ref: string) => refreshedReference(cleared, ref);
   const decision =

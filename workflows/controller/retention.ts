@@ -33,8 +33,8 @@ export function fold(state: RunState): RunState {
   const referenced = new Set<string>([
     ...Object.values(state.pinned).map((p) => p.evidenceId),
     ...state.effects.flatMap((e) => (e.evidenceId ? [e.evidenceId] : [])),
-    ...(state.pendingApproval?.evidenceIds ?? []),
-    ...(state.pendingClaim?.evidenceIds ?? []),
+    ...(state.phase.name === 'awaiting_approval' ? state.phase.request.evidenceIds : []),
+    ...(state.phase.name === 'verifying' ? state.phase.claim.evidenceIds : []),
   ]);
   const firstRecent = state.evidence.length - KEEP.evidence;
   const evidence = firstRecent <= 0 ? state.evidence : state.evidence.filter((e, i) => i >= firstRecent || referenced.has(e.id));

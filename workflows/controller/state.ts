@@ -10,11 +10,10 @@ import { Shape } from './shape.js';
 import { PlanOutcome, RunningPlan } from './plan-schema.js';
 
 /**
- * 3: the one rule set of this release (workflows/rule-set.ts). loadState also reads the state a
- * run of the release before carries over at its continue-as-new (version 2, engine 5: the same
- * rules), so such a run moves onto this build without a break.
+ * 4: the phase holds its own data (Phase). The rules are those of version 3 and 2 (engine 5),
+ * whose state loadState still reads, so their runs move onto this build without a break.
  */
-export const STATE_VERSION = 3;
+export const STATE_VERSION = 4;
 
 const FactValue = workerScoped('state.FactValue', () => z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
@@ -33,9 +32,6 @@ export const Terminal = workerScoped('state.Terminal', () =>
   }),
 );
 export type Terminal = z.infer<typeof Terminal>;
-
-export const Phase = workerScoped('state.Phase', () => z.enum(['proposing', 'acting', 'verifying', 'awaiting_approval', 'reconciling', 'terminal']));
-export type Phase = z.infer<typeof Phase>;
 
 export const ObservationStatus = workerScoped('state.ObservationStatus', () => z.enum(['ok', 'error', 'timeout', 'unknown']));
 
@@ -266,6 +262,82 @@ export const ApprovalRecord = workerScoped('state.ApprovalRecord', () =>
   }),
 );
 
+/** A proposal held while the engine re-reads the evidence that went stale under it; judged again, once, when the reads are in (controller/refresh.ts). */
+export const HeldProposal = workerScoped('state.HeldProposal', () =>
+  z.strictObject({
+    /** The proposal as parsed (a call or a finish), judged again as it was made. */
+    decision: z.unknown(),
+    proposal: z.string(),
+    by: z.enum(['model', 'route', 'plan']).optional(),
+    open: z.array(z.string()).optional(),
+  }),
+);
+export type HeldProposal = z.infer<typeof HeldProposal>;
+
+/** An approved effect held for its authoritative re-read, then dispatched if it still passes. */
+export const HeldDispatch = workerScoped('state.HeldDispatch', () =>
+  z.strictObject({ call: PlannedCall, requestId: z.string(), acceptedViolation: z.string().optional() }),
+);
+export type HeldDispatch = z.infer<typeof HeldDispatch>;
+
+/** A finish the gate accepted, waiting for the probe. doneEarlier: the domain found the work done by an earlier run (DoneVerdict); the probe still decides. */
+export const HeldClaim = workerScoped('state.HeldClaim', () =>
+  z.strictObject({
+    claim: z.unknown(),
+    evidenceIds: z.array(z.string()),
+    doneEarlier: z.string().optional(),
+    /** The domain's soak (Domain.soak): the probe held at `from`; it is asked again over the window at `until`. */
+    soak: z.strictObject({ from: z.number(), until: z.number() }).optional(),
+  }),
+);
+export type HeldClaim = z.infer<typeof HeldClaim>;
+
+/**
+ * Where a run is, and what only that place holds. Every event is routed by `phase.name` in
+ * next.ts's table; a phase's data exists only while the run is there, so nothing of a place the
+ * run has left can linger.
+ */
+export const Phase = workerScoped('state.Phase', () =>
+  z.discriminatedUnion('name', [
+    /** Waiting for a proposal. open: what the route or the plan left open, for the model turn it causes (and its receipt). */
+    z.strictObject({ name: z.literal('proposing'), open: z.array(z.string()).optional() }),
+    /** Running a proposal's admitted calls. */
+    z.strictObject({ name: z.literal('acting'), calls: z.array(PlannedCall) }),
+    /** The engine's own re-read of stale evidence; then the held proposal is judged again. */
+    z.strictObject({ name: z.literal('refreshing'), calls: z.array(PlannedCall), held: HeldProposal }),
+    /** The authoritative re-read before an approved effect is dispatched. */
+    z.strictObject({ name: z.literal('rereading'), calls: z.array(PlannedCall), dispatch: HeldDispatch }),
+    /** The probe is asked about a finish (and, with a soak, asked again after the window). */
+    z.strictObject({ name: z.literal('verifying'), claim: HeldClaim }),
+    /** A person decides on `request`; the run's clock stops meanwhile. */
+    z.strictObject({ name: z.literal('awaiting_approval'), request: ApprovalRequest }),
+    /** An effect is in doubt: read back by its key before anything else. */
+    z.strictObject({ name: z.literal('reconciling') }),
+    /** A cancel came while an effect was in flight or in doubt: it is read back by its key, and only then the run stops. */
+    z.strictObject({ name: z.literal('cancelling'), by: z.string(), reason: z.string(), at: z.number() }),
+    /** The run has ended; `terminal` says how. */
+    z.strictObject({ name: z.literal('terminal') }),
+  ]),
+);
+export type Phase = z.infer<typeof Phase>;
+export type PhaseName = Phase['name'];
+
+/** The six phases clients and exports show: a sub-phase shows as the phase it refines. */
+export const ShownPhase = workerScoped('state.ShownPhase', () => z.enum(['proposing', 'acting', 'verifying', 'awaiting_approval', 'reconciling', 'terminal']));
+export type ShownPhase = z.infer<typeof ShownPhase>;
+
+export function shownPhase(phase: Phase): ShownPhase {
+  switch (phase.name) {
+    case 'refreshing':
+    case 'rereading':
+      return 'acting';
+    case 'cancelling':
+      return 'reconciling';
+    default:
+      return phase.name;
+  }
+}
+
 export const RunState = workerScoped('state.RunState', () =>
   z.strictObject({
     version: z.literal(STATE_VERSION),
@@ -314,7 +386,6 @@ export const RunState = workerScoped('state.RunState', () =>
       }),
     ),
     nudges: z.number(),
-    inFlight: z.array(PlannedCall),
     /** How many old records retention dropped from state (they remain in Temporal's history). */
     dropped: z.strictObject({
       evidence: z.number(),
@@ -323,34 +394,8 @@ export const RunState = workerScoped('state.RunState', () =>
       executions: z.number(),
       effects: z.number(),
     }),
-    pendingApproval: ApprovalRequest.optional(),
     /** Run-level override of the contracts' approval wait. */
     approvalTimeoutMs: z.number().optional(),
-    /** doneEarlier: the domain found the work done by an earlier run (DoneVerdict); the probe still decides. */
-    pendingClaim: z
-      .strictObject({
-        claim: z.unknown(),
-        evidenceIds: z.array(z.string()),
-        doneEarlier: z.string().optional(),
-        /** The domain's soak (Domain.soak): the probe held at `from`; it is asked again over the window at `until`. */
-        soak: z.strictObject({ from: z.number(), until: z.number() }).optional(),
-      })
-      .optional(),
-    /**
-     * A proposal waiting for the engine's own re-read of the evidence that went stale under it;
-     * judged again, once, when the reads are in (controller/refresh.ts).
-     */
-    pendingRefresh: z
-      .strictObject({
-        /** The proposal as parsed (a call or a finish), judged again as it was made. */
-        decision: z.unknown(),
-        proposal: z.string(),
-        by: z.enum(['model', 'route', 'plan']).optional(),
-        open: z.array(z.string()).optional(),
-      })
-      .optional(),
-    /** An approved effect waiting for its authoritative re-read before dispatch. */
-    pendingDispatch: z.strictObject({ call: PlannedCall, requestId: z.string(), acceptedViolation: z.string().optional() }).optional(),
     /** The start statement the run was given, verified once the approver directory is loaded. */
     starterClaim: SignedStart.optional(),
     /** The directory id whose signature on the start verified. */
@@ -364,12 +409,8 @@ export const RunState = workerScoped('state.RunState', () =>
     chain: z.string(),
     /** The effects this run may take, when its start narrowed them (empty: none, a read-only run). */
     permittedEffects: z.array(z.string()).optional(),
-    /** A cancel that came while an effect was in flight or in doubt: the run reads the effect back by its key, and only then stops. */
-    cancelling: z.strictObject({ by: z.string(), reason: z.string(), at: z.number() }).optional(),
     /** Who decides the run's steps (controller/shape.ts); absent: `react`, as every run before shapes. */
     shape: Shape.optional(),
-    /** What the route left open at this point, for the model turn it causes (and its receipt). */
-    frontier: z.array(z.string()).optional(),
     /** Shape `plan`: the plan being run (controller/plan.ts). */
     plan: RunningPlan.optional(),
     /** Shape `plan`: what became of the last plan's steps, for the planner's next turn (codes, never text). */
@@ -379,26 +420,15 @@ export const RunState = workerScoped('state.RunState', () =>
 );
 export type RunState = z.infer<typeof RunState>;
 
-/**
- * Reads state carried across continue-as-new. Besides this release's own, it takes the state of
- * a run of the release before that was already on the same rules (version 2, engine 5, bound to
- * its chain), dropping the two fields that told the old rule sets apart. Any other state is from an
- * older rule set: `olderRuleSet` says so, and the workflow refuses it with OlderRuleSetError.
- */
-export function loadState(raw: unknown): { ok: true; state: RunState } | { ok: false; problem: string; olderRuleSet?: true } {
-  const record = raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : undefined;
-  const version = record?.version;
-  let current: unknown = raw;
-  if (version === 2) {
-    const { guardVersion, engine, ...rest } = record as Record<string, unknown>;
-    if (guardVersion !== 2 || engine !== 5 || typeof rest.chain !== 'string')
-      return { ok: false, problem: `state carried from a run under an older rule set (engine ${String(engine ?? 'before v4')})`, olderRuleSet: true };
-    current = { ...rest, version: STATE_VERSION };
-  } else if (version === 1) {
-    return { ok: false, problem: 'state carried from a run under an older rule set (state version 1)', olderRuleSet: true };
-  } else if (version !== STATE_VERSION) {
-    return { ok: false, problem: `state version ${String(version)} is not one this engine reads (${STATE_VERSION})` };
-  }
-  const parsed = RunState.safeParse(current);
-  return parsed.success ? { ok: true, state: parsed.data } : { ok: false, problem: parsed.error.message.slice(0, 500) };
+/** A state known to be in phase `P`, with that phase's data. */
+export type In<P extends PhaseName> = RunState & { phase: Extract<Phase, { name: P }> };
+
+/** The calls the workflow runs for the run now (none outside the acting phases). */
+export function callsInFlight(state: RunState): PlannedCall[] {
+  return 'calls' in state.phase ? state.phase.calls : [];
+}
+
+/** The request a person is deciding on, while the run waits on one. */
+export function pendingRequest(state: RunState): ApprovalRequest | undefined {
+  return state.phase.name === 'awaiting_approval' ? state.phase.request : undefined;
 }

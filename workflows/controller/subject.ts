@@ -1,9 +1,12 @@
 // Subjects: what a call, a fact or a claim is about (this transfer, this service). Evidence
 // about one subject never supports a decision about another: preconditions, finishes and
-// approval requests look only at evidence about the subject they name.
-import { caseSubject, type DoneEffect, type EvidenceView, type ToolContract } from '../contract.js';
+// approval requests look only at evidence about the subject they name. An effect's precondition
+// is applied here: only evidence about the call's own subject is shown to the contract's check,
+// none of it older than an earlier effect on that subject (groundsFor), and a check that throws
+// is a refusal, never a failed workflow task.
+import { caseSubject, type DoneEffect, type EvidenceView, type PreconditionVerdict, type ToolContract } from '../contract.js';
 import { viewOf } from './observation.js';
-import type { RunState } from './state.js';
+import type { PlannedCall, RunState } from './state.js';
 
 /** The subject of a call with these (already validated) arguments. */
 export function subjectOfCall(contract: ToolContract, args: unknown, caseId: string): string {
@@ -75,4 +78,28 @@ export function effectsDoneTo(state: RunState, subject: string): DoneEffect[] {
 export function subjectId(subject: string): string {
   const colon = subject.indexOf(':');
   return colon < 0 ? subject : subject.slice(colon + 1);
+}
+
+export function checkPrecondition(state: RunState, contract: ToolContract, call: Pick<PlannedCall, 'args' | 'subject'>, now: number): PreconditionVerdict {
+  const precondition = contract.precondition;
+  if (!precondition) return { ok: true };
+  const subject = call.subject ?? subjectOfCall(contract, call.args, state.caseId);
+  try {
+    const verdict = precondition.check(call.args as never, groundsFor(state, subject, now), { caseId: state.caseId });
+    if (verdict.ok) return { ok: true };
+    return { ok: false, reason: String(verdict.reason).slice(0, 300) };
+  } catch (err) {
+    return { ok: false, reason: `the precondition of ${contract.name} could not be evaluated: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}` };
+  }
+}
+
+/** The read to repeat before dispatching an effect that waited for a person, if the contract names one. */
+export function rereadFor(contract: ToolContract, args: unknown): { ok: true; call?: { tool: string; args: unknown } } | { ok: false; reason: string } {
+  const reread = contract.precondition?.reread;
+  if (!reread) return { ok: true };
+  try {
+    return { ok: true, call: { tool: reread.tool, args: reread.args(args as never) } };
+  } catch (err) {
+    return { ok: false, reason: `its re-read could not be built: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}` };
+  }
 }

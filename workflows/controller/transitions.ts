@@ -1,12 +1,23 @@
 // The small state transitions every handler of the controller shares: the next turn, a stop,
-// feedback to the model, receipts, starting calls, and the two ways a run runs out of time.
+// feedback to the model, receipts, starting calls, the two ways a run runs out of time, closing
+// a request, and the effects ledger's moves after a readback.
 import type { Domain, ToolContract } from '../contract.js';
+import { DEFAULT_COMMIT_WINDOW_MS } from '../policy.js';
 import { budgetLeft, exhaustedBudget } from './budget.js';
-import type { PlannedCall, RunState, TerminalClass } from './state.js';
-import type { UsageFloor } from './events.js';
+import {
+  pendingRequest,
+  type ApprovalRequest,
+  type HeldDispatch,
+  type HeldProposal,
+  type EffectEntry,
+  type ExecutionReceipt,
+  type PlannedCall,
+  type RunState,
+  type TerminalClass,
+} from './state.js';
+import type { ReadbackResult, UsageFloor } from './events.js';
 import type { DecidedBy } from './shape.js';
 
-/** Who proposed a step and, for a model turn, what was open: carried into its decision receipt. */
 /** Who proposed a step, what was open, and for a model call whose usage was floored, the floor (all on the receipt). */
 export type Origin = { by?: DecidedBy; open?: string[]; usageFloor?: UsageFloor };
 export type ReceiptBase = { proposal: string; tokens: number; contextTokens: number } & Origin;
@@ -19,20 +30,11 @@ export function proposeOrStop(state: RunState, now: number): RunState {
   if (deadlineReached(state, now)) return onDeadline(state, now);
   const exhausted = exhaustedBudget(state, now);
   if (exhausted) return stop(state, 'budget_exhausted', `budget:${exhausted.budget}`, exhausted.detail, now);
-  return { ...state, phase: 'proposing', turn: state.turn + 1, pendingClaim: undefined };
+  return { ...state, phase: { name: 'proposing' }, turn: state.turn + 1 };
 }
 
 export function stop(state: RunState, terminalClass: TerminalClass, reason: string, detail: string, now: number): RunState {
-  return {
-    ...state,
-    phase: 'terminal',
-    inFlight: [],
-    pendingClaim: undefined,
-    pendingApproval: undefined,
-    pendingDispatch: undefined,
-    pendingRefresh: undefined,
-    terminal: { class: terminalClass, reason, detail, at: now },
-  };
+  return { ...state, phase: { name: 'terminal' }, terminal: { class: terminalClass, reason, detail, at: now } };
 }
 
 export function control(state: RunState, code: string, message: string): RunState {
@@ -68,16 +70,23 @@ export function withDecisionReceipt(
   return { ...state, decisions: [...state.decisions, { turn: state.turn, at: now, ...rest, budgetLeft: budgetLeft(state, now), ...origin }] };
 }
 
-/** Charges the budgets and opens the effects ledger entries, then the workflow runs the calls. */
-export function startCalls(state: RunState, planned: PlannedCall[], now: number): RunState {
+/**
+ * Charges the budgets and opens the effects ledger entries, then the workflow runs the calls:
+ * for a proposal (`acting`), or the engine's own re-reads, holding what waits on them
+ * (`refreshing`: a proposal judged again after; `rereading`: an approved effect dispatched after).
+ */
+export function startCalls(state: RunState, planned: PlannedCall[], now: number, holding?: { held: HeldProposal } | { dispatch: HeldDispatch }): RunState {
   // An effect's request carries when it was sent, so a fenced key refuses it if it arrives late.
   const calls = planned.map((c) => (c.kind === 'effect' ? { ...c, sentAt: now } : c));
   const effects = calls.filter((c) => c.kind === 'effect');
   return {
     ...state,
-    phase: 'acting',
+    phase: !holding
+      ? { name: 'acting', calls }
+      : 'held' in holding
+        ? { name: 'refreshing', calls, held: holding.held }
+        : { name: 'rereading', calls, dispatch: holding.dispatch },
     used: { ...state.used, toolCalls: state.used.toolCalls + calls.length, effects: state.used.effects + effects.length },
-    inFlight: calls,
     effects: [
       ...state.effects,
       ...effects.map((c) => ({
@@ -117,24 +126,29 @@ export function onDeadline(state: RunState, now: number): RunState {
   );
 }
 
+/**
+ * The pending request closed with `decision`: recorded, and the run's clock started again. The run
+ * leaves `awaiting_approval` for `proposing` here; the caller moves it on from there (the next
+ * turn, a stop, the re-read before dispatch, another request).
+ */
 export function withApprovalClosed(
   state: RunState,
   decision: 'approved' | 'denied' | 'timed_out' | 'cancelled' | 'amended',
   by: string,
   comment: string,
   now: number,
-  signed?: NonNullable<RunState['pendingApproval']>['collected'],
+  signed?: ApprovalRequest['collected'],
   amendment?: RunState['approvals'][number]['amendment'],
 ): RunState {
-  const request = state.pendingApproval;
+  const request = pendingRequest(state);
   if (!request) return state;
   // The run's clock stops while a person decides: the approval's own expiry bounds that wait,
   // and the deadline resumes when the request closes.
   const paused = Math.max(0, now - request.requestedAt);
   return {
     ...state,
+    phase: { name: 'proposing' },
     deadlineAt: state.deadlineAt + paused,
-    pendingApproval: undefined,
     approvals: [
       ...state.approvals,
       {
@@ -161,4 +175,42 @@ export function contractOf(domain: Domain, tool: string): ToolContract {
   const contract = domain.tools.find((t) => t.name === tool);
   if (!contract) throw new Error(`bug: ${tool} is not a tool of ${domain.name}`);
   return contract;
+}
+
+/**
+ * A readback found nothing, but the request could still commit and the key was not fenced: the
+ * effect stays in doubt until the contract's commit window has passed, and is read back again
+ * then, before the run (or the model, or a person reading "cancelled") believes it did not happen.
+ */
+export function recheckLater(effect: EffectEntry, contract: ToolContract, result: ReadbackResult, now: number): EffectEntry | undefined {
+  if (result.outcome !== 'not_applied' || result.fenced || effect.recheckAt !== undefined) return undefined;
+  const until = (effect.sentAt ?? now) + (contract.commitWindowMs ?? DEFAULT_COMMIT_WINDOW_MS);
+  return now < until ? { ...effect, recheckAt: until } : undefined;
+}
+
+/** The execution receipt of a readback: one shape for the run's own reconcile and a cancel's. */
+export function readbackReceipt(
+  state: RunState,
+  readbackTool: string | undefined,
+  effect: RunState['effects'][number],
+  result: ReadbackResult,
+  outcome: 'final' | 'unknown',
+  evidenceId?: string,
+): ExecutionReceipt {
+  return {
+    callId: effect.callId,
+    turn: state.turn,
+    tool: readbackTool ?? 'readback',
+    kind: 'readback',
+    accepted: true,
+    result: outcome,
+    attempt: result.attempts,
+    durationMs: 0,
+    idempotencyKey: effect.key,
+    ...(evidenceId ? { evidenceId } : {}),
+  };
+}
+
+export function replaceEffect(effects: RunState['effects'], updated: RunState['effects'][number]): RunState['effects'] {
+  return effects.map((e) => (e.callId === updated.callId ? updated : e));
 }

@@ -21,7 +21,7 @@ import {
   type SignedDecision,
   type SignedNote,
 } from '../trust/statement.js';
-import type { RunState, TranscriptEntry } from './state.js';
+import { pendingRequest, type RunState, type TranscriptEntry } from './state.js';
 
 /**
  * How long after a run's start its start statement may still be valid. A statement that
@@ -53,7 +53,7 @@ export function checkDecision(state: RunState, signed: SignedDecision, decision:
   if (s.decision !== decision) return { ok: false, reason: `the statement says ${s.decision}, not ${decision}` };
   const checked = checkOnRequest(state, signed, 'the call you signed is not the one that would run; fetch the request again', now);
   if (!checked.ok) return checked;
-  const request = state.pendingApproval;
+  const request = pendingRequest(state);
   if (!request) return { ok: false, reason: notPending(state) };
   if (request.notStarter) {
     if (!state.starter)
@@ -72,7 +72,7 @@ export function checkDecision(state: RunState, signed: SignedDecision, decision:
 export function checkAmend(state: RunState, signed: SignedAmend, now: number): DecisionCheck {
   const checked = checkOnRequest(state, signed, 'the call you amended is not the one pending; fetch the request again', now);
   if (!checked.ok) return checked;
-  if (canonical(signed.statement.args) === canonical(state.pendingApproval?.call.args))
+  if (canonical(signed.statement.args) === canonical(pendingRequest(state)?.call.args))
     return { ok: false, reason: 'the amended arguments are the ones pending; approve the request instead' };
   return checked;
 }
@@ -84,7 +84,7 @@ function checkOnRequest(
   staleDigest: string,
   now: number,
 ): DecisionCheck {
-  const request = state.pendingApproval;
+  const request = pendingRequest(state);
   const s = signed.statement;
   if (state.terminal) return { ok: false, reason: `run already ended (${state.terminal.class})` };
   if (!request || request.requestId !== s.requestId) return { ok: false, reason: notPending(state) };
@@ -102,7 +102,7 @@ function checkOnRequest(
 
 /** Names the run's own pending request, never the statement's words. */
 function notPending(state: RunState): string {
-  const pending = state.pendingApproval;
+  const pending = pendingRequest(state);
   return pending
     ? `the statement's request is not pending; the pending request is ${pending.requestId}`
     : "the statement's request is not pending; no request is";
