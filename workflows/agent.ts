@@ -14,18 +14,8 @@ import {
   setCurrentDetails,
 } from '@temporalio/workflow';
 import { domainDefaults, type Domain } from './contract.js';
-import {
-  type Command,
-  type RunEvent,
-  callsInFlight,
-  commandOrHalt,
-  initialState,
-  next,
-  type Step,
-  loadState,
-  type RunState,
-  headline,
-} from './controller/index.js';
+import type { Command, RunEvent, Step, RunState } from './controller/index.js';
+import { callsInFlight, commandOrHalt, headline, initialState, loadState, next } from './controller/index.js';
 import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';

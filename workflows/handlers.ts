@@ -5,17 +5,8 @@
 // Whether a signature counts is the controller's rule (controller/trust.ts): the validators ask
 // it early, the controller again when the event is taken.
 import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
-import {
-  checkAmend,
-  checkDecision,
-  noteEntry,
-  budgetLeft,
-  operatorMsLeft,
-  headline,
-  pendingRequest,
-  type RunEvent,
-  type RunState,
-} from './controller/index.js';
+import type { RunEvent, RunState } from './controller/index.js';
+import { checkAmend, checkDecision, noteEntry, budgetLeft, operatorMsLeft, headline, pendingRequest } from './controller/index.js';
 import type { Domain } from './contract.js';
 import {
   addNoteUpdate,

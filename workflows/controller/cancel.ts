@@ -4,10 +4,10 @@
 // took effect. Only a readback that cannot decide leaves the run unknown_outcome, naming the
 // effect.
 import type { Domain } from '../contract.js';
-import type { ReadbackResult, RunEvent, ToolResult } from './events.js';
-import { adaptResult } from './observation.js';
-import type { EffectEntry, In, RunState } from './state.js';
-import { contractOf, readbackReceipt, recheckLater, replaceEffect, stop, withApprovalClosed } from './transitions.js';
+import type { ReadbackResult, RunEvent } from './events.js';
+import { readBack } from './readback.js';
+import type { In, RunState } from './state.js';
+import { contractOf, stop, withApprovalClosed } from './transitions.js';
 
 type CancelEvent = Extract<RunEvent, { type: 'cancelled' }>;
 
@@ -35,55 +35,18 @@ export function onCancelRequested(state: RunState, domain: Domain, event: Cancel
   };
 }
 
-/** One effect read back while cancelling: settle it, read back the next one, or stop. */
+/** One effect read back while cancelling (readback.ts): settle it, read back the next one, or stop. */
 export function onCancelReadback(state: In<'cancelling'>, domain: Domain, result: ReadbackResult, now: number): RunState {
   const cancelling = state.phase;
-  const effect = state.effects.find((e) => e.callId === result.callId && e.status === 'unknown');
-  if (!effect) throw new Error(`bug: cancel readback for ${result.callId}, which is not in doubt`);
-  const contract = contractOf(domain, effect.tool);
-  const counted: EffectEntry = { ...effect, readbacks: effect.readbacks + result.attempts };
-  const receipt = (outcome: 'final' | 'unknown', evidenceId?: string) => readbackReceipt(state, contract.readback, effect, result, outcome, evidenceId);
-
-  if (result.outcome === 'undecided') {
-    const updated = { ...state, effects: replaceEffect(state.effects, counted), executions: [...state.executions, receipt('unknown')] };
-    const detail = `cancelled by ${cancelling.by} while ${effect.tool} (key ${effect.key}) was not settled; the readback could not decide: ${result.detail}`;
-    return stop(updated, 'unknown_outcome', 'cancelled_with_effect_in_doubt', detail, now);
+  const read = readBack(state, domain, result, now);
+  if (read.outcome === 'undecided') {
+    const detail = `cancelled by ${cancelling.by} while ${read.effect.tool} (key ${read.effect.key}) was not settled; the readback could not decide: ${result.detail}`;
+    return stop(read.state, 'unknown_outcome', 'cancelled_with_effect_in_doubt', detail, now);
   }
-  const later = recheckLater(counted, contract, result, now);
-  if (later) return { ...state, effects: replaceEffect(state.effects, later), executions: [...state.executions, receipt('unknown')] };
-  let settled: RunState;
-  if (result.outcome === 'applied') {
-    // The readback is evidence of what the world holds; no fact is pinned, as no turn follows.
-    const asResult: ToolResult = { status: 'ok', callId: effect.callId, output: result.output, attempt: effect.attempts, startedAt: now, finishedAt: now };
-    const adapted = adaptResult(contract, asResult, `e${state.seq + 1}`);
-    const evidence = effect.subject ? { ...adapted, subject: effect.subject } : adapted;
-    settled = {
-      ...state,
-      seq: state.seq + 1,
-      evidence: [...state.evidence, evidence],
-      transcript: [...state.transcript, { kind: 'observation', turn: state.turn, evidenceId: evidence.id }],
-      effects: replaceEffect(state.effects, {
-        ...counted,
-        status: 'applied',
-        settledBy: 'readback',
-        evidenceId: evidence.id,
-        ...(counted.claim ? { claim: 'confirmed' as const } : {}),
-      }),
-      executions: [...state.executions, receipt('final', evidence.id)],
-    };
-  } else {
-    // Not applied: while cancelling it is never sent again, whatever its contract allows.
-    settled = {
-      ...state,
-      effects: replaceEffect(state.effects, {
-        ...counted,
-        status: 'not_applied',
-        settledBy: 'readback',
-        ...(counted.claim ? { claim: 'contradicted' as const } : {}),
-      }),
-      executions: [...state.executions, receipt('final')],
-    };
-  }
+  if (read.outcome === 'later') return read.state;
+  // Applied: the readback is evidence of what the world holds; no fact is pinned, as no turn follows.
+  // Not applied: while cancelling it is never sent again, whatever its contract allows.
+  const settled = read.outcome === 'applied' ? read.state : read.settled;
   if (settled.effects.some((e) => e.status === 'unknown')) return settled;
   return stopCancelled(settled, cancelling.by, cancelling.reason, now);
 }

@@ -35,23 +35,22 @@ export function loadState(raw: unknown): { ok: true; state: RunState } | { ok: f
 function fromVersion3(record: Record<string, unknown>): Record<string, unknown> {
   const { phase, inFlight, pendingApproval, pendingClaim, pendingRefresh, pendingDispatch, cancelling, frontier, ...rest } = record;
   const calls = Array.isArray(inFlight) ? inFlight : [];
-  const placed = (() => {
+  const placed = () => {
     switch (phase) {
       case 'proposing':
-        return { name: 'proposing', ...(frontier ? { open: frontier } : {}) };
+        return { name: phase, ...(frontier ? { open: frontier } : {}) };
       case 'acting':
         if (pendingDispatch) return { name: 'rereading', calls, dispatch: pendingDispatch };
-        if (pendingRefresh) return { name: 'refreshing', calls, held: pendingRefresh };
-        return { name: 'acting', calls };
+        return pendingRefresh ? { name: 'refreshing', calls, held: pendingRefresh } : { name: phase, calls };
       case 'verifying':
-        return { name: 'verifying', claim: pendingClaim };
+        return { name: phase, claim: pendingClaim };
       case 'awaiting_approval':
-        return { name: 'awaiting_approval', request: pendingApproval };
+        return { name: phase, request: pendingApproval };
       case 'reconciling':
-        return cancelling && typeof cancelling === 'object' ? { name: 'cancelling', ...cancelling } : { name: 'reconciling' };
+        return cancelling && typeof cancelling === 'object' ? { name: 'cancelling', ...cancelling } : { name: phase };
       default:
         return { name: phase };
     }
-  })();
-  return { ...rest, version: STATE_VERSION, phase: placed };
+  };
+  return { ...rest, version: STATE_VERSION, phase: placed() };
 }

@@ -23,46 +23,26 @@ export function adaptResult(contract: ToolContract, result: ToolResult, evidence
     observedAt: result.finishedAt,
     maxAgeMs: contract.maxAgeMs,
   };
-  if (result.status !== 'ok') {
-    return {
-      ...provenance,
-      effectiveAt: result.finishedAt,
-      fresh: false,
-      status: result.status,
-      facts: {},
-      error: { class: result.errorClass, message: result.message.slice(0, 300) },
-      quoted: [],
-      textWithheld: false,
-    };
-  }
+  // An observation with no facts: the call failed, or its output told us nothing we may act on.
+  const failed = (status: Evidence['status'], error: { class: string; message: string }): Evidence => ({
+    ...provenance,
+    effectiveAt: result.finishedAt,
+    fresh: false,
+    status,
+    facts: {},
+    error,
+    quoted: [],
+    textWithheld: false,
+  });
+  if (result.status !== 'ok') return failed(result.status, { class: result.errorClass, message: result.message.slice(0, 300) });
 
   const parsed = contract.output.safeParse(result.output);
-  if (!parsed.success) {
-    // A tool that breaks its own contract tells us nothing we may act on.
-    return {
-      ...provenance,
-      effectiveAt: result.finishedAt,
-      fresh: false,
-      status: 'error',
-      facts: {},
-      error: { class: 'bad_output', message: describeIssues(parsed.error.issues) },
-      quoted: [],
-      textWithheld: false,
-    };
-  }
+  // A tool that breaks its own contract tells us nothing we may act on.
+  if (!parsed.success) return failed('error', { class: 'bad_output', message: describeIssues(parsed.error.issues) });
 
   const answered = asked !== undefined ? answeredSubject(contract, parsed.data) : undefined;
   if (answered !== undefined && answered !== asked) {
-    return {
-      ...provenance,
-      effectiveAt: result.finishedAt,
-      fresh: false,
-      status: 'error',
-      facts: {},
-      error: { class: 'bad_output', message: `asked about ${asked}, the answer is about ${answered.slice(0, 100)}` },
-      quoted: [],
-      textWithheld: false,
-    };
+    return failed('error', { class: 'bad_output', message: `asked about ${asked}, the answer is about ${answered.slice(0, 100)}` });
   }
 
   let read: { effectiveAt: string | undefined; text: string[]; facts: Facts };
@@ -70,19 +50,8 @@ export function adaptResult(contract: ToolContract, result: ToolResult, evidence
     read = { effectiveAt: contract.effectiveAt(parsed.data), text: contract.freeText(parsed.data), facts: contract.facts(parsed.data) };
   } catch (err) {
     // A contract callback that throws is the contract's bug; the output tells us nothing safe.
-    return {
-      ...provenance,
-      effectiveAt: result.finishedAt,
-      fresh: false,
-      status: 'error',
-      facts: {},
-      error: {
-        class: 'bad_output',
-        message: `the contract of ${contract.name} could not read this output: ${err instanceof Error ? err.message.slice(0, 200) : 'error'}`,
-      },
-      quoted: [],
-      textWithheld: false,
-    };
+    const why = err instanceof Error ? err.message.slice(0, 200) : 'error';
+    return failed('error', { class: 'bad_output', message: `the contract of ${contract.name} could not read this output: ${why}` });
   }
   const effective = parseTime(read.effectiveAt) ?? result.finishedAt;
   const text = (Array.isArray(read.text) ? read.text : []).filter((t) => typeof t === 'string' && t.length > 0);

@@ -10,7 +10,8 @@ import { callSignature } from './loop-guard.js';
 import { adaptResult } from './observation.js';
 import { regainedFreshness } from './refresh.js';
 import type { Evidence, In, PlannedCall, RunState } from './state.js';
-import { contractOf, control, deadlineReached, proposeOrStop, readbackReceipt, recheckLater, replaceEffect, stop } from './transitions.js';
+import { readBack, replaceEffect } from './readback.js';
+import { contractOf, control, deadlineReached, proposeOrStop, stop } from './transitions.js';
 
 /**
  * The results of the calls in flight, taken in. An effect left in doubt is read back before
@@ -129,60 +130,37 @@ function withSubject(evidence: Evidence, subject: string | undefined): Evidence 
   return subject ? { ...evidence, subject } : evidence;
 }
 
+/** The run's own readback of an effect in doubt (readback.ts), and where the run goes from there. */
 export function onReconciled(state: RunState, domain: Domain, result: ReadbackResult, now: number): RunState {
-  const effect = state.effects.find((e) => e.callId === result.callId && e.status === 'unknown');
-  if (!effect) throw new Error(`bug: readback for ${result.callId}, which is not in doubt`);
-  const contract = contractOf(domain, effect.tool);
-  const counted = { ...effect, readbacks: effect.readbacks + result.attempts };
-  const receipt = (outcome: 'final' | 'unknown', evidenceId?: string) => readbackReceipt(state, contract.readback, effect, result, outcome, evidenceId);
-
-  if (result.outcome === 'undecided') {
-    const updated = { ...state, effects: replaceEffect(state.effects, counted), executions: [...state.executions, receipt('unknown')] };
-    return stop(updated, 'unknown_outcome', 'readback_undecided', `${effect.tool} (key ${effect.key}): ${result.detail}`, now);
+  const read = readBack(state, domain, result, now);
+  switch (read.outcome) {
+    case 'undecided':
+      return stop(read.state, 'unknown_outcome', 'readback_undecided', `${read.effect.tool} (key ${read.effect.key}): ${result.detail}`, now);
+    case 'later':
+      return read.state;
+    case 'applied': {
+      // Recorded as committed, the readback as evidence whose facts the next turn relies on; never run again.
+      const { pinned, changed } = pinFacts(read.state.pinned, read.evidence);
+      const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
+      const seen = remember(read.state.seen, callSignature(read.effect.tool, read.effect.args), { factsVersion, status: 'ok' });
+      return proposeOrStop({ ...read.state, pinned, factsVersion, seen }, now);
+    }
+    case 'not_applied':
+      break;
   }
-  const later = recheckLater(counted, contract, result, now);
-  if (later)
-    return { ...state, phase: { name: 'reconciling' }, effects: replaceEffect(state.effects, later), executions: [...state.executions, receipt('unknown')] };
-  if (result.outcome === 'applied') {
-    // Record the effect as committed and its readback as evidence; never run it again.
-    const asResult: ToolResult = { status: 'ok', callId: effect.callId, output: result.output, attempt: effect.attempts, startedAt: now, finishedAt: now };
-    const evidence = withSubject(adaptResult(contract, asResult, `e${state.seq + 1}`), effect.subject);
-    const { pinned, changed } = pinFacts(state.pinned, evidence);
-    const factsVersion = changed ? state.factsVersion + 1 : state.factsVersion;
-    const applied: RunState = {
-      ...state,
-      seq: state.seq + 1,
-      pinned,
-      factsVersion,
-      evidence: [...state.evidence, evidence],
-      transcript: [...state.transcript, { kind: 'observation', turn: state.turn, evidenceId: evidence.id }],
-      seen: remember(state.seen, callSignature(effect.tool, effect.args), { factsVersion, status: 'ok' }),
-      effects: replaceEffect(state.effects, {
-        ...counted,
-        status: 'applied',
-        settledBy: 'readback',
-        evidenceId: evidence.id,
-        ...(effect.claim ? { claim: 'confirmed' as const } : {}),
-      }),
-      executions: [...state.executions, receipt('final', evidence.id)],
-    };
-    return proposeOrStop(applied, now);
-  }
+  const { effect, contract } = read;
   if (effect.claim === 'pending') {
     // The reply said applied; the system of record does not hold it. Whatever sent that reply (a
     // proxy, a bug, an operator completing the activity by hand) was not the world: recorded as
     // such, and never sent again on the strength of it.
-    const contradicted = { ...counted, status: 'not_applied' as const, settledBy: 'readback' as const, claim: 'contradicted' as const };
-    const settled = { ...state, effects: replaceEffect(state.effects, contradicted), executions: [...state.executions, receipt('final')] };
     const message = `${effect.tool}'s reply said it was applied, but its readback by key ${effect.key} finds nothing: the reply did not come from the system of record`;
-    return proposeOrStop(control(settled, 'effect_reply_contradicted', message), now);
+    return proposeOrStop(control(read.settled, 'effect_reply_contradicted', message), now);
   }
-  // not_applied: an effect the system dedupes by key may go again with the same key, once;
-  // otherwise the model hears that it did not happen and decides.
-  const notApplied: RunState = { ...state, executions: [...state.executions, receipt('final')] };
-  if (contract.idempotent && counted.attempts < 2 && !deadlineReached(state, now)) {
-    const { recheckAt: _checked, ...rest } = counted;
-    const retry = { ...rest, status: 'in_flight' as const, attempts: counted.attempts + 1, sentAt: now };
+  // An effect the system dedupes by key may go again with the same key, once; otherwise the
+  // model hears that it did not happen and decides.
+  if (contract.idempotent && effect.attempts < 2 && !deadlineReached(state, now)) {
+    const { recheckAt: _checked, ...rest } = effect;
+    const retry = { ...rest, status: 'in_flight' as const, attempts: effect.attempts + 1, sentAt: now };
     const rebuilt: PlannedCall = {
       callId: effect.callId,
       turn: effect.turn,
@@ -195,9 +173,8 @@ export function onReconciled(state: RunState, domain: Domain, result: ReadbackRe
       sentAt: now,
     };
     // An approved effect goes again under the statements that approved it, named in its dispatch like the first.
-    const call = withApprovers(notApplied, rebuilt, `${state.runId}/approval/${effect.callId}`);
-    return { ...notApplied, phase: { name: 'acting', calls: [call] }, effects: replaceEffect(state.effects, retry) };
+    const call = withApprovers(read.state, rebuilt, `${state.runId}/approval/${effect.callId}`);
+    return { ...read.state, phase: { name: 'acting', calls: [call] }, effects: replaceEffect(read.state.effects, retry) };
   }
-  const settled = { ...notApplied, effects: replaceEffect(state.effects, { ...counted, status: 'not_applied' as const, settledBy: 'readback' as const }) };
-  return proposeOrStop(control(settled, 'effect_not_applied', `${effect.tool} did not take effect (read back by key ${effect.key})`), now);
+  return proposeOrStop(control(read.settled, 'effect_not_applied', `${effect.tool} did not take effect (read back by key ${effect.key})`), now);
 }

@@ -326,16 +326,8 @@ export type PhaseName = Phase['name'];
 export const ShownPhase = workerScoped('state.ShownPhase', () => z.enum(['proposing', 'acting', 'verifying', 'awaiting_approval', 'reconciling', 'terminal']));
 export type ShownPhase = z.infer<typeof ShownPhase>;
 
-export function shownPhase(phase: Phase): ShownPhase {
-  switch (phase.name) {
-    case 'refreshing':
-    case 'rereading':
-      return 'acting';
-    case 'cancelling':
-      return 'reconciling';
-    default:
-      return phase.name;
-  }
+export function shownPhase({ name }: Phase): ShownPhase {
+  return name === 'refreshing' || name === 'rereading' ? 'acting' : name === 'cancelling' ? 'reconciling' : name;
 }
 
 export const RunState = workerScoped('state.RunState', () =>

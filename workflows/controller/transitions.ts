@@ -1,21 +1,10 @@
 // The small state transitions every handler of the controller shares: the next turn, a stop,
-// feedback to the model, receipts, starting calls, the two ways a run runs out of time, closing
-// a request, and the effects ledger's moves after a readback.
+// feedback to the model, receipts, starting calls, the two ways a run runs out of time, and
+// closing a request.
 import type { Domain, ToolContract } from '../contract.js';
-import { DEFAULT_COMMIT_WINDOW_MS } from '../policy.js';
 import { budgetLeft, exhaustedBudget } from './budget.js';
-import {
-  pendingRequest,
-  type ApprovalRequest,
-  type HeldDispatch,
-  type HeldProposal,
-  type EffectEntry,
-  type ExecutionReceipt,
-  type PlannedCall,
-  type RunState,
-  type TerminalClass,
-} from './state.js';
-import type { ReadbackResult, UsageFloor } from './events.js';
+import { pendingRequest, type ApprovalRequest, type HeldDispatch, type HeldProposal, type PlannedCall, type RunState, type TerminalClass } from './state.js';
+import type { UsageFloor } from './events.js';
 import type { DecidedBy } from './shape.js';
 
 /** Who proposed a step, what was open, and for a model call whose usage was floored, the floor (all on the receipt). */
@@ -175,42 +164,4 @@ export function contractOf(domain: Domain, tool: string): ToolContract {
   const contract = domain.tools.find((t) => t.name === tool);
   if (!contract) throw new Error(`bug: ${tool} is not a tool of ${domain.name}`);
   return contract;
-}
-
-/**
- * A readback found nothing, but the request could still commit and the key was not fenced: the
- * effect stays in doubt until the contract's commit window has passed, and is read back again
- * then, before the run (or the model, or a person reading "cancelled") believes it did not happen.
- */
-export function recheckLater(effect: EffectEntry, contract: ToolContract, result: ReadbackResult, now: number): EffectEntry | undefined {
-  if (result.outcome !== 'not_applied' || result.fenced || effect.recheckAt !== undefined) return undefined;
-  const until = (effect.sentAt ?? now) + (contract.commitWindowMs ?? DEFAULT_COMMIT_WINDOW_MS);
-  return now < until ? { ...effect, recheckAt: until } : undefined;
-}
-
-/** The execution receipt of a readback: one shape for the run's own reconcile and a cancel's. */
-export function readbackReceipt(
-  state: RunState,
-  readbackTool: string | undefined,
-  effect: RunState['effects'][number],
-  result: ReadbackResult,
-  outcome: 'final' | 'unknown',
-  evidenceId?: string,
-): ExecutionReceipt {
-  return {
-    callId: effect.callId,
-    turn: state.turn,
-    tool: readbackTool ?? 'readback',
-    kind: 'readback',
-    accepted: true,
-    result: outcome,
-    attempt: result.attempts,
-    durationMs: 0,
-    idempotencyKey: effect.key,
-    ...(evidenceId ? { evidenceId } : {}),
-  };
-}
-
-export function replaceEffect(effects: RunState['effects'], updated: RunState['effects'][number]): RunState['effects'] {
-  return effects.map((e) => (e.callId === updated.callId ? updated : e));
 }
