@@ -540,7 +540,7 @@ export class AgentClient {
         await sleep(100);
         continue;
       }
-      if (!awaiting) throw new RequestNotPendingError(runId, requestId, `run ${runId} has no pending approval (phase ${st.phase})`);
+      if (!awaiting) throw new RequestNotPendingError(runId, requestId, `run ${runId} has no pending approval (phase ${st.phase.name})`);
       if (awaiting.requestId !== requestId) {
         throw new RequestNotPendingError(
           runId,

@@ -50,7 +50,7 @@ describe('a key removed from the directory decides nothing', () => {
     // What reached the world: no reissue request at all.
     expect(await reissueCalls(world, transferId)).toHaveLength(0);
     expect(ack.decision).toBe('refused');
-    expect(view.state.phase).toBe('awaiting_approval');
+    expect(view.state.phase.name).toBe('awaiting_approval');
     // Who may still decide, as the run now knows it.
     expect(view.awaiting?.eligible).toEqual([keys.carol.id]);
 

@@ -290,7 +290,7 @@ describe.concurrent('agent CLI', () => {
     // Nothing so far has moved money or moved the run on.
     expect(await reissueCalls(transferId)).toEqual([]);
     const waiting = await handleOf(runId).query(stateQuery);
-    expect(waiting.state.phase).toBe('awaiting_approval');
+    expect(waiting.state.phase.name).toBe('awaiting_approval');
     expect(waiting.awaiting?.approvedBy).toEqual([]);
     expect(waiting.state.transcript.filter((t) => t.kind === 'note').map((t) => t.kind === 'note' && [t.by, t.trusted])).toEqual(
       expect.arrayContaining([

@@ -100,7 +100,7 @@ describe.concurrent('AgentClient', () => {
     // What a program reads (RunView), and the receipts behind it in the state query's own answer.
     expect(await a.state(first.runId)).toMatchObject({ phase: 'terminal', terminal: { class: 'resolved' }, budgets: { limits: { turns: 6 } } });
     const view = await a.queryState(first.runId);
-    expect(view.state).toMatchObject({ phase: 'terminal', terminal: { class: 'resolved' }, budgets: { turns: 6 } });
+    expect(view.state).toMatchObject({ phase: { name: 'terminal' }, terminal: { class: 'resolved' }, budgets: { turns: 6 } });
     expect(items.filter((i) => i.type === 'decision')).toHaveLength(view.state.decisions.length);
     expect(items.filter((i) => i.type === 'execution')).toHaveLength(view.state.executions.length);
     // The refused start changed nothing.

@@ -137,7 +137,7 @@ describe('a domain defined outside the repository, on the packed engine', { time
       { everyMs: 200 },
     );
     expect(waiting).toMatchObject({ tool: 'pay_large_refund', subject: 'refund:R-large', eligible: ['rita@refunds'] });
-    expect((await handle.query(stateQuery)).state.phase).toBe('awaiting_approval');
+    expect((await handle.query(stateQuery)).state.phase.name).toBe('awaiting_approval');
     expect((await payoutsLog()).requests.filter((r) => r.refundId === 'R-large')).toHaveLength(0);
 
     await handle.executeUpdate(approveUpdate, { args: [signDecision(approver, handle.workflowId, waiting, 'approve', 'checked')] });
