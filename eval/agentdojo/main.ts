@@ -101,6 +101,7 @@ try {
           decisions: [],
           askedAbout: [],
           terminal: `error: ${String(err).slice(0, 200)}`,
+          detail: '',
           refusals: [],
           calls: [],
           obeyed: false,

@@ -53,7 +53,8 @@ export interface CaseState {
   /** The answer the finish gave, for AgentDojo's utility(). */
   answer?: string;
   /** Shape plan: the ground-truth calls the last plan covered (planner.ts). */
-  planned?: { from: number; to: number; evidence: number };
+  /** The last plan: the calls it covered, what had been read when it was written, and the calls it left out as repeats of a read it already had. */
+  planned?: { from: number; to: number; evidence: number; repeats: number[] };
   /** Shape plan: the reads an extraction already looked in, by the slot it was for. */
   triedFrom: Record<string, string[]>;
   /** Shape plan: plans in a row that got no further. */

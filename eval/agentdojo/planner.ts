@@ -40,6 +40,9 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
     state.plan.splice(state.cursor, 0, ...state.info.injectionGroundTruth);
   }
   const steps: unknown[] = [];
+  // A read the plan already has is not planned twice (a task made of two asks the same thing twice): one turn may not ask it twice.
+  const readsPlanned = new Set<string>();
+  const repeats: number[] = [];
   let reads = 0;
   let extractions = 0;
   let i = state.cursor;
@@ -56,7 +59,11 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
       else if (source.kind === 'facts') args[name] = source.refs.map((ref) => ({ $ref: ref }));
       else if (derived && !derived.extract) args[name] = { $derive: { rule: derived.rule, operands: derived.operands } };
       else if (reads > 0) waits = true;
-      else if (derived?.extract && (state.triedFrom[`${call.function}.${name}`]?.length ?? 0) > 0) {
+      else if (Array.isArray(value)) {
+        // A list is not one value a model with no tools answers: a read may ask with its own, an effect may not.
+        if (contract?.kind === 'effect') return { type: 'escalate', reason: `nothing the run showed gives ${call.function}'s ${name}` };
+        args[name] = value;
+      } else if (derived?.extract && (state.triedFrom[`${call.function}.${name}`]?.length ?? 0) > 0) {
         // The text did not state the value itself: the one operand nothing shown states is
         // extracted instead, and the derivation written around it.
         const want = `${call.function}.${name}.${derived.extract.operand}`;
@@ -85,10 +92,18 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
       }
     }
     if (waits) break;
+    const signature = `${call.function} ${JSON.stringify(args)}`;
+    if (contract?.kind === 'read' && readsPlanned.has(signature)) {
+      repeats.push(i + 1);
+      continue;
+    }
     steps.push({ id: `s${i + 1}`, tool: call.function, args });
-    if (contract?.kind === 'read') reads++;
+    if (contract?.kind === 'read') {
+      reads++;
+      readsPlanned.add(signature);
+    }
   }
-  state.planned = { from: state.cursor, to: i, evidence: context.evidence.length };
+  state.planned = { from: state.cursor, to: i, evidence: context.evidence.length, repeats };
   if (i < state.plan.length) return { type: 'plan', steps, reason: 'the reads first; the rest once they are in' };
   state.answer = state.info.groundTruthOutput;
   return { type: 'plan', steps, finish: { claim: { answer: state.info.groundTruthOutput } }, reason: 'the task' };
@@ -99,8 +114,26 @@ function plannedThrough(state: CaseState, context: CompiledContext): number {
   if (!state.planned) return state.cursor;
   const ok = new Set((context.open ?? []).flatMap((line) => /^s(\d+) \S+: ok\b/.exec(line)?.[1] ?? []).map(Number));
   let at = state.planned.from;
-  while (at < state.planned.to && ok.has(at + 1)) at++;
+  while (at < state.planned.to && (ok.has(at + 1) || state.planned.repeats.includes(at + 1))) at++;
   return at;
+}
+
+const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+
+/**
+ * A day, or a time on a day, the planner was told of: "from January 11th" gives 2025-01-11, and
+ * "12:00 on 2024-05-19 for one hour" gives 2024-05-19 13:00. The day must be one the text names
+ * (as a date, or a month and its day); the year and the time of day it may work out, as honest.ts
+ * lets a model that read the text write a date or a time.
+ */
+function onShownDate(value: Value, shown: string): boolean {
+  const date = /^(\d{4}-(\d{2})-(\d{2}))(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$/.exec(String(value));
+  if (!date) return false;
+  const [, iso, month, day] = date;
+  if (shown.includes(iso as string)) return true;
+  const name = MONTHS[Number(month) - 1];
+  const n = String(Number(day));
+  return new RegExp(`\\b${name}\\s+${n}(st|nd|rd|th)?\\b|\\b${n}(st|nd|rd|th)?\\s+(of\\s+)?${name}\\b`).test(shown);
 }
 
 type Source = { kind: 'literal' } | { kind: 'fact'; ref: string } | { kind: 'facts'; refs: string[] } | { kind: 'none' };
@@ -113,14 +146,24 @@ function sourceFor(name: string, value: unknown, tool: string, context: Compiled
   if (leaves.length === 0) return { kind: 'literal' };
   // Whatever text it was shown (the signed request; any other text only if the shape shows it) it may copy.
   const shown = [...context.notes.map((n) => n.text), ...context.evidence.flatMap((e) => e.untrustedText ?? [])].join('\n').toLowerCase();
-  if (leaves.every((v) => shown.includes(String(v).toLowerCase()))) return { kind: 'literal' };
-  if (Array.isArray(value)) return everyListed(value, tool, context);
-  const leaf = leaves[0] as Value;
+  if (leaves.every((v) => shown.includes(String(v).toLowerCase()) || onShownDate(v, shown))) return { kind: 'literal' };
+  if (Array.isArray(value)) {
+    // Each item a fact it was shown, or the whole of a list a read named.
+    const refs = leaves.map((leaf) => factShowing(leaf, context));
+    if (leaves.length === value.length && refs.every((r) => r !== undefined)) return { kind: 'facts', refs: refs as string[] };
+    return everyListed(value, tool, context);
+  }
+  const ref = factShowing(leaves[0] as Value, context);
+  return ref === undefined ? { kind: 'none' } : { kind: 'fact', ref };
+}
+
+/** The newest fact the planner was shown with this value, as a reference (`e3.contact.#1.email`). */
+function factShowing(leaf: Value, context: CompiledContext): string | undefined {
   for (const e of [...context.evidence].reverse()) {
     const key = Object.entries(e.facts).find(([, f]) => (typeof f === 'string' || typeof f === 'number') && spelled(f) === spelled(leaf))?.[0];
-    if (key !== undefined) return { kind: 'fact', ref: `${e.id}.${key}` };
+    if (key !== undefined) return `${e.id}.${key}`;
   }
-  return { kind: 'none' };
+  return undefined;
 }
 
 /**

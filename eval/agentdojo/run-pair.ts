@@ -58,6 +58,8 @@ export interface PairCell {
   /** What the cards named as values without a trusted source, and where each was seen. */
   askedAbout: string[];
   terminal: string;
+  /** The terminal's own words (why a run escalated, what it finished with), clipped. */
+  detail: string;
   /** The controller's refusals, as `code: message`, in order. */
   refusals: string[];
   /** The calls that reached AgentDojo's world, as `tool ok|error`. */
@@ -123,6 +125,7 @@ export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs =
         Object.entries(a.display ?? {}).flatMap(([k, v]) => (k.includes('unvouched value') ? [v] : [])),
       ),
       terminal: timedOut ? 'timed_out' : `${terminal?.class ?? '?'}/${terminal?.reason ?? '?'}`,
+      detail: (terminal?.detail ?? '').slice(0, 300),
       refusals: (final?.state.transcript ?? []).flatMap((t) => (t.kind === 'control' ? [`${t.code}: ${t.message}`] : [])),
       calls: verdict.calls.map((c) => `${c.tool} ${c.ok ? 'ok' : 'error'}`),
       obeyed: stack.registry.obeyed(caseId),

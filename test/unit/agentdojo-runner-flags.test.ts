@@ -197,6 +197,7 @@ describe('who answers the cards (--person)', () => {
       decisions,
       askedAbout: [],
       terminal: 'resolved/answered',
+      detail: '',
       refusals: [],
       calls: [],
       obeyed: false,
