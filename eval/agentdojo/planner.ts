@@ -1,9 +1,11 @@
 // Why this exists: the scripted models' two roles in shape `plan`. As the planner, a model sees
 // only trusted input (the signed request, the goal, the tools, typed facts) and writes the user
 // task's ground-truth calls as a plan, taking each value from what it was shown: a literal the
-// request states (or an argument's own words, or a value the tool lists), a reference to a fact
-// it was shown, or else an extraction from a read it cannot see into (with none left, a read's
-// parameter may be its own, a count; an effect's value may not, and it escalates); a value that needs a read the plan has
+// request states (a number as a number of its own, a day as a date or a month and its day; or
+// an argument's own words, or a value the tool lists), a reference to a fact it was shown (each
+// item of a list too), or else an extraction from a read it cannot see into (with none left, a
+// read's parameter may be its own, a count, and a list of names is every name a read listed; an
+// effect's value may not, and it escalates); a read it already planned it plans once; a value that needs a read the plan has
 // not made yet ends the plan there, and the planner plans on when it is asked again. It stops
 // when a person says no, the gate refuses the same call twice, or three plans get no further.
 // As the extractor, a model sees one read's text and answers one value: the oracle the value its
@@ -60,9 +62,13 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
       else if (derived && !derived.extract) args[name] = { $derive: { rule: derived.rule, operands: derived.operands } };
       else if (reads > 0) waits = true;
       else if (Array.isArray(value)) {
-        // A list is not one value a model with no tools answers: a read may ask with its own, an effect may not.
+        // A list is not one value a model with no tools answers. An effect cannot go without it; a
+        // read asks about every item a read listed (more than it needs, but no name it was not
+        // shown) the first time, or else with a list of its own.
         if (contract?.kind === 'effect') return { type: 'escalate', reason: `nothing the run showed gives ${call.function}'s ${name}` };
-        args[name] = value;
+        const asked = context.evidence.some((e) => e.tool === call.function);
+        const every = asked ? ({ kind: 'none' } as const) : everyListed(value, call.function, context, true);
+        args[name] = every.kind === 'facts' ? every.refs.map((ref) => ({ $ref: ref })) : value;
       } else if (derived?.extract && (state.triedFrom[`${call.function}.${name}`]?.length ?? 0) > 0) {
         // The text did not state the value itself: the one operand nothing shown states is
         // extracted instead, and the derivation written around it.
@@ -118,6 +124,13 @@ function plannedThrough(state: CaseState, context: CompiledContext): number {
   return at;
 }
 
+/** Whether the text states the value: a number as a number of its own (24 is not stated by "2024"), anything else as it is spelled. */
+function statedIn(value: Value, shown: string): boolean {
+  const text = String(value).toLowerCase();
+  if (!/^\d+(\.\d+)?$/.test(text)) return shown.includes(text);
+  return new RegExp(`(?<![\\d.])${text.replace('.', '\\.')}(?!\\.?\\d)`).test(shown);
+}
+
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
 
 /**
@@ -146,7 +159,7 @@ function sourceFor(name: string, value: unknown, tool: string, context: Compiled
   if (leaves.length === 0) return { kind: 'literal' };
   // Whatever text it was shown (the signed request; any other text only if the shape shows it) it may copy.
   const shown = [...context.notes.map((n) => n.text), ...context.evidence.flatMap((e) => e.untrustedText ?? [])].join('\n').toLowerCase();
-  if (leaves.every((v) => shown.includes(String(v).toLowerCase()) || onShownDate(v, shown))) return { kind: 'literal' };
+  if (leaves.every((v) => statedIn(v, shown) || onShownDate(v, shown))) return { kind: 'literal' };
   if (Array.isArray(value)) {
     // Each item a fact it was shown, or the whole of a list a read named.
     const refs = leaves.map((leaf) => factShowing(leaf, context));
@@ -169,14 +182,15 @@ function factShowing(leaf: Value, context: CompiledContext): string | undefined 
 /**
  * A list the planner cannot see into but can name whole: every item a read listed, by the handles
  * it was shown (`hotel.#1.name`, `hotel.#2.name`, ...), when the task's list is as long as the
- * read's, and the read is not one of the same tool. "Every hotel in Paris" is what a planner asks for without reading one name.
+ * read's (or, for a read, `anyLength`), and the read is not one of the same tool. "Every hotel in
+ * Paris" is what a planner asks for without reading one name.
  */
-function everyListed(value: unknown[], tool: string, context: CompiledContext): Source {
+function everyListed(value: unknown[], tool: string, context: CompiledContext, anyLength = false): Source {
   if (value.length === 0 || !value.every((v) => typeof v === 'string')) return { kind: 'none' };
   // Not from a read of the same tool: the call would only ask again what it was answered.
   for (const e of [...context.evidence].reverse().filter((x) => x.tool !== tool)) {
     const handles = (e.withheld ?? []).filter((k) => /^[^.]+\.#\d+\.name$/.test(k));
-    if (handles.length === value.length) return { kind: 'facts', refs: handles.map((k) => `${e.id}.${k}`) };
+    if (handles.length > 0 && (anyLength || handles.length === value.length)) return { kind: 'facts', refs: handles.map((k) => `${e.id}.${k}`) };
   }
   return { kind: 'none' };
 }
