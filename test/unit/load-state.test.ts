@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import { loadState, type RunState } from '../../workflows/controller/index.js';
-import { Run, failed, out, readLedger, reissue, restart } from '../support/driver.js';
+import { Run, failed, metricsOf, out, readLedger, reissue, restart } from '../support/driver.js';
 
 /** The same state as version 3 wrote it: what a worker of the release before carried and answered. */
 function asVersion3(state: RunState): Record<string, unknown> {
@@ -51,6 +51,17 @@ function statesInEveryPhase(): RunState[] {
   seen.push(doubt.state); // cancelling
   doubt.readBack('applied');
   seen.push(doubt.state); // terminal
+  const settled = new Run(payments);
+  settled.call(readLedger);
+  settled.observeOk({ read_ledger: out.ledger('SETTLED') });
+  settled.finish({ transferStatus: 'SETTLED' }, [settled.state.evidence[0]?.id ?? '']);
+  seen.push(settled.state); // verifying
+  const slow = new Run(incidents);
+  slow.call(metricsOf('db'));
+  slow.observeOk({ get_metrics: out.metrics(false, 97) });
+  slow.tick(10 * 60_000);
+  slow.call(restart('db'));
+  seen.push(slow.state); // refreshing: the metrics went stale under the restart
   return seen;
 }
 
@@ -58,7 +69,17 @@ describe('loading state an earlier release wrote', () => {
   const states = statesInEveryPhase();
 
   it('reaches the phases it means to', () => {
-    expect(states.map((s) => s.phase.name)).toEqual(['proposing', 'acting', 'awaiting_approval', 'rereading', 'reconciling', 'cancelling', 'terminal']);
+    expect(states.map((s) => s.phase.name)).toEqual([
+      'proposing',
+      'acting',
+      'awaiting_approval',
+      'rereading',
+      'reconciling',
+      'cancelling',
+      'terminal',
+      'verifying',
+      'refreshing',
+    ]);
   });
 
   it.each(states.map((s) => [s.phase.name, s] as const))('version 3 in %s loads as this build has it', (_name, state) => {
