@@ -20,7 +20,6 @@ import {
 import { taskQueueFor } from '../worker/connection.js';
 import type { AgentWorkflow } from '../workflows/agent.js';
 import type { Domain } from '../workflows/contract.js';
-import { loadState } from '../workflows/controller/index.js';
 import { addNoteUpdate, amendUpdate, approveUpdate, cancelSignal, denyUpdate, stateQuery, type RunView as StateAnswer } from '../workflows/messages.js';
 import type { RunInput } from '../workflows/run-input.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
@@ -43,7 +42,7 @@ import { closedAsOf, noPollerWords, noticesOf, RunReport, statusWords, workflowT
 import { fromSearchAttributes, pollersOf, serverFacts } from './server-facts.js';
 import { shownDigest, signAmend, signDecision, type KeyFile } from './sign.js';
 import { startRun } from './start-run.js';
-import { toRunView, type RunView } from './run-view.js';
+import { currentAnswer, toRunView, type RunView } from './run-view.js';
 import { WatchCursor, type WatchItem } from './watch-cursor.js';
 import type {
   AgentClientConnectOptions,
@@ -206,7 +205,7 @@ export class AgentClient {
       const answer = await this.client.connection.withDeadline(deadline, () =>
         this.client.workflow.getHandle<AgentWorkflow>(runId, options.executionRunId).query(stateQuery),
       );
-      return withCurrentState(answer);
+      return currentAnswer(answer);
     } catch (err) {
       // At the deadline the call may end as DEADLINE_EXCEEDED or as CANCELLED: both mean no answer in time.
       if (isGrpcDeadlineError(err) || (isGrpcCancelledError(err) && Date.now() >= deadline - 50)) {
@@ -594,15 +593,4 @@ function queuesFromEnv(env: NodeJS.ProcessEnv): string[] {
     .split(',')
     .map((q) => q.trim())
     .filter((q) => q !== '');
-}
-
-/**
- * A worker of an earlier release (its runs finish on the build that started them) answers with
- * its own state: the phase a name, its data beside it. Read as this release's (load-state.ts), so
- * every view of it works; an answer that does not read is handed on as it came.
- */
-function withCurrentState(answer: StateAnswer): StateAnswer {
-  if (typeof (answer.state as { phase?: unknown }).phase === 'object') return answer;
-  const loaded = loadState(answer.state);
-  return loaded.ok ? { ...answer, state: loaded.state } : answer;
 }

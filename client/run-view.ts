@@ -7,7 +7,7 @@
 // for a client; a field taken from this schema is a breaking change of the package. `watch`, the
 // console and `status` read this, never the state behind it.
 import { z } from 'zod';
-import { headline, pendingRequest, shownPhase } from '../workflows/controller/index.js';
+import { headline, loadState, pendingRequest, shownPhase } from '../workflows/controller/index.js';
 import type { RunView as StateAnswer } from '../workflows/messages.js';
 
 /**
@@ -313,4 +313,15 @@ function modelOf(model: NonNullable<StateAnswer['input']>['model']): { adapter: 
   if (model.adapter === 'openai') return model.model ? { adapter: 'openai', name: model.model } : { adapter: 'openai' };
   if (model.adapter === 'custom') return { adapter: 'custom', name: model.name };
   return { adapter: model.adapter };
+}
+
+/**
+ * A worker of an earlier release (its runs finish on the build that started them) answers with
+ * its own state: the phase a name, its data beside it. Read as this release's (load-state.ts), so
+ * every view of it works; an answer that does not read is handed on as it came.
+ */
+export function currentAnswer(answer: StateAnswer): StateAnswer {
+  if (typeof (answer.state as { phase?: unknown }).phase === 'object') return answer;
+  const loaded = loadState(answer.state);
+  return loaded.ok ? { ...answer, state: loaded.state } : answer;
 }

@@ -7,28 +7,7 @@ import { incidents } from '../../domains/incidents/domain.js';
 import { payments } from '../../domains/payments/domain.js';
 import { loadState, type RunState } from '../../workflows/controller/index.js';
 import { Run, failed, metricsOf, out, readLedger, reissue, restart } from '../support/driver.js';
-
-/** The same state as version 3 wrote it: what a worker of the release before carried and answered. */
-function asVersion3(state: RunState): Record<string, unknown> {
-  const { phase, ...rest } = state;
-  const old: Record<string, unknown> = { ...rest, version: 3, inFlight: 'calls' in phase ? phase.calls : [] };
-  switch (phase.name) {
-    case 'proposing':
-      return { ...old, phase: 'proposing', ...(phase.open ? { frontier: phase.open } : {}) };
-    case 'refreshing':
-      return { ...old, phase: 'acting', pendingRefresh: phase.held };
-    case 'rereading':
-      return { ...old, phase: 'acting', pendingDispatch: phase.dispatch };
-    case 'verifying':
-      return { ...old, phase: 'verifying', pendingClaim: phase.claim };
-    case 'awaiting_approval':
-      return { ...old, phase: 'awaiting_approval', pendingApproval: phase.request };
-    case 'cancelling':
-      return { ...old, phase: 'reconciling', cancelling: { by: phase.by, reason: phase.reason, at: phase.at } };
-    default:
-      return { ...old, phase: phase.name };
-  }
-}
+import { asVersion3 } from '../support/phase.js';
 
 /** States in every phase a run can carry or answer from, each as this build has it. */
 function statesInEveryPhase(): RunState[] {

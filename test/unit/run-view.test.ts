@@ -6,12 +6,12 @@
 import { domainDefaults } from '../../workflows/contract.js';
 import { describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
-import { RunView, toRunView } from '../../client/run-view.js';
+import { currentAnswer, RunView, toRunView } from '../../client/run-view.js';
 import { view } from '../../workflows/handlers.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { TEST_DIRECTORY } from '../support/keys.js';
 import { Run, out, readLedger, reissue } from '../support/driver.js';
-import { pendingRequest } from '../support/phase.js';
+import { asVersion3, pendingRequest } from '../support/phase.js';
 
 const input: RunInput = { domain: 'payments', caseId: 'PX-1042', model: { adapter: 'rules' } };
 
@@ -27,6 +27,17 @@ function awaitingApproval(): Run {
 }
 
 describe('RunView: the client boundary over the state query', () => {
+  it("a worker of the release before answers with version 3 state: the client reads it as this release's and shows the same", () => {
+    const run = awaitingApproval();
+    const answer = view(run.state, input, payments);
+    const older = { ...answer, state: asVersion3(run.state) as unknown as typeof answer.state };
+    expect(currentAnswer(older)).toEqual(answer);
+    expect(toRunView(currentAnswer(older))).toEqual(toRunView(answer));
+    // An answer this release does not read is handed on as it came.
+    const unknown = { ...answer, state: { ...asVersion3(run.state), version: 9 } as unknown as typeof answer.state };
+    expect(currentAnswer(unknown)).toBe(unknown);
+  });
+
   it('a run waiting for a person: phase, the pending request, the clock paused, budgets used, evidence in summary', () => {
     const run = awaitingApproval();
     const answer = view(run.state, input, payments);
