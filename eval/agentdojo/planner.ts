@@ -4,8 +4,10 @@
 // request states (a number as a number of its own, a day as a date or a month and its day; or
 // an argument's own words, or a value the tool lists), a reference to a fact it was shown (each
 // item of a list too), or else an extraction from a read it cannot see into (with none left, a
-// read's parameter may be its own, a count, and a list of names is every name a read listed; an
-// effect's value may not, and it escalates); a read it already planned it plans once; a value that needs a read the plan has
+// read's parameter may be its own: a count; a list of names is every name a read listed the first
+// time that tool is asked, and after that the task's own list, names it was not shown (reads change
+// nothing, but that is the key's knowledge); an effect's value may not, and it escalates); a read
+// it already planned it plans once; a value that needs a read the plan has
 // not made yet ends the plan there, and the planner plans on when it is asked again. It stops
 // when a person says no, the gate refuses the same call twice, or three plans get no further.
 // As the extractor, a model sees one read's text and answers one value: the oracle the value its
