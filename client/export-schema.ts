@@ -68,6 +68,7 @@ export type RunExport = z.infer<typeof RunExport>;
 
 export function toRunExport(view: RunView, now = new Date(), execution?: ExecutionFacts): RunExport {
   const st = view.state;
+  const pending = pendingRequest(st);
   return RunExport.parse({
     schema: RUN_EXPORT_SCHEMA,
     exportedAt: now.toISOString(),
@@ -89,7 +90,7 @@ export function toRunExport(view: RunView, now = new Date(), execution?: Executi
     evidence: st.evidence,
     effects: st.effects,
     approvals: st.approvals,
-    ...(pendingRequest(st) ? { pendingApproval: pendingRequest(st) } : {}),
+    ...(pending ? { pendingApproval: pending } : {}),
     transcript: st.transcript,
     dropped: st.dropped,
     ...(execution ? { execution } : {}),

@@ -7,7 +7,7 @@
 // for a client; a field taken from this schema is a breaking change of the package. `watch`, the
 // console and `status` read this, never the state behind it.
 import { z } from 'zod';
-import { headline, loadState, pendingRequest, shownPhase } from '../workflows/controller/index.js';
+import { headline, loadState, pendingRequest, ShownPhase, shownPhase } from '../workflows/controller/index.js';
 import type { RunView as StateAnswer } from '../workflows/messages.js';
 
 /**
@@ -124,7 +124,7 @@ export const RunView = z.object({
   /** Who decides the run's steps: react (the model), hybrid, workflow (the route) or plan; absent when the worker does not report it. */
   shape: z.enum(['workflow', 'hybrid', 'react', 'plan']).optional(),
   /** Where the run is: proposing, acting, verifying, awaiting_approval, reconciling, terminal. */
-  phase: z.enum(['proposing', 'acting', 'verifying', 'awaiting_approval', 'reconciling', 'terminal']),
+  phase: ShownPhase,
   /** How the run ended (null while it runs): a class, a short machine-readable reason, words. */
   terminal: z
     .object({

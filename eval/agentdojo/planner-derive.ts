@@ -6,7 +6,7 @@
 // is extracted from a read it cannot see into (its expected value kept for the extractor, which
 // answers it only if the text holds it). It writes the derivation, never the result
 // (workflows/controller/plan-derive.ts).
-import { evaluateDerivation, operandNames, type CompiledContext } from '../../workflows/controller/index.js';
+import { evaluateDerivation, numbersStated, operandNames, type CompiledContext } from '../../workflows/controller/index.js';
 import type { ToolContract } from '../../workflows/contract.js';
 
 export type Operand = number | { $ref: string };
@@ -81,8 +81,8 @@ type Candidate = { value: number; operand: Operand };
 
 /** The numbers the user's signed words state, as the gate reads them (derived-args.ts: a number of its own). */
 function signedNumbers(context: CompiledContext): Candidate[] {
-  const numbers = context.notes.filter((n) => n.signed).flatMap((n) => n.text.match(/(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)/g) ?? []);
-  return [...new Set(numbers.map(Number))].map((value) => ({ value, operand: value }));
+  const numbers = context.notes.filter((n) => n.signed).flatMap((n) => numbersStated(n.text));
+  return [...new Set(numbers)].map((value) => ({ value, operand: value }));
 }
 
 /**

@@ -126,7 +126,11 @@ function plannedThrough(state: CaseState, context: CompiledContext): number {
   return at;
 }
 
-/** Whether the text states the value: a number as a number of its own (24 is not stated by "2024"), anything else as it is spelled. */
+/**
+ * Whether the text states the value: a number as a number of its own, not a part of one (24 is
+ * not stated by "2024", nor 5 by "2024-05-20": stricter than the gate's reading of a signed note,
+ * numbersStated, which takes 05 for 5), anything else as it is spelled.
+ */
 function statedIn(value: Value, shown: string): boolean {
   const text = String(value).toLowerCase();
   if (!/^\d+(\.\d+)?$/.test(text)) return shown.includes(text);

@@ -142,5 +142,10 @@ function operandSource(operand: Operand, facts: readonly TrustedFact[], notes: r
 
 /** Whether `text` writes `value` as a number of its own, however many decimals (not inside a longer number). */
 function statesNumber(text: string, value: number): boolean {
-  return (text.match(/(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)/g) ?? []).some((n) => Number(n) === value);
+  return numbersStated(text).includes(value);
+}
+
+/** The numbers a text states as numbers of their own: 24 in "24 days", not in "2024-05-15" or "v24". */
+export function numbersStated(text: string): number[] {
+  return (text.match(/(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)/g) ?? []).map(Number);
 }
