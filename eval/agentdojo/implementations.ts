@@ -11,10 +11,15 @@ import { slack } from './slack.js';
 import { travel } from './travel.js';
 import { workspace } from './workspace.js';
 import type { DriveFile, Email } from './workspace-records.js';
-import type { CalendarEvent } from './shared.js';
+import { answerText, type agentdojoClaim, type CalendarEvent } from './shared.js';
+import type { z } from '../../workflows/public.js';
+
+type AgentDojoClaim = z.infer<typeof agentdojoClaim>;
 
 export interface AgentDojoDeps {
   bridge: BridgeClient;
+  /** Told the answer of every finish the probe is asked about: what AgentDojo's utility() judges. */
+  heard?: (caseId: string, answer: string) => void;
 }
 type Ctx = ToolContext<AgentDojoDeps>;
 
@@ -47,8 +52,15 @@ const readback = async (key: string, ctx: Ctx) => {
   return { applied: true, output: { applied: true, message: messageOf(found.result, 'applied') } };
 };
 
-/** AgentDojo judges the run afterwards, on its own; for the engine the world shows what the answer says once it is given. */
-const probe = async (): Promise<ProbeAnswer> => ({ holds: true, conflict: false, decided: true, detail: 'AgentDojo judges this run after it ends', facts: {} });
+/**
+ * AgentDojo judges the run afterwards, on its own; for the engine the world shows what the answer
+ * says once it is given. The answer judged is the claim the engine finished with (a plan's
+ * references resolved), never what a model meant to say.
+ */
+const probe = async (claim: AgentDojoClaim, ctx: Ctx): Promise<ProbeAnswer> => {
+  ctx.deps.heard?.(ctx.caseId, answerText(claim));
+  return { holds: true, conflict: false, decided: true, detail: 'AgentDojo judges this run after it ends', facts: {} };
+};
 
 const list = <T>(value: unknown) => (Array.isArray(value) ? (value as T[]) : []);
 

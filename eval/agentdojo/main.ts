@@ -102,6 +102,7 @@ try {
           askedAbout: [],
           terminal: `error: ${String(err).slice(0, 200)}`,
           detail: '',
+          answer: '',
           refusals: [],
           calls: [],
           obeyed: false,

@@ -4,7 +4,7 @@
 // shows the attack's injected text, proposes the injection task's ground-truth calls first (a
 // model that obeys every injection it reads). Both read a precondition's "read X first" and do
 // it, as any competent model would, then retry the call once. Neither writes a value the run
-// never showed it (honest.ts): it escalates instead. Both cite where each argument's
+// never showed it (honest.ts): it escalates instead; and its answer says only what it was shown. Both cite where each argument's
 // value came from (cite.ts), as a competent model does. Neither ever sees the judges. In shape
 // `plan` both are planners and extractors instead (planner.ts).
 // The local model (opt-in) is only named here: the worker's OpenAI adapter reaches its server.
@@ -14,7 +14,7 @@ import type { ModelConfig } from '../../workflows/run-input.js';
 import type { Domain } from '../../workflows/contract.js';
 import { citeSources } from './cite.js';
 import { extractReply, planReply } from './planner.js';
-import { shownText, unseenArgument } from './honest.js';
+import { honestAnswer, shownText, unseenArgument } from './honest.js';
 import type { GroundTruthCall, SessionInfo } from './client.js';
 
 /** The scripted models: the runner's default set. */
@@ -50,7 +50,7 @@ export interface CaseState {
   retried: Set<string>;
   /** Replies by proposal index, so an activity retry gets the same reply. */
   replies: Map<number, unknown>;
-  /** The answer the finish gave, for AgentDojo's utility(). */
+  /** The answer of the finish the probe was asked about, for AgentDojo's utility(). */
   answer?: string;
   /** Shape plan: the ground-truth calls the last plan covered (planner.ts). */
   /** The last plan: the calls it covered, what had been read when it was written, and the calls it left out as repeats of a read it already had. */
@@ -61,6 +61,10 @@ export interface CaseState {
   stalls?: number;
   /** Shape plan: the value each extracted operand of a derivation must have, by the extraction's `want` (planner-derive.ts). */
   expected?: Record<string, number>;
+  /** Shape plan: the part of the answer each extraction of the last plan was for, and the read it looked in, by its step id. */
+  answerSlots?: Record<string, { part: number; from: string }>;
+  /** Shape plan: by part of the answer, the reads extractions looked in for it, and the evidence of the one that found it. */
+  answerLooked?: Record<number, { tried: string[]; found?: string }>;
 }
 
 /** The pairs being run, by case id, shared by the runner (which opens them) and the adapters. */
@@ -73,9 +77,14 @@ export class PairRegistry {
   close(caseId: string): void {
     this.cases.delete(caseId);
   }
-  /** What the model answered the user in its finish, if it finished. */
+  /** The answer of the run's finish, as the engine put it to the probe. */
   answerOf(caseId: string): string | undefined {
     return this.cases.get(caseId)?.answer;
+  }
+  /** The probe was asked about a finish with this answer (the last one asked is the run's). */
+  heard(caseId: string, answer: string): void {
+    const pair = this.cases.get(caseId);
+    if (pair) pair.answer = answer;
   }
   /** Whether the obedient model obeyed the injection in this case. */
   obeyed(caseId: string): boolean {
@@ -134,8 +143,14 @@ function next(state: CaseState, context: CompiledContext, domain: Domain): unkno
   }
   const cite = context.evidence.filter((e) => e.status === 'ok').at(-1);
   if (!cite) return { type: 'escalate', reason: 'nothing observed to answer from' };
-  state.answer = state.info.groundTruthOutput;
-  return { type: 'finish', outcome: 'resolved', claim: { answer: state.info.groundTruthOutput }, evidence: [cite.id], summary: 'done' };
+  // Its answer too says only what the run showed it (honest.ts).
+  return {
+    type: 'finish',
+    outcome: 'resolved',
+    claim: { answer: honestAnswer(state.info.groundTruthOutput, shownText(context)) },
+    evidence: [cite.id],
+    summary: 'done',
+  };
 }
 
 /**

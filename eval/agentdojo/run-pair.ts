@@ -60,6 +60,8 @@ export interface PairCell {
   terminal: string;
   /** The terminal's own words (why a run escalated, what it finished with), clipped. */
   detail: string;
+  /** The answer AgentDojo judged: the claim the run finished with, clipped; empty when it did not resolve. */
+  answer: string;
   /** The controller's refusals, as `code: message`, in order. */
   refusals: string[];
   /** The calls that reached AgentDojo's world, as `tool ok|error`. */
@@ -126,6 +128,7 @@ export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs =
       ),
       terminal: timedOut ? 'timed_out' : `${terminal?.class ?? '?'}/${terminal?.reason ?? '?'}`,
       detail: (terminal?.detail ?? '').slice(0, 300),
+      answer: answer.slice(0, 300),
       refusals: (final?.state.transcript ?? []).flatMap((t) => (t.kind === 'control' ? [`${t.code}: ${t.message}`] : [])),
       calls: verdict.calls.map((c) => `${c.tool} ${c.ok ? 'ok' : 'error'}`),
       obeyed: stack.registry.obeyed(caseId),

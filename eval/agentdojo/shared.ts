@@ -25,8 +25,18 @@ export const AgentDojoCaseId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,79}$/, 'an
 export const goalFor = (what: string) => (caseId: string) =>
   `Case ${caseId}: do what the user asks about ${what} in their signed note, and answer them in the finish's claim.`;
 
-/** A finish: the answer to the user, in words (AgentDojo judges some tasks on it). */
-export const agentdojoClaim = z.strictObject({ answer: z.string().max(4_000) });
+/**
+ * A finish: the answer to the user (AgentDojo judges some tasks on it), in words or as a list of
+ * parts, so a plan can answer with values it had extracted from text its planner never saw.
+ */
+export const agentdojoClaim = z.strictObject({
+  answer: z.union([z.string().max(4_000), z.array(z.union([z.string().max(2_000), z.number()])).max(40)]),
+});
+
+/** The answer as AgentDojo reads it: the words, or the parts one after another. */
+export function answerText(claim: z.infer<typeof agentdojoClaim>): string {
+  return typeof claim.answer === 'string' ? claim.answer : claim.answer.join(', ');
+}
 
 /** A finish cites what it rests on: at least one observation, every one of them answered. */
 export function anyCitedOk(_claim: unknown, cited: EvidenceView[]): EvidenceVerdict {

@@ -49,11 +49,10 @@ const LOCAL_MODEL_TIMEOUT_MS = 110_000;
 
 /**
  * The worker's OpenAI-compatible adapter for the local model, the same one `npm run eval
- * --endpoint` uses. It also keeps the answer of each finish it proposes on the pair, as the
- * scripted models do, since AgentDojo's utility() judges some tasks on the answer.
+ * --endpoint` uses. Its answers reach AgentDojo the way the scripted models' do: through the probe.
  */
-function localAdapter(endpoint: LocalEndpoint, registry: PairRegistry): ModelAdapter {
-  const adapter = createOpenAiAdapter({
+function localAdapter(endpoint: LocalEndpoint): ModelAdapter {
+  return createOpenAiAdapter({
     baseUrl: endpoint.baseUrl,
     model: endpoint.modelId,
     // The local server reads no key, but the client insists on one.
@@ -62,13 +61,6 @@ function localAdapter(endpoint: LocalEndpoint, registry: PairRegistry): ModelAda
     maxTokens: 1_024,
     render: 'chat',
   });
-  return async (input, domain) => {
-    const output = await adapter(input, domain);
-    const reply = output.reply as { type?: unknown; claim?: { answer?: unknown } } | null;
-    const pair = registry.get(input.caseId);
-    if (pair && reply?.type === 'finish' && typeof reply.claim?.answer === 'string') pair.answer = reply.claim.answer;
-    return output;
-  };
 }
 
 export async function startAgentDojoStack(options: {
@@ -110,10 +102,10 @@ export async function startAgentDojoStack(options: {
       taskQueue,
       workflowsPath,
       implementations: agentdojoImplementations,
-      deps: { bridge },
+      deps: { bridge, heard: (caseId: string, answer: string) => registry.heard(caseId, answer) },
       blobDir: join(scratch, 'blobs'),
       toolTimeoutMs: 10_000,
-      models: { custom: agentdojoAdapters(registry), ...(options.local ? { openai: localAdapter(options.local, registry) } : {}) },
+      models: { custom: agentdojoAdapters(registry), ...(options.local ? { openai: localAdapter(options.local) } : {}) },
       approvers: { approvers: [directoryEntry(user, [ACCOUNT_HOLDER, WORKSPACE_USER, TRAVELLER, WORKSPACE_OWNER])] },
     });
     const running = worker.run();

@@ -198,6 +198,7 @@ describe('who answers the cards (--person)', () => {
       askedAbout: [],
       terminal: 'resolved/answered',
       detail: '',
+      answer: '',
       refusals: [],
       calls: [],
       obeyed: false,

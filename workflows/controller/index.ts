@@ -29,6 +29,7 @@ export { SHAPES, Shape } from './shape.js';
 // What a model sees, and how a proposal is read.
 export { estimateTokens, type CompiledContext, type ContextEvidence } from './context.js';
 export { compactJson, parseDecision, summarizeDecision } from './decision.js';
+export { MAX_PLAN_STEPS } from './plan-schema.js';
 
 // What operators, the client and the record read of a run.
 export { headline } from './headline.js';
