@@ -15,7 +15,7 @@ import {
 } from '@temporalio/workflow';
 import { domainDefaults, type Domain } from './contract.js';
 import type { Command, RunEvent, Step, RunState } from './controller/index.js';
-import { callsInFlight, commandOrHalt, headline, initialState, loadState, next } from './controller/index.js';
+import { callsInFlight, commandOrHalt, effectsInDoubt, headline, initialState, loadState, next } from './controller/index.js';
 import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
@@ -278,8 +278,7 @@ function refuseForeignState(carried: RunState): void {
   if (carried.runId !== info.workflowId) throw ApplicationFailure.nonRetryable(`carried state belongs to run ${carried.runId}`, ErrorTypes.invalidRunInput);
   // Runs roll over only at quiet points (nothing in flight, no effect in doubt): state that
   // says otherwise was not written by a rollover, and nothing in it may skip the gate.
-  const doubt = carried.effects.some((e) => e.status === 'in_flight' || e.status === 'unknown');
-  if (callsInFlight(carried).length > 0 || doubt) {
+  if (callsInFlight(carried).length > 0 || effectsInDoubt(carried).length > 0) {
     throw ApplicationFailure.nonRetryable('carried state has calls in flight or in doubt; it was not written at a rollover', ErrorTypes.invalidRunInput);
   }
 }

@@ -6,7 +6,7 @@
 import type { Domain } from '../contract.js';
 import type { ReadbackResult, RunEvent } from './events.js';
 import { readBack } from './readback.js';
-import type { In, RunState } from './state.js';
+import { effectsInDoubt, type In, type RunState } from './state.js';
 import { contractOf, stop, withApprovalClosed } from './transitions.js';
 
 type CancelEvent = Extract<RunEvent, { type: 'cancelled' }>;
@@ -14,7 +14,7 @@ type CancelEvent = Extract<RunEvent, { type: 'cancelled' }>;
 export function onCancelRequested(state: RunState, domain: Domain, event: CancelEvent): RunState {
   const { by, reason, now } = event;
   const closed = withApprovalClosed(state, 'cancelled', by, reason, now);
-  const doubt = closed.effects.filter((e) => e.status === 'in_flight' || e.status === 'unknown');
+  const doubt = effectsInDoubt(closed);
   if (doubt.length === 0) return stopCancelled(closed, by, reason, now);
   const unreadable = doubt.find((e) => !contractOf(domain, e.tool).readback);
   if (unreadable) {

@@ -13,6 +13,7 @@ export {
   ApprovalRequest,
   shownPhase,
   callsInFlight,
+  effectsInDoubt,
   pendingRequest,
   type BudgetLeft,
   type DecisionReceipt,

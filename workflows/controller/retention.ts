@@ -5,7 +5,7 @@
 // that made them) and only counted. Anything still referenced is kept: evidence behind a
 // pinned fact, an effect or a pending approval, every effect that is not yet settled, and the
 // approval record of every effect kept.
-import type { RunState } from './state.js';
+import { isInDoubt, type RunState } from './state.js';
 
 export const KEEP = {
   evidence: 64,
@@ -43,9 +43,8 @@ export function fold(state: RunState): RunState {
   const recent = state.transcript.slice(-KEEP.transcript).filter((t) => t.kind !== 'note');
   const transcript = [...notes, ...recent].sort((a, b) => a.turn - b.turn);
 
-  const inDoubt = (e: RunState['effects'][number]) => e.status === 'in_flight' || e.status === 'unknown';
-  const settled = new Set(state.effects.filter((e) => !inDoubt(e)).slice(-KEEP.settledEffects));
-  const effects = state.effects.filter((e) => inDoubt(e) || settled.has(e));
+  const settled = new Set(state.effects.filter((e) => !isInDoubt(e)).slice(-KEEP.settledEffects));
+  const effects = state.effects.filter((e) => isInDoubt(e) || settled.has(e));
 
   // An effect kept in state keeps the approval it ran under: an auditor checks every effect
   // against its signed record (client/verify.ts), so one must never outlive the other.

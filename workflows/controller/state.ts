@@ -420,6 +420,16 @@ export function callsInFlight(state: RunState): PlannedCall[] {
   return 'calls' in state.phase ? state.phase.calls : [];
 }
 
+/** An effect sent (or about to be) whose outcome no reply or readback has settled: the one rule of "in doubt". */
+export function isInDoubt(effect: EffectEntry): boolean {
+  return effect.status === 'in_flight' || effect.status === 'unknown';
+}
+
+/** The run's effects in doubt, oldest first. */
+export function effectsInDoubt(state: RunState): EffectEntry[] {
+  return state.effects.filter(isInDoubt);
+}
+
 /** The request a person is deciding on, while the run waits on one. */
 export function pendingRequest(state: RunState): ApprovalRequest | undefined {
   return state.phase.name === 'awaiting_approval' ? state.phase.request : undefined;

@@ -3,7 +3,16 @@
 // closing a request.
 import type { Domain, ToolContract } from '../contract.js';
 import { budgetLeft, exhaustedBudget } from './budget.js';
-import { pendingRequest, type ApprovalRequest, type HeldDispatch, type HeldProposal, type PlannedCall, type RunState, type TerminalClass } from './state.js';
+import {
+  effectsInDoubt,
+  pendingRequest,
+  type ApprovalRequest,
+  type HeldDispatch,
+  type HeldProposal,
+  type PlannedCall,
+  type RunState,
+  type TerminalClass,
+} from './state.js';
 import type { UsageFloor } from './events.js';
 import type { DecidedBy } from './shape.js';
 
@@ -97,7 +106,7 @@ export function startCalls(state: RunState, planned: PlannedCall[], now: number,
 }
 
 export function inDoubt(state: RunState): RunState['effects'][number] | undefined {
-  return state.effects.find((e) => e.status === 'unknown' || e.status === 'in_flight');
+  return effectsInDoubt(state)[0];
 }
 
 /** A cancel never hides an effect in doubt: the run then says so instead of "cancelled". */
