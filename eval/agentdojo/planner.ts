@@ -4,10 +4,9 @@
 // request states (a number as a number of its own, a day as a date or a month and its day; or
 // an argument's own words, or a value the tool lists), a reference to a fact it was shown (each
 // item of a list too), or else an extraction from a read it cannot see into (with none left, a
-// read's parameter may be its own: a count; a list of names is every name a read listed the first
-// time that tool is asked, and after that the task's own list, names it was not shown (reads change
-// nothing, but that is the key's knowledge); an effect's value may not, and it escalates); a read
-// it already planned it plans once; a value that needs a read the plan has
+// read's parameter may be its own: a count; a list of names is every name a read listed, asked
+// once of each tool, never the task's own list of names it was not shown; an effect's value may
+// not, and it escalates); a read it already planned it plans once; a value that needs a read the plan has
 // not made yet ends the plan there, and the planner plans on when it is asked again. It stops
 // when a person says no, the gate refuses the same call twice, or three plans get no further.
 // As the extractor, a model sees one read's text and answers one value: the oracle the value its
@@ -56,6 +55,7 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
     const contract = domain.tools.find((t) => t.name === call.function);
     const args: Record<string, unknown> = {};
     let waits = false;
+    let repeat = false;
     for (const [name, value] of Object.entries(call.args)) {
       const source = sourceFor(name, value, call.function, context, domain);
       const derived = source.kind === 'none' && typeof value === 'number' && contract ? findDerivation(contract, name, value, call.args, context) : undefined;
@@ -67,11 +67,15 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
       else if (Array.isArray(value)) {
         // A list is not one value a model with no tools answers. An effect cannot go without it; a
         // read asks about every item a read listed (more than it needs, but no name it was not
-        // shown) the first time, or else with a list of its own.
+        // shown), once: asked again about some of them, it would answer nothing new.
         if (contract?.kind === 'effect') return { type: 'escalate', reason: `nothing the run showed gives ${call.function}'s ${name}` };
-        const asked = context.evidence.some((e) => e.tool === call.function);
-        const every = asked ? ({ kind: 'none' } as const) : everyListed(value, call.function, context, true);
-        args[name] = every.kind === 'facts' ? every.refs.map((ref) => ({ $ref: ref })) : value;
+        if (context.evidence.some((e) => e.tool === call.function)) {
+          repeat = true;
+          continue;
+        }
+        const every = everyListed(value, call.function, context, true);
+        if (every.kind !== 'facts') return { type: 'escalate', reason: `nothing the run showed names the ${name} for ${call.function}` };
+        args[name] = every.refs.map((ref) => ({ $ref: ref }));
       } else if (derived?.extract && (state.triedFrom[`${call.function}.${name}`]?.length ?? 0) > 0) {
         // The text did not state the value itself: the one operand nothing shown states is
         // extracted instead, and the derivation written around it.
@@ -102,7 +106,7 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
     }
     if (waits) break;
     const signature = `${call.function} ${JSON.stringify(args)}`;
-    if (contract?.kind === 'read' && readsPlanned.has(signature)) {
+    if (repeat || (contract?.kind === 'read' && readsPlanned.has(signature))) {
       repeats.push(i + 1);
       continue;
     }
