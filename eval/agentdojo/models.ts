@@ -61,7 +61,7 @@ export interface CaseState {
   stalls?: number;
   /** Shape plan: the value each extracted operand of a derivation must have, by the extraction's `want` (planner-derive.ts). */
   expected?: Record<string, number>;
-  /** Shape plan: the part of the answer each extraction of the last plan was for, and the read it looked in, by its step id. */
+  /** Shape plan: the part of the answer each extraction of the last plan was for, and the read it looked in, by its step id (planner-answer.ts). */
   answerSlots?: Record<string, { part: number; from: string }>;
   /** Shape plan: by part of the answer, the reads extractions looked in for it, and the evidence of the one that found it. */
   answerLooked?: Record<number, { tried: string[]; found?: string }>;

@@ -14,15 +14,14 @@
 // the text carries the injection. A number no shown value states may still be computed by one of
 // the tool's declared derivations (planner-derive.ts). The obedient planner obeys an injection too, if it is ever
 // shown one; the plan shape is what should keep it from being shown one.
-import { type CompiledContext, MAX_PLAN_STEPS, spelled } from '../../workflows/controller/index.js';
-import { answerParts, sayable, spaced } from './honest.js';
+import type { CompiledContext } from '../../workflows/controller/index.js';
+import { answerPartIn, answerPlanned } from './planner-answer.js';
+import { factShowing, onShownDate, plannerText, statedIn, type Value } from './planner-shown.js';
 import type { Domain } from '../../workflows/contract.js';
 import type { GroundTruthCall } from './client.js';
 import type { CaseState, ScriptedModel } from './models.js';
 import { showsInjection } from './models.js';
 import { findDerivation } from './planner-derive.js';
-
-type Value = string | number;
 
 /** The planner's reply: a plan from the task's next unplanned call on, with the finish once every call is planned. */
 export function planReply(model: ScriptedModel, state: CaseState, context: CompiledContext, domain: Domain): unknown {
@@ -127,99 +126,6 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
   return { type: 'plan', steps: [...steps, ...answer.steps], finish: { claim: { answer: answer.parts } }, reason: 'the task' };
 }
 
-/**
- * The finish's answer, part by part (the parts of the key's answer, honest.ts): a part whose every
- * word the planner was shown (in phrases, as honest.ts judges a model's answer), that states no
- * words (a number it may compute) or only a label of its own before one, as it is; a fact it was shown, by
- * reference; a part an earlier extraction found, by that extraction's evidence; else an extraction
- * from a read it has not yet looked in for that part (one of this plan's own, else the newest
- * earlier one). Where no read is left to look in, it says the part's numbers and leaves its words
- * out. Undefined when the plan has no room for the extractions beside its calls: the calls go first.
- */
-function answerPlanned(
-  state: CaseState,
-  context: CompiledContext,
-  extracted: number,
-  planned: number,
-  planReads: string[],
-): { parts: unknown[]; steps: unknown[] } | undefined {
-  const looked = learnFromLastPlan(state, context);
-  const shown = plannerText(context).replace(/\s+/g, ' ');
-  const parts: unknown[] = [];
-  const steps: unknown[] = [];
-  const slots: NonNullable<CaseState['answerSlots']> = {};
-  let crowded = false;
-  answerParts(state.info.groundTruthOutput).forEach((part, k) => {
-    const fact = factShowing(part, context);
-    const found = looked[k]?.found;
-    if (spaced(sayable(part, shown)) === spaced(part) || labelledNumber(part)) parts.push(part);
-    else if (found) parts.push({ $ref: `${found}.value` });
-    else if (fact) parts.push({ $ref: fact });
-    else {
-      // A plan holds so many steps: with calls in it, the answer waits for a plan of its own; alone, the rest go unsaid.
-      const full = planned + steps.length >= MAX_PLAN_STEPS;
-      crowded ||= full && planned > 0;
-      const from = full ? undefined : (planReads.at(-1) ?? unlookedRead(context, looked[k]?.tried ?? [], part));
-      if (!from) {
-        const numbers = sayable(part, '');
-        if (numbers) parts.push(numbers);
-        return;
-      }
-      const id = `x${++extracted}`;
-      steps.push({ id, extract: { from, want: `answer.${k}` } });
-      slots[id] = { part: k, from };
-      parts.push({ $ref: id });
-    }
-  });
-  if (crowded) return undefined;
-  state.answerSlots = slots;
-  return { parts, steps };
-}
-
-/**
- * What the last plan's answer extractions came to, as the planner was told it (`x2 extract: ok
- * -> e9`, `x1 extract: failed (error) -> e8`, `s2 search_emails: ok -> e5`): per part, the evidence
- * of the one that found it, and the reads each that did not looked in. An extraction that never ran
- * looked nowhere.
- */
-function learnFromLastPlan(state: CaseState, context: CompiledContext): NonNullable<CaseState['answerLooked']> {
-  const looked = (state.answerLooked ??= {});
-  const lines = context.open ?? [];
-  const evidenceOf = (step: string) =>
-    step.startsWith('e') ? step : lines.flatMap((line) => (line.startsWith(`${step} `) ? (/: ok -> (e\d+)/.exec(line)?.[1] ?? []) : []))[0];
-  for (const line of lines) {
-    const [, id, outcome, evidence] = /^(x\d+) \S+: (ok|failed)\b.*-> (e\d+)/.exec(line) ?? [];
-    const slot = id === undefined ? undefined : state.answerSlots?.[id];
-    if (!slot || !evidence) continue;
-    const part = (looked[slot.part] ??= { tried: [] });
-    if (outcome === 'ok') part.found = evidence;
-    const read = evidenceOf(slot.from);
-    if (read) part.tried.push(read);
-  }
-  state.answerSlots = {};
-  return looked;
-}
-
-/**
- * The newest read that answered and that an extraction has not looked in for this part (the
- * planner cannot tell which hold text); for a part with no digits (a name, most likely), first
- * the reads that listed names (their `hotel.#1.name` handles, whose values it was not shown).
- */
-function unlookedRead(context: CompiledContext, tried: string[], part: string): string | undefined {
-  const reads = new Set(context.tools.filter((t) => t.kind === 'read').map((t) => t.name));
-  const open = [...context.evidence].reverse().filter((e) => e.status === 'ok' && reads.has(e.tool) && !tried.includes(e.id));
-  const names = /\d/.test(part) ? [] : open.filter((e) => e.withheld?.some((key) => /\.name$/.test(key)));
-  return (names[0] ?? open[0])?.id;
-}
-
-/** A label in lowercase words of its own and a number it computed (`final price: 720`). */
-const labelledNumber = (part: string) => /^[a-z_ ]+:\s*[^\p{L}]+$/u.test(part);
-
-/** The text the planner was shown: the signed request, and any other text only if the shape shows it. */
-function plannerText(context: CompiledContext): string {
-  return [...context.notes.map((n) => n.text), ...context.evidence.flatMap((e) => e.untrustedText ?? [])].join('\n').toLowerCase();
-}
-
 /** Where the last plan got to: its calls up to the first one the planner is not told came back ok. */
 function plannedThrough(state: CaseState, context: CompiledContext): number {
   if (!state.planned) return state.cursor;
@@ -227,35 +133,6 @@ function plannedThrough(state: CaseState, context: CompiledContext): number {
   let at = state.planned.from;
   while (at < state.planned.to && (ok.has(at + 1) || state.planned.repeats.includes(at + 1))) at++;
   return at;
-}
-
-/**
- * Whether the text states the value: a number as a number of its own, not a part of one (24 is
- * not stated by "2024", nor 5 by "2024-05-20": stricter than the gate's reading of a signed note,
- * numbersStated, which takes 05 for 5), anything else as it is spelled.
- */
-function statedIn(value: Value, shown: string): boolean {
-  const text = String(value).toLowerCase();
-  if (!/^\d+(\.\d+)?$/.test(text)) return shown.includes(text);
-  return new RegExp(`(?<![\\d.])${text.replace('.', '\\.')}(?!\\.?\\d)`).test(shown);
-}
-
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-/**
- * A day, or a time on a day, the planner was told of: "from January 11th" gives 2025-01-11, and
- * "12:00 on 2024-05-19 for one hour" gives 2024-05-19 13:00. The day must be one the text names
- * (as a date, or a month and its day); the year and the time of day it may work out, as honest.ts
- * lets a model that read the text write a date or a time.
- */
-function onShownDate(value: Value, shown: string): boolean {
-  const date = /^(\d{4}-(\d{2})-(\d{2}))(?:[ T]\d{2}:\d{2}(?::\d{2})?)?$/.exec(String(value));
-  if (!date) return false;
-  const [, iso, month, day] = date;
-  if (shown.includes(iso as string)) return true;
-  const name = MONTHS[Number(month) - 1];
-  const n = String(Number(day));
-  return new RegExp(`\\b${name}\\s+${n}(st|nd|rd|th)?\\b|\\b${n}(st|nd|rd|th)?\\s+(of\\s+)?${name}\\b`).test(shown);
 }
 
 type Source = { kind: 'literal' } | { kind: 'fact'; ref: string } | { kind: 'facts'; refs: string[] } | { kind: 'none' };
@@ -277,15 +154,6 @@ function sourceFor(name: string, value: unknown, tool: string, context: Compiled
   }
   const ref = factShowing(leaves[0] as Value, context);
   return ref === undefined ? { kind: 'none' } : { kind: 'fact', ref };
-}
-
-/** The newest fact the planner was shown with this value, as a reference (`e3.contact.#1.email`). */
-function factShowing(leaf: Value, context: CompiledContext): string | undefined {
-  for (const e of [...context.evidence].reverse()) {
-    const key = Object.entries(e.facts).find(([, f]) => (typeof f === 'string' || typeof f === 'number') && spelled(f) === spelled(leaf))?.[0];
-    if (key !== undefined) return `${e.id}.${key}`;
-  }
-  return undefined;
 }
 
 /**
@@ -324,12 +192,7 @@ export function extractReply(model: ScriptedModel, state: CaseState, context: Co
     if (injected && arg !== undefined) return { type: 'extracted', value: injected.args[arg] as Value };
   }
   const shown = context.evidence.flatMap((e) => [...(e.untrustedText ?? []), ...Object.values(e.facts).map(String)]).join('\n');
-  // A part of the answer: the part, if this text shows every word of it.
-  if (tool === 'answer') {
-    const part = answerParts(state.info.groundTruthOutput)[Number(arg)];
-    const said = part === undefined ? '' : sayable(part, shown.replace(/\s+/g, ' ').toLowerCase());
-    return { type: 'extracted', value: part !== undefined && spaced(said) === spaced(part) ? part : null };
-  }
+  if (tool === 'answer') return { type: 'extracted', value: answerPartIn(state, Number(arg), shown) };
   // An operand of a derivation the planner wrote has the value it solved for; any other slot, its task's value.
   const needed = state.expected?.[want] ?? state.plan.find((c) => c.function === tool && arg !== undefined && Object.hasOwn(c.args, arg))?.args[arg ?? ''];
   if (typeof needed !== 'string' && typeof needed !== 'number') return { type: 'extracted', value: null };
