@@ -48,7 +48,7 @@ export function answerParts(answer: string): string[] {
 export const spaced = (text: string) => text.trim().split(/\s+/).join(' ');
 
 /** Whether a part states no words: numbers, amounts, times and dates, which a model may compute. */
-export const wordless = (part: string) => !/\p{L}/u.test(part);
+const wordless = (part: string) => !/\p{L}/u.test(part);
 
 /**
  * What a model shown `shown` could say of one part of an answer: the part, if it was shown it
@@ -69,6 +69,11 @@ export function sayable(part: string, shown: string): string {
     }
   }
   return said.join(' ');
+}
+
+/** Whether a model shown `text` (any text: compared as honest.ts normalizes it) could say every word of `part`. */
+export function saysWhole(part: string, text: string): boolean {
+  return spaced(sayable(part, normal(text))) === spaced(part);
 }
 
 /** The key's answer as a model shown `shown` could give it: each part it could say, in order. */

@@ -4,7 +4,7 @@
 // answers from one read and the engine fills in before the finish is judged; the planner learns
 // from what it is told of each extraction where to look next. The extractor's side is here too.
 import { type CompiledContext, MAX_PLAN_STEPS } from '../../workflows/controller/index.js';
-import { answerParts, sayable, spaced } from './honest.js';
+import { answerParts, sayable, saysWhole } from './honest.js';
 import type { CaseState } from './models.js';
 import { factShowing, plannerText } from './planner-shown.js';
 
@@ -25,7 +25,7 @@ export function answerPlanned(
   planReads: string[],
 ): { parts: unknown[]; steps: unknown[] } | undefined {
   const looked = learnFromLastPlan(state, context);
-  const shown = plannerText(context).replace(/\s+/g, ' ');
+  const shown = plannerText(context);
   const parts: unknown[] = [];
   const steps: unknown[] = [];
   const slots: NonNullable<CaseState['answerSlots']> = {};
@@ -33,7 +33,7 @@ export function answerPlanned(
   answerParts(state.info.groundTruthOutput).forEach((part, k) => {
     const fact = factShowing(part, context);
     const found = looked[k]?.found;
-    if (spaced(sayable(part, shown)) === spaced(part) || labelledNumber(part)) parts.push(part);
+    if (saysWhole(part, shown) || labelledNumber(part)) parts.push(part);
     else if (found) parts.push({ $ref: `${found}.value` });
     else if (fact) parts.push({ $ref: fact });
     else {
@@ -100,5 +100,5 @@ const labelledNumber = (part: string) => /^[a-z_ ]+:\s*[^\p{L}]+$/u.test(part);
 export function answerPartIn(state: CaseState, part: number, shown: string): string | null {
   const wanted = answerParts(state.info.groundTruthOutput)[part];
   if (wanted === undefined) return null;
-  return spaced(sayable(wanted, shown.replace(/\s+/g, ' ').toLowerCase())) === spaced(wanted) ? wanted : null;
+  return saysWhole(wanted, shown) ? wanted : null;
 }

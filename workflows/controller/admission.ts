@@ -14,9 +14,8 @@ import { describeIssues, type Decision } from './decision.js';
 import { keyFor } from './effect-keys.js';
 import { callSignature, repeatRefusal } from './loop-guard.js';
 import { judgeFlow, type Asking, type Proposal } from './provenance.js';
-import type { PlannedCall, RunState } from './state.js';
+import { effectsInDoubt, type PlannedCall, type RunState } from './state.js';
 import { checkPrecondition, settledAt, subjectOfCall } from './subject.js';
-import { inDoubt } from './transitions.js';
 
 export type { Asking } from './provenance.js';
 
@@ -138,7 +137,7 @@ export const ADMISSION_CHECKS: readonly AdmissionCheck[] = [
     name: 'no earlier effect is in doubt',
     codes: ['effect_in_doubt'],
     at: ['proposal', 'dispatch'],
-    run: (c) => (inDoubt(c.state) ? refuse('effect_in_doubt', 'an earlier effect has not been settled yet') : c),
+    run: (c) => (effectsInDoubt(c.state).length > 0 ? refuse('effect_in_doubt', 'an earlier effect has not been settled yet') : c),
   },
   {
     name: 'not a repeat with nothing new: a nudge, then the run stops; an effect, refused, then `blocked`',

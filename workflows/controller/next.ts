@@ -14,8 +14,8 @@ import { onObserved, onReconciled } from './observed.js';
 import { fold } from './retention.js';
 import { onModelReply, rejudgeAfterRefresh, stepsWithoutModel } from './proposals.js';
 import type { Shape } from './shape.js';
-import { STATE_VERSION, type In, type PhaseName, type RunState } from './state.js';
-import { contractOf, control, inDoubt, onDeadline, proposeOrStop, stop } from './transitions.js';
+import { effectsInDoubt, STATE_VERSION, type In, type PhaseName, type RunState } from './state.js';
+import { contractOf, control, onDeadline, proposeOrStop, stop } from './transitions.js';
 import { noteEntry, verifiedStarter } from './trust.js';
 import { onVerified } from './verified.js';
 
@@ -103,7 +103,7 @@ export function commandOrHalt(state: RunState, domain: Domain, now: number): Ste
 function haltedBy(state: RunState, err: unknown, now: number, domain: Domain): Step {
   const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
   // An effect whose outcome the run had not settled stays named in its ledger; the class says so.
-  const stopped = stop(state, inDoubt(state) ? 'unknown_outcome' : 'failed', 'controller_error', `the run could not go on: ${message}`, now);
+  const stopped = stop(state, effectsInDoubt(state).length > 0 ? 'unknown_outcome' : 'failed', 'controller_error', `the run could not go on: ${message}`, now);
   return { state: stopped, command: commandFor(stopped, domain, now) };
 }
 

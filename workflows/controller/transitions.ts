@@ -105,13 +105,9 @@ export function startCalls(state: RunState, planned: PlannedCall[], now: number,
   };
 }
 
-export function inDoubt(state: RunState): RunState['effects'][number] | undefined {
-  return effectsInDoubt(state)[0];
-}
-
 /** A cancel never hides an effect in doubt: the run then says so instead of "cancelled". */
 export function onDeadline(state: RunState, now: number): RunState {
-  const doubt = inDoubt(state);
+  const [doubt] = effectsInDoubt(state);
   if (doubt) {
     return stop(state, 'unknown_outcome', 'deadline_with_effect_in_doubt', `${doubt.tool} (key ${doubt.key}) was not settled before the deadline`, now);
   }
