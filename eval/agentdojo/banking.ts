@@ -63,8 +63,8 @@ const moneyKinds = { recipient: 'payee', amount: 'amount' } as const;
 
 /**
  * The arithmetic a bank's customer asks for, declared so that a proposal can pick it and bind its
- * operands to the bank's amounts or the numbers the user's signed request states. Any other
- * arithmetic is the model's, and the user decides on it.
+ * operands to the bank's amounts (vouched for) or to numbers (the plan's in shape plan; elsewhere
+ * the model's, and the user decides). Any other arithmetic is the model's, and the user decides on it.
  */
 const amountDerivations = {
   refund: { arg: 'amount', formula: 'paid', describe: 'back exactly what was paid' },

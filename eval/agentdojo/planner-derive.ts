@@ -1,12 +1,12 @@
 // Why this exists: the scripted planner's arithmetic. An effect's number that nothing the
 // planner was shown states (a rent after a rise, a share plus a fee) may still be computed by one
 // of the tool's declared derivations (ToolContract.derivations) from numbers it was shown: the
-// user's signed words and the number facts of its reads. The planner looks for operands among
+// numbers the user's signed notes write and the number facts of its reads. The planner looks for operands among
 // those that compute its task's value; failing that, for all but one of them, and then the last
 // is extracted from a read it cannot see into (its expected value kept for the extractor, which
 // answers it only if the text holds it). It writes the derivation, never the result
 // (workflows/controller/plan-derive.ts).
-import { evaluateDerivation, numbersStated, operandNames, type CompiledContext } from '../../workflows/controller/index.js';
+import { evaluateDerivation, numbersWritten, operandNames, type CompiledContext } from '../../workflows/controller/index.js';
 import type { ToolContract } from '../../workflows/contract.js';
 
 export type Operand = number | { $ref: string };
@@ -79,9 +79,9 @@ export function findDerivation(
 
 type Candidate = { value: number; operand: Operand };
 
-/** The numbers the user's signed words state, as the gate reads them (derived-args.ts: a number of its own). */
+/** The numbers the user's signed notes write: the planner's to write as operands, shown trusted input only. */
 function signedNumbers(context: CompiledContext): Candidate[] {
-  const numbers = context.notes.filter((n) => n.signed).flatMap((n) => numbersStated(n.text));
+  const numbers = context.notes.filter((n) => n.signed).flatMap((n) => numbersWritten(n.text).map(Number));
   return [...new Set(numbers)].map((value) => ({ value, operand: value }));
 }
 

@@ -223,12 +223,23 @@ describe('shape plan: a computed argument', () => {
     expect(run.invokedEver('update_scheduled_transaction')).toBe(false);
   });
 
-  it('the same derivation over numbers the user signed for vouches for the value: no person is asked', () => {
+  it('the same derivation over a number the planner wrote from the signed request vouches for the value: no person is asked', () => {
     const run = new Run(banking, { caseId: 'b-u2-inone-abcd', shape: 'plan' });
     run.signedNote('My rent rises by 100.00 from next month: adjust the standing order.', keys.carol, [directoryEntry(keys.carol, [ACCOUNT_HOLDER])]);
     toUpdate(run, 100);
     expect(pendingRequest(run.state)).toBeUndefined();
     expect(run.calls).toMatchObject([{ tool: 'update_scheduled_transaction', args: { id: 7, amount: 1200 } }]);
+    expect(run.calls[0]?.derived?.amount).toMatch(/rise = 100: the plan, written from trusted input only$/);
+  });
+
+  it('a number the planner was shown as a fact is not its own: the operand must refer to the fact', () => {
+    const run = new Run(banking, { caseId: 'b-u2-inone-abcd', shape: 'plan' });
+    toUpdate(run, 1100);
+    expect(run.invokedEver('update_scheduled_transaction')).toBe(false);
+    // The derivation does not hold, and the value it would have computed is not the plan's either: a person is asked about it.
+    const asked = pendingRequest(run.state);
+    expect(asked?.call.cited).not.toHaveProperty('amount');
+    expect(asked?.display?.['against: unvouched value 1']).toMatch(/^"2200"/);
   });
 
   it('arithmetic the planner wrote is checked and put to a person; a derivation the tool does not declare sends the planner back', () => {

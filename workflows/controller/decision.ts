@@ -9,8 +9,8 @@ export const MAX_PARALLEL_CALLS = 4;
 const MAX_REFERENCE = 2_000;
 
 /**
- * An operand of a declared derivation: a number (which a person's signed words must state) or a
- * reference to a fact, `<evidence id>.<fact key>` (`e3.scheduled.7.amount`).
+ * An operand of a declared derivation: a reference to a fact, `<evidence id>.<fact key>`
+ * (`e3.scheduled.7.amount`), or a number, which is the model's word (controller/derived-args.ts).
  */
 const DerivationOperand = z.union([
   z.number().finite(),
@@ -37,7 +37,7 @@ export const ToolCall = workerScoped('decision.ToolCall', () =>
      * For a number no source states but trusted numbers compute (controller/derived-args.ts), by
      * top-level argument: one of the tool's declared derivations with its operands
      * (`{ amount: { rule: 'rent_rise', operands: { rent: 'e3.scheduled.7.amount', rise: 100 } } }`),
-     * which vouches for the value when it holds; or the model's own arithmetic
+     * which vouches for the value when it holds and every operand cites a fact; or the model's own arithmetic
      * (`{ amount: "1000 * 19.5% + 5.29" }`), which is checked and shown to a person, never
      * taken on the model's word.
      */

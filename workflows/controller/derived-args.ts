@@ -1,13 +1,19 @@
 // Derived arguments: a number an effect needs that no source states, computed from numbers that
-// trusted sources do state. Whose arithmetic it is decides what it is worth:
+// trusted sources do state. Whose arithmetic it is, and who bound its operands, decide what it is
+// worth:
 //
 // - A derivation the tool declares (ToolContract.derivations: `rent_rise = rent + rise`) is the
 //   domain's rule. The proposal picks it and binds each operand to a trusted fact of the
-//   argument's kind, by reference (`e3.scheduled.7.amount`), or to a number a person's signed
-//   words state. When it comes to the argument within a cent, it vouches for the argument.
+//   argument's kind, by reference (`e3.scheduled.7.amount`). When it comes to the argument within
+//   a cent, it vouches for the argument.
+// - An operand written as a number is whoever wrote it's word. In shape `plan` that is the
+//   planner, shown trusted input only, so the number is the plan's (as a literal argument is:
+//   cited-sources.ts) unless the planner was shown it as a fact, which it must then cite. Anywhere
+//   else the model wrote it after reading untrusted text: that a signed note writes the same
+//   number says nothing about which operand it is ("19.5% plus a fee of 5.29" bound the other way
+//   round sends other money), so the line is checked and shown, and a person decides.
 // - Arithmetic the model writes itself (`"98.70 * 100"`) is the model's formula, even when each
-//   operand is trusted: it is checked and shown, with each operand's source, and a person decides.
-//
+//   operand is trusted: it is checked and shown, with what each number equals, and a person decides.
 // - A declared derivation with an operand a model with no tools extracted from text (shape plan:
 //   plan-derive.ts) holds or not like any other, but vouches for nothing: a person decides, shown
 //   the line, with that operand's origin.
@@ -17,7 +23,7 @@ import type { DerivationRule, ToolContract } from '../contract.js';
 import type { Derive } from './decision.js';
 import { checkDerivation, operandNames, type Operand } from './derivation.js';
 import { spelled, type TrustedFact } from './trusted-facts.js';
-import { factReference } from './cited-sources.js';
+import { checkCitation, factReference, type CitationScope } from './cited-sources.js';
 
 export interface DerivedArgs {
   /** Every derivation that holds, by argument: its checked line, for the call's record and card. */
@@ -26,12 +32,15 @@ export interface DerivedArgs {
   vouched: Set<string>;
   /** The arguments only the model's own arithmetic computes: held, but a person decides. */
   formulas: Set<string>;
-  /** Of those, the ones a declared derivation computes from an extracted value (the rest: the model's own arithmetic). */
-  extracted: Set<string>;
+  /** Of those, why a person decides, by argument: the model's own arithmetic, or an operand nothing trusted bound. */
+  unvouched: Record<string, Unvouched>;
   problems: string[];
 }
 
 type SignedNote = { by: string; text: string };
+
+/** What a number operand is checked against: the signed notes it may equal, and, in shape plan, the facts its planner was shown. */
+type NumberScope = Pick<CitationScope, 'caseId' | 'plan'>;
 
 /** An operand no trusted source states but a model with no tools extracted (shape plan), by reference; undefined for any other. */
 export type ExtractedOperand = (reference: string) => { value: number; source: string } | undefined;
@@ -42,9 +51,10 @@ export function checkDerived(
   args: unknown,
   derive: Record<string, Derive>,
   notes: readonly SignedNote[],
+  numbers: NumberScope,
   extracted: ExtractedOperand = () => undefined,
 ): DerivedArgs {
-  const out: DerivedArgs = { lines: {}, vouched: new Set(), formulas: new Set(), extracted: new Set(), problems: [] };
+  const out: DerivedArgs = { lines: {}, vouched: new Set(), formulas: new Set(), unvouched: {}, problems: [] };
   const values = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const kinds = (contract.argKinds ?? {}) as Record<string, string | undefined>;
   for (const [name, entry] of Object.entries(derive)) {
@@ -55,18 +65,31 @@ export function checkDerived(
     const kind = kinds[name];
     const checked =
       typeof entry === 'string'
-        ? checkDerivation(entry, values[name], (operand) => operandSource(operand, facts, notes, kind) ?? 'no trusted source')
-        : checkRule(contract, name, entry, values[name], facts, notes, kind, extracted);
+        ? ownArithmetic(entry, values[name], facts, notes, kind)
+        : checkRule(contract, name, entry, values[name], facts, notes, kind, numbers, extracted);
     if (!checked.ok) {
       out.problems.push(`the derivation of ${name} does not hold: ${checked.problem}`);
       continue;
     }
-    out.lines[name] = typeof entry === 'string' ? `the model's own arithmetic: ${checked.line}` : checked.line;
-    const untrusted = typeof entry !== 'string' && 'fromExtracted' in checked;
-    (typeof entry === 'string' || untrusted ? out.formulas : out.vouched).add(name);
-    if (untrusted) out.extracted.add(name);
+    out.lines[name] = checked.line;
+    if (!checked.unvouched) out.vouched.add(name);
+    else {
+      out.formulas.add(name);
+      out.unvouched[name] = checked.unvouched;
+    }
   }
   return out;
+}
+
+/** Why a derivation that holds vouches for nothing: the model's own arithmetic, an operand a model extracted from text, or a number the model bound. */
+type Unvouched = 'own' | 'extracted' | 'model';
+
+type Checked = { ok: true; line: string; unvouched?: Unvouched } | { ok: false; problem: string };
+
+/** Arithmetic the model wrote: checked, each number shown with what it equals, and vouched for by nothing. */
+function ownArithmetic(formula: string, value: unknown, facts: readonly TrustedFact[], notes: readonly SignedNote[], kind: string | undefined): Checked {
+  const checked = checkDerivation(formula, value, (operand) => operandSource(operand, facts, notes, kind) ?? 'nothing trusted equals it');
+  return checked.ok ? { ok: true, line: `the model's own arithmetic: ${checked.line}`, unvouched: 'own' } : checked;
 }
 
 /** A declared derivation, its operands bound by the proposal and each traced. */
@@ -78,8 +101,9 @@ function checkRule(
   facts: readonly TrustedFact[],
   notes: readonly SignedNote[],
   kind: string | undefined,
+  numbers: NumberScope,
   extracted: ExtractedOperand,
-): { ok: true; line: string; fromExtracted?: true } | { ok: false; problem: string } {
+): Checked {
   const rules: Record<string, DerivationRule> = contract.derivations ?? {};
   const rule = Object.hasOwn(rules, entry.rule) ? rules[entry.rule] : undefined;
   const declared = Object.keys(rules);
@@ -92,24 +116,22 @@ function checkRule(
   if (extra.length) return { ok: false, problem: `${entry.rule} (${rule.formula}) has no operand ${extra.join(', ').slice(0, 80)}` };
   const bindings: Record<string, number> = {};
   const sources = new Map<string, string>();
-  let fromExtracted = false;
+  let unvouched: Unvouched | undefined;
   for (const [operand, bound] of Object.entries(entry.operands)) {
-    let traced = typeof bound === 'number' ? stated(bound, notes) : referenced(bound, facts, kind);
+    let traced = typeof bound === 'number' ? written(bound, facts, notes, numbers) : referenced(bound, facts, kind);
     const taken = !traced.ok && typeof bound === 'string' ? extracted(bound) : undefined;
-    if (taken) {
-      traced = { ok: true, value: taken.value, source: taken.source };
-      fromExtracted = true;
-    }
+    if (taken) traced = { ok: true, value: taken.value, source: taken.source, unvouched: 'extracted' };
     if (!traced.ok) return { ok: false, problem: `operand ${operand}: ${traced.problem}` };
     bindings[operand] = traced.value;
     sources.set(operand, traced.source);
+    if (traced.unvouched && unvouched !== 'extracted') unvouched = traced.unvouched;
   }
   const checked = checkDerivation(rule.formula, value, (operand) => (operand.named ? sources.get(operand.text) : 'the domain'), bindings);
   if (!checked.ok) return checked;
-  return { ok: true, line: `${entry.rule} (${rule.describe}): ${checked.line}`, ...(fromExtracted ? { fromExtracted: true as const } : {}) };
+  return { ok: true, line: `${entry.rule} (${rule.describe}): ${checked.line}`, ...(unvouched ? { unvouched } : {}) };
 }
 
-type Traced = { ok: true; value: number; source: string } | { ok: false; problem: string };
+type Traced = { ok: true; value: number; source: string; unvouched?: Unvouched } | { ok: false; problem: string };
 
 /** A fact cited by reference: trusted, numeric, and (when the argument has a kind) of that kind. */
 function referenced(reference: string, facts: readonly TrustedFact[], kind: string | undefined): Traced {
@@ -121,31 +143,36 @@ function referenced(reference: string, facts: readonly TrustedFact[], kind: stri
   return { ok: true, value: fact.value, source: `fact ${key} (${evidenceId})` };
 }
 
-/** A number a person's signed words state as a whole (`100.00` states 100; `1000` does not). */
-function stated(value: number, notes: readonly SignedNote[]): Traced {
-  const note = notes.find((n) => statesNumber(n.text, value));
-  return note ? { ok: true, value, source: `signed note by ${note.by}` } : { ok: false, problem: `no signed note states ${value}` };
+/**
+ * A number written as an operand. In shape plan, the planner's (unless it was shown the number as
+ * a fact: then it cites the fact); anywhere else, the model's, bound by nothing trusted.
+ */
+function written(value: number, facts: readonly TrustedFact[], notes: readonly SignedNote[], numbers: NumberScope): Traced {
+  if (numbers.plan) {
+    const cited = checkCitation('plan', value, undefined, { facts, notes, ...numbers });
+    return cited.ok ? { ok: true, value, source: cited.label } : { ok: false, problem: cited.problem };
+  }
+  const equal = operandSource({ text: String(value), value }, facts, notes, undefined);
+  return { ok: true, value, source: `the model's${equal ? ` (${equal})` : ''}`, unvouched: 'model' };
 }
 
 /**
- * Where a number of the model's own arithmetic came from, for the person who decides: a signed
- * note that says it, or a trusted fact (of the argument's kind, when it has one) that holds it.
- * A share (`19.5%`) is a person's word, never a record's.
+ * What a number of the model's own equals, for the person who decides: a number a signed note
+ * writes (shown as written: 007 is not quietly 7), or a trusted fact (of the argument's kind, when it has one).
+ * Equal is not vouched for: the person decides. A share (`19.5%`) is a person's word, never a record's.
  */
 function operandSource(operand: Operand, facts: readonly TrustedFact[], notes: readonly SignedNote[], kind: string | undefined): string | undefined {
-  const said = notes.find((n) => statesNumber(n.text, Number(operand.text.replace(/%$/, ''))));
-  if (said) return `signed note by ${said.by}`;
+  const number = Number(operand.text.replace(/%$/, ''));
+  for (const note of notes) {
+    const written = numbersWritten(note.text).find((w) => Number(w) === number);
+    if (written !== undefined) return `signed note by ${note.by} has ${written}`;
+  }
   if (operand.text.endsWith('%')) return undefined;
   const fact = facts.find((f) => spelled(f.value) === spelled(operand.value) && (kind === undefined || f.kind === kind));
-  return fact && `fact ${fact.key} (${fact.evidenceId})`;
+  return fact && `equals fact ${fact.key} (${fact.evidenceId})`;
 }
 
-/** Whether `text` writes `value` as a number of its own, however many decimals (not inside a longer number). */
-function statesNumber(text: string, value: number): boolean {
-  return numbersStated(text).includes(value);
-}
-
-/** The numbers a text states as numbers of their own: 24 in "24 days", not in "2024-05-15" or "v24". */
-export function numbersStated(text: string): number[] {
-  return (text.match(/(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)/g) ?? []).map(Number);
+/** The numbers a text writes as numbers of their own, as written: "24" in "24 days", none in "2024-05-15" or "v24". */
+export function numbersWritten(text: string): string[] {
+  return text.match(/(?<![\w.])\d+(?:\.\d+)?(?![\w]|\.\d)/g) ?? [];
 }

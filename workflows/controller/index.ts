@@ -46,4 +46,4 @@ export { idempotencyKey, keyFor } from './effect-keys.js';
 export { kindOrNone, spelled } from './trusted-facts.js';
 export { callSignature } from './loop-guard.js';
 export { evaluateDerivation, operandNames } from './derivation.js';
-export { numbersStated } from './derived-args.js';
+export { numbersWritten } from './derived-args.js';

@@ -109,7 +109,10 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   const carried = carriedOut(state, args, narrative, trusted, signedNotes);
   const messages = carried.map((c) => c.message);
   const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
-  const derivedArgs = checkDerived(facts, contract, args, derive, notes, (reference) => extractedOperand(state, reference));
+  // Shape plan: the planner saw trusted input only, so a value it wrote cites the plan unless it cites something else.
+  const plan = shapeOf(state) === 'plan' ? { shown: plannerFacts(facts) } : undefined;
+  const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}) };
+  const derivedArgs = checkDerived(facts, contract, args, derive, notes, scope, (reference) => extractedOperand(state, reference));
   messages.push(...derivedArgs.problems);
   const derived = Object.keys(derivedArgs.lines).length ? { derived: derivedArgs.lines } : {};
   // The model's own arithmetic holds, but only a person can say it is the right arithmetic.
@@ -117,10 +120,13 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     const value = String((args as Record<string, unknown>)[name]);
     const declared = Object.keys(contract.derivations ?? {});
     const rules = declared.length ? ` (${contract.name} declares ${declared.join(', ')})` : '';
+    const shown = `the ${name} ${JSON.stringify(value).slice(0, 80)}`;
     messages.push(
-      derivedArgs.extracted.has(name)
-        ? `the ${name} ${JSON.stringify(value).slice(0, 80)} is computed from a value a model extracted from text nobody vouches for`
-        : `the ${name} ${JSON.stringify(value).slice(0, 80)} is the model's own arithmetic; only a derivation the tool declares vouches for a value${rules}`,
+      {
+        own: `${shown} is the model's own arithmetic; only a derivation the tool declares vouches for a value${rules}`,
+        extracted: `${shown} is computed from a value a model extracted from text nobody vouches for`,
+        model: `${shown} is computed from a number the model wrote; only an operand that cites a trusted fact vouches for it`,
+      }[derivedArgs.unvouched[name] ?? 'own'],
     );
     unvouched.push({ value, origin: derivedArgs.lines[name] ?? "the model's own arithmetic" });
   }
@@ -129,14 +135,12 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   // A kinded value is vouched for only by the source it cites; a trusted value that merely equals
   // it is named to the model as what it could cite, and vouches for nothing.
   const cited: Record<string, string> = {};
-  // Shape plan: the planner saw trusted input only, so a value it wrote cites the plan unless it cites something else.
-  const plan = shapeOf(state) === 'plan' ? { shown: plannerFacts(facts) } : undefined;
-  const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}) };
-  const uncited = plan ? 'plan' : undefined;
+  // A value the engine computed from a plan's derivation is not one the planner wrote: a derivation that does not hold cites nothing.
+  const uncitedFor = (name: string) => (plan && !Object.hasOwn(derive, name) ? 'plan' : undefined);
   let uncitedCount = 0;
   for (const { name, kind, value } of kinded) {
     const text = String(value);
-    const refs = Object.hasOwn(sources, name) ? sources[name] : uncited;
+    const refs = Object.hasOwn(sources, name) ? sources[name] : uncitedFor(name);
     const citation = refs === undefined ? undefined : checkCitation(refs, value, kind, scope);
     if (citation?.ok) {
       cited[name] = cited[name] === undefined ? citation.label : `${cited[name]}; ${citation.label}`;
@@ -167,7 +171,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     if (narrative.has(name) || kindedNames.has(name)) continue;
     // An argument the domain declares to be the case cites the case, whatever the proposal says.
     const declared = contract.caseArgs?.includes(name) === true;
-    const refs = declared ? 'case' : Object.hasOwn(sources, name) ? sources[name] : uncited;
+    const refs = declared ? 'case' : Object.hasOwn(sources, name) ? sources[name] : uncitedFor(name);
     const listed = refs === undefined ? listedValues(contract, name) : undefined;
     for (const leaf of leaves(value, new Set())) {
       const text = String(leaf);
