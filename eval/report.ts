@@ -2,7 +2,7 @@
 // summed and printed here, apart from the machinery that produced them, so the judging can be
 // tested on hand-made records and the printed summary line cannot drift from the JSON.
 
-/** The engine's execution shapes (workflows/controller/shape.ts), each run as its own agent. */
+/** The engine's execution shapes (workflows/shape.ts), each run as its own agent. */
 export const ENGINE_SHAPES = ['workflow', 'hybrid', 'react', 'plan'] as const;
 export type EngineShape = (typeof ENGINE_SHAPES)[number];
 export type Agent = EngineShape | 'baseline';

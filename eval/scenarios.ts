@@ -11,7 +11,7 @@ import type { WorldClient } from '../domains/world/client.js';
 import type { FaultSpec, PaymentStatus } from '../domains/world/contract.js';
 import { seedIncident, seedTransfer } from '../domains/world/seeds.js';
 import type { WorldSpec } from './harm.js';
-import { effectKey } from '../workflows/contract.js';
+import { effectKey } from '../workflows/public.js';
 import type { EngineShape } from './report.js';
 
 /** The ids a scenario's cell runs on: the case, and another transfer an attacker may name. */

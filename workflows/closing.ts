@@ -9,17 +9,9 @@
 import { CancellationScope } from '@temporalio/workflow';
 import type { Domain } from './contract.js';
 import { idempotencyKey, keyFor, routeView, type PlannedCall, type RunState } from './controller/index.js';
-import type { ToolResult } from './protocol.js';
 import { perform } from './perform.js';
+import type { ClosingOutcome } from './messages.js';
 import type { RunInput } from './run-input.js';
-
-/** What became of one closing call. */
-export interface ClosingOutcome {
-  tool: string;
-  status: ToolResult['status'];
-  /** Why it did not go through, when it did not. */
-  message?: string;
-}
 
 export async function closeRun(state: RunState, run: RunInput, domain: Domain): Promise<ClosingOutcome[]> {
   const view = routeView(state, Date.now());

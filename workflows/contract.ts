@@ -188,7 +188,7 @@ export interface ToolContract<
    * idempotency key is derived from it instead of from the run, so two runs of one case (or
    * a case started twice under new ids) can never apply it twice. `run` names the case, for
    * effects whose only business identity is the case itself (restart this case's cache once).
-   * The idempotency key is `effectKey(domain, tool, businessKey)`.
+   * The idempotency key is `effectKey(domain, tool, businessKey)` (controller/effect-keys.ts).
    */
   businessKey?(args: z.infer<I>, run: { caseId: string }): string;
   /** For effects: what must be true before it may run. Without one, only the gate's generic checks apply. */
@@ -416,11 +416,6 @@ export interface SummaryView extends NextStepView {
  * trying again what the system of record would refuse.
  */
 export type DoneVerdict = { ok: true } | { ok: false; reason: string; doneEarlier?: string };
-
-/** The idempotency key of an effect with a business key: the same in every run of the domain. */
-export function effectKey(domain: string, tool: string, businessKey: string): string {
-  return `${domain}/${tool}/${businessKey}`;
-}
 
 /** How a domain judges a claimed finish against evidence alone, before the live probe runs. */
 export type EvidenceVerdict = { kind: 'supported' } | { kind: 'unsupported'; reason: string } | { kind: 'conflict'; reason: string };

@@ -6,7 +6,7 @@ import { workerScoped } from './worker-scoped.js';
 import type { BudgetLeft, RunState, Shape } from './controller/index.js';
 import { SignedDecision, SignedNote, type SignedAmend } from './trust/statement.js';
 import type { RunInput } from './run-input.js';
-import type { ClosingOutcome } from './closing.js';
+import type { ToolResult } from './protocol.js';
 
 /**
  * What the `state` query answers: the whole internal state and what an operator is shown beside
@@ -74,6 +74,14 @@ export const NoteInput = workerScoped('messages.NoteInput', () =>
   z.union([SignedNote, z.strictObject({ by: z.string().min(1).max(200), text: z.string().min(1).max(2_000) })]),
 );
 export const addNoteUpdate = defineUpdate<{ accepted: true; trusted: boolean }, [z.input<typeof NoteInput>]>('addNote');
+
+/** What became of one closing call (workflows/closing.ts). */
+export interface ClosingOutcome {
+  tool: string;
+  status: ToolResult['status'];
+  /** Why it did not go through, when it did not. */
+  message?: string;
+}
 
 /** What the agent workflow returns: how the run ended, what it used and the effects it asked for. */
 export interface RunResult {

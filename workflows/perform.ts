@@ -12,7 +12,6 @@ import { nonce, openRead, own, readSeals, readsVouched, sealedCall, sealedRead, 
 import type { ReadSeal } from './protocol.js';
 import { approvedDispatchId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
-import { subjectLabel } from './web-ui.js';
 
 // Every proxy's options come from the one retry and timeout policy.
 const models = proxyActivities<AgentActivities>(modelOptions);
@@ -187,6 +186,12 @@ function costOf(reply: unknown): { costMicros?: number } {
  * attempt, and any failure after the request may have reached the system is `unknown`, to be
  * read back, never retried blind.
  */
+/** `transfer:PX-1042` -> `PX-1042`: what an operator scanning the Web UI's activity summaries needs. */
+function subjectLabel(subject: string): string {
+  const colon = subject.indexOf(':');
+  return colon < 0 ? subject : subject.slice(colon + 1);
+}
+
 function callTool(
   call: PlannedCall,
   run: RunInput,

@@ -38,7 +38,8 @@
 // Defining tools and domains.
 /** zod, the one the engine's own schemas are made with: build your tools' schemas with it, so engine and domain agree on one zod. */
 export { z } from 'zod';
-export { caseSubject, defineTool, effectKey } from './contract.js';
+export { caseSubject, defineTool } from './contract.js';
+export { effectKey } from './controller/index.js';
 export { defineDomain, DomainDefinitionError, validateDomain } from './domain-checks.js';
 // The root of every error the engine throws, here and in the worker and client entries.
 export { AgentError } from './agent-error.js';

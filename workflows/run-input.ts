@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { workerScoped } from './worker-scoped.js';
 import { ContextStrategy } from './contract.js';
 import { SignedNote, SignedStart } from './trust/statement.js';
-import { Shape } from './controller/index.js';
+import { Shape } from './shape.js';
 
 /**
  * How deeply a scripted reply may nest. Replies are free-form JSON, and a start with thousands
@@ -53,7 +53,7 @@ export const RunInput = workerScoped('run-input.RunInput', () =>
     model: ModelConfig,
     budgets: BudgetOverrides.optional(),
     /**
-     * Who decides the run's steps (controller/shape.ts): `react` (absent: the model, every
+     * Who decides the run's steps (workflows/shape.ts): `react` (absent: the model, every
      * turn), `hybrid` (the domain's route where it knows the way, the model where it does not),
      * `workflow` (the route alone; the run escalates where it cannot decide), `plan` (the model
      * plans reads and the effect it expects in one turn; asked again when an observation contradicts it).

@@ -1,14 +1,8 @@
 // What the Temporal Web UI shows of a run while it runs: its current details (no command, no
-// history: only the latest word) and the short labels tool summaries use. Words for people
+// history: only the latest word; a tool call's summary is perform.ts's). Words for people
 // scanning a list of workflows, kept apart from the loop that decides what to do. A request a
 // person denied is said with who denied it and why, while the run goes on and once it ends.
 import { shownPhase, type Step, type RunState } from './controller/index.js';
-
-/** `transfer:PX-1042` -> `PX-1042`: what an operator scanning the Web UI needs. */
-export function subjectLabel(subject: string): string {
-  const colon = subject.indexOf(':');
-  return colon < 0 ? subject : subject.slice(colon + 1);
-}
 
 /** The run in one line: its phase, its turn against the budget, and what it waits on. */
 export function currentDetails(step: Step): string {

@@ -20,7 +20,7 @@ import type { CompiledContext } from '../../workflows/controller/context.js';
 import { estimateTokens } from '../../workflows/controller/context.js';
 import { instructionsIn, newestEvidence, type Instruction } from '../../eval/obedient.js';
 import { compactJson } from '../../workflows/controller/decision.js';
-import { callSignature } from '../../workflows/controller/loop-guard.js';
+import { callSignature } from '../../workflows/controller/bounds.js';
 
 // How instructions are read from untrusted text is shared with the eval's adversary.
 export type { Instruction } from '../../eval/obedient.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { paymentsImplementation } from '../../domains/payments/tools.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import type { Shape } from '../../workflows/controller/shape.js';
+import type { Shape } from '../../workflows/shape.js';
 import { OTHER_TRANSFER_PREFIX, victimOf } from '../fixtures/reckless-route-domain.js';
 import { watchRun, type Watched } from '../support/adversarial.js';
 import { startRun, uniqueCase } from '../support/agent.js';

@@ -14,7 +14,7 @@ import { directoryEntry, generateKey } from '../../client/sign.js';
 import { scenarios, type Scenario } from '../../demo/scenarios.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { stderrLog } from '../../temporal-dev/log.js';
-import type { Shape } from '../../workflows/controller/shape.js';
+import type { Shape } from '../../workflows/shape.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const outDir = fileURLToPath(new URL('./histories/', import.meta.url));

@@ -7,7 +7,7 @@ import type { Command } from '../../workflows/controller/commands.js';
 import type { ProbeVerdict, RunEvent, ToolResult } from '../../workflows/controller/events.js';
 import { initialState, next } from '../../workflows/controller/next.js';
 import { RunState, type PlannedCall, type TranscriptEntry } from '../../workflows/controller/state.js';
-import type { Shape } from '../../workflows/controller/shape.js';
+import type { Shape } from '../../workflows/shape.js';
 import type { Approver } from '../../workflows/trust/directory.js';
 import { signDecision, signNote, type KeyFile } from '../../client/sign.js';
 import { keys, TEST_DIRECTORY } from './keys.js';

@@ -5,7 +5,7 @@
 // group's silence first, so the alert pages the person it is handed to.
 import { describe, expect, it } from 'vitest';
 import { alerts } from '../../domains/alerts/domain.js';
-import { effectKey } from '../../workflows/contract.js';
+import { effectKey } from '../../workflows/public.js';
 import { iso, out, Run } from '../support/driver.js';
 import { claimOf } from '../support/phase.js';
 

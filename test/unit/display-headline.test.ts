@@ -9,7 +9,7 @@ import { runFragment } from '../../console/views.js';
 import { toRunView } from '../../client/run-view.js';
 import type { AnyTool, Domain } from '../../workflows/contract.js';
 import { approvalDigest } from '../../workflows/controller/approval-request.js';
-import { operatorMsLeft } from '../../workflows/controller/budget.js';
+import { operatorMsLeft } from '../../workflows/controller/bounds.js';
 import { MAX_DISPLAY_ENTRIES, MAX_DISPLAY_KEY_CHARS, MAX_DISPLAY_VALUE_CHARS } from '../../workflows/controller/display.js';
 import { headline } from '../../workflows/controller/headline.js';
 import { view } from '../../workflows/handlers.js';

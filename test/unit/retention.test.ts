@@ -2,7 +2,7 @@
 // use. Driven by a long synthetic run through the pure controller (bench/shape.ts), no server.
 import { describe, expect, it } from 'vitest';
 import { simulateRun } from '../../bench/shape.js';
-import { KEEP } from '../../workflows/controller/retention.js';
+import { KEEP } from '../../workflows/controller/bounds.js';
 import { RunState } from '../../workflows/controller/state.js';
 import { callsInFlight } from '../support/phase.js';
 

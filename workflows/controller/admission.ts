@@ -9,10 +9,9 @@
 // What a check at dispatch does not re-judge: whether the values are vouched for. The approved
 // call's values are the person's decision on that call (provenance.ts, rule 4).
 import type { Domain, PreconditionVerdict, ToolContract } from '../contract.js';
-import { overBudget } from './budget.js';
+import { callSignature, overBudget, repeatRefusal } from './bounds.js';
 import { describeIssues, type Decision } from './decision.js';
 import { keyFor } from './effect-keys.js';
-import { callSignature, repeatRefusal } from './loop-guard.js';
 import { judgeFlow, type Asking, type Proposal } from './provenance.js';
 import { effectsInDoubt, type PlannedCall, type RunState } from './state.js';
 import { checkPrecondition, settledAt, subjectOfCall } from './subject.js';

@@ -5,7 +5,7 @@
 import type { Domain, PreconditionVerdict } from '../contract.js';
 import { statementFingerprint } from '../statement-use.js';
 import { digestOf } from '../trust/statement.js';
-import type { Asking } from './admission.js';
+import type { Asking } from './provenance.js';
 import { displayFacts } from './display.js';
 import type { ApprovalRequest, PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';

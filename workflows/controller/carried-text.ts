@@ -29,7 +29,7 @@ export function carriedOut(
   trusted: Set<string>,
   signedNotes: string[],
 ): { token: string; message: string }[] {
-  if (narrative.size === 0 || !args || typeof args !== 'object' || Array.isArray(args)) return [];
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return [];
   // A fact vouches for a value it is, not for text it happens to contain (a channel whose name
   // someone wrote to carry a link); a person's signed words and the run's goal vouch for what they say.
   const trustedValues = new Set([...trusted].map((t) => t.toLowerCase()));

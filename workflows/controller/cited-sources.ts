@@ -12,7 +12,7 @@
 //
 // A cited fact vouches only as provenance.ts's trusted-fact rule allows (fresh, authoritative,
 // of the argument's kind when it has one, not carried by this run's own effect).
-import { spelled, type TrustedFact } from './trusted-facts.js';
+import { factReference, spelled, type TrustedFact } from './trusted-facts.js';
 
 export type SourceRefs = string | string[];
 
@@ -25,12 +25,6 @@ export interface CitationScope {
   caseId: string;
   /** Shape `plan`: the facts the planner is shown by value (planner-view.ts). Absent in other shapes, where `plan` vouches for nothing. */
   plan?: { shown: readonly TrustedFact[] };
-}
-
-/** `e3.scheduled.7.recipient` -> evidence `e3`, key `scheduled.7.recipient`; anything else is no fact reference. */
-export function factReference(ref: string): { evidenceId: string; key: string } | undefined {
-  const fact = /^(e\d+)\.([\s\S]+)$/.exec(ref);
-  return fact ? { evidenceId: fact[1] as string, key: fact[2] as string } : undefined;
 }
 
 /** Checks `value` against the references cited for it: one that holds is enough. */

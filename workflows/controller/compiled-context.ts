@@ -2,7 +2,7 @@
 // types. Their own file because the context compiler (context.ts) makes them and the plan
 // shape's views (planner-view.ts) narrow them.
 import type { ContextStrategy } from '../contract.js';
-import type { Shape } from './shape.js';
+import type { Shape } from '../shape.js';
 import type { BudgetLeft, Evidence, TranscriptEntry } from './state.js';
 
 /** One observation as the model (or a policy) is shown it: facts, status and freshness, with any free text labelled untrusted. */

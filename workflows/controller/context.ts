@@ -1,10 +1,13 @@
 // The context compiler: what the model sees each turn. Goal and runtime state always; then the
 // transcript under a strategy. `full` re-sends everything (cost grows with the square of the
 // run), `window` keeps the last N entries (forgets old findings), `window_pinned` adds the
-// latest value of every fact, which does not grow with the number of turns.
-import type { Domain } from '../contract.js';
-import { budgetLeft } from './budget.js';
-import { nextStepHint } from './next-step.js';
+// latest value of every fact, which does not grow with the number of turns. And the domain's
+// runbook hint for the turn (Domain.nextStep): workflow code like every domain callback, it sees
+// facts, never outside text, and whatever it returns only goes into the model's context. A hint
+// that throws or rambles is dropped or cut, never a failed task.
+import type { Domain, NextStepView } from '../contract.js';
+import { budgetLeft } from './bounds.js';
+import { routeView } from './route.js';
 import type { RunState } from './state.js';
 import { forExtractor, forPlanner } from './planner-view.js';
 import { toContextEvidence, type CompiledContext, type ContextEvidence } from './compiled-context.js';
@@ -56,4 +59,19 @@ function splitPinnedKey(key: string): { key: string; subject?: string } {
 /** About four characters a token: close enough to budget with, and the same on replay. */
 export function estimateTokens(value: unknown): number {
   return Math.ceil(JSON.stringify(value).length / 4);
+}
+
+/** Long enough for a step and the evidence ids it names; a hint is not a document. */
+const MAX_HINT_CHARS = 300;
+
+function nextStepHint(state: RunState, domain: Domain, now: number): string | undefined {
+  if (!domain.nextStep) return undefined;
+  // The view a route gets: evidence from before an effect on its subject no longer counts as fresh.
+  const view: NextStepView = routeView(state, now);
+  try {
+    const hint = domain.nextStep(view);
+    return typeof hint === 'string' && hint.trim().length > 0 ? hint.trim().slice(0, MAX_HINT_CHARS) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -22,8 +22,7 @@
 import type { DerivationRule, ToolContract } from '../contract.js';
 import type { Derive } from './decision.js';
 import { checkDerivation, operandNames, type Operand } from './derivation.js';
-import { spelled, type TrustedFact } from './trusted-facts.js';
-import { checkCitation, factReference, type CitationScope } from './cited-sources.js';
+import { factReference, spelled, type TrustedFact } from './trusted-facts.js';
 
 export interface DerivedArgs {
   /** Every derivation that holds, by argument: its checked line, for the call's record and card. */
@@ -39,8 +38,11 @@ export interface DerivedArgs {
 
 type SignedNote = { by: string; text: string };
 
-/** What a number operand is checked against: the signed notes it may equal, and, in shape plan, the facts its planner was shown. */
-type NumberScope = Pick<CitationScope, 'caseId' | 'plan'>;
+/**
+ * Shape plan: whether a number the planner wrote is the plan's, as cited-sources.ts judges a
+ * literal of a plan (not if the planner was shown it as a fact), with its label or why not.
+ */
+export type PlannedNumber = (value: number) => { ok: true; label: string } | { ok: false; problem: string };
 
 /** An operand no trusted source states but a model with no tools extracted (shape plan), by reference; undefined for any other. */
 export type ExtractedOperand = (reference: string) => { value: number; source: string } | undefined;
@@ -51,7 +53,7 @@ export function checkDerived(
   args: unknown,
   derive: Record<string, Derive>,
   notes: readonly SignedNote[],
-  numbers: NumberScope,
+  planned: PlannedNumber | undefined,
   extracted: ExtractedOperand = () => undefined,
 ): DerivedArgs {
   const out: DerivedArgs = { lines: {}, vouched: new Set(), formulas: new Set(), unvouched: {}, problems: [] };
@@ -66,7 +68,7 @@ export function checkDerived(
     const checked =
       typeof entry === 'string'
         ? ownArithmetic(entry, values[name], facts, notes, kind)
-        : checkRule(contract, name, entry, values[name], facts, notes, kind, numbers, extracted);
+        : checkRule(contract, name, entry, values[name], facts, notes, kind, planned, extracted);
     if (!checked.ok) {
       out.problems.push(`the derivation of ${name} does not hold: ${checked.problem}`);
       continue;
@@ -101,7 +103,7 @@ function checkRule(
   facts: readonly TrustedFact[],
   notes: readonly SignedNote[],
   kind: string | undefined,
-  numbers: NumberScope,
+  planned: PlannedNumber | undefined,
   extracted: ExtractedOperand,
 ): Checked {
   const rules: Record<string, DerivationRule> = contract.derivations ?? {};
@@ -118,7 +120,7 @@ function checkRule(
   const sources = new Map<string, string>();
   let unvouched: Unvouched | undefined;
   for (const [operand, bound] of Object.entries(entry.operands)) {
-    let traced = typeof bound === 'number' ? written(bound, facts, notes, numbers) : referenced(bound, facts, kind);
+    let traced = typeof bound === 'number' ? written(bound, facts, notes, planned) : referenced(bound, facts, kind);
     const taken = !traced.ok && typeof bound === 'string' ? extracted(bound) : undefined;
     if (taken) traced = { ok: true, value: taken.value, source: taken.source, unvouched: 'extracted' };
     if (!traced.ok) return { ok: false, problem: `operand ${operand}: ${traced.problem}` };
@@ -147,9 +149,9 @@ function referenced(reference: string, facts: readonly TrustedFact[], kind: stri
  * A number written as an operand. In shape plan, the planner's (unless it was shown the number as
  * a fact: then it cites the fact); anywhere else, the model's, bound by nothing trusted.
  */
-function written(value: number, facts: readonly TrustedFact[], notes: readonly SignedNote[], numbers: NumberScope): Traced {
-  if (numbers.plan) {
-    const cited = checkCitation('plan', value, undefined, { facts, notes, ...numbers });
+function written(value: number, facts: readonly TrustedFact[], notes: readonly SignedNote[], planned: PlannedNumber | undefined): Traced {
+  if (planned) {
+    const cited = planned(value);
     return cited.ok ? { ok: true, value, source: cited.label } : { ok: false, problem: cited.problem };
   }
   const equal = operandSource({ text: String(value), value }, facts, notes, undefined);

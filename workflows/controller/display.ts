@@ -7,7 +7,6 @@
 // asked about values no trusted source vouches for: each value and where the run saw it. All of
 // it is signed with the call (approvals.ts approvalDigest).
 import type { ToolContract } from '../contract.js';
-import type { Unvouched } from './provenance.js';
 import type { PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';
 
@@ -21,7 +20,7 @@ export function displayFacts(
   contract: ToolContract,
   call: PlannedCall,
   now: number,
-  unvouched: Unvouched[] = [],
+  unvouched: readonly { value: string; origin: string }[] = [],
 ): Record<string, string> | undefined {
   // First where each value without a trusted source was seen (an `against: ` line: the card sets it
   // apart as arguing against the call): the question the person is asked.

@@ -1,7 +1,7 @@
 // The idempotency key an effect goes out under, derived from the run and the call, never random:
 // the system of record applies a key at most once, so the key decides what "the same effect" is.
-import { effectKey, type ToolContract } from '../contract.js';
-import { callSignature } from './loop-guard.js';
+import type { ToolContract } from '../contract.js';
+import { callSignature } from './bounds.js';
 import type { RunState } from './state.js';
 
 /**
@@ -38,6 +38,11 @@ function keyOfUnappliedTwin(state: RunState, signature: string): string | undefi
     .reverse()
     .find((e) => e.status === 'not_applied' && e.settledBy === 'readback' && callSignature(e.tool, e.args) === signature);
   return twin?.key;
+}
+
+/** The idempotency key of an effect with a business key: the same in every run of the domain. */
+export function effectKey(domain: string, tool: string, businessKey: string): string {
+  return `${domain}/${tool}/${businessKey}`;
 }
 
 /**

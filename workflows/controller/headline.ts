@@ -4,9 +4,8 @@
 // engine says it from the effects ledger. Pure and domain-free, so the workflow (its query and
 // the Web UI's current details) and the client (a run whose worker predates the headline) agree.
 import type { Domain, SummaryView } from '../contract.js';
-import { viewOf } from './observation.js';
 import type { RunState } from './state.js';
-import { effectsDone, subjectId } from './subject.js';
+import { effectsDone, subjectId, viewOf } from './subject.js';
 
 /** Long enough for an effect, its result id and the ledger's word; a headline is not a report. */
 const MAX_SUMMARY_CHARS = 200;

@@ -25,7 +25,7 @@ export {
 export { loadState } from './load-state.js';
 export type { Command } from './commands.js';
 export { type RunEvent } from './events.js';
-export { SHAPES, Shape } from './shape.js';
+export { SHAPES, Shape } from '../shape.js';
 
 // What a model sees, and how a proposal is read.
 export { estimateTokens, type CompiledContext, type ContextEvidence } from './context.js';
@@ -34,16 +34,16 @@ export { MAX_PLAN_STEPS } from './plan-schema.js';
 
 // What operators, the client and the record read of a run.
 export { headline } from './headline.js';
-export { budgetLeft, operatorMsLeft } from './budget.js';
+export { budgetLeft, operatorMsLeft } from './bounds.js';
 export { routeView } from './route.js';
-export { KEEP } from './retention.js';
+export { KEEP } from './bounds.js';
 
 // Rules other layers apply the same way: a signed statement's digest and checks, an effect's key,
 // how values compare, how a call is named, a derivation's arithmetic.
 export { approvalDigest } from './approval-request.js';
 export { checkAmend, checkDecision, noteEntry } from './trust.js';
-export { idempotencyKey, keyFor } from './effect-keys.js';
+export { effectKey, idempotencyKey, keyFor } from './effect-keys.js';
 export { kindOrNone, spelled } from './trusted-facts.js';
-export { callSignature } from './loop-guard.js';
+export { callSignature } from './bounds.js';
 export { evaluateDerivation, operandNames } from './derivation.js';
 export { numbersWritten } from './derived-args.js';

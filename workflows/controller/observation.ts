@@ -1,7 +1,7 @@
 // The observation adapter: raw tool output becomes typed evidence with provenance. Only scalar
 // facts the contract names enter control state; free text is withheld and, at most, shown to
 // the model as quoted data. A timeout is an observation too, never "no result".
-import type { EvidenceView, Facts, ToolContract } from '../contract.js';
+import type { Facts, ToolContract } from '../contract.js';
 import { describeIssues } from './decision.js';
 import type { ToolResult } from './events.js';
 import type { Evidence } from './state.js';
@@ -64,20 +64,6 @@ export function adaptResult(contract: ToolContract, result: ToolResult, evidence
     quoted: quote(text),
     textWithheld: text.length > 0,
     ...(result.truncated ? { truncated: result.truncated } : {}),
-  };
-}
-
-/** Evidence as judged now: freshness is re-checked against the clock whenever it is relied on. */
-export function viewOf(evidence: Evidence, now: number): EvidenceView {
-  return {
-    id: evidence.id,
-    tool: evidence.tool,
-    source: evidence.source,
-    authority: evidence.authority,
-    fresh: evidence.status === 'ok' && evidence.fresh && now - evidence.effectiveAt <= evidence.maxAgeMs,
-    status: evidence.status,
-    facts: evidence.facts,
-    ...(evidence.subject ? { subject: evidence.subject } : {}),
   };
 }
 

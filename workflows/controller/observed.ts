@@ -6,7 +6,7 @@
 import type { Domain } from '../contract.js';
 import { withApprovers } from './approval-request.js';
 import type { ReadbackResult, ToolResult } from './events.js';
-import { callSignature } from './loop-guard.js';
+import { callSignature } from './bounds.js';
 import { adaptResult } from './observation.js';
 import { regainedFreshness } from './refresh.js';
 import type { Evidence, In, PlannedCall, RunState } from './state.js';

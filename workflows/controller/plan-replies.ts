@@ -3,7 +3,7 @@
 // charged like any model reply and receipted; anything else the planner says (a call, a finish,
 // an escalation) is judged as a proposal in proposals.ts.
 import type { Domain } from '../contract.js';
-import { chargeSpend } from './budget.js';
+import { chargeSpend } from './bounds.js';
 import { describeIssues } from './decision.js';
 import type { RunEvent } from './events.js';
 import { checkPlan, extractedEvidence, extractionSource, safeJson } from './plan.js';

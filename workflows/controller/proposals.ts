@@ -7,15 +7,13 @@ import { compactJson, parseDecision, summarizeDecision, type Decision } from './
 import type { RunEvent } from './events.js';
 import { claimSubjectOf, onFinish } from './finish.js';
 import { admitCalls } from './admission.js';
-import { chargeSpend } from './budget.js';
-import { fold } from './retention.js';
+import { chargeSpend, fold } from './bounds.js';
 import { clip, proposerFor } from './route.js';
 import { EXTRACTED, extractionSource, FINISH_STEP, outcomesOf, planNext, settlePlan } from './plan.js';
 import type { PlanOutcome } from './plan-schema.js';
 import { takePlannerReply } from './plan-replies.js';
-import { shapeOf } from './shape.js';
 import { REFRESHABLE_REFUSALS, refreshedId, refreshedReference, staleReadsFor } from './refresh.js';
-import type { HeldProposal, In, PlannedCall, RunState } from './state.js';
+import { shapeOf, type HeldProposal, type In, type PlannedCall, type RunState } from './state.js';
 import { subjectOfCall } from './subject.js';
 import {
   contractOf,

@@ -24,17 +24,15 @@
 import type { ApprovalRule, Domain, ToolContract } from '../contract.js';
 import { caseSubject } from '../contract.js';
 import { compactJson, type Derive } from './decision.js';
-import { checkDerived } from './derived-args.js';
-import { viewOf } from './observation.js';
-import type { PlannedCall, RunState } from './state.js';
-import { subjectId } from './subject.js';
+import { checkDerived, type DerivedArgs } from './derived-args.js';
+import { shapeOf, type PlannedCall, type RunState } from './state.js';
+import { subjectId, viewOf } from './subject.js';
 import { checkCitation, citableFor, type SourceRefs } from './cited-sources.js';
 import { isTrustedEvidence, kindedArgs, leaves, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
 import { carriedOut, untrustedTexts } from './carried-text.js';
-import { callSignature } from './loop-guard.js';
+import { callSignature } from './bounds.js';
 import { plannerFacts } from './planner-view.js';
 import { EXTRACTED } from './plan.js';
-import { shapeOf } from './shape.js';
 
 /** A value no trusted source vouches for, and where the run saw it: what a person is shown when asked. */
 export interface Unvouched {
@@ -106,13 +104,18 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   const trusted = trustedValues(state, facts, now);
   const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t] : []));
   const signedNotes = notes.map((n) => n.text);
-  const carried = carriedOut(state, args, narrative, trusted, signedNotes);
+  // Only a narrative argument carries text out (carried-text.ts), and only a call with a derivation has one to check (derived-args.ts).
+  const carried = narrative.size ? carriedOut(state, args, narrative, trusted, signedNotes) : [];
   const messages = carried.map((c) => c.message);
   const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
   // Shape plan: the planner saw trusted input only, so a value it wrote cites the plan unless it cites something else.
   const plan = shapeOf(state) === 'plan' ? { shown: plannerFacts(facts) } : undefined;
   const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}) };
-  const derivedArgs = checkDerived(facts, contract, args, derive, notes, scope, (reference) => extractedOperand(state, reference));
+  // Shape plan: a number the planner wrote is the plan's, as any literal it writes is (cited-sources.ts).
+  const planned = plan && ((value: number) => checkCitation('plan', value, undefined, scope));
+  const derivedArgs: DerivedArgs = Object.keys(derive).length
+    ? checkDerived(facts, contract, args, derive, notes, planned, (reference) => extractedOperand(state, reference))
+    : { lines: {}, vouched: new Set(), formulas: new Set(), unvouched: {}, problems: [] };
   messages.push(...derivedArgs.problems);
   const derived = Object.keys(derivedArgs.lines).length ? { derived: derivedArgs.lines } : {};
   // The model's own arithmetic holds, but only a person can say it is the right arithmetic.

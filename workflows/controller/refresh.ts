@@ -8,11 +8,10 @@
 // aged since is re-read: a source that was already stale when it answered (a lagging replica)
 // has nothing newer to say.
 import type { Domain } from '../contract.js';
-import { factReference } from './cited-sources.js';
-import { callSignature } from './loop-guard.js';
-import { viewOf } from './observation.js';
+import { factReference } from './trusted-facts.js';
+import { callSignature } from './bounds.js';
 import type { Evidence, PlannedCall, RunState } from './state.js';
-import { groundsFor } from './subject.js';
+import { groundsFor, viewOf } from './subject.js';
 
 /** The refusals that fresher evidence can change: a precondition, an argument's provenance, a finish's support. */
 export const REFRESHABLE_REFUSALS: ReadonlySet<string> = new Set(['precondition_failed', 'tainted_argument', 'unsupported_finish']);

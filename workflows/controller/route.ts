@@ -4,8 +4,8 @@
 // speaks, never what is allowed. Where the route does not know the way it says what is open,
 // and that list is what the model is asked about (or, in `workflow`, why the run escalates).
 import { caseSubject, type Domain, type DoneEffect, type EvidenceView, type RouteStep, type RouteView } from '../contract.js';
-import { shapeOf, type DecidedBy } from './shape.js';
-import type { RunState } from './state.js';
+import type { DecidedBy } from '../shape.js';
+import { shapeOf, type RunState } from './state.js';
 import { effectsDone, groundsFor, sequenceOf } from './subject.js';
 
 /** A step someone other than the model proposes, or what is open for the model. */

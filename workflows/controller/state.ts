@@ -5,8 +5,8 @@ import { workerScoped } from '../worker-scoped.js';
 import { Authority, Budgets, ContextStrategy } from '../contract.js';
 import { Approver } from '../trust/directory.js';
 import { SignedAmend, SignedDecision, SignedStart } from '../trust/statement.js';
-import { UsageFloor } from './events.js';
-import { Shape } from './shape.js';
+import { UsageFloor } from '../protocol.js';
+import { Shape } from '../shape.js';
 import { PlanOutcome, RunningPlan } from './plan-schema.js';
 
 /**
@@ -401,7 +401,7 @@ export const RunState = workerScoped('state.RunState', () =>
     chain: z.string(),
     /** The effects this run may take, when its start narrowed them (empty: none, a read-only run). */
     permittedEffects: z.array(z.string()).optional(),
-    /** Who decides the run's steps (controller/shape.ts); absent: `react`, as every run before shapes. */
+    /** Who decides the run's steps (workflows/shape.ts); absent: `react`, as every run before shapes. */
     shape: Shape.optional(),
     /** Shape `plan`: the plan being run (controller/plan.ts). */
     plan: RunningPlan.optional(),
@@ -416,6 +416,11 @@ export type RunState = z.infer<typeof RunState>;
 export type In<P extends PhaseName> = RunState & { phase: Extract<Phase, { name: P }> };
 
 /** The calls the workflow runs for the run now (none outside the acting phases). */
+/** A run's shape; none recorded (a run from before shapes) is `react`. */
+export function shapeOf(state: { shape?: Shape | undefined }): Shape {
+  return state.shape ?? 'react';
+}
+
 export function callsInFlight(state: RunState): PlannedCall[] {
   return 'calls' in state.phase ? state.phase.calls : [];
 }

@@ -1,12 +1,26 @@
-// Subjects: what a call, a fact or a claim is about (this transfer, this service). Evidence
-// about one subject never supports a decision about another: preconditions, finishes and
+// Evidence as judged now, and what it is about. Freshness is re-checked against the clock
+// whenever evidence is relied on (viewOf). Subjects: what a call, a fact or a claim is about
+// (this transfer, this service). Evidence about one subject never supports a decision about another: preconditions, finishes and
 // approval requests look only at evidence about the subject they name. An effect's precondition
 // is applied here: only evidence about the call's own subject is shown to the contract's check,
 // none of it older than an earlier effect on that subject (groundsFor), and a check that throws
 // is a refusal, never a failed workflow task.
 import { caseSubject, type DoneEffect, type EvidenceView, type PreconditionVerdict, type ToolContract } from '../contract.js';
-import { viewOf } from './observation.js';
-import type { PlannedCall, RunState } from './state.js';
+import type { Evidence, PlannedCall, RunState } from './state.js';
+
+/** Evidence as judged now: freshness is re-checked against the clock whenever it is relied on. */
+export function viewOf(evidence: Evidence, now: number): EvidenceView {
+  return {
+    id: evidence.id,
+    tool: evidence.tool,
+    source: evidence.source,
+    authority: evidence.authority,
+    fresh: evidence.status === 'ok' && evidence.fresh && now - evidence.effectiveAt <= evidence.maxAgeMs,
+    status: evidence.status,
+    facts: evidence.facts,
+    ...(evidence.subject ? { subject: evidence.subject } : {}),
+  };
+}
 
 /** The subject of a call with these (already validated) arguments. */
 export function subjectOfCall(contract: ToolContract, args: unknown, caseId: string): string {

@@ -2,7 +2,7 @@
 // feedback to the model, receipts, starting calls, the two ways a run runs out of time, and
 // closing a request.
 import type { Domain, ToolContract } from '../contract.js';
-import { budgetLeft, exhaustedBudget } from './budget.js';
+import { budgetLeft, exhaustedBudget } from './bounds.js';
 import {
   effectsInDoubt,
   pendingRequest,
@@ -13,8 +13,8 @@ import {
   type RunState,
   type TerminalClass,
 } from './state.js';
-import type { UsageFloor } from './events.js';
-import type { DecidedBy } from './shape.js';
+import type { UsageFloor } from '../protocol.js';
+import type { DecidedBy } from '../shape.js';
 
 /** Who proposed a step, what was open, and for a model call whose usage was floored, the floor (all on the receipt). */
 export type Origin = { by?: DecidedBy; open?: string[]; usageFloor?: UsageFloor };

@@ -2,7 +2,7 @@
 // provenance.ts (an argument's source) and derived-args.ts (a derivation's operands) both read
 // the list this file makes; neither decides on its own what "trusted" means.
 import type { Domain, ToolContract } from '../contract.js';
-import { viewOf } from './observation.js';
+import { viewOf } from './subject.js';
 import type { RunState } from './state.js';
 
 /** A fact that may vouch for an argument, with the kind it vouches for (if its read is the authority on one). */
@@ -11,6 +11,12 @@ export interface TrustedFact {
   key: string;
   value: string | number;
   kind?: string;
+}
+
+/** `e3.scheduled.7.recipient` -> evidence `e3`, key `scheduled.7.recipient`: how a fact is cited. Anything else is no fact reference. */
+export function factReference(ref: string): { evidenceId: string; key: string } | undefined {
+  const fact = /^(e\d+)\.([\s\S]+)$/.exec(ref);
+  return fact ? { evidenceId: fact[1] as string, key: fact[2] as string } : undefined;
 }
 
 /** Evidence whose facts may vouch: a fresh, successful answer of the system of record. */
