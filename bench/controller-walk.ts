@@ -2,20 +2,22 @@
 // takes it, and how often the trip returns to a file it had already left. A measure of how hard
 // the controller is to read (issue 45), not of speed. `npx tsx bench/controller-walk.ts`.
 //
-// How: every .ts file under workflows/ is compiled into .walk/ with each function wrapped so
+// How: every .ts file under workflows/ is compiled into .walk-<pid>/ with each function wrapped so
 // that entering and leaving it is recorded (TypeScript's own transformer API), and the incidents
 // domain is compiled beside it unwrapped (domain code is not the engine's walk). A driver
 // (controller-walk-run.ts) then plays one run through next(): started, a read proposed and
 // observed, a restart proposed and observed, a finish proposed and the probe's verdict. For each event it prints the files visited, in order of first visit, the
 // number of file changes and of returns (a change into a file visited before in that event), and
-// the longest chain of imports under workflows/ (the import floors). .walk/ is deleted after.
+// the longest chain of imports under workflows/ (the import floors). The copy is deleted after.
+// test/unit/controller-walk.test.ts holds the controller to what issue 45 asked of it.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const out = join(root, '.walk');
+// Beside the sources, so the copies resolve the same packages; one per process.
+const out = join(root, `.walk-${process.pid}`);
 
 function tsFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((d) =>
@@ -125,38 +127,50 @@ class Recorder {
   }
 }
 
-async function main(): Promise<void> {
+export interface WalkReport {
+  rows: Array<{ event: string } & Walk>;
+  /** The longest chain of imports under workflows/, counted in files. */
+  floors: number;
+  engineFiles: number;
+}
+
+/** Plays the walk's run through an instrumented copy of the controller and measures it. */
+export async function measureWalk(): Promise<WalkReport> {
   rmSync(out, { recursive: true, force: true });
   const engine = tsFiles('workflows');
-  for (const file of engine) compile(file, true);
-  for (const file of tsFiles('domains/incidents')) compile(file, false);
-  compile('domains/policy-helpers.ts', false);
-  writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
-  const recorder = new Recorder();
-  (globalThis as { __walk?: Recorder }).__walk = recorder;
   try {
+    for (const file of engine) compile(file, true);
+    for (const file of tsFiles('domains/incidents')) compile(file, false);
+    compile('domains/policy-helpers.ts', false);
+    writeFileSync(join(out, 'package.json'), JSON.stringify({ type: 'module' }));
+    const recorder = new Recorder();
+    (globalThis as { __walk?: Recorder }).__walk = recorder;
     const load = (path: string) => import(pathToFileURL(join(out, path)).href);
     const { next, initialState } = await load('workflows/controller/next.js');
     const { domainDefaults } = await load('workflows/contract.js');
     const { incidents } = await load('domains/incidents/domain.js');
     const { walkEvents } = await import('./controller-walk-run.js');
-    const rows: Array<{ event: string } & Walk> = [];
+    const rows: WalkReport['rows'] = [];
     for (const { event, take } of walkEvents({ next, initialState, domainDefaults, domain: incidents })) {
       recorder.reset();
       take();
       rows.push({ event, ...recorder.walk });
     }
-    const floors = importFloors(engine);
-    for (const r of rows)
-      process.stdout.write(
-        `${r.event.padEnd(34)} files ${String(r.files.length).padStart(3)}  changes ${String(r.changes).padStart(4)}  returns ${String(r.returns).padStart(4)}  ${r.files.join(' ')}\n`,
-      );
-    const most = rows.reduce((a, b) => (b.files.length > a.files.length ? b : a));
-    process.stdout.write(`\nmost files for one event: ${most.files.length} (${most.event}), ${most.returns} returns\n`);
-    process.stdout.write(`import floors under workflows/: ${floors} (${engine.length} files)\n`);
+    return { rows, floors: importFloors(engine), engineFiles: engine.length };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
 }
 
-await main();
+async function main(): Promise<void> {
+  const { rows, floors, engineFiles } = await measureWalk();
+  for (const r of rows)
+    process.stdout.write(
+      `${r.event.padEnd(34)} files ${String(r.files.length).padStart(3)}  changes ${String(r.changes).padStart(4)}  returns ${String(r.returns).padStart(4)}  ${r.files.join(' ')}\n`,
+    );
+  const most = rows.reduce((a, b) => (b.files.length > a.files.length ? b : a));
+  process.stdout.write(`\nmost files for one event: ${most.files.length} (${most.event}), ${most.returns} returns\n`);
+  process.stdout.write(`import floors under workflows/: ${floors} (${engineFiles} files)\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -1,6 +1,8 @@
 // The controller's map (workflows/controller/README.md) stays true: every event and every phase
 // has its place in the events × phases grid, and every file of the controller is on the map
-// under a concern, so a new file or event cannot be added without saying where it belongs.
+// under a concern, so a new file or event cannot be added without saying where it belongs. And
+// the table stays the one place that says where an event goes next: no handler's file imports
+// another's.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RunEvent } from '../../workflows/controller/events.js';
@@ -43,5 +45,22 @@ describe('the controller map', () => {
       .flatMap((l) => ticked(l.split('|')[2] ?? ''))
       .filter((name) => name.endsWith('.ts'));
     expect([...new Set(named)].sort()).toEqual(files.sort());
+  });
+
+  it("no handler's file imports another handler's: where one phase leads into another's work, next.ts's table says so", () => {
+    const source = (file: string) => readFileSync(new URL(file, dir), 'utf8');
+    // The files next.ts takes an event handler (`on…`) from; transitions.ts holds the moves every handler shares.
+    const handlerFiles = [...source('next.ts').matchAll(/^import \{([^}]*)\} from '\.\/([a-z-]+\.js)';$/gm)]
+      .filter((m) => /\bon[A-Z]/.test(m[1] as string))
+      .map((m) => (m[2] as string).replace(/\.js$/, '.ts'))
+      .filter((f) => f !== 'transitions.ts');
+    expect(handlerFiles.sort()).toEqual(['approvals.ts', 'cancel.ts', 'observed.ts', 'proposals.ts', 'verified.ts']);
+    const crossings = handlerFiles.flatMap((file) =>
+      [...source(file).matchAll(/from '\.\/([a-z-]+)\.js'/g)]
+        .map((m) => `${m[1] as string}.ts`)
+        .filter((t) => handlerFiles.includes(t))
+        .map((t) => `${file} -> ${t}`),
+    );
+    expect(crossings).toEqual([]);
   });
 });
