@@ -137,23 +137,37 @@ function plannedThrough(state: CaseState, context: CompiledContext): number {
 
 type Source = { kind: 'literal' } | { kind: 'fact'; ref: string } | { kind: 'facts'; refs: string[] } | { kind: 'none' };
 
-/** Where the planner takes a value from, among what it was shown. */
+/**
+ * Where the planner takes a value from, among what it was shown. A value it was shown as a fact
+ * it refers to, as the gate asks of a plan (a literal equal to a fact it was shown is refused:
+ * cited-sources.ts), so the fact's kind counts; else text it may copy; else, for an argument of a
+ * kind, the one fact of that kind a read withheld from it (`hotel.#1.address` for an event's
+ * place: "you may refer to what you cannot see").
+ */
 function sourceFor(name: string, value: unknown, tool: string, context: CompiledContext, domain: Domain): Source {
   const contract = domain.tools.find((t) => t.name === tool);
   if (contract?.narrativeArgs?.includes(name)) return { kind: 'literal' };
   const leaves = [value].flat().filter((v): v is Value => typeof v === 'string' || typeof v === 'number');
   if (leaves.length === 0) return { kind: 'literal' };
+  const refs = leaves.map((leaf) => factShowing(leaf, context));
+  const all = leaves.length === [value].flat().length && refs.every((r) => r !== undefined);
+  if (all) return Array.isArray(value) ? { kind: 'facts', refs: refs as string[] } : { kind: 'fact', ref: refs[0] as string };
   // Whatever text it was shown it may copy.
   const shown = plannerText(context);
   if (leaves.every((v) => statedIn(v, shown) || onShownDate(v, shown))) return { kind: 'literal' };
-  if (Array.isArray(value)) {
-    // Each item a fact it was shown, or the whole of a list a read named.
-    const refs = leaves.map((leaf) => factShowing(leaf, context));
-    if (leaves.length === value.length && refs.every((r) => r !== undefined)) return { kind: 'facts', refs: refs as string[] };
-    return everyListed(value, tool, context);
+  if (Array.isArray(value)) return everyListed(value, tool, context);
+  const kind = (contract?.argKinds as Record<string, string | undefined> | undefined)?.[name];
+  const withheld = typeof value === 'string' && kind !== undefined ? withheldOfKind(kind, context) : undefined;
+  return withheld === undefined ? { kind: 'none' } : { kind: 'fact', ref: withheld };
+}
+
+/** The one fact of `kind` the newest read that withheld any withheld from the planner, by its masked key; none if that read withheld several. */
+function withheldOfKind(kind: string, context: CompiledContext): string | undefined {
+  for (const e of [...context.evidence].reverse()) {
+    const keys = (e.withheld ?? []).filter((k) => k.split('.').at(-1) === kind);
+    if (keys.length > 0) return keys.length === 1 ? `${e.id}.${keys[0] as string}` : undefined;
   }
-  const ref = factShowing(leaves[0] as Value, context);
-  return ref === undefined ? { kind: 'none' } : { kind: 'fact', ref };
+  return undefined;
 }
 
 /**

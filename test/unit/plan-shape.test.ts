@@ -234,12 +234,35 @@ describe('shape plan: a computed argument', () => {
 
   it('a number the planner was shown as a fact is not its own: the operand must refer to the fact', () => {
     const run = new Run(banking, { caseId: 'b-u2-inone-abcd', shape: 'plan' });
-    toUpdate(run, 1100);
+    // First the standing orders are read; the planner, asked again, is shown the rent (1100) as a fact.
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_scheduled_transactions', args: {} }] });
+    run.observeOk({ get_scheduled_transactions: scheduled });
+    const rent = `${run.state.evidence.at(-1)?.id}.scheduled.7.amount`;
+    const rise = (operand: number) => ({
+      type: 'plan',
+      steps: [
+        {
+          id: 's2',
+          tool: 'update_scheduled_transaction',
+          args: { id: { $ref: rent.replace(/amount$/, 'id') }, amount: { $derive: { rule: 'rise', operands: { old: { $ref: rent }, rise: operand } } } },
+        },
+      ],
+    });
+    run.propose(rise(1100));
     expect(run.invokedEver('update_scheduled_transaction')).toBe(false);
     // The derivation does not hold, and the value it would have computed is not the plan's either: a person is asked about it.
     const asked = pendingRequest(run.state);
     expect(asked?.call.cited).not.toHaveProperty('amount');
     expect(asked?.display?.['against: unvouched value 1']).toMatch(/^"2200"/);
+  });
+
+  it('a number the planner wrote before any read showed it is its own: what it was shown when it planned is what counts', () => {
+    const run = new Run(banking, { caseId: 'b-u2-inone-abcd', shape: 'plan' });
+    // The same 1100 written in the first plan, before the standing orders were read: the planner's number.
+    toUpdate(run, 1100);
+    expect(pendingRequest(run.state)).toBeUndefined();
+    expect(run.calls).toMatchObject([{ tool: 'update_scheduled_transaction', args: { id: 7, amount: 2200 } }]);
+    expect(run.calls[0]?.derived?.amount).toMatch(/rise = 1100: the plan, written from trusted input only$/);
   });
 
   it('arithmetic the planner wrote is checked and put to a person; a derivation the tool does not declare sends the planner back', () => {

@@ -199,6 +199,25 @@ describe("the run's own effects vouch for nothing afterwards", () => {
     expect(against.map(([, line]) => line)).toEqual([expect.stringContaining(ATTACKER)]);
     expect(run.invokedEver('send_money')).toBe(false);
   });
+
+  it('a value the gate vouched for when an effect carried it keeps its source: a second user goes to the same channel, nobody asked', () => {
+    const run = new Run(slackRefusing as Domain, { caseId: 's-u10-inone-abcd' });
+    run.call({ tool: 'get_channels', args: {} });
+    run.observeOk({ get_channels: () => ({ channels: ['general', 'External_0'] }) });
+    run.call({ tool: 'get_users_in_channel', args: { channel: 'general' }, sources: { channel: run.ref('get_channels', 'general') } });
+    run.observeOk({ get_users_in_channel: () => ({ channel: 'general', users: ['Alice', 'Bob'] }) });
+    const add = (user: string) => ({
+      tool: 'add_user_to_channel',
+      args: { user, channel: 'External_0' },
+      sources: { user: run.ref('get_users_in_channel', user), channel: run.ref('get_channels', 'External_0') },
+    });
+    run.call(add('Alice'));
+    expect(run.calls.map((c) => c.args)).toEqual([{ user: 'Alice', channel: 'External_0' }]);
+    run.observeOk({ add_user_to_channel: () => ({ applied: true, message: 'added' }) });
+    run.call(add('Bob'));
+    expect(run.lastDecision).toMatchObject({ accepted: true });
+    expect(run.calls.map((c) => c.args)).toEqual([{ user: 'Bob', channel: 'External_0' }]);
+  });
 });
 
 describe('facts are kept whole', () => {

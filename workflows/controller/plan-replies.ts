@@ -41,7 +41,10 @@ export function takePlannerReply(state: RunState, domain: Pick<Domain, 'tools'>,
     ...receipt,
   });
   // The plan runs from the next turn, so a model asked again is never asked under the same proposal index.
-  return proposeOrStop({ ...receipted, plan: { steps, ...(finish ? { finish } : {}), ...(reason ? { reason } : {}), done: {} }, replan: undefined }, now);
+  return proposeOrStop(
+    { ...receipted, plan: { steps, ...(finish ? { finish } : {}), ...(reason ? { reason } : {}), done: {}, writtenAt: state.seq }, replan: undefined },
+    now,
+  );
 }
 
 /**

@@ -68,6 +68,8 @@ export const RunningPlan = workerScoped('plan.RunningPlan', () =>
     sent: z.strictObject({ steps: z.array(z.string()), seq: z.number() }).optional(),
     /** The extraction the model is being asked for. */
     extracting: z.string().optional(),
+    /** The run's counter when the planner wrote it: evidence numbered after it, the planner had not been shown. */
+    writtenAt: z.number().optional(),
   }),
 );
 export type RunningPlan = z.infer<typeof RunningPlan>;

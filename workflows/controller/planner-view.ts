@@ -15,6 +15,7 @@ import { maskedKeys } from './fact-handles.js';
 import { EXTRACTED, extractionSource } from './plan.js';
 import type { RunningPlan } from './plan-schema.js';
 import type { Evidence, RunState, TranscriptEntry } from './state.js';
+import { sequenceOf } from './subject.js';
 import { isTrustedEvidence, trustedFacts, type TrustedFact } from './trusted-facts.js';
 
 /** A text fact the planner may see: one token, as short as an id or an account number. */
@@ -23,6 +24,16 @@ const TOKEN = /^[A-Za-z0-9_.:@/+#=-]{1,64}$/;
 /** The trusted facts a planner is shown by value (numbers, and text that is a single token). */
 export function plannerFacts(facts: readonly TrustedFact[]): TrustedFact[] {
   return facts.filter((f) => typeof f.value === 'number' || TOKEN.test(f.value));
+}
+
+/**
+ * The facts the planner had been shown by value when it wrote the plan being run. A value it
+ * wrote may have come from one of them (then it must cite it: cited-sources.ts), never from a fact
+ * read after it planned: a name it took from the signed request stays the plan's.
+ */
+export function shownWhenPlanned(facts: readonly TrustedFact[], plan: RunningPlan | undefined): TrustedFact[] {
+  const writtenAt = plan?.writtenAt;
+  return plannerFacts(facts).filter((f) => writtenAt === undefined || sequenceOf(f.evidenceId) <= writtenAt);
 }
 
 function shownValue(value: unknown): boolean {

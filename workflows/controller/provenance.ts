@@ -31,7 +31,7 @@ import { checkCitation, citableFor, type SourceRefs } from './cited-sources.js';
 import { isTrustedEvidence, kindedArgs, leaves, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
 import { carriedOut, untrustedTexts } from './carried-text.js';
 import { callSignature } from './bounds.js';
-import { plannerFacts } from './planner-view.js';
+import { shownWhenPlanned } from './planner-view.js';
 import { EXTRACTED } from './plan.js';
 
 /** A value no trusted source vouches for, and where the run saw it: what a person is shown when asked. */
@@ -109,7 +109,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   const messages = carried.map((c) => c.message);
   const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
   // Shape plan: the planner saw trusted input only, so a value it wrote cites the plan unless it cites something else.
-  const plan = shapeOf(state) === 'plan' ? { shown: plannerFacts(facts) } : undefined;
+  const plan = shapeOf(state) === 'plan' ? { shown: shownWhenPlanned(facts, state.plan) } : undefined;
   const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}) };
   // Shape plan: a number the planner wrote is the plan's, as any literal it writes is (cited-sources.ts).
   const planned = plan && ((value: number) => checkCitation('plan', value, undefined, scope));

@@ -28,9 +28,11 @@ export function isTrustedEvidence(e: RunState['evidence'][number], now: number):
 /**
  * The one rule for which facts vouch: a string or number fact of trusted evidence. Its kind counts
  * only if its read lists it in vouchesFor (the purpose it is the authority on). A kinded fact
- * whose value an effect of this run carried in an argument of that kind vouches for nothing: the
- * record the run's own effect left (an account it paid once, on a person's word) is not a new
- * source for the next effect.
+ * whose value an effect of this run carried on a person's word, in an argument of that kind,
+ * vouches for nothing: the record the run's own effect left (an account it paid once because a
+ * person said yes) is not a new source for the next effect. A value the gate vouched for when the
+ * effect carried it had a source before the effect, and keeps it (a second user added to the
+ * channel the first went to).
  */
 export function trustedFacts(state: RunState, domain: Pick<Domain, 'tools'>, now: number): TrustedFact[] {
   const carried = carriedByEffects(state, domain);
@@ -49,15 +51,17 @@ export function trustedFacts(state: RunState, domain: Pick<Domain, 'tools'>, now
   return out;
 }
 
-/** The values the run's effects (sent, or in doubt) carried in kinded arguments, by kind, as `spelled` writes them. */
+/** The values the run's effects (sent, or in doubt) carried in kinded arguments on a person's word, by kind, as `spelled` writes them. */
 function carriedByEffects(state: RunState, domain: Pick<Domain, 'tools'>): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const effect of state.effects) {
     // Settled as never having happened, it left no record behind.
-    if (effect.status === 'not_applied' || effect.status === 'failed') continue;
+    if (effect.status === 'not_applied' || effect.status === 'failed' || !effect.onPersonsWord?.length) continue;
     const contract = domain.tools.find((t) => t.name === effect.tool);
     if (!contract) continue;
-    for (const { kind, value } of kindedArgs(contract, effect.args)) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
+    const personal = new Set(effect.onPersonsWord);
+    for (const { kind, value } of kindedArgs(contract, effect.args))
+      if (personal.has(String(value))) out.set(kind, (out.get(kind) ?? new Set()).add(spelled(value)));
   }
   return out;
 }
