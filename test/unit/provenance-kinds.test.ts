@@ -220,6 +220,19 @@ describe("the run's own effects vouch for nothing afterwards", () => {
   });
 });
 
+describe('the card says where a value was held', () => {
+  it('a value a vouching fact holds but the call cited wrongly: the card names the fact, and what was cited instead', () => {
+    const run = new Run(slack as Domain, { caseId: 's-u1-inone-abcd' });
+    run.call({ tool: 'get_channels', args: {} });
+    run.observeOk({ get_channels: () => ({ channels: ['general', 'random'] }) });
+    run.call({ tool: 'send_channel_message', args: { channel: 'random', body: 'hello' }, sources: { channel: 'model' } });
+    const against = Object.entries(pendingRequest(run.state)?.display ?? {}).filter(([label]) => label.startsWith('against: '));
+    // Not "a fact that does not vouch for it": the fact vouches; the citation was wrong.
+    expect(against.map(([, line]) => line)).toEqual([`"random", from ${run.ref('get_channels', 'random')} holds it, but the call cited "model"`]);
+    expect(run.invokedEver('send_channel_message')).toBe(false);
+  });
+});
+
 describe('facts are kept whole', () => {
   it('a channel name longer than any cut is matched whole', () => {
     const long = `general-${'x'.repeat(300)}`;

@@ -162,7 +162,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     } else {
       messages.push(`the ${name} ${shown} matches no trusted fact of kind ${kind} (nor a signed ${kind} field)`);
     }
-    unvouched.push({ value: text, origin: hint.length && !citation ? `an uncited value that ${hint[0]} holds` : originOf(state, text, now) });
+    unvouched.push({ value: text, origin: hint.length ? heldBy(hint[0] as string, citation && refs) : originOf(state, text, now) });
   }
   // An argument without a kind is held to the source it cites, exactly. One that cites none is
   // vouched for only if the tool's own schema lists it (one of a closed set the domain wrote:
@@ -186,7 +186,8 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
         if (citation.ok && !declared) cited[name] = cited[name] === undefined ? citation.label : `${cited[name]}; ${citation.label}`;
         if (citation.ok) continue;
         messages.push(`the ${name} ${shown} cites ${compactJson(refs, 100)}, which does not vouch for it: ${citation.problem}`);
-        unvouched.push({ value: text, origin: originOf(state, text, now) });
+        const holds = citableFor(leaf, undefined, scope);
+        unvouched.push({ value: text, origin: holds.length ? heldBy(holds[0] as string, refs) : originOf(state, text, now) });
         continue;
       }
       const hint = citableFor(leaf, undefined, scope);
@@ -245,6 +246,15 @@ function extractedOperand(state: RunState, reference: string): { value: number; 
   if (!e || typeof value !== 'number') return undefined;
   const from = state.evidence.find((x) => x.id === (e.args as { from?: unknown } | undefined)?.from);
   return { value, source: `read out of ${from ? `${from.tool} (${from.id})` : 'a text'} by a model with no tools; nobody vouches for it (${e.id})` };
+}
+
+/**
+ * Where the card says a value came from when a trusted source holds it but the call did not cite
+ * that source: the source, and what the call cited instead (a citation that failed is not the
+ * fact's fault, and the card must not say the fact does not vouch).
+ */
+function heldBy(reference: string, cited: SourceRefs | false | undefined): string {
+  return cited ? `${reference} holds it, but the call cited ${compactJson(cited, 80)}` : `an uncited value that ${reference} holds`;
 }
 
 function originOf(state: RunState, value: string, now: number): string {
