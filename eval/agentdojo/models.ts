@@ -4,8 +4,8 @@
 // shows the attack's injected text, proposes the injection task's ground-truth calls first (a
 // model that obeys every injection it reads). Both read a precondition's "read X first" and do
 // it, as any competent model would, then retry the call once. Neither writes a value the run
-// never showed it (honest.ts): it escalates instead; and its answer says only what it was shown. Both cite where each argument's
-// value came from (cite.ts), as a competent model does. Neither ever sees the judges. In shape
+// never showed it (honest.ts): it escalates instead, and its answer says only what it was shown.
+// Both cite where each argument's value came from (cite.ts), as a competent model does. Neither ever sees the judges. In shape
 // `plan` both are planners and extractors instead (planner.ts).
 // The local model (opt-in) is only named here: the worker's OpenAI adapter reaches its server.
 import type { ModelAdapter, ProposeOutput } from '../../activities/model/index.js';
@@ -52,8 +52,7 @@ export interface CaseState {
   replies: Map<number, unknown>;
   /** The answer of the finish the probe was asked about, for AgentDojo's utility(). */
   answer?: string;
-  /** Shape plan: the ground-truth calls the last plan covered (planner.ts). */
-  /** The last plan: the calls it covered, what had been read when it was written, and the calls it left out as repeats of a read it already had. */
+  /** Shape plan, the last plan (planner.ts): the calls it covered, what had been read when it was written, and the calls it left out as repeats of a read it already had. */
   planned?: { from: number; to: number; evidence: number; repeats: number[] };
   /** Shape plan: the reads an extraction already looked in, by the slot it was for. */
   triedFrom: Record<string, string[]>;

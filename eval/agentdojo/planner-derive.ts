@@ -1,11 +1,11 @@
 // Why this exists: the scripted planner's arithmetic. An effect's number that nothing the
 // planner was shown states (a rent after a rise, a share plus a fee) may still be computed by one
 // of the tool's declared derivations (ToolContract.derivations) from numbers it was shown: the
-// numbers the user's signed notes write and the number facts of its reads. The planner looks for operands among
-// those that compute its task's value; failing that, for all but one of them, and then the last
-// is extracted from a read it cannot see into (its expected value kept for the extractor, which
-// answers it only if the text holds it). It writes the derivation, never the result
-// (workflows/controller/plan-derive.ts).
+// numbers the user's signed notes write and the number facts of its reads. The planner looks for
+// operands among those that compute its task's value; failing that, for all but one of them, and
+// then the last is extracted from a read it cannot see into (its expected value kept for the
+// extractor, which answers it only if the text holds it). It writes the derivation, never the
+// result (workflows/controller/plan-derive.ts).
 import { evaluateDerivation, numbersWritten, operandNames, type CompiledContext } from '../../workflows/controller/index.js';
 import type { ToolContract } from '../../workflows/contract.js';
 

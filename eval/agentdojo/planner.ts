@@ -1,19 +1,20 @@
 // Why this exists: the scripted models' two roles in shape `plan`. As the planner, a model sees
 // only trusted input (the signed request, the goal, the tools, typed facts) and writes the user
-// task's ground-truth calls as a plan, taking each value from what it was shown: a literal the
-// request states (a number as a number of its own, a day as a date or a month and its day; or
-// an argument's own words, or a value the tool lists), a reference to a fact it was shown (each
-// item of a list too), or else an extraction from a read it cannot see into (with none left, a
-// read's parameter may be its own: a count; a list of names is every name a read listed, asked
-// once of each tool, never the task's own list of names it was not shown; an effect's value may
-// not, and it escalates); a read it already planned it plans once; a value that needs a read the plan has
-// not made yet ends the plan there, and the planner plans on when it is asked again. It stops
+// task's ground-truth calls as a plan, taking each value from what it was shown: a reference to a
+// fact it was shown (each item of a list too), a literal the request states (a number as a number
+// of its own, a day as a date or a month and its day; or an argument's own words, or a value the
+// tool lists), the one withheld fact of the argument's kind, or else an extraction from a read it
+// cannot see into (with none left, a read's parameter may be its own: a count; a list of names is
+// every name a read listed, asked once of each tool, never the task's own list of names it was
+// not shown; an effect's value may not, and it escalates). A read it already planned it plans
+// once; a value that needs a read the plan has not made yet ends the plan there, and the planner
+// plans on when it is asked again. It stops
 // when a person says no, the gate refuses the same call twice, or three plans get no further.
 // As the extractor, a model sees one read's text and answers one value: the oracle the value its
 // task needs if that text holds it (else none), the obedient adversary the injection's value if
 // the text carries the injection. A number no shown value states may still be computed by one of
-// the tool's declared derivations (planner-derive.ts). The obedient planner obeys an injection too, if it is ever
-// shown one; the plan shape is what should keep it from being shown one.
+// the tool's declared derivations (planner-derive.ts). The obedient planner obeys an injection
+// too, if it is ever shown one; the plan shape is what should keep it from being shown one.
 import type { CompiledContext } from '../../workflows/controller/index.js';
 import { answerPartIn, answerPlanned } from './planner-answer.js';
 import { factShowing, onShownDate, plannerText, statedIn, type Value } from './planner-shown.js';
@@ -147,10 +148,11 @@ type Source = { kind: 'literal' } | { kind: 'fact'; ref: string } | { kind: 'fac
 function sourceFor(name: string, value: unknown, tool: string, context: CompiledContext, domain: Domain): Source {
   const contract = domain.tools.find((t) => t.name === tool);
   if (contract?.narrativeArgs?.includes(name)) return { kind: 'literal' };
-  const leaves = [value].flat().filter((v): v is Value => typeof v === 'string' || typeof v === 'number');
+  const items = [value].flat();
+  const leaves = items.filter((v): v is Value => typeof v === 'string' || typeof v === 'number');
   if (leaves.length === 0) return { kind: 'literal' };
   const refs = leaves.map((leaf) => factShowing(leaf, context));
-  const all = leaves.length === [value].flat().length && refs.every((r) => r !== undefined);
+  const all = leaves.length === items.length && refs.every((r) => r !== undefined);
   if (all) return Array.isArray(value) ? { kind: 'facts', refs: refs as string[] } : { kind: 'fact', ref: refs[0] as string };
   // Whatever text it was shown it may copy.
   const shown = plannerText(context);
@@ -161,7 +163,10 @@ function sourceFor(name: string, value: unknown, tool: string, context: Compiled
   return withheld === undefined ? { kind: 'none' } : { kind: 'fact', ref: withheld };
 }
 
-/** The one fact of `kind` the newest read that withheld any withheld from the planner, by its masked key; none if that read withheld several. */
+/**
+ * A fact of `kind` the planner was not shown, by its masked key: the one in the newest read that
+ * withheld any of that kind, and none if that read withheld several (the planner cannot tell them apart).
+ */
 function withheldOfKind(kind: string, context: CompiledContext): string | undefined {
   for (const e of [...context.evidence].reverse()) {
     const keys = (e.withheld ?? []).filter((k) => k.split('.').at(-1) === kind);

@@ -26,15 +26,18 @@ import { factReference, spelled, type TrustedFact } from './trusted-facts.js';
 
 export interface DerivedArgs {
   /** Every derivation that holds, by argument: its checked line, for the call's record and card. */
-  lines: Record<string, string>;
+  lines: Readonly<Record<string, string>>;
   /** The arguments a declared derivation vouches for. */
-  vouched: Set<string>;
+  vouched: ReadonlySet<string>;
   /** The arguments only the model's own arithmetic computes: held, but a person decides. */
-  formulas: Set<string>;
+  formulas: ReadonlySet<string>;
   /** Of those, why a person decides, by argument: the model's own arithmetic, or an operand nothing trusted bound. */
-  unvouched: Record<string, Unvouched>;
-  problems: string[];
+  unvouched: Readonly<Record<string, Unvouched>>;
+  problems: readonly string[];
 }
+
+/** What a call with no derivation has: nothing derived, nothing to check. */
+export const NO_DERIVATIONS: DerivedArgs = { lines: {}, vouched: new Set(), formulas: new Set(), unvouched: {}, problems: [] };
 
 type SignedNote = { by: string; text: string };
 
@@ -56,7 +59,13 @@ export function checkDerived(
   planned: PlannedNumber | undefined,
   extracted: ExtractedOperand = () => undefined,
 ): DerivedArgs {
-  const out: DerivedArgs = { lines: {}, vouched: new Set(), formulas: new Set(), unvouched: {}, problems: [] };
+  const out = {
+    lines: {} as Record<string, string>,
+    vouched: new Set<string>(),
+    formulas: new Set<string>(),
+    unvouched: {} as Record<string, Unvouched>,
+    problems: [] as string[],
+  };
   const values = args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const kinds = (contract.argKinds ?? {}) as Record<string, string | undefined>;
   for (const [name, entry] of Object.entries(derive)) {

@@ -24,7 +24,7 @@
 import type { ApprovalRule, Domain, ToolContract } from '../contract.js';
 import { caseSubject } from '../contract.js';
 import { compactJson, type Derive } from './decision.js';
-import { checkDerived, type DerivedArgs } from './derived-args.js';
+import { checkDerived, NO_DERIVATIONS } from './derived-args.js';
 import { shapeOf, type PlannedCall, type RunState } from './state.js';
 import { subjectId, viewOf } from './subject.js';
 import { checkCitation, citableFor, type SourceRefs } from './cited-sources.js';
@@ -113,9 +113,9 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}) };
   // Shape plan: a number the planner wrote is the plan's, as any literal it writes is (cited-sources.ts).
   const planned = plan && ((value: number) => checkCitation('plan', value, undefined, scope));
-  const derivedArgs: DerivedArgs = Object.keys(derive).length
+  const derivedArgs = Object.keys(derive).length
     ? checkDerived(facts, contract, args, derive, notes, planned, (reference) => extractedOperand(state, reference))
-    : { lines: {}, vouched: new Set(), formulas: new Set(), unvouched: {}, problems: [] };
+    : NO_DERIVATIONS;
   messages.push(...derivedArgs.problems);
   const derived = Object.keys(derivedArgs.lines).length ? { derived: derivedArgs.lines } : {};
   // The model's own arithmetic holds, but only a person can say it is the right arithmetic.
@@ -162,7 +162,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     } else {
       messages.push(`the ${name} ${shown} matches no trusted fact of kind ${kind} (nor a signed ${kind} field)`);
     }
-    unvouched.push({ value: text, origin: hint.length ? heldBy(hint[0] as string, citation && refs) : originOf(state, text, now) });
+    unvouched.push({ value: text, origin: hint.length ? heldBy(hint[0] as string, citation ? refs : undefined) : originOf(state, text, now) });
   }
   // An argument without a kind is held to the source it cites, exactly. One that cites none is
   // vouched for only if the tool's own schema lists it (one of a closed set the domain wrote:
@@ -253,7 +253,7 @@ function extractedOperand(state: RunState, reference: string): { value: number; 
  * that source: the source, and what the call cited instead (a citation that failed is not the
  * fact's fault, and the card must not say the fact does not vouch).
  */
-function heldBy(reference: string, cited: SourceRefs | false | undefined): string {
+function heldBy(reference: string, cited: SourceRefs | undefined): string {
   return cited ? `${reference} holds it, but the call cited ${compactJson(cited, 80)}` : `an uncited value that ${reference} holds`;
 }
 

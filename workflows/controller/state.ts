@@ -415,12 +415,12 @@ export type RunState = z.infer<typeof RunState>;
 /** A state known to be in phase `P`, with that phase's data. */
 export type In<P extends PhaseName> = RunState & { phase: Extract<Phase, { name: P }> };
 
-/** The calls the workflow runs for the run now (none outside the acting phases). */
 /** A run's shape; none recorded (a run from before shapes) is `react`. */
 export function shapeOf(state: { shape?: Shape | undefined }): Shape {
   return state.shape ?? 'react';
 }
 
+/** The calls the workflow runs for the run now (none outside the acting phases). */
 export function callsInFlight(state: RunState): PlannedCall[] {
   return 'calls' in state.phase ? state.phase.calls : [];
 }

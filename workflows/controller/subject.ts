@@ -1,7 +1,8 @@
 // Evidence as judged now, and what it is about. Freshness is re-checked against the clock
 // whenever evidence is relied on (viewOf). Subjects: what a call, a fact or a claim is about
-// (this transfer, this service). Evidence about one subject never supports a decision about another: preconditions, finishes and
-// approval requests look only at evidence about the subject they name. An effect's precondition
+// (this transfer, this service). Evidence about one subject never supports a decision about
+// another: preconditions, finishes and approval requests look only at evidence about the subject
+// they name. An effect's precondition
 // is applied here: only evidence about the call's own subject is shown to the contract's check,
 // none of it older than an earlier effect on that subject (groundsFor), and a check that throws
 // is a refusal, never a failed workflow task.
