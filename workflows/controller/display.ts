@@ -4,8 +4,9 @@
 // model's own words, which may echo a log line) and the facts of the evidence about the call's
 // subject, never quoted text; what it returns is cut to a small size, a hook that throws or
 // returns something else is dropped. Before its lines come the engine's own, when the person is
-// asked about values no trusted source vouches for: each value and where the run saw it. All of
-// it is signed with the call (approvals.ts approvalDigest).
+// asked about values no trusted source vouches for: each value and where the run saw it, how a
+// value was derived, what an argument cited. Those are kept whole (a domain line of the same
+// name does not replace one). All of it is signed with the call (approvals.ts approvalDigest).
 import type { ToolContract } from '../contract.js';
 import type { PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';
@@ -14,6 +15,12 @@ import { evidenceAbout } from './subject.js';
 export const MAX_DISPLAY_ENTRIES = 12;
 export const MAX_DISPLAY_KEY_CHARS = 40;
 export const MAX_DISPLAY_VALUE_CHARS = 200;
+/**
+ * The engine's own lines (where an unvouched value was seen, how a value was derived, what an
+ * argument cited) are what the person decides on: each is kept whole up to the size the engine
+ * builds it to (derivation.ts), so the last operand's source is not cut off.
+ */
+export const MAX_ENGINE_LINE_CHARS = 400;
 
 export function displayFacts(
   state: RunState,
@@ -36,7 +43,9 @@ export function displayFacts(
   if (!contract.display) return bounded(origins);
   try {
     const raw = contract.display(withoutNarrative(call.args, contract.narrativeArgs), evidenceAbout(state, call.subject ?? '', now));
-    return bounded({ ...origins, ...(raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) });
+    const domainLines = raw && typeof raw === 'object' && !Array.isArray(raw) ? Object.entries(raw as Record<string, unknown>) : [];
+    // The engine's lines first, and a domain's line of the same name does not replace one.
+    return bounded(Object.fromEntries([...Object.entries(origins), ...domainLines.filter(([k]) => !Object.hasOwn(origins, k))]), Object.keys(origins));
   } catch {
     return bounded(origins);
   }
@@ -47,7 +56,8 @@ function withoutNarrative(args: unknown, narrative: string[] | undefined): unkno
   return Object.fromEntries(Object.entries(args as Record<string, unknown>).filter(([k]) => !narrative.includes(k)));
 }
 
-function bounded(raw: unknown): Record<string, string> | undefined {
+/** At most MAX_DISPLAY_ENTRIES one-line entries; the engine's own (`engineKeys`, all of them when not given) may be longer. */
+function bounded(raw: unknown, engineKeys?: readonly string[]): Record<string, string> | undefined {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
   // A Map, so a key such as `__proto__` is a key like any other.
   const out = new Map<string, string>();
@@ -55,7 +65,7 @@ function bounded(raw: unknown): Record<string, string> | undefined {
     if (out.size >= MAX_DISPLAY_ENTRIES) break;
     if (typeof value !== 'string') continue;
     const k = oneLine(key, MAX_DISPLAY_KEY_CHARS);
-    const v = oneLine(value, MAX_DISPLAY_VALUE_CHARS);
+    const v = oneLine(value, !engineKeys || engineKeys.includes(key) ? MAX_ENGINE_LINE_CHARS : MAX_DISPLAY_VALUE_CHARS);
     if (k && v && !out.has(k)) out.set(k, v);
   }
   return out.size ? Object.fromEntries(out) : undefined;
