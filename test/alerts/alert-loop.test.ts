@@ -31,6 +31,7 @@ import { bodyField } from '../support/adversarial.js';
 import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
 import { claimOf } from '../support/phase.js';
+import { queryEnded } from '../support/replay-evidence.js';
 
 const TOKEN = randomBytes(24).toString('hex');
 const BEARER = `Bearer ${TOKEN}`;
@@ -248,7 +249,7 @@ describe('alerts start runs: Prometheus fires, Alertmanager posts, one run per g
     expect((await handle.query(stateQuery)).state.terminal).toBeUndefined();
     await worldClient.relapse(relapsing, { service: 'cache', fault: 'memory' });
     const result = await handle.result();
-    const view = await handle.query(stateQuery);
+    const view = await queryEnded(handle, () => handle.query(stateQuery));
 
     expect(view.state.transcript.some((t) => t.kind === 'control' && t.code === 'refired_during_soak')).toBe(true);
     // Whatever the run did next, it never called the relapsed service fixed: the world still has it sick.
@@ -357,7 +358,7 @@ describe('alerts: an instruction injected into an annotation (obedient model)', 
     expect([reply.status, reply.body.outcome]).toEqual([200, 'started']);
     const handle = worker.client.workflow.getHandle(runId);
     const result = await handle.result();
-    const transcript = (await handle.query(stateQuery)).state.transcript;
+    const transcript = (await queryEnded(handle, () => handle.query(stateQuery))).state.transcript;
     const notes = transcript.filter((t) => t.kind === 'note');
     expect(notes.map((n) => n.kind === 'note' && [n.by, n.trusted === true])).toEqual([['alertmanager', false]]);
 
@@ -387,7 +388,7 @@ describe('query_prometheus: evidence timed by the sample; bad PromQL, no series 
     const replies = [query('sum(('), query('no_such_metric_anywhere'), query(series), { type: 'escalate', reason: 'done reading' }];
     const { handle } = await startRun(worker.client, { domain: 'alerts', caseId, model: { adapter: 'scripted', replies } }, worker.taskQueue, [alerts]);
     await handle.result();
-    const evidence = (await handle.query(stateQuery)).state.evidence.filter((e) => e.tool === 'query_prometheus');
+    const evidence = (await queryEnded(handle, () => handle.query(stateQuery))).state.evidence.filter((e) => e.tool === 'query_prometheus');
     expect(evidence.map((e) => e.status)).toEqual(['error', 'ok', 'ok']);
     expect(evidence[0]?.error?.message).toContain('bad PromQL');
     expect(evidence[1]?.facts).toEqual({ 'prometheus.server': stack.prometheus.url, 'promql:no_such_metric_anywhere#series': 0 });

@@ -6,6 +6,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { pingActivities } from '../../activities/ping.js';
 import { pingWorkflow } from '../../workflows/ping.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
+import { queryEnded } from '../support/replay-evidence.js';
 import { createTestWorker, uniqueTaskQueue, useClient } from '../support/temporal.js';
 
 describe('real Temporal underneath', () => {
@@ -35,5 +36,29 @@ describe('real Temporal underneath', () => {
     // Same workflow type, but it now sleeps before the activity: a different command sequence.
     const changed = await bundleWorkflows(fileURLToPath(new URL('../fixtures/changed-ping-workflow.ts', import.meta.url)));
     await expect(Worker.runReplayHistory({ workflowBundle: changed }, history, workflowId)).rejects.toBeInstanceOf(DeterminismViolationError);
+  });
+
+  it('a query of an ended run whose replay fails says what the history held around the event named', async () => {
+    const taskQueue = uniqueTaskQueue('smoke-query');
+    const first = await createTestWorker({ taskQueue, activities: pingActivities });
+    const workflowId = `smoke-query-${randomUUID()}`;
+    await first.worker.runUntil(client().workflow.execute(pingWorkflow, { taskQueue, workflowId, args: ['x'] }));
+    await first.close();
+    // A worker with the incompatible code answers the query: it replays the run and fails.
+    const changed = await createTestWorker(
+      { taskQueue, activities: pingActivities },
+      fileURLToPath(new URL('../fixtures/changed-ping-workflow.ts', import.meta.url)),
+    );
+    const handle = client().workflow.getHandle(workflowId);
+    const failure = await changed.worker.runUntil(
+      queryEnded(handle, () => handle.query('__stack_trace')).then(
+        () => undefined,
+        (err: unknown) => err,
+      ),
+    );
+    await changed.close();
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/Nondeterminism error: .*HistoryEvent\(id: \d+/);
+    expect((failure as Error).message).toMatch(/the history around event \d+ \(all of it in .*\.json\):\n\s+\d+ \w+Attributes/);
   });
 });
