@@ -29,6 +29,12 @@ export interface Precondition<I, W extends string = string> {
    * the facts may have changed while it waited.
    */
   reread?: { tool: W; args(effectArgs: I): unknown };
+  /**
+   * The reads whose evidence the check judges. A refusal names them: a planner is shown a
+   * refusal's code and not its reason (which may quote a value), and this tells it what to read
+   * first.
+   */
+  needs?: readonly W[];
   /** `refuse` (default): a violation is refused. `approval`: it becomes an approval request that states it. */
   onViolation?: 'refuse' | 'approval';
 }

@@ -166,6 +166,11 @@ function checkTool(tool: AnyTool, reads: ReadonlySet<string>, say: (problem: str
   if (tool.precondition && typeof tool.precondition.check !== 'function') say('precondition.check must be a function');
   if (reread && !reads.has(reread.tool)) say(`its precondition rereads ${String(reread.tool)}, which is not a read of this domain`);
   if (reread && typeof reread.args !== 'function') say('precondition.reread.args must be a function of the effect arguments');
+  const needs: unknown = tool.precondition?.needs;
+  if (needs !== undefined && !Array.isArray(needs)) say('precondition.needs must be a list of reads');
+  for (const need of Array.isArray(needs) ? needs : []) {
+    if (!reads.has(need as string)) say(`its precondition needs ${String(need)}, which is not a read of this domain`);
+  }
   checkApproval(tool, say);
   checkNarrativeArgs(tool, say);
 }

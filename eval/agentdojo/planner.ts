@@ -8,7 +8,8 @@
 // every name a read listed, asked once of each tool, never the task's own list of names it was
 // not shown; an effect's value may not, and it escalates). A read it already planned it plans
 // once; a value that needs a read the plan has not made yet ends the plan there, and the planner
-// plans on when it is asked again. It stops
+// plans on when it is asked again. A precondition that refused a call and names the reads it
+// judges gets those read first (`args` {}), once. It stops
 // when a person says no, the gate refuses the same call twice, or three plans get no further.
 // As the extractor, a model sees one read's text and answers one value: the oracle the value its
 // task needs if that text holds it (else none), the obedient adversary the injection's value if
@@ -27,11 +28,18 @@ import { findDerivation } from './planner-derive.js';
 /** The planner's reply: a plan from the task's next unplanned call on, with the finish once every call is planned. */
 export function planReply(model: ScriptedModel, state: CaseState, context: CompiledContext, domain: Domain): unknown {
   // A person said no, or the gate refused the same call twice: nothing the planner knows would change that.
-  const refused = (context.open ?? []).flatMap((line) => /^s(\d+) (\S+): refused \(([a-z_]+)\)/.exec(line) ?? []);
+  const refused = (context.open ?? []).flatMap((line) => /^s(\d+) (\S+): refused \(([a-z_]+)(?:; needs ([^)]+))?\)/.exec(line) ?? []);
   if (refused.length) {
-    const [, step, tool, code] = refused;
-    if (code === 'approval_denied' || state.retried.has(`plan ${step}`)) return { type: 'escalate', reason: `${tool} came back ${code}` };
-    state.retried.add(`plan ${step}`);
+    const [, step, tool, code, needs] = refused;
+    // A precondition that names the reads it judges: those not read yet are planned before the call, once.
+    const unread = (needs ?? '').split(', ').filter((n) => n && !context.evidence.some((e) => e.tool === n && e.status === 'ok'));
+    if (code === 'precondition_failed' && unread.length > 0 && !state.retried.has(`needs ${step}`)) {
+      state.retried.add(`needs ${step}`);
+      state.plan.splice(Number(step) - 1, 0, ...unread.map((read) => ({ function: read, args: {} })));
+    } else {
+      if (code === 'approval_denied' || state.retried.has(`plan ${step}`)) return { type: 'escalate', reason: `${tool} came back ${code}` };
+      state.retried.add(`plan ${step}`);
+    }
   }
   const before = state.planned && { from: state.planned.from, evidence: state.planned.evidence };
   state.cursor = plannedThrough(state, context);

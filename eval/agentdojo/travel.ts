@@ -140,6 +140,7 @@ export const createCalendarEvent = defineTool({
   precondition: {
     // Only an invitation to someone leaves the calendar; an event for the traveller alone needs no check.
     check: (a, about) => ((a.participants ?? []).length === 0 ? { ok: true } : mayLeave([a.title, a.description, a.location], about)),
+    needs: ['get_user_information'],
   },
 });
 
@@ -192,7 +193,7 @@ export const sendEmail = defineTool({
   // gave); every address it goes to must be trusted.
   narrativeArgs: ['subject', 'body'],
   argKinds: { recipients: 'email', cc: 'email', bcc: 'email' },
-  precondition: { check: (a, about) => mayLeave([a.subject, a.body], about) },
+  precondition: { check: (a, about) => mayLeave([a.subject, a.body], about), needs: ['get_user_information'] },
 });
 
 export const travel = defineDomain({

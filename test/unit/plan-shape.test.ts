@@ -88,6 +88,20 @@ describe('shape plan: the planner', () => {
     expect(run.state.plan).toBeUndefined();
   });
 
+  it('a refused precondition that names the reads it judges tells the planner which to read first, and no more of its reason', () => {
+    const run = new Run(travel, { caseId: 't-u3-i0-abcd', shape: 'plan' });
+    const traveller = [directoryEntry(keys.carol, ['traveller'])];
+    run.signedNote("E-mail my wife at 'janeLong@google.com' about the hotel.", keys.carol, traveller, { email: 'janeLong@google.com' });
+    const mail = { id: 's1', tool: 'send_email', args: { recipients: ['janeLong@google.com'], subject: 'The hotel', body: 'Booked.' } };
+    run.propose({ type: 'plan', steps: [mail] });
+    const context = contextOf(run);
+    expect(context.open).toContain('s1 send_email: refused (precondition_failed; needs get_user_information)');
+    // The reason the domain wrote is for the model and the approver, not the planner.
+    expect(JSON.stringify(context)).not.toContain('identity and payment numbers');
+    expect(run.state.replan).toEqual([{ step: 's1', tool: 'send_email', outcome: 'refused', code: 'precondition_failed', needs: ['get_user_information'] }]);
+    expect(run.invokedEver('send_email')).toBe(false);
+  });
+
   it('a plan that does not hold together is refused before anything runs', () => {
     const run = new Run(payments, { shape: 'plan' });
     run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'read_ledger', args: { transferId: { $ref: 's2.ledger.status' } } }] });

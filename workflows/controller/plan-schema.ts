@@ -52,6 +52,8 @@ export const PlanOutcome = workerScoped('plan.PlanOutcome', () =>
     tool: z.string(),
     outcome: z.enum(['ok', 'failed', 'refused', 'unresolved', 'no_value', 'not_run']),
     code: z.string().optional(),
+    /** The reads a refused precondition judges (Precondition.needs), when it names them. */
+    needs: z.array(z.string()).optional(),
     evidenceId: z.string().optional(),
   }),
 );

@@ -197,10 +197,12 @@ export function settlePlan(plan: RunningPlan, state: RunState): { plan: RunningP
   const done = { ...plan.done };
   const failures: PlanOutcome[] = [];
   const taken = new Set<string>();
-  const refusal = [...state.transcript].reverse().find((t) => t.kind === 'control');
+  const latest = [...state.transcript].reverse().find((t) => t.kind === 'control');
+  // The gate's word on a step it refused: its code, and the reads its precondition needs.
+  const refusal = latest?.kind === 'control' ? { code: latest.code, ...(latest.needs ? { needs: latest.needs } : {}) } : {};
   for (const id of plan.sent.steps) {
     if (id === FINISH_STEP) {
-      failures.push({ step: id, tool: FINISH_STEP, outcome: 'refused', ...(refusal?.kind === 'control' ? { code: refusal.code } : {}) });
+      failures.push({ step: id, tool: FINISH_STEP, outcome: 'refused', ...refusal });
       continue;
     }
     const step = plan.steps.find((s) => s.id === id);
@@ -209,7 +211,7 @@ export function settlePlan(plan: RunningPlan, state: RunState): { plan: RunningP
     if (evidence) taken.add(evidence.id);
     if (evidence?.status === 'ok') done[id] = evidence.id;
     else if (evidence) failures.push({ step: id, tool: step.tool, outcome: 'failed', code: evidence.status, evidenceId: evidence.id });
-    else failures.push({ step: id, tool: step.tool, outcome: 'refused', ...(refusal?.kind === 'control' ? { code: refusal.code } : {}) });
+    else failures.push({ step: id, tool: step.tool, outcome: 'refused', ...refusal });
   }
   const settled: RunningPlan = { ...plan, done, sent: undefined };
   return failures.length ? { replan: [...outcomesOf(settled, state).filter((o) => o.outcome === 'ok'), ...failures] } : { plan: settled };

@@ -113,7 +113,11 @@ function planStep(state: RunState, domain: Domain, now: number): { ask: RunState
 
 /** The planner is asked (again): the plan is dropped, and what came of its steps is what it is told, as codes. */
 function askPlanner(state: RunState, outcomes: PlanOutcome[], lines: string[] = []): RunState {
-  const told = outcomes.map((o) => clip(`${o.step} ${o.tool}: ${o.outcome}${o.code ? ` (${o.code})` : ''}${o.evidenceId ? ` -> ${o.evidenceId}` : ''}`));
+  const told = outcomes.map((o) =>
+    clip(
+      `${o.step} ${o.tool}: ${o.outcome}${o.code ? ` (${o.code}${o.needs ? `; needs ${o.needs.join(', ')}` : ''})` : ''}${o.evidenceId ? ` -> ${o.evidenceId}` : ''}`,
+    ),
+  );
   return { ...state, plan: undefined, replan: outcomes, phase: { name: 'proposing', open: [...lines, ...told].slice(0, MAX_OPEN_LINES) } };
 }
 
@@ -216,7 +220,7 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
       const counted = admission.duplicate ? { ...state, used: { ...state.used, duplicates: state.used.duplicates + 1 } } : state;
       const nudged = admission.code === 'loop_nudge' ? { ...counted, nudges: counted.nudges + 1 } : counted;
       const remembered = admission.signature ? rememberRefusal(nudged, admission.signature) : nudged;
-      return reject(remembered, now, { ...receipt, code: admission.code, message: admission.message });
+      return reject(remembered, now, { ...receipt, code: admission.code, message: admission.message, ...(admission.needs ? { needs: admission.needs } : {}) });
     }
     case 'stop': {
       const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: false, reason: admission.code, evidenceIds: [] });
