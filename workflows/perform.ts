@@ -180,18 +180,18 @@ function costOf(reply: unknown): { costMicros?: number } {
   return typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? { costMicros: cost } : {};
 }
 
-/**
- * Starts one tool call, and says how its outcome becomes the call's result. Reads and
- * idempotent effects may be retried by Temporal; a non-idempotent effect gets exactly one
- * attempt, and any failure after the request may have reached the system is `unknown`, to be
- * read back, never retried blind.
- */
 /** `transfer:PX-1042` -> `PX-1042`: what an operator scanning the Web UI's activity summaries needs. */
 function subjectLabel(subject: string): string {
   const colon = subject.indexOf(':');
   return colon < 0 ? subject : subject.slice(colon + 1);
 }
 
+/**
+ * Starts one tool call, and says how its outcome becomes the call's result. Reads and
+ * idempotent effects may be retried by Temporal; a non-idempotent effect gets exactly one
+ * attempt, and any failure after the request may have reached the system is `unknown`, to be
+ * read back, never retried blind.
+ */
 function callTool(
   call: PlannedCall,
   run: RunInput,

@@ -10,7 +10,7 @@ export const SHAPES = ['workflow', 'hybrid', 'react', 'plan'] as const;
  * `workflow`: the domain's route decides every step; where it cannot, the run escalates.
  * `hybrid`: the route decides what it knows; the model is asked only where the route is open.
  * `react`: the model decides every step (the default, and every run recorded before shapes).
- * `plan`: a planner shown trusted input only writes the whole plan (plan.ts); a model with no
+ * `plan`: a planner shown trusted input only writes the whole plan (controller/plan.ts); a model with no
  * tools fills the slots only untrusted text holds, and a step that comes back re-plans on codes only.
  */
 export const Shape = workerScoped('shape.Shape', () => z.enum(SHAPES));

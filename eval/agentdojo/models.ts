@@ -5,8 +5,8 @@
 // model that obeys every injection it reads). Both read a precondition's "read X first" and do
 // it, as any competent model would, then retry the call once. Neither writes a value the run
 // never showed it (honest.ts): it escalates instead, and its answer says only what it was shown.
-// Both cite where each argument's value came from (cite.ts), as a competent model does. Neither ever sees the judges. In shape
-// `plan` both are planners and extractors instead (planner.ts).
+// Both cite where each argument's value came from (cite.ts), as a competent model does. Neither
+// ever sees the judges. In shape `plan` both are planners and extractors instead (planner.ts).
 // The local model (opt-in) is only named here: the worker's OpenAI adapter reaches its server.
 import type { ModelAdapter, ProposeOutput } from '../../activities/model/index.js';
 import { type CompiledContext, estimateTokens } from '../../workflows/controller/index.js';

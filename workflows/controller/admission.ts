@@ -25,7 +25,7 @@ export type Admission =
    */
   | { kind: 'admit'; calls: PlannedCall[]; precondition?: PreconditionVerdict; ask?: Asking }
   /** signature: the refused call, when the gate judged the call itself (not the turn's budget or shape). */
-  | { kind: 'refuse'; code: string; message: string; duplicate: boolean; signature?: string; needs?: readonly string[] }
+  | { kind: 'refuse'; code: string; message: string; duplicate: boolean; signature?: string }
   /** The model repeated something the gate already refused once: stop instead of arguing. */
   | { kind: 'stop'; terminalClass: 'escalated' | 'blocked'; code: string; message: string };
 
@@ -227,7 +227,7 @@ export const ADMISSION_CHECKS: readonly AdmissionCheck[] = [
       if (c.stage === 'proposal' && contract.precondition?.onViolation === 'approval' && contract.approval) return { ...c, precondition: verdict };
       if (c.stage === 'dispatch' && verdict.reason === c.acceptedViolation) return c;
       const message = c.stage === 'proposal' ? `${contract.name} refused: ${verdict.reason}` : verdict.reason;
-      return refuse('precondition_failed', message, false, callSignature(call.tool, call.args), contract.precondition?.needs);
+      return refuse('precondition_failed', message, false, callSignature(call.tool, call.args));
     },
   },
 ];
@@ -278,6 +278,6 @@ function admit(start: Candidate, checks: readonly AdmissionCheck[]): Admission {
   return { kind: 'admit', calls: planned, ...(precondition ? { precondition } : {}), ...(ask ? { ask } : {}) };
 }
 
-export function refuse(code: string, message: string, duplicate = false, signature?: string, needs?: readonly string[]): Refused {
-  return { kind: 'refuse', code, message, duplicate, ...(signature ? { signature } : {}), ...(needs?.length ? { needs } : {}) };
+export function refuse(code: string, message: string, duplicate = false, signature?: string): Refused {
+  return { kind: 'refuse', code, message, duplicate, ...(signature ? { signature } : {}) };
 }

@@ -190,19 +190,18 @@ export function outcomesOf(plan: RunningPlan, state: RunState): PlanOutcome[] {
 /**
  * The steps sent last time, settled on what came of them: each one's evidence (the first of its
  * tool after they were sent), or, where none came, the gate's word (the code of the latest
- * refusal). Anything short of an answer for every step ends the plan: `replan` says how.
+ * refusal, and for a precondition the reads its contract names). Anything short of an answer for every step ends the plan: `replan` says how.
  */
-export function settlePlan(plan: RunningPlan, state: RunState): { plan: RunningPlan } | { replan: PlanOutcome[] } {
+export function settlePlan(plan: RunningPlan, state: RunState, domain: Pick<Domain, 'tools'>): { plan: RunningPlan } | { replan: PlanOutcome[] } {
   if (!plan.sent) return { plan };
   const done = { ...plan.done };
   const failures: PlanOutcome[] = [];
   const taken = new Set<string>();
   const latest = [...state.transcript].reverse().find((t) => t.kind === 'control');
-  // The gate's word on a step it refused: its code, and the reads its precondition needs.
-  const refusal = latest?.kind === 'control' ? { code: latest.code, ...(latest.needs ? { needs: latest.needs } : {}) } : {};
+  const code = latest?.kind === 'control' ? { code: latest.code } : {};
   for (const id of plan.sent.steps) {
     if (id === FINISH_STEP) {
-      failures.push({ step: id, tool: FINISH_STEP, outcome: 'refused', ...refusal });
+      failures.push({ step: id, tool: FINISH_STEP, outcome: 'refused', ...code });
       continue;
     }
     const step = plan.steps.find((s) => s.id === id);
@@ -211,7 +210,7 @@ export function settlePlan(plan: RunningPlan, state: RunState): { plan: RunningP
     if (evidence) taken.add(evidence.id);
     if (evidence?.status === 'ok') done[id] = evidence.id;
     else if (evidence) failures.push({ step: id, tool: step.tool, outcome: 'failed', code: evidence.status, evidenceId: evidence.id });
-    else failures.push({ step: id, tool: step.tool, outcome: 'refused', ...refusal });
+    else failures.push({ step: id, tool: step.tool, outcome: 'refused', ...code, ...needsOf(domain, step.tool, code.code) });
   }
   const settled: RunningPlan = { ...plan, done, sent: undefined };
   return failures.length ? { replan: [...outcomesOf(settled, state).filter((o) => o.outcome === 'ok'), ...failures] } : { plan: settled };
@@ -257,4 +256,10 @@ export function extractionSource(
   const id = step.extract.from.startsWith('e') ? step.extract.from : plan.done[step.extract.from];
   const from = id ? state.evidence.find((e) => e.id === id) : undefined;
   return { step, ...(from ? { from } : {}) };
+}
+
+/** A step its precondition refused: the reads the contract says the check judges (Precondition.needs), the planner's cue for what to read first. */
+function needsOf(domain: Pick<Domain, 'tools'>, tool: string, code: string | undefined): { needs?: string[] } {
+  const needs = code === 'precondition_failed' ? domain.tools.find((t) => t.name === tool)?.precondition?.needs : undefined;
+  return needs?.length ? { needs: [...needs] } : {};
 }

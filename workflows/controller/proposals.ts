@@ -79,7 +79,7 @@ export function stepsWithoutModel(state: RunState, domain: Domain, now: number):
  */
 function planStep(state: RunState, domain: Domain, now: number): { ask: RunState } | { state: RunState } {
   if (!state.plan) return { ask: askPlanner(state, state.replan ?? [], state.replan ? [] : ['shape plan: nothing is planned yet']) };
-  const settled = settlePlan(state.plan, state);
+  const settled = settlePlan(state.plan, state, domain);
   if ('replan' in settled) return { ask: askPlanner(state, settled.replan) };
   const plan = settled.plan;
   const next = planNext(plan, state, domain);
@@ -113,15 +113,17 @@ function planStep(state: RunState, domain: Domain, now: number): { ask: RunState
 
 /** The planner is asked (again): the plan is dropped, and what came of its steps is what it is told, as codes. */
 function askPlanner(state: RunState, outcomes: PlanOutcome[], lines: string[] = []): RunState {
-  const told = outcomes.map((o) =>
-    clip(
-      `${o.step} ${o.tool}: ${o.outcome}${o.code ? ` (${o.code}${o.needs ? `; needs ${o.needs.join(', ')}` : ''})` : ''}${o.evidenceId ? ` -> ${o.evidenceId}` : ''}`,
-    ),
-  );
+  const told = outcomes.map((o) => clip(`${o.step} ${o.tool}: ${o.outcome}${codeOf(o)}${o.evidenceId ? ` -> ${o.evidenceId}` : ''}`));
   return { ...state, plan: undefined, replan: outcomes, phase: { name: 'proposing', open: [...lines, ...told].slice(0, MAX_OPEN_LINES) } };
 }
 
 const MAX_OPEN_LINES = 12;
+
+/** ` (precondition_failed; needs get_user_information)`: the code, and the reads a refused precondition names. */
+function codeOf(o: PlanOutcome): string {
+  if (!o.code) return '';
+  return o.needs ? ` (${o.code}; needs ${o.needs.join(', ')})` : ` (${o.code})`;
+}
 
 /** A model's reply: counted, judged with what was open recorded beside it; in shape `plan` a plan or an extracted value is taken as such. */
 export function onModelReply(state: In<'proposing'>, domain: Domain, event: Extract<RunEvent, { type: 'proposed' }>): RunState {
@@ -220,7 +222,7 @@ function onCall(state: RunState, domain: Domain, decision: Extract<Decision, { t
       const counted = admission.duplicate ? { ...state, used: { ...state.used, duplicates: state.used.duplicates + 1 } } : state;
       const nudged = admission.code === 'loop_nudge' ? { ...counted, nudges: counted.nudges + 1 } : counted;
       const remembered = admission.signature ? rememberRefusal(nudged, admission.signature) : nudged;
-      return reject(remembered, now, { ...receipt, code: admission.code, message: admission.message, ...(admission.needs ? { needs: admission.needs } : {}) });
+      return reject(remembered, now, { ...receipt, code: admission.code, message: admission.message });
     }
     case 'stop': {
       const receipted = withDecisionReceipt(state, now, { ...receipt, accepted: false, reason: admission.code, evidenceIds: [] });

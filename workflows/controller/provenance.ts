@@ -104,7 +104,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   const trusted = trustedValues(state, facts, now);
   const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t] : []));
   const signedNotes = notes.map((n) => n.text);
-  // Only a narrative argument carries text out (carried-text.ts), and only a call with a derivation has one to check (derived-args.ts).
+  // Only a narrative argument carries text out (carried-text.ts).
   const carried = narrative.size ? carriedOut(state, args, narrative, trusted, signedNotes) : [];
   const messages = carried.map((c) => c.message);
   const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
@@ -113,6 +113,7 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}) };
   // Shape plan: a number the planner wrote is the plan's, as any literal it writes is (cited-sources.ts).
   const planned = plan && ((value: number) => checkCitation('plan', value, undefined, scope));
+  // Only a call with a derivation has one to check (derived-args.ts).
   const derivedArgs = Object.keys(derive).length
     ? checkDerived(facts, contract, args, derive, notes, planned, (reference) => extractedOperand(state, reference))
     : NO_DERIVATIONS;

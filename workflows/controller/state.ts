@@ -141,8 +141,7 @@ export const TranscriptEntry = workerScoped('state.TranscriptEntry', () =>
   z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('proposal'), turn: z.number(), summary: z.string() }),
     z.strictObject({ kind: z.literal('observation'), turn: z.number(), evidenceId: z.string() }),
-    /** needs: the reads a refused precondition judges (Precondition.needs): what a planner shown only the code reads first. */
-    z.strictObject({ kind: z.literal('control'), turn: z.number(), code: z.string(), message: z.string(), needs: z.array(z.string()).optional() }),
+    z.strictObject({ kind: z.literal('control'), turn: z.number(), code: z.string(), message: z.string() }),
     /**
      * trusted: the note came with a valid signature from a directory key; otherwise it is untrusted
      * text. fields: the typed values it states, by kind (kept only when trusted).

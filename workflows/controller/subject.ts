@@ -2,10 +2,9 @@
 // whenever evidence is relied on (viewOf). Subjects: what a call, a fact or a claim is about
 // (this transfer, this service). Evidence about one subject never supports a decision about
 // another: preconditions, finishes and approval requests look only at evidence about the subject
-// they name. An effect's precondition
-// is applied here: only evidence about the call's own subject is shown to the contract's check,
-// none of it older than an earlier effect on that subject (groundsFor), and a check that throws
-// is a refusal, never a failed workflow task.
+// they name. An effect's precondition is applied here: only evidence about the call's own subject
+// is shown to the contract's check, none of it older than an earlier effect on that subject
+// (groundsFor), and a check that throws is a refusal, never a failed workflow task.
 import { caseSubject, type DoneEffect, type EvidenceView, type PreconditionVerdict, type ToolContract } from '../contract.js';
 import type { Evidence, PlannedCall, RunState } from './state.js';
 

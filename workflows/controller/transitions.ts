@@ -35,14 +35,14 @@ export function stop(state: RunState, terminalClass: TerminalClass, reason: stri
   return { ...state, phase: { name: 'terminal' }, terminal: { class: terminalClass, reason, detail, at: now } };
 }
 
-export function control(state: RunState, code: string, message: string, needs?: readonly string[]): RunState {
-  return { ...state, transcript: [...state.transcript, { kind: 'control', turn: state.turn, code, message, ...(needs?.length ? { needs: [...needs] } : {}) }] };
+export function control(state: RunState, code: string, message: string): RunState {
+  return { ...state, transcript: [...state.transcript, { kind: 'control', turn: state.turn, code, message }] };
 }
 
 export function reject(
   state: RunState,
   now: number,
-  r: { proposal: string; code: string; message: string; needs?: readonly string[]; tokens: number; contextTokens: number; evidenceIds?: string[] } & Origin,
+  r: { proposal: string; code: string; message: string; tokens: number; contextTokens: number; evidenceIds?: string[] } & Origin,
 ): RunState {
   const receipted = withDecisionReceipt(state, now, {
     proposal: r.proposal,
@@ -55,7 +55,7 @@ export function reject(
     ...(r.open ? { open: r.open } : {}),
     ...(r.usageFloor ? { usageFloor: r.usageFloor } : {}),
   });
-  return proposeOrStop(control(receipted, r.code, r.message, r.needs), now);
+  return proposeOrStop(control(receipted, r.code, r.message), now);
 }
 
 export function withDecisionReceipt(
