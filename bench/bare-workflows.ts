@@ -5,11 +5,15 @@
 // a workflow written directly on Temporal would not. The difference between the two is what
 // the engine costs on top of Temporal itself.
 //
-// "The same calls" includes their options: the baseline's activities run under the agent's
-// timeouts, heartbeat timeout included (the server arms a timer for it on every attempt), and
+// "The same calls" includes their options: the baseline's activities take theirs from the
+// engine's policy, so the two cannot drift apart: heartbeat timeouts (the server arms a timer
+// for one on every attempt), and the model call's outage window (a schedule-to-close timeout,
+// which arms a timer when the call is scheduled). Until 2026-12-06 the baseline wrote its own
+// copy, which had kept an older model retry policy and lacked that window. Its activities
 // heartbeat as the agent's do. A baseline without heartbeat timeouts measured the same within
 // noise (bench/README.md), but it is not the same work, so it is not the baseline.
 import { proxyActivities } from '@temporalio/workflow';
+import { MODEL_OUTAGE_MS, modelOptions, toolCallOptions } from '../workflows/policy.js';
 import type { BareActivities } from './bare-activities.js';
 
 /** One agent turn as sizes: the model call, then the tool calls (or the final probe) after it. */
@@ -23,17 +27,10 @@ export interface BareInput {
   turns: BareTurn[];
 }
 
-// As the agent's model proxy and its read-tool calls (workflows/agent.ts).
-const model = proxyActivities<BareActivities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '5 seconds',
-  retry: { maximumAttempts: 5, initialInterval: '500 milliseconds' },
-});
-const tool = proxyActivities<BareActivities>({
-  startToCloseTimeout: '20 seconds',
-  heartbeatTimeout: '4 seconds',
-  retry: { maximumAttempts: 3, initialInterval: '300 milliseconds', backoffCoefficient: 2 },
-});
+// workflows/policy.ts is plain data, none of the engine's code: the model call as perform.ts
+// makes it (a run's default outage window), and a read that may be retried.
+const model = proxyActivities<BareActivities>({ ...modelOptions, scheduleToCloseTimeout: MODEL_OUTAGE_MS });
+const tool = proxyActivities<BareActivities>(toolCallOptions('read', true));
 
 export async function bareWorkflow(input: BareInput): Promise<{ turns: number }> {
   for (const turn of input.turns) {

@@ -41,12 +41,12 @@ export interface SimulationOptions {
 
 const bytes = (value: unknown): number => JSON.stringify(value).length;
 
-/** Runs the synthetic agent for `turns` turns (with rules, the last one finishes) and reports every turn. */
 /** The bare workflow's input for the same run: the same calls with the same payload sizes. */
 export function bareTurnsOf(run: TurnShape[]): BareTurn[] {
   return run.map((t) => ({ promptBytes: t.model.inBytes, replyBytes: t.model.outBytes, tools: t.tools }));
 }
 
+/** Runs the synthetic agent for `turns` turns (with rules, the last one finishes) and reports every turn. */
 export async function simulateRun(options: SimulationOptions): Promise<TurnShape[]> {
   const runId = options.runId ?? `synthetic-sim-${options.strategy ?? 'default'}-${options.turns}`;
   const caseId = runId.slice(0, 80);

@@ -17,12 +17,12 @@ const LAST_EVENTS = 50;
 // The proto enums' values for a normal task queue and its workflow tasks (the request takes numbers).
 const TASK_QUEUE_KIND_NORMAL = 1;
 const TASK_QUEUE_TYPE_WORKFLOW = 1;
-/** WorkflowTaskFailedCause values worth naming; the SDK retries the others by itself at once. */
 /**
  * A timed-out workflow task is retried at once, and one retry is routine (the worker that held it
  * stopped); only a task still not done after this many attempts is reported as failing.
  */
 const TIMEOUTS_BEFORE_FAILING = 2;
+/** WorkflowTaskFailedCause values worth naming; the SDK retries the others by itself at once. */
 const FAILED_CAUSES: Record<number, string> = { 14: 'WORKFLOW_WORKER_UNHANDLED_FAILURE', 24: 'NON_DETERMINISTIC_ERROR', 21: 'BAD_BINARY' };
 /** Failures that are part of normal work (an evicted cache, a signal during completion, a reset), not a failing run. */
 const ROUTINE_CAUSES = new Set([

@@ -110,11 +110,6 @@ export class ActivityNameTakenError extends AgentWorkerError {
   }
 }
 
-/**
- * The merging (activities appended) is SimplePlugin's;
- * it is held rather than extended because the shared-queue check must ask the server before the
- * worker starts, which SimplePlugin's synchronous configureWorker cannot.
- */
 /** Workers in this process that run with the agent plugin and have not stopped. */
 let runningWorkers = 0;
 
@@ -127,6 +122,11 @@ export const agentBundling = {
   configureBundler: (options: BundleOptions): BundleOptions => withQuarantineModule(withEngineBundling(options)),
 } satisfies BundlerPlugin;
 
+/**
+ * What agentPlugin returns. Merging the engine's activities into the worker's (appended) is
+ * SimplePlugin's work; one is held rather than extended because the shared-queue check must ask
+ * the server before the worker starts, which SimplePlugin's synchronous configureWorker cannot.
+ */
 export class AgentPlugin implements WorkerPlugin, BundlerPlugin {
   readonly name = AGENT_PLUGIN_NAME;
   private readonly simple: SimplePlugin;

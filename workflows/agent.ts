@@ -195,7 +195,6 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   };
 }
 
-/** The deadline timer is cancelled with the run; anything else rejecting it is a bug. */
 /** The start statement, judged against the directory as it is now, and spent by this execution (perform.ts takeStatement). */
 async function startTaken(signed: NonNullable<RunInput['start']>): Promise<RunEvent> {
   const { directory, spentBy } = await takeStatement('start', signed.signature);
@@ -225,6 +224,7 @@ function takeNotes(step: Step, queue: RunEvent[], domain: Domain): Step {
   return step;
 }
 
+/** The deadline timer is cancelled with the run; anything else rejecting it is a bug. */
 function ignoreCancellation(err: unknown): void {
   if (!isCancellation(err)) throw err;
 }

@@ -36,8 +36,11 @@ const id = z.string().min(1).max(200);
 
 // Strict: destination and amount come from the stored transfer, so a request
 // that tries to supply them is a bug (or an injection) and must fail loudly.
-/** `sentAt`: the sender's stamp (epoch ms); a fenced key refuses a request sent before its fence. */
-/** `approvedWith`: the fingerprints of the signed statements the request goes out under (statements.ts). */
+/**
+ * Every request also carries `sentAt`, the sender's stamp (epoch ms: a fenced key refuses a request
+ * sent before its fence), and `approvedWith`, the fingerprints of the signed statements the request
+ * goes out under (statements.ts).
+ */
 const approvedWith = z.array(id).max(8).optional();
 export const ReissueRequest = z.strictObject({
   transferId: id,

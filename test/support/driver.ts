@@ -80,7 +80,6 @@ export class Run {
     return this.propose({ type: 'finish', outcome: 'resolved', claim, evidence });
   }
 
-  /** The calls the controller asked the workflow to run right now. */
   /** The worker's directory for the pending request, when the run asks for it (loadApprovers). */
   loadApprovers(approvers = TEST_DIRECTORY.approvers): Command {
     if (this.command.type !== 'loadApprovers') return this.command;
@@ -129,6 +128,7 @@ export class Run {
     return this;
   }
 
+  /** The calls the controller asked the workflow to run right now. */
   get calls(): PlannedCall[] {
     expect(this.command.type).toBe('invoke');
     return this.command.type === 'invoke' ? this.command.calls : [];

@@ -12,20 +12,21 @@ const MAX_REFERENCE = 2_000;
  * An operand of a declared derivation: a reference to a fact, `<evidence id>.<fact key>`
  * (`e3.scheduled.7.amount`), or a number, which is the model's word (controller/derived-args.ts).
  */
-const DerivationOperand = z.union([
-  z.number().finite(),
-  z
-    .string()
-    .regex(/^e\d+\..+$/, 'a fact reference is <evidence id>.<fact key>')
-    .max(MAX_REFERENCE),
-]);
+const DerivationOperand = workerScoped('decision.DerivationOperand', () =>
+  z.union([
+    z.number().finite(),
+    z
+      .string()
+      .regex(/^e\d+\..+$/, 'a fact reference is <evidence id>.<fact key>')
+      .max(MAX_REFERENCE),
+  ]),
+);
 
-const SourceRef = z.string().min(1).max(MAX_REFERENCE);
+const SourceRef = workerScoped('decision.SourceRef', () => z.string().min(1).max(MAX_REFERENCE));
 
-const Derive = z.union([
-  z.string().min(1).max(200),
-  z.strictObject({ rule: z.string().min(1).max(80), operands: z.record(z.string().min(1).max(40), DerivationOperand) }),
-]);
+const Derive = workerScoped('decision.Derive', () =>
+  z.union([z.string().min(1).max(200), z.strictObject({ rule: z.string().min(1).max(80), operands: z.record(z.string().min(1).max(40), DerivationOperand) })]),
+);
 export type Derive = z.infer<typeof Derive>;
 
 export const ToolCall = workerScoped('decision.ToolCall', () =>

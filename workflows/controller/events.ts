@@ -14,8 +14,10 @@ export { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor };
 export const RunEvent = workerScoped('events.RunEvent', () =>
   z.discriminatedUnion('type', [
     z.strictObject({ type: z.literal('started'), ...base }),
-    /** contextTokens: the estimate of the context the model was shown (from the propose command). */
-    /** costMicros: what the call cost by the worker's price table (absent when unpriced). */
+    /**
+     * contextTokens: the estimate of the context the model was shown (from the propose command);
+     * costMicros: what the call cost by the worker's price table (absent when unpriced).
+     */
     z.strictObject({
       type: z.literal('proposed'),
       ...base,

@@ -7,24 +7,28 @@ import { workerScoped } from '../worker-scoped.js';
 /** A plan longer than this is a program, not a plan: the planner is asked for a shorter one. */
 export const MAX_PLAN_STEPS = 12;
 
-const CallStep = z.strictObject({
-  id: z.string().regex(/^s\d{1,3}$/, 'a call step is s<n>'),
-  tool: z.string().min(1).max(80),
-  /** Top-level values are literals the planner wrote, or `{"$ref": ...}` (a list may mix both). */
-  args: z.record(z.string().min(1).max(80), z.unknown()).optional(),
-});
-
-const ExtractStep = z.strictObject({
-  id: z.string().regex(/^x\d{1,3}$/, 'an extraction is x<n>'),
-  extract: z.strictObject({
-    /** The read whose text holds the value: a step of this plan (`s1`) or earlier evidence (`e3`). */
-    from: z.string().regex(/^(s\d{1,3}|e\d+)$/),
-    /** What to take, in the planner's words (the extractor sees them beside the text). */
-    want: z.string().min(1).max(300),
-    kind: z.string().min(1).max(40).optional(),
-    type: z.enum(['string', 'number']).optional(),
+const CallStep = workerScoped('plan.CallStep', () =>
+  z.strictObject({
+    id: z.string().regex(/^s\d{1,3}$/, 'a call step is s<n>'),
+    tool: z.string().min(1).max(80),
+    /** Top-level values are literals the planner wrote, or `{"$ref": ...}` (a list may mix both). */
+    args: z.record(z.string().min(1).max(80), z.unknown()).optional(),
   }),
-});
+);
+
+const ExtractStep = workerScoped('plan.ExtractStep', () =>
+  z.strictObject({
+    id: z.string().regex(/^x\d{1,3}$/, 'an extraction is x<n>'),
+    extract: z.strictObject({
+      /** The read whose text holds the value: a step of this plan (`s1`) or earlier evidence (`e3`). */
+      from: z.string().regex(/^(s\d{1,3}|e\d+)$/),
+      /** What to take, in the planner's words (the extractor sees them beside the text). */
+      want: z.string().min(1).max(300),
+      kind: z.string().min(1).max(40).optional(),
+      type: z.enum(['string', 'number']).optional(),
+    }),
+  }),
+);
 
 export const PlanStep = workerScoped('plan.PlanStep', () => z.union([CallStep, ExtractStep]));
 export type PlanStep = z.infer<typeof PlanStep>;

@@ -214,12 +214,6 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
 }
 
 /**
- * Where the run saw a value it cannot vouch for, in words for a person deciding on it: the read
- * (tool, arguments, evidence id) whose outside text held it, an unsigned note, a fact that does
- * not vouch for it, a longer fact it sits inside, a signed note's words, or nowhere at all (the
- * model wrote it).
- */
-/**
  * The values the tool's input schema lists for a top-level argument (an enum or literals, perhaps
  * optional or nullable): the domain wrote them, so none is the model's invention. Empty for any
  * other schema.
@@ -258,6 +252,12 @@ function heldBy(reference: string, cited: SourceRefs | undefined): string {
   return cited ? `${reference} holds it, but the call cited ${compactJson(cited, 80)}` : `an uncited value that ${reference} holds`;
 }
 
+/**
+ * Where the run saw a value it cannot vouch for, in words for a person deciding on it: the read
+ * (tool, arguments, evidence id) whose outside text held it, an unsigned note, a fact that does
+ * not vouch for it, a longer fact it sits inside, a signed note's words, or nowhere at all (the
+ * model wrote it).
+ */
 function originOf(state: RunState, value: string, now: number): string {
   const extracted = state.evidence.find((e) => e.tool === EXTRACTED && e.status === 'ok' && spelled(String(e.facts.value)) === spelled(value));
   if (extracted) return `${extracted.source}, asked for ${compactJson((extracted.args as { want?: unknown } | undefined)?.want ?? '', 120)} (${extracted.id})`;

@@ -54,12 +54,12 @@ export const AmendStatement = workerScoped('statement.AmendStatement', () =>
 );
 export type AmendStatement = z.infer<typeof AmendStatement>;
 
-/** An operator's note; signed notes are trusted operator text, unsigned ones are not. */
 /** One typed value a person signs: text (an account, a date) or a number (an amount). */
-const FieldValue = z.union([z.string().min(1).max(200), z.number()]);
+const FieldValue = workerScoped('statement.FieldValue', () => z.union([z.string().min(1).max(200), z.number()]));
 /** The typed values of a signed note, by kind: one value or several of each. */
 export type NoteFields = Record<string, string | number | (string | number)[]>;
 
+/** An operator's note; signed notes are trusted operator text, unsigned ones are not. */
 export const NoteStatement = workerScoped('statement.NoteStatement', () =>
   z.strictObject({
     v: z.literal(1),
