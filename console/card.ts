@@ -1,9 +1,9 @@
-// The parts of an approval card that say whether to trust the request, kept beside views.ts
-// (which lays the card out): who started the run and who proposed the call, the facts the
-// domain marks as arguing against it (shown apart, above the fold, never folded away), what
-// each evidence id on the card is, and the signed decision's lifetime in plain words. Every
-// value is escaped by hono's html``, as in views.ts; the words come from client/card-words.ts,
-// so `agent status` says the same.
+// The parts of an approval card that say whether to trust the request, kept beside the pages
+// that lay the card out (inbox-page.ts, run-page.ts): who started the run and who proposed the
+// call, the facts the domain marks as arguing against it (shown apart, above the fold, never
+// folded away), what each evidence id on the card is, and the signed decision's lifetime in
+// plain words. Every value is escaped by hono's html``, as on every page (layout.ts); the words
+// come from client/card-words.ts, so `agent status` says the same.
 import { html } from 'hono/html';
 import { evidenceOnCard, evidenceWords, plainDuration, proposerWords, splitDisplay, starterWords } from '../client/card-words.js';
 import { DEFAULT_VALID_FOR_MS } from '../client/sign.js';

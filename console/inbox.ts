@@ -16,7 +16,7 @@ import { noPollerWords } from '../client/run-report.js';
 import type { RunView } from '../client/run-view.js';
 import { shownDigest } from '../client/sign.js';
 import type { Domain } from '../workflows/contract.js';
-import type { InboxEntry } from './views.js';
+import type { InboxEntry } from './inbox-page.js';
 
 /** The inbox asks about at most this many waiting runs. */
 const INBOX_LIMIT = 100;

@@ -9,7 +9,8 @@ import { isoTime } from '../client/format.js';
 import { abandonedEffects, abandonedWords, statusWords, type RunReport } from '../client/run-report.js';
 import { buildWords } from '../client/run-build.js';
 import { toRunView } from '../client/run-view.js';
-import { layout, runFragment, type Html } from './views.js';
+import { layout, type Html } from './layout.js';
+import { runFragment } from './run-page.js';
 
 /** The server's facts in words, above everything else on the page. */
 function banner(report: RunReport): Html {

@@ -22,7 +22,9 @@ import { toRunView } from '../client/run-view.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
 import { InboxReader } from './inbox.js';
 import { reportDone, reportFragment, reportPage } from './report-views.js';
-import { errorPage, inboxFragment, inboxKey, inboxPage, runsPage } from './views.js';
+import { inboxFragment, inboxKey, inboxPage } from './inbox-page.js';
+import { errorPage } from './layout.js';
+import { runsPage } from './runs-page.js';
 
 export const CONSOLE_HOST = '127.0.0.1';
 /** How often a live page asks the run for its state. */

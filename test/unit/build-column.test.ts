@@ -3,7 +3,7 @@
 // server.
 import { describe, expect, it } from 'vitest';
 import type { ListRow } from '../../client/list-query.js';
-import { runsPage } from '../../console/views.js';
+import { runsPage } from '../../console/runs-page.js';
 
 const row = (runId: string, build?: ListRow['build']): ListRow => ({
   runId,
