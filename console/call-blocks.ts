@@ -5,7 +5,7 @@ import { html } from 'hono/html';
 import { duration, isoTime } from '../client/format.js';
 import { splitDisplay } from '../client/card-words.js';
 import type { RunView } from '../client/run-view.js';
-import type { Html } from './layout.js';
+import { rowsOf, type Html } from './layout.js';
 
 export type Awaiting = NonNullable<RunView['awaiting']>;
 export type Evidence = RunView['evidence']['items'][number];
@@ -91,13 +91,7 @@ export function displayBlock(a: Pick<Awaiting, 'display'>, reread?: string): Htm
   const entries = splitDisplay(a.display).lines;
   if (!entries.length) return html``;
   return html`<table class="display" aria-label="what this call does">
-      ${entries.map(
-        ([k, v]) =>
-          html`<tr>
-            <th>${k}</th>
-            <td>${v}</td>
-          </tr>`,
-      )}
+      ${rowsOf(entries)}
     </table>
     <p class="muted small">
       From the run's evidence when the request was raised. You sign the call and these lines together (the digest covers

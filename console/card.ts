@@ -8,9 +8,8 @@ import { html } from 'hono/html';
 import { evidenceOnCard, evidenceWords, plainDuration, proposerWords, splitDisplay, starterWords } from '../client/card-words.js';
 import { DEFAULT_VALID_FOR_MS } from '../client/sign.js';
 import type { RunView } from '../client/run-view.js';
-
-type Html = ReturnType<typeof html>;
-type Awaiting = NonNullable<RunView['awaiting']>;
+import type { Awaiting } from './call-blocks.js';
+import { rowsOf, type Html } from './layout.js';
 
 /** `started by` and `proposed by`, as rows of the card's decision list. */
 export function provenanceRows(view: RunView, a: Awaiting): Html {
@@ -27,13 +26,7 @@ export function againstBlock(a: Pick<Awaiting, 'display'>): Html {
   return html`<section class="against" aria-label="facts against this call">
     <h3>Against this call</h3>
     <table>
-      ${against.map(
-        ([k, v]) =>
-          html`<tr>
-            <th>${k}</th>
-            <td>${v}</td>
-          </tr>`,
-      )}
+      ${rowsOf(against)}
     </table>
   </section>`;
 }

@@ -37,3 +37,14 @@ export function errorPage(title: string, message: string): Html {
       <p><a href="/">Back to the runs</a></p>`,
   );
 }
+
+/** A table's rows of name and value, one per line (a card's display lines, the facts against a call). */
+export function rowsOf(lines: ReadonlyArray<readonly [string, unknown]>): Html[] {
+  return lines.map(
+    ([name, value]) =>
+      html`<tr>
+        <th>${name}</th>
+        <td>${value}</td>
+      </tr>`,
+  );
+}
