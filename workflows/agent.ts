@@ -12,7 +12,9 @@ import {
   allHandlersFinished,
   patched,
   setCurrentDetails,
+  proxyActivities,
 } from '@temporalio/workflow';
+import type { AgentActivities } from '../activities/index.js';
 import { domainDefaults, type Domain } from './contract.js';
 import type { Command, RunEvent, Step, RunState } from './controller/index.js';
 import { callsInFlight, commandOrHalt, effectsInDoubt, headline, initialState, loadState, next } from './controller/index.js';
@@ -21,14 +23,18 @@ import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
 import { refuseForeignRunId } from './run-identity.js';
 import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
-import { ErrorTypes } from './policy.js';
-import { continuations, perform, probes, takeStatement } from './perform.js';
+import { continuationOptions, ErrorTypes } from './policy.js';
+import { perform } from './perform.js';
+import { directoryNow, takeStatement } from './statement-spending.js';
 import { closeRun } from './closing.js';
 import { sealedRead } from './sealed.js';
 import { observeStep } from './telemetry.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
 import { olderRuleSetError, RULE_SET } from './rule-set.js';
+
+/** Asks the server whether carried state is this run's own (refuseStateFromElsewhere). */
+const continuations = proxyActivities<AgentActivities>(continuationOptions);
 
 /** What the agent workflow is started with: the run's input (and, after a continue-as-new, the state it carries). */
 export interface AgentWorkflowInput {
@@ -195,7 +201,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   };
 }
 
-/** The start statement, judged against the directory as it is now, and spent by this execution (perform.ts takeStatement). */
+/** The start statement, judged against the directory as it is now, and spent by this execution (statement-spending.ts takeStatement). */
 async function startTaken(signed: NonNullable<RunInput['start']>): Promise<RunEvent> {
   const { directory, spentBy } = await takeStatement('start', signed.signature);
   return { type: 'startTaken', now: Date.now(), directory, ...(spentBy ? { spentBy } : {}) };
@@ -203,7 +209,7 @@ async function startTaken(signed: NonNullable<RunInput['start']>): Promise<RunEv
 
 /**
  * The start's request as a signed note, judged against the directory as it is now (none readable:
- * no one vouches), and spent by this execution (perform.ts takeStatement).
+ * no one vouches), and spent by this execution (statement-spending.ts takeStatement).
  */
 async function requestNote(signed: NonNullable<RunInput['request']>): Promise<RunEvent> {
   const { directory, spentBy } = await takeStatement('request', signed.signature);
@@ -281,11 +287,6 @@ function refuseForeignState(carried: RunState): void {
   if (callsInFlight(carried).length > 0 || effectsInDoubt(carried).length > 0) {
     throw ApplicationFailure.nonRetryable('carried state has calls in flight or in doubt; it was not written at a rollover', ErrorTypes.invalidRunInput);
   }
-}
-
-/** The worker's directory, for the Update handlers: a directory no worker sealed reads as none (undefined). */
-function directoryNow(): Promise<unknown> {
-  return sealedRead<unknown>('the approver directory', (nonce) => probes.loadApprovers({ nonce })).then((opened) => (opened.sealed ? opened.value : undefined));
 }
 
 async function refuseStateFromElsewhere(): Promise<void> {

@@ -6,19 +6,16 @@ import type { AgentActivities } from '../activities/index.js';
 import type { Domain } from './contract.js';
 import { type Command, compactJson, type RunEvent, type PlannedCall } from './controller/index.js';
 import { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor } from './protocol.js';
-import { CLAIMED_READBACKS, continuationOptions, MODEL_OUTAGE_MS, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
+import { CLAIMED_READBACKS, MODEL_OUTAGE_MS, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
-import { nonce, openRead, own, readSeals, readsVouched, sealedCall, sealedRead, type Opened } from './sealed.js';
+import { nonce, openRead, own, readSeals, readsVouched, sealedCall, type Opened } from './sealed.js';
 import type { ReadSeal } from './protocol.js';
-import { approvedDispatchId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
-import { ApproverDirectory, type Approver } from './trust/directory.js';
+import { directorySpending, spentBy } from './statement-spending.js';
+import { approvedDispatchId } from './statement-use.js';
 
 // Every proxy's options come from the one retry and timeout policy.
 const models = proxyActivities<AgentActivities>(modelOptions);
-export const probes = proxyActivities<AgentActivities>(probeOptions);
-export const continuations = proxyActivities<AgentActivities>(continuationOptions);
-/** Questions to the Temporal server about other executions: retried as long as a continuation check. */
-const serverQuestions = continuations;
+const probes = proxyActivities<AgentActivities>(probeOptions);
 
 /**
  * A command under way: what it waits for, and how its outcome becomes the controller's event.
@@ -245,56 +242,6 @@ async function unspent(call: PlannedCall, approvedWith: string[], startedAt: num
   } catch (err) {
     return refused(`could not confirm with the server that the approval was not used before, so nothing was sent: ${failureMessage(err)}`);
   }
-}
-
-/**
- * A statement the run is started with, taken as the run starts, whether or not it ever raises a
- * request: the start statement (who started it) or the signed request (what was asked). The
- * directory to verify it is read under an activity id that spends it (workflows/statement-use.ts),
- * and the answer says whether another execution of the workflow id spent it first (then, or
- * when the server cannot say, it vouches for nothing). A directory that could not be read verifies nothing.
- */
-export async function takeStatement(what: 'start' | 'request', signature: string): Promise<{ directory: Approver[]; spentBy?: string }> {
-  const fingerprint = statementFingerprint(signature);
-  const activityId = what === 'start' ? startUseId(fingerprint) : requestUseId(fingerprint);
-  const { approvers, spentBy } = await directorySpending(`approvers for the ${what === 'start' ? 'start statement' : 'signed request'}`, {
-    fingerprint,
-    activityId,
-  });
-  return { directory: approvers ?? [], ...(spentBy ? { spentBy } : {}) };
-}
-
-/**
- * The worker's approver directory (undefined when it could not be read; what comes back is
- * checked like any input), read under `use`'s activity id when the read spends a statement
- * (workflows/statement-use.ts), and the other execution that spent that statement first. A check
- * the server cannot answer counts as spent: the statement vouches for nothing.
- */
-async function directorySpending(summary: string, use?: { fingerprint: string; activityId: string }): Promise<{ approvers?: Approver[]; spentBy?: string }> {
-  // A directory no worker sealed is one anyone could have written: it is not read at all.
-  const directory = sealedRead<unknown>('the approver directory', (nonce) =>
-    probes.loadApprovers.executeWithOptions({ summary, ...(use ? { activityId: use.activityId } : {}) }, [{ nonce }]),
-  ).then(
-    (opened) => {
-      if (!opened.sealed) return undefined;
-      const parsed = ApproverDirectory.safeParse(opened.value);
-      return parsed.success ? parsed.data.approvers : [];
-    },
-    () => undefined,
-  );
-  const elsewhere = use ? spentBy([use.fingerprint]).catch(() => 'unknown (the server could not be asked)') : Promise.resolve(undefined);
-  const [approvers, spent] = await Promise.all([directory, elsewhere]);
-  return { ...(approvers ? { approvers } : {}), ...(spent ? { spentBy: spent } : {}) };
-}
-
-/** The run id of another execution under this workflow id that spent one of these statements, if any. */
-async function spentBy(fingerprints: string[]): Promise<string | undefined> {
-  const opened = await sealedRead<Array<{ runId?: unknown }>>('the statement-spend check', (nonce) =>
-    serverQuestions.statementsUsedElsewhere.executeWithOptions({ summary: 'statements spent elsewhere?' }, [{ fingerprints, nonce }]),
-  );
-  if (!opened.sealed) throw new Error(`the answer is not a worker's (${opened.reason})`);
-  const uses = Array.isArray(opened.value) ? opened.value : [];
-  return uses.length ? String(uses[0]?.runId ?? 'unknown') : undefined;
 }
 
 // One proxy per kind and retry policy, made once (see callTool).
