@@ -4,7 +4,8 @@
 // the domain: a missing tool, a wrong argument type or a readback the contracts do not name is
 // a compile error.
 import type { z } from 'zod';
-import type { AnyTool, Domain } from '../workflows/contract.js';
+import type { Domain } from '../workflows/contract.js';
+import type { AnyTool } from '../workflows/tool-contract.js';
 import { DomainDefinitionError, validateDomain } from '../workflows/domain-checks.js';
 import type { CompiledContext } from '../workflows/controller/index.js';
 import type { ProbeVerdict } from '../workflows/protocol.js';

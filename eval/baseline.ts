@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { AnyImplementation } from '../activities/implement.js';
 import type { ModelAdapter, ProposeInput } from '../activities/model/index.js';
 import type { WorldClient } from '../domains/world/client.js';
-import type { AnyTool } from '../workflows/contract.js';
+import type { AnyTool } from '../workflows/tool-contract.js';
 import {
   estimateTokens,
   type CompiledContext,

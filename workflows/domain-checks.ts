@@ -5,10 +5,12 @@
 // naming the tool, at import time; the same mistake found by the controller would be a run that
 // stops in the middle, or, before the controller stopped runs on a throw, a workflow task that
 // Temporal retried forever. Workflow-safe: plain checks, no I/O. defineDomain lives here, beside
-// the checks it runs, so that contract.ts (what a tool and a domain are) imports nothing back.
+// the checks it runs, so that contract.ts and tool-contract.ts (what a domain and a tool are)
+// import nothing back.
 import type { z } from 'zod';
 import { AgentError } from './agent-error.js';
-import { RESERVED_TOOL_NAMES, type AnyTool, type ApprovalRule, type DerivationRule, type Domain, type RereadRules } from './contract.js';
+import { type Domain, type RereadRules } from './contract.js';
+import { RESERVED_TOOL_NAMES, type AnyTool, type ApprovalRule, type DerivationRule } from './tool-contract.js';
 import { evaluateDerivation, operandNames } from './controller/index.js';
 
 /** A domain that cannot run as defined; `problems` names each tool and rule at fault. */

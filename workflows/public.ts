@@ -38,17 +38,14 @@
 // Defining tools and domains.
 /** zod, the one the engine's own schemas are made with: build your tools' schemas with it, so engine and domain agree on one zod. */
 export { z } from 'zod';
-export { caseSubject, defineTool } from './contract.js';
+export { caseSubject } from './contract.js';
+export { defineTool } from './tool-contract.js';
 export { effectKey } from './controller/index.js';
 export { defineDomain, DomainDefinitionError, validateDomain } from './domain-checks.js';
 // The root of every error the engine throws, here and in the worker and client entries.
 export { AgentError } from './agent-error.js';
 export { routeHint } from './route-hint.js';
 export type {
-  AnyTool,
-  ApprovalRule,
-  DerivationRule,
-  Authority,
   Budgets,
   ContextStrategy,
   Domain,
@@ -56,17 +53,23 @@ export type {
   DomainRoute,
   DoneVerdict,
   EvidenceVerdict,
-  EvidenceView,
-  Facts,
-  FactValue,
   NextStepView,
-  Precondition,
-  PreconditionVerdict,
   RouteStep,
   RouteView,
   SummaryView,
-  ToolContract,
 } from './contract.js';
+export type {
+  AnyTool,
+  ApprovalRule,
+  DerivationRule,
+  Authority,
+  EvidenceView,
+  Facts,
+  FactValue,
+  Precondition,
+  PreconditionVerdict,
+  ToolContract,
+} from './tool-contract.js';
 
 // What a policy (the `rules` model of an implementation) is shown each turn.
 export type { CompiledContext, ContextEvidence } from './controller/index.js';

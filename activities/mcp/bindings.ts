@@ -5,7 +5,7 @@
 // read-only that the domain declares an effect is still an effect (key, one attempt, readback).
 // Server tools no contract is bound to are listed too: the model is never offered them.
 import { z } from 'zod';
-import type { AnyTool } from '../../workflows/contract.js';
+import type { AnyTool } from '../../workflows/tool-contract.js';
 import type { McpToolInfo } from './tool-info.js';
 
 interface MarkedSource {

@@ -3,7 +3,7 @@
 // function calling has no place for either, so both ride as two reserved properties of every
 // effect's (and egress read's) parameters, declared here once for every adapter, and are taken off
 // again before the arguments reach the decision: the tool, an MCP server included, never sees them.
-import type { AnyTool } from '../../workflows/contract.js';
+import type { AnyTool } from '../../workflows/tool-contract.js';
 import { operandNames } from '../../workflows/controller/index.js';
 type JsonObject = Record<string, unknown>;
 

@@ -7,7 +7,7 @@
 // extractor, which answers it only if the text holds it). It writes the derivation, never the
 // result (workflows/controller/plan-derive.ts).
 import { evaluateDerivation, numbersWritten, operandNames, type CompiledContext } from '../../workflows/controller/index.js';
-import type { ToolContract } from '../../workflows/contract.js';
+import type { ToolContract } from '../../workflows/tool-contract.js';
 
 export type Operand = number | { $ref: string };
 

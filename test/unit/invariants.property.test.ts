@@ -4,7 +4,8 @@
 // doubt, ...) but with random and hostile content, and injects operator events anywhere.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Budgets, Domain, ToolContract } from '../../workflows/contract.js';
+import type { Budgets, Domain } from '../../workflows/contract.js';
+import type { ToolContract } from '../../workflows/tool-contract.js';
 import type { Command } from '../../workflows/controller/commands.js';
 import type { RunEvent, ToolResult } from '../../workflows/controller/events.js';
 import { RunEvent as RunEventSchema } from '../../workflows/controller/events.js';

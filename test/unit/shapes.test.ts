@@ -6,7 +6,8 @@ import { incidents } from '../../domains/incidents/domain.js';
 import { incidentsRoute } from '../../domains/incidents/route.js';
 import { payments } from '../../domains/payments/domain.js';
 import { paymentsRoute } from '../../domains/payments/route.js';
-import type { Domain, EvidenceView } from '../../workflows/contract.js';
+import type { Domain } from '../../workflows/contract.js';
+import type { EvidenceView } from '../../workflows/tool-contract.js';
 import { metricsOf, out, readAck, readLedger, reissue, Run, TRANSFER } from '../support/driver.js';
 import { pendingRequest } from '../support/phase.js';
 

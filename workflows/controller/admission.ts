@@ -8,7 +8,8 @@
 //
 // What a check at dispatch does not re-judge: whether the values are vouched for. The approved
 // call's values are the person's decision on that call (provenance.ts, rule 4).
-import type { Domain, PreconditionVerdict, ToolContract } from '../contract.js';
+import type { Domain } from '../contract.js';
+import type { PreconditionVerdict, ToolContract } from '../tool-contract.js';
 import { callSignature, overBudget, repeatRefusal } from './bounds.js';
 import { describeIssues, type Decision } from './decision.js';
 import { keyFor } from './effect-keys.js';

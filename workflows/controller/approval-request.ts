@@ -2,7 +2,8 @@
 // lines its card shows; and, once approved, the call carrying the statements that approved it.
 // Raised by a proposal (proposals.ts) or an amendment (approvals.ts); read by both and by a
 // readback that sends an approved effect again (observed.ts).
-import type { Domain, PreconditionVerdict } from '../contract.js';
+import type { Domain } from '../contract.js';
+import type { PreconditionVerdict } from '../tool-contract.js';
 import { statementFingerprint } from '../statement-use.js';
 import { digestOf } from '../trust/statement.js';
 import type { Asking } from './provenance.js';

@@ -19,7 +19,7 @@
 //   the line, with that operand's origin.
 //
 // A derivation that does not hold vouches for nothing, and its argument is judged as any other.
-import type { DerivationRule, ToolContract } from '../contract.js';
+import type { DerivationRule, ToolContract } from '../tool-contract.js';
 import type { Derive } from './decision.js';
 import { checkDerivation, operandNames, type Operand } from './derivation.js';
 import { factReference, spelled, type TrustedFact } from './trusted-facts.js';

@@ -7,7 +7,7 @@
 // asked about values no trusted source vouches for: each value and where the run saw it, how a
 // value was derived, what an argument cited. Those are kept whole (a domain line of the same
 // name does not replace one). All of it is signed with the call (approvals.ts approvalDigest).
-import type { ToolContract } from '../contract.js';
+import type { ToolContract } from '../tool-contract.js';
 import type { PlannedCall, RunState } from './state.js';
 import { evidenceAbout } from './subject.js';
 

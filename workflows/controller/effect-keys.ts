@@ -1,6 +1,6 @@
 // The idempotency key an effect goes out under, derived from the run and the call, never random:
 // the system of record applies a key at most once, so the key decides what "the same effect" is.
-import type { ToolContract } from '../contract.js';
+import type { ToolContract } from '../tool-contract.js';
 import { callSignature } from './bounds.js';
 import type { RunState } from './state.js';
 

@@ -1,7 +1,7 @@
 // The observation adapter: raw tool output becomes typed evidence with provenance. Only scalar
 // facts the contract names enter control state; free text is withheld and, at most, shown to
 // the model as quoted data. A timeout is an observation too, never "no result".
-import type { Facts, ToolContract } from '../contract.js';
+import type { Facts, ToolContract } from '../tool-contract.js';
 import { describeIssues } from './decision.js';
 import type { ToolResult } from './events.js';
 import type { Evidence } from './state.js';

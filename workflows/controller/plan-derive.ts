@@ -7,7 +7,7 @@
 // any proposal's (derived-args.ts): a declared rule over trusted operands vouches for the value;
 // an operand a model extracted, or arithmetic the planner wrote, leaves it to a person, shown
 // the line that computed it.
-import type { ToolContract } from '../contract.js';
+import type { ToolContract } from '../tool-contract.js';
 import type { Derive } from './decision.js';
 import { evaluateDerivation } from './derivation.js';
 

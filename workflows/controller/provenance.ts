@@ -21,7 +21,8 @@
 //
 // A value with no source is refused, or, if the domain says so (Domain.askWhenUnvouched), put to
 // a person with where the run saw it, the model's arithmetic shown as its own: `judgeFlow` below.
-import type { ApprovalRule, Domain, ToolContract } from '../contract.js';
+import type { Domain } from '../contract.js';
+import type { ApprovalRule, ToolContract } from '../tool-contract.js';
 import { caseSubject } from '../contract.js';
 import { compactJson, type Derive } from './decision.js';
 import { checkDerived, NO_DERIVATIONS } from './derived-args.js';

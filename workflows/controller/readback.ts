@@ -3,7 +3,8 @@
 // (observed.ts) and for a cancel's (cancel.ts); each decides only what comes after it. A readback
 // that finds nothing is final only when the request can no longer commit (the key was fenced, or
 // the contract's commit window has passed).
-import type { Domain, ToolContract } from '../contract.js';
+import type { Domain } from '../contract.js';
+import type { ToolContract } from '../tool-contract.js';
 import { DEFAULT_COMMIT_WINDOW_MS } from '../policy.js';
 import type { ReadbackResult, ToolResult } from './events.js';
 import { adaptResult } from './observation.js';

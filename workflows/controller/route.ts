@@ -3,7 +3,8 @@
 // which the controller then judges exactly as it judges a model's: this file decides who
 // speaks, never what is allowed. Where the route does not know the way it says what is open,
 // and that list is what the model is asked about (or, in `workflow`, why the run escalates).
-import { caseSubject, type Domain, type DoneEffect, type EvidenceView, type RouteStep, type RouteView } from '../contract.js';
+import { caseSubject, type Domain, type DoneEffect, type RouteStep, type RouteView } from '../contract.js';
+import { type EvidenceView } from '../tool-contract.js';
 import type { DecidedBy } from '../shape.js';
 import { shapeOf, type RunState } from './state.js';
 import { effectsDone, groundsFor, sequenceOf } from './subject.js';

@@ -2,7 +2,8 @@
 // class instances) so it survives replay, queries and continue-as-new unchanged.
 import { z } from 'zod';
 import { workerScoped } from '../worker-scoped.js';
-import { Authority, Budgets, ContextStrategy } from '../contract.js';
+import { Budgets, ContextStrategy } from '../contract.js';
+import { Authority } from '../tool-contract.js';
 import { Approver } from '../trust/directory.js';
 import { SignedAmend, SignedDecision, SignedStart } from '../trust/statement.js';
 import { UsageFloor } from '../protocol.js';

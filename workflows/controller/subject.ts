@@ -5,7 +5,8 @@
 // they name. An effect's precondition is applied here: only evidence about the call's own subject
 // is shown to the contract's check, none of it older than an earlier effect on that subject
 // (groundsFor), and a check that throws is a refusal, never a failed workflow task.
-import { caseSubject, type DoneEffect, type EvidenceView, type PreconditionVerdict, type ToolContract } from '../contract.js';
+import { caseSubject, type DoneEffect } from '../contract.js';
+import { type EvidenceView, type PreconditionVerdict, type ToolContract } from '../tool-contract.js';
 import type { Evidence, PlannedCall, RunState } from './state.js';
 
 /** Evidence as judged now: freshness is re-checked against the clock whenever it is relied on. */

@@ -1,7 +1,8 @@
 // The small state transitions every handler of the controller shares: the next turn, a stop,
 // feedback to the model, receipts, starting calls, the two ways a run runs out of time, and
 // closing a request.
-import type { Domain, ToolContract } from '../contract.js';
+import type { Domain } from '../contract.js';
+import type { ToolContract } from '../tool-contract.js';
 import { budgetLeft, exhaustedBudget } from './bounds.js';
 import {
   effectsInDoubt,

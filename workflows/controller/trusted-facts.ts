@@ -1,7 +1,8 @@
 // Which facts may vouch for an argument, and how values compare: the one place that says so.
 // provenance.ts (an argument's source) and derived-args.ts (a derivation's operands) both read
 // the list this file makes; neither decides on its own what "trusted" means.
-import type { Domain, ToolContract } from '../contract.js';
+import type { Domain } from '../contract.js';
+import type { ToolContract } from '../tool-contract.js';
 import { viewOf } from './subject.js';
 import type { RunState } from './state.js';
 
