@@ -216,4 +216,11 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
+/** The lower and upper quartiles (medians of the lower and upper halves): where the middle half of the values lies. */
+export function quartiles(values: number[]): [number, number] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return [median(sorted.slice(0, half)), median(sorted.slice(sorted.length - half))];
+}
+
 export const round = (n: number, digits = 2): number => Number(n.toFixed(digits));

@@ -8,7 +8,7 @@
 // The ratio that counts is paired: agent ÷ bare within each round, whose batches run back to
 // back, and the median of those. A slow spell on a shared machine then hits both sides of a
 // ratio instead of one variant's median.
-import { batch, median, round, type Bench } from './harness.js';
+import { batch, median, quartiles, round, type Bench } from './harness.js';
 import { cpuNow, cpuSince } from './measure.js';
 import { formatTargets, table, target, type Target } from './report.js';
 
@@ -103,8 +103,12 @@ const ratioOf = (a: number | null | undefined, b: number | null | undefined): nu
 export interface OverheadResult extends Comparison {
   /** agent ÷ bare of the medians (turns/s: below 1 means the agent is slower). */
   ratio: { wallTime: number | null; turnsPerSecond: number | null; workerCpu: number | null; serverCpu: number | null };
-  /** Wall time agent ÷ bare within each round, and their median: the target. */
-  paired: { perRound: number[]; median: number };
+  /**
+   * Wall time agent ÷ bare within each round, and their median: the target. The quartiles say how
+   * far one round strays from another on this machine, so a median near the target reads as one
+   * (none for fewer than four rounds).
+   */
+  paired: { perRound: number[]; median: number; quartiles: [number, number] | null };
   targets: Target[];
 }
 
@@ -119,7 +123,11 @@ export async function overhead(bench: Bench, options: CompareOptions, serverPid:
     serverCpu: ratioOf(a?.serverCpuMsPerTurn, b?.serverCpuMsPerTurn),
   };
   const perRound = (c.batches.agent ?? []).map((agent, i) => round(agent.wallMs / (c.batches.bare?.[i]?.wallMs ?? Number.NaN)));
-  const paired = { perRound, median: median(perRound) };
+  const paired = {
+    perRound,
+    median: median(perRound),
+    quartiles: perRound.length >= 4 ? (quartiles(perRound).map((q) => round(q)) as [number, number]) : null,
+  };
   return { ...c, ratio, paired, targets: [target('wall time agent ÷ bare (median of rounds)', paired.median, 1.15)] };
 }
 
@@ -139,7 +147,7 @@ export function formatOverhead(r: OverheadResult): string[] {
       ],
     ),
     `  per round (ms): agent ${(r.batches.agent ?? []).map((f) => f.wallMs).join(', ')}; bare ${(r.batches.bare ?? []).map((f) => f.wallMs).join(', ')}`,
-    `  agent ÷ bare per round: ${r.paired.perRound.join(', ')}; median ${r.paired.median}`,
+    `  agent ÷ bare per round: ${r.paired.perRound.join(', ')}; median ${r.paired.median}${r.paired.quartiles ? ` (middle half of the rounds ${r.paired.quartiles.join(' to ')})` : ''}`,
     ...formatTargets(r.targets),
   ];
 }
