@@ -31,7 +31,7 @@ export function planInput(domain: Pick<Domain, 'tools' | 'claim'>): z.ZodType {
         .record(z.string(), z.unknown())
         .optional()
         .describe(
-          'Each value a literal you wrote, or {"$ref": "s1.<fact key>"} (a typed fact of step s1), {"$ref": "e3.<fact key>"} (of evidence e3), {"$ref": "x1"} (an extraction), or a number computed when the step runs: {"$derive": {"rule": "<a derivation the tool declares>", "operands": {"<name>": <number or $ref>}}} or {"$derive": "<arithmetic over numbers>"}',
+          'Each value a literal you wrote, or {"$ref": "s1.<fact key>"} (a typed fact of step s1), {"$ref": "e3.<fact key>"} (of evidence e3), {"$ref": "request.<field>"} (a typed field of a signed note), {"$ref": "x1"} (an extraction), or a number computed when the step runs: {"$derive": {"rule": "<a derivation the tool declares>", "operands": {"<name>": <number or $ref>}}} or {"$derive": "<arithmetic over numbers>"}',
         ),
     })
     .describe('Call a tool.');

@@ -3,8 +3,9 @@
 // The planner is shown the signed request, the domain's goal and tools, and what the run knows
 // as typed facts (planner-view.ts), never a tool's free text; so no text an attacker wrote can add
 // a step or change one. It answers with a plan: calls whose arguments are values it wrote or
-// references to facts (`{"$ref": "s1.balance"}`), extractions (a model with no tools turns one
-// read's text into one value, `{"$ref": "x1"}`), and the claim to finish with. The engine runs
+// references to facts (`{"$ref": "s1.balance"}`), to a typed field a person signed
+// (`{"$ref": "request.iban"}`), extractions (a model with no tools turns one read's text into one
+// value, `{"$ref": "x1"}`), and the claim to finish with. The engine runs
 // the steps in order, and every call meets the same gate as any proposal: a value the planner
 // wrote traces to what it was shown (cited-sources.ts, `plan`); an extracted value traces to
 // text nobody vouches for, so a person decides on it, shown where it came from, or it is refused.
@@ -39,7 +40,7 @@ export function safeJson(text: string): unknown {
 export function checkPlan(plan: PlanReply, state: RunState, domain: Pick<Domain, 'tools'>): string | undefined {
   if (plan.steps.length === 0 && !plan.finish) return 'a plan has a step or a finish';
   const defined = new Map<string, PlanStep>();
-  const known = (id: string) => defined.has(id) || state.evidence.some((e) => e.id === id);
+  const known = (id: string) => id === SIGNED || defined.has(id) || state.evidence.some((e) => e.id === id);
   for (const step of plan.steps) {
     if (defined.has(step.id)) return `step ${step.id} is defined twice`;
     if ('extract' in step) {
@@ -113,7 +114,10 @@ export function planNext(plan: RunningPlan, state: RunState, domain: Pick<Domain
       if (isDerive(value)) {
         // Computed now, from what the references hold; the gate judges the derivation (plan-derive.ts).
         const contract = domain.tools.find((t) => t.name === step.tool);
-        const computed = resolveDerive(value, contract, name, (ref) => resolveRef(ref, plan, state));
+        // An operand traces to evidence (derived-args.ts): a signed field is cited whole, not computed with.
+        const computed = resolveDerive(value, contract, name, (ref) =>
+          ref.startsWith(`${SIGNED}.`) ? { ok: false, code: 'no_such_fact' } : resolveRef(ref, plan, state),
+        );
         if (!computed.ok) return { replan: [...outcomesOf(plan, state), { step: step.id, tool: step.tool, outcome: 'unresolved', code: computed.code }] };
         args[name] = computed.value;
         derive[name] = computed.derive;
@@ -134,10 +138,14 @@ export function planNext(plan: RunningPlan, state: RunState, domain: Pick<Domain
 
 type Resolution = { ok: true; value: unknown; source: string } | { ok: false; code: string };
 
-/** `s1.key`: the fact `key` of the evidence step s1 left; `x1`: the extracted value; `e3.key`: a fact of earlier evidence. */
+/**
+ * `s1.key`: the fact `key` of the evidence step s1 left; `x1`: the extracted value; `e3.key`: a
+ * fact of earlier evidence; `request.field`: a typed field a person signed (signedField).
+ */
 function resolveRef(ref: string, plan: RunningPlan, state: RunState): Resolution {
   const dot = ref.indexOf('.');
   const head = dot < 0 ? ref : ref.slice(0, dot);
+  if (head === SIGNED) return signedField(ref, state);
   const key = dot < 0 ? (head.startsWith('x') ? 'value' : undefined) : ref.slice(dot + 1);
   const evidenceId = head.startsWith('e') ? head : plan.done[head];
   const evidence = evidenceId ? state.evidence.find((e) => e.id === evidenceId) : undefined;
@@ -146,6 +154,25 @@ function resolveRef(ref: string, plan: RunningPlan, state: RunState): Resolution
   const fact = key === undefined ? undefined : unmaskedKey(evidence.facts, key);
   if (fact === undefined) return { ok: false, code: 'no_such_fact' };
   return { ok: true, value: evidence.facts[fact], source: `${evidence.id}.${fact}` };
+}
+
+/** The head of a reference to a signed field: `request.iban`, as the gate cites it (cited-sources.ts). */
+const SIGNED = 'request';
+
+/**
+ * `request.iban`: the field as the newest signed note that states it has it (the request, or a
+ * later note that corrects it); `request.email.1`, the second of a list's values (a list named
+ * whole is not one value). The call then cites the field, and the gate checks the signature's
+ * field holds the value and is of the argument's kind.
+ */
+function signedField(ref: string, state: RunState): Resolution {
+  const [, field, index] = /^request\.([A-Za-z0-9_-]{1,80})(?:\.(\d{1,2}))?$/.exec(ref) ?? [];
+  if (field === undefined) return { ok: false, code: 'no_such_field' };
+  let held: string | number | (string | number)[] | undefined;
+  for (const t of state.transcript) if (t.kind === 'note' && t.trusted && t.fields && Object.hasOwn(t.fields, field)) held = t.fields[field];
+  const values = held === undefined ? [] : [held].flat();
+  const value = index === undefined ? (values.length === 1 ? values[0] : undefined) : values[Number(index)];
+  return value === undefined ? { ok: false, code: 'no_such_field' } : { ok: true, value, source: `${SIGNED}.${field}` };
 }
 
 function resolveDeep(value: unknown, plan: RunningPlan, state: RunState): { ok: true; value: unknown } | { ok: false; code: string } {
