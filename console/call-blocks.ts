@@ -8,7 +8,7 @@ import type { RunView } from '../client/run-view.js';
 import { rowsOf, type Html } from './layout.js';
 
 export type Awaiting = NonNullable<RunView['awaiting']>;
-export type Evidence = RunView['evidence']['items'][number];
+type Evidence = RunView['evidence']['items'][number];
 
 const pretty = (value: unknown): string => {
   try {
