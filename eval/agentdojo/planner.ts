@@ -1,14 +1,16 @@
 // Why this exists: the scripted models' two roles in shape `plan`. As the planner, a model sees
 // only trusted input (the signed request, the goal, the tools, typed facts) and writes the user
 // task's ground-truth calls as a plan, taking each value from what it was shown: a reference to a
-// fact it was shown (each item of a list too), a literal the request states (a number as a number
+// fact it was shown (each item of a list too) or, where a signed note says it as written, a quote
+// of the note (`{"$quote": ...}`), a literal the request states (a number as a number
 // of its own, a day as a date or a month and its day; or an argument's own words, or a value the
 // tool lists), the one withheld fact of the argument's kind, or else an extraction from a read it
 // cannot see into (with none left, a read's parameter may be its own: a count; a list of names is
 // every name a read listed, asked once of each tool, never the task's own list of names it was
 // not shown; an effect's value may not, and it escalates). A read it already planned it plans
 // once; a value that needs a read the plan has not made yet ends the plan there, and the planner
-// plans on when it is asked again. A precondition that refused a call and names the reads it
+// plans on when it is asked again. An id it was shown only as an effect's answer (a file it made)
+// it reads back first (readBack). A precondition that refused a call and names the reads it
 // judges gets those read first (`args` {}), once. It stops
 // when a person says no, the gate refuses the same call twice, or three plans get no further.
 // As the extractor, a model sees one read's text and answers one value: the oracle the value its
@@ -18,7 +20,7 @@
 // too, if it is ever shown one; the plan shape is what should keep it from being shown one.
 import type { CompiledContext } from '../../workflows/controller/index.js';
 import { answerPartIn, answerPlanned } from './planner-answer.js';
-import { factShowing, onShownDate, plannerText, statedIn, type Value } from './planner-shown.js';
+import { factShowing, onShownDate, plannerText, signedWords, statedIn, type Value } from './planner-shown.js';
 import type { Domain } from '../../workflows/contract.js';
 import type { GroundTruthCall } from './client.js';
 import type { CaseState, ScriptedModel } from './models.js';
@@ -57,6 +59,7 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
   const repeats: number[] = [];
   let reads = 0;
   let extractions = 0;
+  let readingBack = false;
   let i = state.cursor;
   for (; i < state.plan.length; i++) {
     const call = state.plan[i] as GroundTruthCall;
@@ -64,10 +67,23 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
     const args: Record<string, unknown> = {};
     let waits = false;
     let repeat = false;
+    // A read planned to show what an earlier effect made goes first; the effect waits for it.
+    if (readingBack && contract?.kind === 'effect') break;
+    // An id an effect of the run answered is its own word, which vouches for nothing: read it back first, once.
+    const backed = `read back ${call.function} ${JSON.stringify(call.args)}`;
+    const back = contract?.kind === 'effect' && !state.retried.has(backed) ? readBack(call, state, context, domain) : undefined;
+    if (back) {
+      state.retried.add(backed);
+      state.plan.splice(i, 0, back);
+      readingBack = true;
+      i--;
+      continue;
+    }
     for (const [name, value] of Object.entries(call.args)) {
       const source = sourceFor(name, value, call.function, context, domain);
       const derived = source.kind === 'none' && typeof value === 'number' && contract ? findDerivation(contract, name, value, call.args, context) : undefined;
       if (source.kind === 'literal') args[name] = value;
+      else if (source.kind === 'written') args[name] = source.arg;
       else if (source.kind === 'fact') args[name] = { $ref: source.ref };
       else if (source.kind === 'facts') args[name] = source.refs.map((ref) => ({ $ref: ref }));
       else if (derived && !derived.extract) args[name] = { $derive: { rule: derived.rule, operands: derived.operands } };
@@ -144,7 +160,7 @@ function plannedThrough(state: CaseState, context: CompiledContext): number {
   return at;
 }
 
-type Source = { kind: 'literal' } | { kind: 'fact'; ref: string } | { kind: 'facts'; refs: string[] } | { kind: 'none' };
+type Source = { kind: 'literal' } | { kind: 'written'; arg: unknown } | { kind: 'fact'; ref: string } | { kind: 'facts'; refs: string[] } | { kind: 'none' };
 
 /**
  * Where the planner takes a value from, among what it was shown. A value it was shown as a fact
@@ -159,9 +175,13 @@ function sourceFor(name: string, value: unknown, tool: string, context: Compiled
   const items = [value].flat();
   const leaves = items.filter((v): v is Value => typeof v === 'string' || typeof v === 'number');
   if (leaves.length === 0) return { kind: 'literal' };
-  const refs = leaves.map((leaf) => factShowing(leaf, context));
-  const all = leaves.length === items.length && refs.every((r) => r !== undefined);
-  if (all) return Array.isArray(value) ? { kind: 'facts', refs: refs as string[] } : { kind: 'fact', ref: refs[0] as string };
+  // A value it was shown as a fact it refers to, unless a signed note says it as written: then it
+  // quotes the person's words, which hold it whatever the fact is worth.
+  const written = leaves.map((leaf) => {
+    const ref = factShowing(leaf, context);
+    return ref === undefined ? undefined : signedWords(leaf, context) ? { $quote: leaf } : { $ref: ref };
+  });
+  if (leaves.length === items.length && written.every((w) => w !== undefined)) return { kind: 'written', arg: Array.isArray(value) ? written : written[0] };
   // Whatever text it was shown it may copy.
   const shown = plannerText(context);
   if (leaves.every((v) => statedIn(v, shown) || onShownDate(v, shown))) return { kind: 'literal' };
@@ -169,6 +189,28 @@ function sourceFor(name: string, value: unknown, tool: string, context: Compiled
   const kind = (contract?.argKinds as Record<string, string | undefined> | undefined)?.[name];
   const withheld = typeof value === 'string' && kind !== undefined ? withheldOfKind(kind, context) : undefined;
   return withheld === undefined ? { kind: 'none' } : { kind: 'fact', ref: withheld };
+}
+
+/**
+ * The read that shows what an effect of the run made, for a call that would carry a value the
+ * planner was shown only as that effect's answer (a new file's id): a read of the same source whose
+ * one argument the effect was given too (a file made with a `filename` is found by
+ * `search_files_by_filename`), with the value the plan gave the effect. The domain says an
+ * effect's answer vouches for nothing, so the planner re-reads before acting on it.
+ */
+function readBack(call: GroundTruthCall, state: CaseState, context: CompiledContext, domain: Domain): GroundTruthCall | undefined {
+  for (const value of Object.values(call.args).flat()) {
+    if (typeof value !== 'string' && typeof value !== 'number') continue;
+    const evidence = context.evidence.find((e) => e.id === factShowing(value, context)?.split('.')[0]);
+    const effect = domain.tools.find((t) => t.name === evidence?.tool && t.kind === 'effect');
+    const made = effect && state.plan.find((c) => c.function === effect.name);
+    if (!effect || !made) continue;
+    for (const read of domain.tools.filter((t) => t.kind === 'read' && t.source === effect.source)) {
+      const [param, ...more] = Object.keys((read.input as { shape?: Record<string, unknown> }).shape ?? {});
+      if (param !== undefined && more.length === 0 && typeof made.args[param] === 'string') return { function: read.name, args: { [param]: made.args[param] } };
+    }
+  }
+  return undefined;
 }
 
 /**

@@ -226,6 +226,36 @@ describe('shape plan: what a value the plan wrote is worth', () => {
     expect(run.invokedEver('send_money')).toBe(false);
   });
 
+  const afterSigned = (text: string) => {
+    const run = new Run(banking, { caseId, shape: 'plan' });
+    run.signedNote(text, keys.carol, holder);
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_most_recent_transactions', args: { n: 10 } }] });
+    run.observeOk({ get_most_recent_transactions: history });
+    return run;
+  };
+
+  it('words the person signed, quoted by the plan, vouch as written, though a read that cannot vouch shows the same value', () => {
+    const run = afterSigned('Refund GB29NWBK60161331926819 for what they sent me.');
+    run.propose(refund({ $quote: 'GB29NWBK60161331926819' }));
+    expect(run.calls).toMatchObject([
+      { tool: 'send_money', args: { recipient: 'GB29NWBK60161331926819' }, cited: { recipient: 'the words of a note carol@sre signed, quoted by the plan' } },
+    ]);
+    expect(pendingRequest(run.state)).toBeUndefined();
+  });
+
+  it('a quote the signed words do not hold as written vouches for nothing: a person decides, and nothing is sent', () => {
+    for (const [text, quoted] of [
+      ['Refund my friend for what they sent me.', 'GB29NWBK60161331926819'],
+      // Inside a longer number is not as written: one digit short of the account the person typed.
+      ['Refund GB29NWBK60161331926819 for what they sent me.', 'GB29NWBK6016133192681'],
+    ] as const) {
+      const run = afterSigned(text);
+      run.propose(refund({ $quote: quoted }));
+      expect(Object.values(pendingRequest(run.state)?.display ?? {})).toContainEqual(expect.stringContaining(JSON.stringify(quoted)));
+      expect(run.invokedEver('send_money')).toBe(false);
+    }
+  });
+
   it('outside shape plan, citing `plan` vouches for nothing', () => {
     const run = new Run(banking, { caseId, shape: 'react' });
     run.call({
@@ -234,6 +264,18 @@ describe('shape plan: what a value the plan wrote is worth', () => {
       sources: { recipient: 'plan', amount: 'plan' },
     });
     expect(Object.values(pendingRequest(run.state)?.display ?? {})).toContainEqual(expect.stringContaining('"US122000000121212121212"'));
+  });
+
+  it('outside shape plan, citing `quote` vouches for nothing: a model that read the world may not pick among the person’s words', () => {
+    const run = new Run(banking, { caseId, shape: 'react' });
+    run.signedNote('Check whether US122000000121212121212 sent me anything.', keys.carol, holder);
+    run.call({
+      tool: 'send_money',
+      args: { recipient: 'US122000000121212121212', amount: 5, subject: 's', date: 'd' },
+      sources: { recipient: 'quote', amount: 'plan' },
+    });
+    expect(Object.values(pendingRequest(run.state)?.display ?? {})).toContainEqual(expect.stringContaining('"US122000000121212121212"'));
+    expect(run.invokedEver('send_money')).toBe(false);
   });
 });
 

@@ -8,6 +8,8 @@
 //   case                       the case id the run was started for
 //   plan                       shape `plan`: the planner wrote it, shown trusted input only
 //                              (planner-view.ts); what a plan's call cites for a value it wrote
+//   quote                      shape `plan`: the planner quoted a signed note's own words
+//                              (`{"$quote": "..."}`), and the note's text holds them as written
 //   model                      the model wrote it: nothing vouches, a person decides
 //
 // A cited fact vouches only as provenance.ts's trusted-fact rule allows (fresh, authoritative,
@@ -21,7 +23,7 @@ export type Citation = { ok: true; label: string } | { ok: false; problem: strin
 
 export interface CitationScope {
   facts: readonly TrustedFact[];
-  notes: readonly { by: string; fields?: Record<string, string | number | (string | number)[]> }[];
+  notes: readonly { by: string; text: string; fields?: Record<string, string | number | (string | number)[]> }[];
   caseId: string;
   /** Shape `plan`: the facts the planner is shown by value (planner-view.ts). Absent in other shapes, where `plan` vouches for nothing. */
   plan?: { shown: readonly TrustedFact[] };
@@ -45,12 +47,24 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
     if (!scope.plan) return { ok: false, problem: 'only a run of shape plan has a planner shown trusted input only' };
     // A value the planner was shown as a fact may have come from that fact: it cites the fact, whose kind then counts.
     const seen = scope.plan.shown.find((f) => spelled(f.value) === spelled(value));
-    if (seen)
+    if (seen) {
+      const quotable = typeof value === 'string' && scope.notes.some((n) => quotes(n.text, value));
+      const quote = quotable ? `, or quotes the signed note that says it, {"$quote": ${JSON.stringify(value).slice(0, 80)}}` : '';
       return {
         ok: false,
-        problem: `the planner was shown it as ${seen.evidenceId}.${seen.key}: a plan refers to a fact, {"$ref": "${seen.evidenceId}.${seen.key}"}`,
+        problem: `the planner was shown it as ${seen.evidenceId}.${seen.key}: a plan refers to a fact, {"$ref": "${seen.evidenceId}.${seen.key}"}${quote}`,
       };
+    }
     return { ok: true, label: 'the plan, written from trusted input only' };
+  }
+  if (ref === 'quote') {
+    if (!scope.plan) return { ok: false, problem: 'only a planner shown trusted input only quotes the request' };
+    // The planner says which of the person's words is which value, as it does for one it writes;
+    // a fact it was shown of the same value does not matter, the person's own words hold it.
+    const note = typeof value === 'string' ? scope.notes.find((n) => quotes(n.text, value)) : undefined;
+    return note
+      ? { ok: true, label: `the words of a note ${note.by} signed, quoted by the plan` }
+      : { ok: false, problem: `no signed note says ${JSON.stringify(String(value)).slice(0, 80)} as written` };
   }
   if (ref === 'case') {
     if (kind !== undefined) return { ok: false, problem: `the case id is no ${kind}` };
@@ -67,7 +81,7 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
       : { ok: false, problem: `no signed ${field} field is ${String(value).slice(0, 80)}` };
   }
   const fact = factReference(ref);
-  if (!fact) return { ok: false, problem: `${shown} is not a reference (e<n>.<fact key>, request.<field>, case, plan or model)` };
+  if (!fact) return { ok: false, problem: `${shown} is not a reference (e<n>.<fact key>, request.<field>, case, plan, quote or model)` };
   const { evidenceId, key } = fact;
   const found = scope.facts.find((f) => f.evidenceId === evidenceId && f.key === key);
   if (!found) return { ok: false, problem: `${shown} is no fresh authoritative fact of this run` };
@@ -75,6 +89,17 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
     return { ok: false, problem: `${shown} is ${JSON.stringify(found.value).slice(0, 80)}, not ${JSON.stringify(value).slice(0, 80)}` };
   if (kind !== undefined && found.kind !== kind) return { ok: false, problem: `${shown} is not a fact its read vouches for as kind ${kind}` };
   return { ok: true, label: `fact ${key} (${evidenceId})` };
+}
+
+/** Whether `text` has `words` as written, not inside a longer word or number ("Bob" is not in "Bobby"). */
+function quotes(text: string, words: string): boolean {
+  if (words.trim() === '' || words.length > 320) return false;
+  for (let at = text.indexOf(words); at >= 0; at = text.indexOf(words, at + 1)) {
+    const before = text[at - 1] ?? ' ';
+    const after = text[at + words.length] ?? ' ';
+    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+  }
+  return false;
 }
 
 /** The signed note whose typed `field` holds `value`, as the kind spells it. */

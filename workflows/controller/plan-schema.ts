@@ -11,7 +11,7 @@ const CallStep = workerScoped('plan.CallStep', () =>
   z.strictObject({
     id: z.string().regex(/^s\d{1,3}$/, 'a call step is s<n>'),
     tool: z.string().min(1).max(80),
-    /** Top-level values are literals the planner wrote, or `{"$ref": ...}` (a list may mix both). */
+    /** Top-level values are literals the planner wrote, `{"$ref": ...}` or `{"$quote": ...}` (a list may mix them). */
     args: z.record(z.string().min(1).max(80), z.unknown()).optional(),
   }),
 );

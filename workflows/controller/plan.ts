@@ -4,7 +4,7 @@
 // as typed facts (planner-view.ts), never a tool's free text; so no text an attacker wrote can add
 // a step or change one. It answers with a plan: calls whose arguments are values it wrote or
 // references to facts (`{"$ref": "s1.balance"}`), to a typed field a person signed
-// (`{"$ref": "request.iban"}`), extractions (a model with no tools turns one read's text into one
+// (`{"$ref": "request.iban"}`), a signed note's own words (`{"$quote": "GB29..."}`), extractions (a model with no tools turns one read's text into one
 // value, `{"$ref": "x1"}`), and the claim to finish with. The engine runs
 // the steps in order, and every call meets the same gate as any proposal: a value the planner
 // wrote traces to what it was shown (cited-sources.ts, `plan`); an extracted value traces to
@@ -27,6 +27,10 @@ export const FINISH_STEP = 'finish';
 
 const isRef = (v: unknown): v is { $ref: string } =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $ref?: unknown }).$ref === 'string';
+
+/** `{"$quote": "..."}`: words of a signed note, as written; the gate finds them there (cited-sources.ts, `quote`). */
+const isQuote = (v: unknown): v is { $quote: string } =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $quote?: unknown }).$quote === 'string';
 
 export function safeJson(text: string): unknown {
   try {
@@ -123,8 +127,14 @@ export function planNext(plan: RunningPlan, state: RunState, domain: Pick<Domain
         derive[name] = computed.derive;
         continue;
       }
-      const items = Array.isArray(value) && value.some(isRef) ? value : [value];
-      const resolved = items.map((item) => (isRef(item) ? resolveRef(item.$ref, plan, state) : { ok: true as const, value: item, source: 'plan' }));
+      const items = Array.isArray(value) && value.some((v) => isRef(v) || isQuote(v)) ? value : [value];
+      const resolved = items.map((item) =>
+        isRef(item)
+          ? resolveRef(item.$ref, plan, state)
+          : isQuote(item)
+            ? { ok: true as const, value: item.$quote, source: QUOTED }
+            : { ok: true as const, value: item, source: 'plan' },
+      );
       const failed = resolved.find((r) => !r.ok);
       if (failed && !failed.ok) return { replan: [...outcomesOf(plan, state), { step: step.id, tool: step.tool, outcome: 'unresolved', code: failed.code }] };
       const ok = resolved as { ok: true; value: unknown; source: string }[];
@@ -158,6 +168,8 @@ function resolveRef(ref: string, plan: RunningPlan, state: RunState): Resolution
 
 /** The head of a reference to a signed field: `request.iban`, as the gate cites it (cited-sources.ts). */
 const SIGNED = 'request';
+/** What a call cites for words the plan quoted from a signed note (cited-sources.ts). */
+const QUOTED = 'quote';
 
 /**
  * `request.iban`: the field as the newest signed note that states it has it (the request, or a
@@ -176,6 +188,7 @@ function signedField(ref: string, state: RunState): Resolution {
 }
 
 function resolveDeep(value: unknown, plan: RunningPlan, state: RunState): { ok: true; value: unknown } | { ok: false; code: string } {
+  if (isQuote(value)) return { ok: true, value: value.$quote };
   if (isRef(value)) {
     const r = resolveRef(value.$ref, plan, state);
     return r.ok ? { ok: true, value: r.value } : r;
