@@ -1,7 +1,7 @@
 // What a model is offered in shape `plan`, beside what functions.ts offers every run. The planner
 // (who sees trusted input only: workflows/controller/planner-view.ts) may write the whole plan in
-// one call to `plan`: steps that call tools with literals it wrote or `{"$ref": ...}` to a typed
-// field of an earlier step or evidence, and extraction steps that ask a model with no tools for
+// one call to `plan`: steps that call tools with literals it wrote, `{"$ref": ...}` to a typed
+// field of an earlier step or evidence, or `{"$quote": ...}` of a signed note, and extraction steps that ask a model with no tools for
 // one value from a read it cannot see into. The extractor is offered one function, `extracted`,
 // and nothing else. Both replies become what the controller reads (plan-replies.ts): the
 // controller, not this file, checks them.
@@ -31,7 +31,7 @@ export function planInput(domain: Pick<Domain, 'tools' | 'claim'>): z.ZodType {
         .record(z.string(), z.unknown())
         .optional()
         .describe(
-          'Each value a literal you wrote, or {"$ref": "s1.<fact key>"} (a typed fact of step s1), {"$ref": "e3.<fact key>"} (of evidence e3), {"$ref": "request.<field>"} (a typed field of a signed note), {"$ref": "x1"} (an extraction), or a number computed when the step runs: {"$derive": {"rule": "<a derivation the tool declares>", "operands": {"<name>": <number or $ref>}}} or {"$derive": "<arithmetic over numbers>"}',
+          'Each value a literal you wrote, or {"$ref": "s1.<fact key>"} (a typed fact of step s1), {"$ref": "e3.<fact key>"} (of evidence e3), {"$ref": "request.<field>"} (a typed field of a signed note), {"$quote": "<words a signed note states as written>"}, {"$ref": "x1"} (an extraction), or a number computed when the step runs: {"$derive": {"rule": "<a derivation the tool declares>", "operands": {"<name>": <number or $ref>}}} or {"$derive": "<arithmetic over numbers>"}',
         ),
     })
     .describe('Call a tool.');

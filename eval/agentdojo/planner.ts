@@ -226,18 +226,21 @@ function withheldOfKind(kind: string, context: CompiledContext): string | undefi
 }
 
 /**
- * A list the planner cannot see into but can name whole: every item a read listed, by the handles
- * it was shown (`hotel.#1.name`, `hotel.#2.name`, ...), when the task's list is as long as the
- * read's (or, for a read, `anyLength`), and the read is not one of the same tool. "Every hotel in
- * Paris" is what a planner asks for without reading one name.
+ * A list the planner cannot see into but can name whole: every item of the tool's kind a read
+ * listed, by the handles it was shown (`hotel.#1.name`, `hotel.#2.name`, ...), when the task's
+ * list is as long as the read's (or, for a read, `anyLength`), and the read is not one of the same
+ * tool. "Every hotel in Paris" is what a planner asks for without reading one name.
  */
 function everyListed(value: unknown[], tool: string, context: CompiledContext, anyLength = false): Source {
   if (value.length === 0 || !value.every((v) => typeof v === 'string')) return { kind: 'none' };
-  // Not from a read of the same tool: the call would only ask again what it was answered.
-  for (const e of [...context.evidence].reverse().filter((x) => x.tool !== tool)) {
-    const handles = (e.withheld ?? []).filter((k) => /^[^.]+\.#\d+\.name$/.test(k));
-    if (handles.length > 0 && (anyLength || handles.length === value.length)) return { kind: 'facts', refs: handles.map((k) => `${e.id}.${k}`) };
-  }
+  // Not from a read of the same tool: the call would only ask again what it was answered. Names of
+  // what the tool names itself for first (hotels for get_hotels_prices, never car rentals).
+  const reads = [...context.evidence].reverse().filter((x) => x.tool !== tool);
+  for (const named of [true, false])
+    for (const e of reads) {
+      const handles = (e.withheld ?? []).filter((k) => /^[^.]+\.#\d+\.name$/.test(k) && (!named || tool.includes(k.split('.')[0] as string)));
+      if (handles.length > 0 && (anyLength || handles.length === value.length)) return { kind: 'facts', refs: handles.map((k) => `${e.id}.${k}`) };
+    }
   return { kind: 'none' };
 }
 
