@@ -16,12 +16,11 @@ import { MAX_PARALLEL_CALLS, type Derive } from './decision.js';
 import { isDerive, resolveDerive } from './plan-derive.js';
 import type { CallStep, PlanOutcome, PlanReply, PlanStep, RunningPlan } from './plan-schema.js';
 
-import type { Evidence, RunState } from './state.js';
+import type { RunState } from './state.js';
 import { sequenceOf } from './subject.js';
 import { unmaskedKey } from './fact-handles.js';
+import { EXTRACTED } from './plan-extraction.js';
 
-/** The evidence an extraction leaves: the value, from text nobody vouches for. */
-export const EXTRACTED = 'extract';
 /** The step name of the plan's finish, once proposed: back in proposing, it was refused or its probe said no. */
 export const FINISH_STEP = 'finish';
 
@@ -254,48 +253,6 @@ export function settlePlan(plan: RunningPlan, state: RunState, domain: Pick<Doma
   }
   const settled: RunningPlan = { ...plan, done, sent: undefined };
   return failures.length ? { replan: [...outcomesOf(settled, state).filter((o) => o.outcome === 'ok'), ...failures] } : { plan: settled };
-}
-
-/** The evidence an extractor's answer leaves: a value (or none) taken from one read's text, vouched for by nobody. */
-export function extractedEvidence(
-  state: RunState,
-  from: Evidence,
-  want: string,
-  kind: string | undefined,
-  value: string | number | null,
-  now: number,
-): Evidence {
-  const n = state.seq + 1;
-  return {
-    id: `e${n}`,
-    callId: `c${n}`,
-    tool: EXTRACTED,
-    source: `a model with no tools, reading ${from.tool} (${from.id})`,
-    authority: 'untrusted',
-    observedAt: now,
-    effectiveAt: from.effectiveAt,
-    maxAgeMs: from.maxAgeMs,
-    fresh: true,
-    status: value === null ? 'error' : 'ok',
-    facts: value === null ? {} : { value },
-    ...(value === null ? { error: { class: 'no_value', message: 'the text holds no such value' } } : {}),
-    quoted: [],
-    textWithheld: false,
-    args: { from: from.id, want, ...(kind ? { kind } : {}) },
-  };
-}
-
-/** The step an extraction reads from, as evidence: a step of the plan already done, or earlier evidence. */
-export function extractionSource(
-  plan: RunningPlan,
-  state: RunState,
-  stepId: string,
-): { step: Extract<PlanStep, { extract: unknown }>; from?: Evidence } | undefined {
-  const step = plan.steps.find((s) => s.id === stepId);
-  if (!step || !('extract' in step)) return undefined;
-  const id = step.extract.from.startsWith('e') ? step.extract.from : plan.done[step.extract.from];
-  const from = id ? state.evidence.find((e) => e.id === id) : undefined;
-  return { step, ...(from ? { from } : {}) };
 }
 
 /** A step its precondition refused: the reads the contract says the check judges (Precondition.needs), the planner's cue for what to read first. */

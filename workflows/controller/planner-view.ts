@@ -12,7 +12,7 @@
 import type { Domain } from '../contract.js';
 import { toContextEvidence, type CompiledContext, type ContextEvidence } from './compiled-context.js';
 import { maskedKeys } from './fact-handles.js';
-import { EXTRACTED, extractionSource } from './plan.js';
+import { EXTRACTED, extractionSource } from './plan-extraction.js';
 import type { RunningPlan } from './plan-schema.js';
 import type { Evidence, RunState, TranscriptEntry } from './state.js';
 import { sequenceOf } from './subject.js';

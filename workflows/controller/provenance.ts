@@ -33,7 +33,7 @@ import { isTrustedEvidence, kindedArgs, leaves, spelled, trustedFacts, type Trus
 import { carriedOut, untrustedTexts } from './carried-text.js';
 import { callSignature } from './bounds.js';
 import { shownWhenPlanned } from './planner-view.js';
-import { EXTRACTED } from './plan.js';
+import { EXTRACTED } from './plan-extraction.js';
 
 /** A value no trusted source vouches for, and where the run saw it: what a person is shown when asked. */
 export interface Unvouched {
