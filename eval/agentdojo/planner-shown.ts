@@ -2,7 +2,7 @@
 // text it may copy (the signed request; any other text only if the shape shows it), whether that
 // text states a value or names a day, the words of a signed note it may quote, and the facts it
 // was shown by value, which it names by reference. Shared by its calls (planner.ts) and its answer (planner-answer.ts).
-import { type CompiledContext, spelled } from '../../workflows/controller/index.js';
+import { type CompiledContext, saysAsWritten, spelled } from '../../workflows/controller/index.js';
 
 export type Value = string | number;
 
@@ -40,16 +40,9 @@ export function onShownDate(value: Value, shown: string): boolean {
   return new RegExp(`\\b${name}\\s+${n}(st|nd|rd|th)?\\b|\\b${n}(st|nd|rd|th)?\\s+(of\\s+)?${name}\\b`).test(shown);
 }
 
-/**
- * Whether a signed note has the words as written, not inside a longer word or number: what the
- * planner quotes (`{"$quote": ...}`), for the gate to find there (cited-sources.ts).
- */
+/** Whether a signed note says the value as written: what the planner quotes (`{"$quote": ...}`), by the gate's own reading. */
 export function signedWords(value: Value, context: CompiledContext): boolean {
-  const words = String(value);
-  if (typeof value !== 'string' || words.trim() === '') return false;
-  const edge = '[\\p{L}\\p{N}]';
-  const pattern = new RegExp(`(?<!${edge})${words.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?!${edge})`, 'u');
-  return context.notes.some((n) => n.signed && pattern.test(n.text));
+  return typeof value === 'string' && context.notes.some((n) => n.signed && saysAsWritten(n.text, value));
 }
 
 /** The newest fact the planner was shown with this value, as a reference (`e3.contact.#1.email`). */

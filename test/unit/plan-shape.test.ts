@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ACCOUNT_HOLDER, banking } from '../../eval/agentdojo/banking.js';
 import { travel } from '../../eval/agentdojo/travel.js';
 import { payments } from '../../domains/payments/domain.js';
-import type { CompiledContext } from '../../workflows/controller/index.js';
+import { saysAsWritten, type CompiledContext } from '../../workflows/controller/index.js';
 import { out, Run, TRANSFER } from '../support/driver.js';
 import { keys } from '../support/keys.js';
 import { directoryEntry } from '../../client/sign.js';
@@ -264,6 +264,13 @@ describe('shape plan: what a value the plan wrote is worth', () => {
       sources: { recipient: 'plan', amount: 'plan' },
     });
     expect(Object.values(pendingRequest(run.state)?.display ?? {})).toContainEqual(expect.stringContaining('"US122000000121212121212"'));
+  });
+
+  it('a quote matches whole words only: set off by spaces, quotation marks or the punctuation that ends a clause', () => {
+    const said = "Refund 'bob@x.com' and alice.bob@x.com, then GB29NWBK60161331926819. Ask Bob (Bobby's friend).";
+    for (const words of ['bob@x.com', 'alice.bob@x.com', 'GB29NWBK60161331926819', 'Bob', 'Refund', "Bobby's friend"])
+      expect(saysAsWritten(said, words)).toBe(true);
+    for (const words of ['x.com', 'bob@x.co', 'GB29NWBK6016133192681', 'Bobby', 'efund', ' Bob', '']) expect(saysAsWritten(said, words)).toBe(false);
   });
 
   it('outside shape plan, citing `quote` vouches for nothing: a model that read the world may not pick among the person’s words', () => {

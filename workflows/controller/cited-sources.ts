@@ -48,7 +48,7 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
     // A value the planner was shown as a fact may have come from that fact: it cites the fact, whose kind then counts.
     const seen = scope.plan.shown.find((f) => spelled(f.value) === spelled(value));
     if (seen) {
-      const quotable = typeof value === 'string' && scope.notes.some((n) => quotes(n.text, value));
+      const quotable = typeof value === 'string' && scope.notes.some((n) => saysAsWritten(n.text, value));
       const quote = quotable ? `, or quotes the signed note that says it, {"$quote": ${JSON.stringify(value).slice(0, 80)}}` : '';
       return {
         ok: false,
@@ -61,7 +61,7 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
     if (!scope.plan) return { ok: false, problem: 'only a planner shown trusted input only quotes the request' };
     // The planner says which of the person's words is which value, as it does for one it writes;
     // a fact it was shown of the same value does not matter, the person's own words hold it.
-    const note = typeof value === 'string' ? scope.notes.find((n) => quotes(n.text, value)) : undefined;
+    const note = typeof value === 'string' ? scope.notes.find((n) => saysAsWritten(n.text, value)) : undefined;
     return note
       ? { ok: true, label: `the words of a note ${note.by} signed, quoted by the plan` }
       : { ok: false, problem: `no signed note says ${JSON.stringify(String(value)).slice(0, 80)} as written` };
@@ -91,16 +91,20 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
   return { ok: true, label: `fact ${key} (${evidenceId})` };
 }
 
-/** Whether `text` has `words` as written, not inside a longer word or number ("Bob" is not in "Bobby"). */
-function quotes(text: string, words: string): boolean {
-  if (words.trim() === '' || words.length > 320) return false;
+/**
+ * Whether `text` says `words` as written: a whole word or run of words, set off by spaces (and
+ * quotation marks, brackets or the punctuation that ends a clause), never a part of a longer one.
+ * "Bob" is not in "Bobby", "bob@x.com" not in "alice.bob@x.com", "bob@x.co" not in "bob@x.co.uk".
+ */
+export function saysAsWritten(text: string, words: string): boolean {
+  if (words.trim() !== words || words === '' || words.length > 320) return false;
   for (let at = text.indexOf(words); at >= 0; at = text.indexOf(words, at + 1)) {
-    const before = text[at - 1] ?? ' ';
-    const after = text[at + words.length] ?? ' ';
-    if (!/[\p{L}\p{N}]/u.test(before) && !/[\p{L}\p{N}]/u.test(after)) return true;
+    if (OPENS.test(text.slice(0, at)) && CLOSES.test(text.slice(at + words.length))) return true;
   }
   return false;
 }
+const OPENS = /(^|\s)[(["'“‘<]*$/u;
+const CLOSES = /^[)\]"'”’>,;:.!?]*(\s|$)/u;
 
 /** The signed note whose typed `field` holds `value`, as the kind spells it. */
 function signedFieldHolding(notes: CitationScope['notes'], field: string, value: string | number): CitationScope['notes'][number] | undefined {

@@ -39,7 +39,7 @@ export { routeView } from './route.js';
 export { KEEP } from './bounds.js';
 
 // Rules other layers apply the same way: a signed statement's digest and checks, an effect's key,
-// how values compare, how a call is named, a derivation's arithmetic.
+// how values compare, how a call is named, a derivation's arithmetic, what a quote must match.
 export { approvalDigest } from './approval-request.js';
 export { checkAmend, checkDecision, noteEntry } from './trust.js';
 export { effectKey, idempotencyKey, keyFor } from './effect-keys.js';
@@ -47,3 +47,4 @@ export { kindOrNone, spelled } from './trusted-facts.js';
 export { callSignature } from './bounds.js';
 export { evaluateDerivation, operandNames } from './derivation.js';
 export { numbersWritten } from './derived-args.js';
+export { saysAsWritten } from './cited-sources.js';

@@ -4,11 +4,12 @@
 // as typed facts (planner-view.ts), never a tool's free text; so no text an attacker wrote can add
 // a step or change one. It answers with a plan: calls whose arguments are values it wrote or
 // references to facts (`{"$ref": "s1.balance"}`), to a typed field a person signed
-// (`{"$ref": "request.iban"}`), a signed note's own words (`{"$quote": "GB29..."}`), extractions (a model with no tools turns one read's text into one
-// value, `{"$ref": "x1"}`), and the claim to finish with. The engine runs
-// the steps in order, and every call meets the same gate as any proposal: a value the planner
-// wrote traces to what it was shown (cited-sources.ts, `plan`); an extracted value traces to
-// text nobody vouches for, so a person decides on it, shown where it came from, or it is refused.
+// (`{"$ref": "request.iban"}`), quotes of a signed note's words (`{"$quote": "GB29..."}`),
+// extractions (a model with no tools turns one read's text into one value, `{"$ref": "x1"}`), and
+// the claim to finish with. The engine runs the steps in order, and every call meets the same
+// gate as any proposal: a value the planner wrote traces to what it was shown (cited-sources.ts,
+// `plan`), a quote to the words a person signed (`quote`); an extracted value traces to text
+// nobody vouches for, so a person decides on it, shown where it came from, or it is refused.
 // When a step fails, is refused or denied, or the plan ends without a finish, the planner is
 // asked again and told what became of each step as codes (planOutcomes), never as text.
 import type { Domain } from '../contract.js';
