@@ -48,8 +48,7 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
     // A value the planner was shown as a fact may have come from that fact: it cites the fact, whose kind then counts.
     const seen = scope.plan.shown.find((f) => spelled(f.value) === spelled(value));
     if (seen) {
-      const quotable = typeof value === 'string' && scope.notes.some((n) => saysAsWritten(n.text, value));
-      const quote = quotable ? `, or quotes the signed note that says it, {"$quote": ${JSON.stringify(value).slice(0, 80)}}` : '';
+      const quote = quotingNote(scope, value) ? `, or quotes the signed note that says it, {"$quote": ${JSON.stringify(value).slice(0, 80)}}` : '';
       return {
         ok: false,
         problem: `the planner was shown it as ${seen.evidenceId}.${seen.key}: a plan refers to a fact, {"$ref": "${seen.evidenceId}.${seen.key}"}${quote}`,
@@ -61,7 +60,7 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
     if (!scope.plan) return { ok: false, problem: 'only a planner shown trusted input only quotes the request' };
     // The planner says which of the person's words is which value, as it does for one it writes;
     // a fact it was shown of the same value does not matter, the person's own words hold it.
-    const note = typeof value === 'string' ? scope.notes.find((n) => saysAsWritten(n.text, value)) : undefined;
+    const note = quotingNote(scope, value);
     return note
       ? { ok: true, label: `the words of a note ${note.by} signed, quoted by the plan` }
       : { ok: false, problem: `no signed note says ${JSON.stringify(String(value)).slice(0, 80)} as written` };
@@ -103,8 +102,14 @@ export function saysAsWritten(text: string, words: string): boolean {
   }
   return false;
 }
+/** What may stand just before quoted words (a space or the start, then quotation marks or brackets), and just after them. */
 const OPENS = /(^|\s)[(["'“‘<]*$/u;
 const CLOSES = /^[)\]"'”’>,;:.!?]*(\s|$)/u;
+
+/** The signed note that says `value` as written, if any (only words are quoted, never a number). */
+function quotingNote(scope: CitationScope, value: string | number): CitationScope['notes'][number] | undefined {
+  return typeof value === 'string' ? scope.notes.find((n) => saysAsWritten(n.text, value)) : undefined;
+}
 
 /** The signed note whose typed `field` holds `value`, as the kind spells it. */
 function signedFieldHolding(notes: CitationScope['notes'], field: string, value: string | number): CitationScope['notes'][number] | undefined {

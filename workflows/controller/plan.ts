@@ -25,12 +25,15 @@ import { EXTRACTED } from './plan-extraction.js';
 /** The step name of the plan's finish, once proposed: back in proposing, it was refused or its probe said no. */
 export const FINISH_STEP = 'finish';
 
-const isRef = (v: unknown): v is { $ref: string } =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $ref?: unknown }).$ref === 'string';
-
+/** How a plan marks a value it did not write itself: an object of that one key, whose value is a string. */
+const marked =
+  <K extends string>(key: K) =>
+  (v: unknown): v is Record<K, string> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as Record<string, unknown>)[key] === 'string';
+/** `{"$ref": "s1.balance"}`: a fact, an extracted value or a signed field (resolveRef). */
+const isRef = marked('$ref');
 /** `{"$quote": "..."}`: words of a signed note, as written; the gate finds them there (cited-sources.ts, `quote`). */
-const isQuote = (v: unknown): v is { $quote: string } =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $quote?: unknown }).$quote === 'string';
+const isQuote = marked('$quote');
 
 export function safeJson(text: string): unknown {
   try {
@@ -128,13 +131,7 @@ export function planNext(plan: RunningPlan, state: RunState, domain: Pick<Domain
         continue;
       }
       const items = Array.isArray(value) && value.some((v) => isRef(v) || isQuote(v)) ? value : [value];
-      const resolved = items.map((item) =>
-        isRef(item)
-          ? resolveRef(item.$ref, plan, state)
-          : isQuote(item)
-            ? { ok: true as const, value: item.$quote, source: QUOTED }
-            : { ok: true as const, value: item, source: 'plan' },
-      );
+      const resolved = items.map((item) => resolveValue(item, plan, state));
       const failed = resolved.find((r) => !r.ok);
       if (failed && !failed.ok) return { replan: [...outcomesOf(plan, state), { step: step.id, tool: step.tool, outcome: 'unresolved', code: failed.code }] };
       const ok = resolved as { ok: true; value: unknown; source: string }[];
@@ -147,6 +144,13 @@ export function planNext(plan: RunningPlan, state: RunState, domain: Pick<Domain
 }
 
 type Resolution = { ok: true; value: unknown; source: string } | { ok: false; code: string };
+
+/** One value of a plan as the call carries it, and what it cites: a reference, a quote, or what the planner wrote. */
+function resolveValue(value: unknown, plan: RunningPlan, state: RunState): Resolution {
+  if (isRef(value)) return resolveRef(value.$ref, plan, state);
+  if (isQuote(value)) return { ok: true, value: value.$quote, source: QUOTED };
+  return { ok: true, value, source: 'plan' };
+}
 
 /**
  * `s1.key`: the fact `key` of the evidence step s1 left; `x1`: the extracted value; `e3.key`: a
@@ -188,9 +192,8 @@ function signedField(ref: string, state: RunState): Resolution {
 }
 
 function resolveDeep(value: unknown, plan: RunningPlan, state: RunState): { ok: true; value: unknown } | { ok: false; code: string } {
-  if (isQuote(value)) return { ok: true, value: value.$quote };
-  if (isRef(value)) {
-    const r = resolveRef(value.$ref, plan, state);
+  if (isRef(value) || isQuote(value)) {
+    const r = resolveValue(value, plan, state);
     return r.ok ? { ok: true, value: r.value } : r;
   }
   if (Array.isArray(value)) {
