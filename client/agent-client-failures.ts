@@ -42,3 +42,10 @@ export function translate(err: unknown, runId: string): unknown {
   if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return new RunNotFoundError(runId);
   return err;
 }
+
+/** For a `.catch`: rethrows Temporal's "no such workflow" as this client's errors (translate), anything else as it came. */
+export function translated(runId: string): (err: unknown) => never {
+  return (err) => {
+    throw translate(err, runId);
+  };
+}
