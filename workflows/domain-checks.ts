@@ -10,7 +10,8 @@
 import type { z } from 'zod';
 import { AgentError } from './agent-error.js';
 import { type Domain, type RereadRules } from './contract.js';
-import { RESERVED_TOOL_NAMES, type AnyTool, type ApprovalRule, type DerivationRule } from './tool-contract.js';
+import { RESERVED_TOOL_NAMES } from './define-tool.js';
+import type { AnyTool, ApprovalRule, DerivationRule } from './tool-contract.js';
 import { evaluateDerivation, operandNames } from './controller/index.js';
 
 /** A domain that cannot run as defined; `problems` names each tool and rule at fault. */

@@ -39,7 +39,7 @@
 /** zod, the one the engine's own schemas are made with: build your tools' schemas with it, so engine and domain agree on one zod. */
 export { z } from 'zod';
 export { caseSubject } from './contract.js';
-export { defineTool } from './tool-contract.js';
+export { defineTool } from './define-tool.js';
 export { effectKey } from './controller/index.js';
 export { defineDomain, DomainDefinitionError, validateDomain } from './domain-checks.js';
 // The root of every error the engine throws, here and in the worker and client entries.
