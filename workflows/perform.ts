@@ -1,17 +1,18 @@
 // How each of the controller's commands is carried out durably: which activity runs it, with
 // which retry and timeout policy (policy.ts), and how its outcome, or its failure, becomes the
-// controller's next event. The loop in agent.ts knows only that a command becomes Work.
+// controller's next event. The loop in agent.ts knows only that a command becomes Work. What a
+// tool call's result is when the call cannot give one that counts is tool-results.ts.
 import { ActivityFailure, CancellationScope, TimeoutFailure, condition, proxyActivities, sleep } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import type { Domain } from './contract.js';
 import { type Command, compactJson, type RunEvent, type PlannedCall } from './controller/index.js';
-import { ProbeVerdict, ReadbackResult, ToolResult, UsageFloor } from './protocol.js';
-import { CLAIMED_READBACKS, MODEL_OUTAGE_MS, modelOptions, probeOptions, TOOL_ATTEMPTS, toolCallOptions } from './policy.js';
+import { ProbeVerdict, ReadbackResult, type ReadSeal, type ToolResult, UsageFloor } from './protocol.js';
+import { CLAIMED_READBACKS, MODEL_OUTAGE_MS, modelOptions, probeOptions, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
 import { nonce, openRead, own, readSeals, readsVouched, sealedCall, type Opened } from './sealed.js';
-import type { ReadSeal } from './protocol.js';
 import { directorySpending, spentBy } from './statement-spending.js';
 import { approvedDispatchId } from './statement-use.js';
+import { claimedResult, failedCallResult, failureMessage, notSent, toolResultOf } from './tool-results.js';
 
 // Every proxy's options come from the one retry and timeout policy.
 const models = proxyActivities<AgentActivities>(modelOptions);
@@ -258,62 +259,6 @@ function toolsFor(call: PlannedCall) {
   return call.idempotent ? byKind.retried : byKind.once;
 }
 
-/** Checked where it enters: a result for another call, or of the wrong shape, is not this call's result. */
-function toolResultOf(call: PlannedCall, raw: unknown, startedAt: number): ToolResult {
-  const result = ToolResult.safeParse(raw);
-  if (result.success && result.data.callId === call.callId) return result.data;
-  const message = 'the tool activity returned a malformed result';
-  return call.kind === 'effect'
-    ? { status: 'unknown', callId: call.callId, errorClass: 'unknown', message, attempt: 1, startedAt, finishedAt: Date.now() }
-    : { status: 'error', callId: call.callId, errorClass: 'bad_output', message, attempt: 1, startedAt, finishedAt: Date.now() };
-}
-
-/** The call's result when the workflow refused to send it: nothing can have happened. */
-function notSent(call: PlannedCall, startedAt: number, message: string): ToolResult {
-  return { status: 'error', callId: call.callId, errorClass: 'not_sent', message, attempt: 1, startedAt, finishedAt: Date.now() };
-}
-
-/**
- * A result no worker sealed. A read's is not evidence. An effect's says nothing about the world:
- * a reply of success is kept as a claim the readback must confirm (as a contract's
- * confirmByReadback asks), anything else leaves the outcome unknown, to be read back.
- */
-function claimedResult(call: PlannedCall, opened: Extract<Opened<unknown>, { sealed: false }>, startedAt: number): ToolResult {
-  const finishedAt = Date.now();
-  const notAWorkers = `the result is not a worker's (${opened.reason})`;
-  if (call.kind !== 'effect') {
-    return { status: 'error', callId: call.callId, errorClass: 'bad_output', message: `${notAWorkers}: it is not evidence`, attempt: 1, startedAt, finishedAt };
-  }
-  const claim = ToolResult.safeParse(opened.claim);
-  if (claim.success && claim.data.callId === call.callId && claim.data.status === 'ok') return { ...claim.data, unsealed: true };
-  const said = claim.success ? `${claim.data.status}` : 'something that is not a result';
-  return {
-    status: 'unknown',
-    callId: call.callId,
-    errorClass: 'unknown',
-    message: `${notAWorkers} and said ${said}: read back`,
-    attempt: 1,
-    startedAt,
-    finishedAt,
-  };
-}
-
-/** The activity failed after its retries: an effect's outcome is unknown, a read's is an error. */
-function failedCallResult(call: PlannedCall, err: unknown, startedAt: number): ToolResult {
-  const timedOut = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
-  return {
-    status: call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'error',
-    callId: call.callId,
-    errorClass: call.kind === 'effect' ? 'unknown' : timedOut ? 'timeout' : 'transient',
-    message: failureMessage(err),
-    // Retried calls fail here only once their attempts are used up (a non-final attempt throws
-    // to be retried, the final one reports); anything else ended after its first attempt.
-    attempt: call.idempotent && err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? TOOL_ATTEMPTS : 1,
-    startedAt,
-    finishedAt: Date.now(),
-  };
-}
-
 /**
  * Shielded from a cancel: the readback is what lets a cancelled run say whether its effect took.
  * A readback asked to wait (`after`: the request could still commit until then) waits on a
@@ -345,9 +290,4 @@ function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput
   return CancellationScope.nonCancellable(() =>
     after !== undefined && after > Date.now() ? sleep(after - Date.now(), { summary: `until ${effect.tool} can no longer commit` }).then(read) : read(),
   ).catch((err: unknown): ReadbackResult => ({ callId: effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }));
-}
-
-export function failureMessage(err: unknown): string {
-  if (err instanceof ActivityFailure && err.cause) return `${err.cause.name}: ${err.cause.message}`.slice(0, 300);
-  return err instanceof Error ? err.message.slice(0, 300) : String(err).slice(0, 300);
 }
