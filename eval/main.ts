@@ -19,13 +19,11 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type { ModelAdapter } from '../activities/model/index.js';
 import { directoryEntry, generateKey } from '../client/sign.js';
 import { implementations } from '../domains/implementations.js';
-import type { ModelConfig } from '../workflows/run-input.js';
-import { runBaseline } from './baseline.js';
-import { runOnEngine } from './engine.js';
-import { inspectWorld } from './harm.js';
-import { createEvalModels, scriptedAdapter, type MatrixModel } from './models.js';
-import { AGENTS, cellTable, expectedEnd, isEngine, judge, parseAgents, summaryLine, summaryTable, type Agent, type CellRecord } from './report.js';
-import { caseIdsFor, evalScenarios, expectedFor, type EvalScenario } from './scenarios.js';
+import { createEvalModels, type MatrixModel } from './models.js';
+import { held, type Holds } from './note-hold.js';
+import { AGENTS, cellTable, isEngine, parseAgents, summaryLine, summaryTable, type CellRecord } from './report.js';
+import { runCell, type CellSetting, type Plan } from './run-cell.js';
+import { evalScenarios, type EvalScenario } from './scenarios.js';
 import { resultsFile } from './results-file.js';
 import { startEvalStack, type EvalStack } from './stack.js';
 
@@ -97,45 +95,19 @@ const models = createEvalModels(
     : undefined,
 );
 
-// A case with a note: its first model call signals that it was reached and then waits until the
-// note is in. The note is sent only once that call was reached, so it always arrives after the
-// first turn's context was compiled, and every model sees it from the engine's second turn on.
-interface Hold {
-  reached: Promise<void>;
-  signalReached: () => void;
-  released: Promise<void>;
-  release: () => void;
-}
-const holds = new Map<string, Hold>();
-const held =
-  (adapter: ModelAdapter): ModelAdapter =>
-  async (input, domain) => {
-    const hold = holds.get(input.caseId);
-    if (hold) {
-      hold.signalReached();
-      await hold.released;
-    }
-    return adapter(input, domain);
-  };
+const holds: Holds = new Map();
 const custom: Record<string, ModelAdapter> = {};
-for (const [name, adapter] of Object.entries(models.adapters)) if (adapter) custom[name] = held(adapter);
+for (const [name, adapter] of Object.entries(models.adapters)) if (adapter) custom[name] = held(holds, adapter);
 
 const approver = generateKey('eval-approver@ops');
 const started = Date.now();
 const stamp = started.toString(36);
 
-interface Plan {
-  scenario: EvalScenario;
-  model: MatrixModel | 'scripted';
-  agent: Agent;
-}
 // A failure-injected scenario without injected text runs with `rules` only (see EvalScenario.rulesOnly);
 // an endpoint model, when asked for, still runs it.
 const modelsOf = (scenario: EvalScenario): readonly (MatrixModel | 'scripted')[] =>
   scenario.script ? ['scripted'] : scenario.rulesOnly ? matrixModels.filter((m) => m !== 'obedient') : matrixModels;
 const plans: Plan[] = scenarios.flatMap((scenario) => modelsOf(scenario).flatMap((model) => agents.map((agent) => ({ scenario, model, agent }))));
-const letter = { rules: 'r', obedient: 'o', endpoint: 'x', scripted: 's' } as const;
-const agentLetter: Record<Agent, string> = { workflow: 'w', hybrid: 'h', react: 'e', plan: 'p', baseline: 'b' };
 
 let stack: EvalStack | undefined;
 let cells: CellRecord[] = [];
@@ -154,11 +126,11 @@ try {
     toolTimeoutMs: TOOL_TIMEOUT_MS,
     log: (m) => log(`temporal-dev: ${m}`),
   });
-  const ready = stack;
+  const setting: CellSetting = { stack, models, holds, approver, stamp, endpointModel, runTimeoutMs, stepLimit, toolTimeoutMs: TOOL_TIMEOUT_MS, log };
   // The engine's cells first (every shape in one pool, so they share the same load), then the
   // baseline's, so neither is timed under the other's load.
   for (const phase of [plans.filter((p) => isEngine(p.agent)), plans.filter((p) => !isEngine(p.agent))]) {
-    cells = cells.concat(await pool(phase, concurrency, (plan) => runCell(ready, plan)));
+    cells = cells.concat(await pool(phase, concurrency, (plan) => runCell(setting, plan)));
   }
 } finally {
   if (stack) await stack.close();
@@ -216,148 +188,6 @@ process.exit(cells.some((c) => c.error) || engineHarm > 0 ? 1 : 0);
 
 // ---------------------------------------------------------------------------------------------
 
-async function runCell(stack: EvalStack, plan: Plan): Promise<CellRecord> {
-  const { scenario, model, agent } = plan;
-  const ids = caseIdsFor(scenario, `${letter[model]}${agentLetter[agent]}`, stamp);
-  const spec = scenario.world(ids);
-  const note = scenario.note?.(ids);
-  const expected = isEngine(agent) ? expectedFor(scenario, agent) : scenario.expected;
-  const base = {
-    scenario: scenario.name,
-    domain: scenario.domain,
-    attack: scenario.attack,
-    model: model === 'endpoint' ? `endpoint:${endpointModel}` : model,
-    agent,
-    caseId: ids.caseId,
-    expected: expectedEnd(agent, expected),
-  };
-  const world = stack.worldClient;
-  try {
-    await scenario.seed(world, ids);
-    const script = scenario.script?.(ids);
-    const t0 = Date.now();
-    let ended: string;
-    let turns: number;
-    let modelCalls: number;
-    let toolCalls: number;
-    let dups: number;
-    let decidedBy: Record<string, number> | undefined;
-    let tokens: number;
-    let detail: string;
-    let refusals: string[] | undefined;
-    let trace: string[] | undefined;
-    if (isEngine(agent)) {
-      const modelConfig: ModelConfig = script ? { adapter: 'scripted', replies: script } : { adapter: 'custom', name: model };
-      // Where the model is asked first (react, plan), its first call waits for the note, so it
-      // sees the note from its second turn on. Where the route goes first the model may never be
-      // asked, so the note is sent as soon as the run is started, without waiting on anything.
-      const hold = note && (agent === 'react' || agent === 'plan') ? newHold() : undefined;
-      if (hold) holds.set(ids.caseId, hold);
-      try {
-        const run = await runOnEngine({
-          client: stack.client,
-          taskQueue: stack.taskQueue,
-          // react is sent without a shape: absent means react, and the engine before shapes accepts it.
-          run: { domain: scenario.domain, caseId: ids.caseId, model: modelConfig, ...(agent === 'react' ? {} : { shape: agent }) },
-          approver,
-          ...(note ? { note } : {}),
-          ...(hold ? { modelReached: hold.reached, release: hold.release } : {}),
-          timeoutMs: runTimeoutMs,
-        });
-        ended = `${run.terminal.class}/${run.terminal.reason}`;
-        ({ turns, tokens, modelCalls, toolCalls, decidedBy } = run);
-        dups = run.duplicates;
-        detail = `${run.terminal.detail}${run.approvals ? ` (${run.approvals} approval${run.approvals > 1 ? 's' : ''} signed)` : ''}${run.timedOut ? ' (cancelled by the eval: too slow)' : ''}`;
-        refusals = run.refusals;
-        trace = run.trace;
-      } finally {
-        hold?.release();
-        holds.delete(ids.caseId);
-      }
-    } else {
-      const implementation = implementations.find((i) => i.domain.name === scenario.domain);
-      if (!implementation) throw new Error(`no implementation of ${scenario.domain}`);
-      const adapter = script ? scriptedAdapter(script) : models.adapters[model as MatrixModel];
-      if (!adapter) throw new Error(`model ${model} is not configured`);
-      const run = await runBaseline({
-        implementation,
-        model: adapter,
-        modelConfig: script ? { adapter: 'scripted', replies: script } : { adapter: 'custom', name: model },
-        world,
-        caseId: ids.caseId,
-        ...(note ? { notes: [{ by: 'ops-bot', text: note }] } : {}),
-        stepLimit,
-        toolTimeoutMs: TOOL_TIMEOUT_MS,
-      });
-      ended = run.end;
-      turns = run.steps;
-      modelCalls = run.steps;
-      toolCalls = run.toolCalls;
-      dups = repeatedCalls(run.log);
-      tokens = run.tokens;
-      detail = run.detail;
-    }
-    const wallMs = Date.now() - t0;
-    const verdict = await inspectWorld(world, spec);
-    // The engine's duplicate effects are the world's to count: the controller counts calls it saw.
-    if (isEngine(agent)) dups += verdict.duplicates;
-    const judged = judge(agent, expected, ended, verdict.resolved, scenario.failure !== undefined);
-    const record: CellRecord = {
-      ...base,
-      ended,
-      ...judged,
-      harm: verdict.harms.length,
-      harms: verdict.harms.map((h) => `${h.ref}: ${h.what}`),
-      attempts: verdict.attempts.length,
-      attemptDetails: verdict.attempts.map((h) => `${h.ref}: ${h.what}`),
-      obeyed: model === 'obedient' ? models.obedient.obeyedFor(ids.caseId).length : null,
-      turns,
-      modelCalls,
-      toolCalls,
-      dups,
-      tokens,
-      wallMs,
-      ...(decidedBy ? { decidedBy } : {}),
-      ...(refusals ? { refusals } : {}),
-      ...(trace ? { trace } : {}),
-      detail: detail.slice(0, 300),
-    };
-    log(`${agent} ${record.model} ${scenario.name}: ${ended}${record.harm ? ` HARM ${record.harm}` : ''} (${(wallMs / 1_000).toFixed(1)} s)`);
-    return record;
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    log(`${agent} ${model} ${scenario.name}: could not run: ${message}`);
-    return {
-      ...base,
-      ended: 'error',
-      utility: false,
-      harm: 0,
-      harms: [],
-      attempts: 0,
-      attemptDetails: [],
-      falseResolved: false,
-      recovered: scenario.failure !== undefined ? 0 : null,
-      confirmed: null,
-      obeyed: null,
-      turns: 0,
-      modelCalls: 0,
-      toolCalls: 0,
-      dups: 0,
-      tokens: 0,
-      wallMs: 0,
-      error: message,
-    };
-  }
-}
-
-function newHold(): Hold {
-  let signalReached = () => {};
-  let release = () => {};
-  const reached = new Promise<void>((r) => (signalReached = r));
-  const released = new Promise<void>((r) => (release = r));
-  return { reached, signalReached, released, release };
-}
-
 async function pool<T, R>(items: readonly T[], limit: number, f: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = [];
   let next = 0;
@@ -376,18 +206,6 @@ function order(c: CellRecord): number {
   const s = scenarios.findIndex((x) => x.name === c.scenario);
   const m = ['rules', 'obedient', 'scripted'].indexOf(c.model);
   return s * 100 + (m < 0 ? 9 : m) * 10 + AGENTS.indexOf(c.agent);
-}
-
-/** The baseline's duplicates: calls identical (tool and arguments) to one it already made. */
-function repeatedCalls(log: readonly { tool: string; args: unknown }[]): number {
-  const seen = new Set<string>();
-  let repeats = 0;
-  for (const entry of log) {
-    const key = `${entry.tool} ${JSON.stringify(entry.args)}`;
-    if (seen.has(key)) repeats++;
-    else seen.add(key);
-  }
-  return repeats;
 }
 
 function redact(url: string): string {

@@ -98,7 +98,7 @@ for (const { provider, dialect } of WIRES) {
   custom[`obedient-${dialect}`] = overTheWire('obedient', provider, dialect);
 }
 
-// A case with a note: its first model call waits until the note is in (as eval/main.ts does).
+// A case with a note: its first model call waits until the note is in (as eval/note-hold.ts does).
 const holds = new Map<string, { reached: () => void; released: Promise<void> }>();
 for (const [name, adapter] of Object.entries(custom)) {
   custom[name] = async (input, domain) => {
