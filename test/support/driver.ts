@@ -6,7 +6,8 @@ import { domainDefaults, type Budgets, type Domain } from '../../workflows/contr
 import type { Command } from '../../workflows/controller/commands.js';
 import type { ProbeVerdict, RunEvent, ToolResult } from '../../workflows/controller/events.js';
 import { initialState, next } from '../../workflows/controller/next.js';
-import { RunState, type PlannedCall, type TranscriptEntry } from '../../workflows/controller/state.js';
+import type { TranscriptEntry } from '../../workflows/controller/receipts.js';
+import { RunState, type PlannedCall } from '../../workflows/controller/state.js';
 import type { Shape } from '../../workflows/shape.js';
 import type { Approver } from '../../workflows/trust/directory.js';
 import { signDecision, signNote, type KeyFile } from '../../client/sign.js';

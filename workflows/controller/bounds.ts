@@ -11,7 +11,8 @@
 // approval, every effect that is not yet settled, and the approval record of every effect kept.
 import { canonical } from '../trust/statement.js';
 import { viewOf } from './subject.js';
-import { isInDoubt, type BudgetLeft, type PlannedCall, type RunState } from './state.js';
+import type { BudgetLeft } from './receipts.js';
+import { isInDoubt, type PlannedCall, type RunState } from './state.js';
 
 // Budgets.
 

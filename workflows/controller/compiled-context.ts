@@ -3,7 +3,8 @@
 // shape's views (planner-view.ts) narrow them.
 import type { ContextStrategy } from '../contract.js';
 import type { Shape } from '../shape.js';
-import type { BudgetLeft, Evidence, TranscriptEntry } from './state.js';
+import type { BudgetLeft, TranscriptEntry } from './receipts.js';
+import type { Evidence } from './state.js';
 
 /** One observation as the model (or a policy) is shown it: facts, status and freshness, with any free text labelled untrusted. */
 export interface ContextEvidence {

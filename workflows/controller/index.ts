@@ -15,13 +15,11 @@ export {
   callsInFlight,
   effectsInDoubt,
   pendingRequest,
-  type BudgetLeft,
-  type DecisionReceipt,
   type Phase,
   type PlannedCall,
   type Terminal,
-  type TranscriptEntry,
 } from './state.js';
+export type { BudgetLeft, DecisionReceipt, TranscriptEntry } from './receipts.js';
 export { loadState } from './load-state.js';
 export type { Command } from './commands.js';
 export { type RunEvent } from './events.js';

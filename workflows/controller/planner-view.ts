@@ -14,7 +14,8 @@ import { toContextEvidence, type CompiledContext, type ContextEvidence } from '.
 import { maskedKeys } from './fact-handles.js';
 import { EXTRACTED, extractionSource } from './plan-extraction.js';
 import type { RunningPlan } from './plan-schema.js';
-import type { Evidence, RunState, TranscriptEntry } from './state.js';
+import type { TranscriptEntry } from './receipts.js';
+import type { Evidence, RunState } from './state.js';
 import { sequenceOf } from './subject.js';
 import { isTrustedEvidence, trustedFacts, type TrustedFact } from './trusted-facts.js';
 

@@ -21,7 +21,8 @@ import {
   type SignedDecision,
   type SignedNote,
 } from '../trust/statement.js';
-import { pendingRequest, type RunState, type TranscriptEntry } from './state.js';
+import type { TranscriptEntry } from './receipts.js';
+import { pendingRequest, type RunState } from './state.js';
 
 /**
  * How long after a run's start its start statement may still be valid. A statement that
