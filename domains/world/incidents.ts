@@ -17,7 +17,8 @@ import {
   type VerifyView,
 } from './contract.js';
 import { HttpError, ok, param, parseBody, peek, type DomainRoute, type Reply, type RouteInput } from './http.js';
-import type { ServiceRow, WorldStore } from './store.js';
+import type { WorldStore } from './store.js';
+import type { ServiceRow } from './tables.js';
 import { findOrFence, refuseIfFenced } from './fencing.js';
 
 const STABLE = { current: 'v1.4.2', previous: 'v1.4.1' };

@@ -3,7 +3,7 @@
 // the families are monitoring/service-metrics.ts's; this file says what the world's rows mean.
 import { renderServiceMetrics, type ServiceSample } from '../../monitoring/service-metrics.js';
 import { SYMPTOMS } from './incidents.js';
-import type { ServiceRow } from './store.js';
+import type { ServiceRow } from './tables.js';
 
 export { METRICS_CONTENT_TYPE } from '../../monitoring/service-metrics.js';
 

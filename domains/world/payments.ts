@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { FenceRequest, ReissueRequest, type PaymentSeed, type LedgerView, type ProcessorView, type ReplicaView, type Reissue } from './contract.js';
 import { HttpError, ok, param, parseBody, peek, type DomainRoute, type RouteInput } from './http.js';
-import type { WorldStore, TransferRow } from './store.js';
+import type { WorldStore } from './store.js';
+import type { TransferRow } from './tables.js';
 import { findOrFence, refuseIfFenced } from './fencing.js';
 
 // Upsert; also forgets earlier reissues so a test can reuse a transferId.
