@@ -16,7 +16,7 @@ import { isNoPoller, translate } from './agent-client-failures.js';
 import { RequestRejectedError, RunUnavailableError, WorkerTimeoutError } from './agent-errors.js';
 import { describeError } from './errors.js';
 import { noPollerWords } from './run-report.js';
-import { currentAnswer } from './run-view.js';
+import { currentAnswer } from './to-run-view.js';
 
 /** How long a state query may take before the run counts as unanswered (no worker?). */
 export const QUERY_TIMEOUT_MS = 15_000;

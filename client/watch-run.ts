@@ -8,7 +8,7 @@ import type { RunView as StateAnswer } from '../workflows/messages.js';
 import { closedError, readable } from './agent-client-failures.js';
 import { RunNotFoundError } from './agent-errors.js';
 import type { RunReport } from './run-report.js';
-import { toRunView } from './run-view.js';
+import { toRunView } from './to-run-view.js';
 import { WatchCursor, type WatchItem } from './watch-cursor.js';
 
 /** How often watch asks the run for its state. */

@@ -8,7 +8,7 @@ import { html } from 'hono/html';
 import { isoTime } from '../client/format.js';
 import { abandonedEffects, abandonedWords, statusWords, type RunReport } from '../client/run-report.js';
 import { buildWords } from '../client/run-build.js';
-import { toRunView } from '../client/run-view.js';
+import { toRunView } from '../client/to-run-view.js';
 import { layout, type Html } from './layout.js';
 import { runFragment } from './run-page.js';
 

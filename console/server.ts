@@ -18,7 +18,7 @@ import { AgentClient } from '../client/agent-client.js';
 import { AgentClientError, InvalidRequestError, RequestRejectedError, RunEndedError, RunNotFoundError, WorkerTimeoutError } from '../client/agent-errors.js';
 import { notServedWords, type ListFilter } from '../client/list-query.js';
 import type { RunReport } from '../client/run-report.js';
-import { toRunView } from '../client/run-view.js';
+import { toRunView } from '../client/to-run-view.js';
 import { SignedDecision } from '../workflows/trust/statement.js';
 import { InboxReader } from './inbox.js';
 import { reportDone, reportFragment, reportPage } from './report-views.js';

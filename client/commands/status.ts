@@ -13,7 +13,8 @@ import { budgetLine, compact, duration, isoTime, table, timestamp } from '../for
 import { notServedWords } from '../list-query.js';
 import { abandonedEffects, abandonedWords, closedWords, statusWords, type RunReport } from '../run-report.js';
 import { buildWords } from '../run-build.js';
-import { toRunView, type RunView } from '../run-view.js';
+import { type RunView } from '../run-view.js';
+import { toRunView } from '../to-run-view.js';
 import { DEFAULT_VALID_FOR_MS } from '../sign.js';
 import type { CommandContext, CommandRun } from './types.js';
 

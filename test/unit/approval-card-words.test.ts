@@ -5,7 +5,8 @@
 // the pure controller and the same state-query answer the workflow gives (handlers.ts view).
 import { describe, expect, it } from 'vitest';
 import { evidenceOnCard, evidenceWords, plainDuration, proposerWords, splitDisplay, starterWords, validForWords } from '../../client/card-words.js';
-import { AGAINST_PREFIX, toRunView } from '../../client/run-view.js';
+import { AGAINST_PREFIX } from '../../client/run-view.js';
+import { toRunView } from '../../client/to-run-view.js';
 import { endedAsExpected, expectedEnd, scenarios } from '../../demo/scenarios.js';
 import { payments } from '../../domains/payments/domain.js';
 import { approvalDigest } from '../../workflows/controller/approval-request.js';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
 import { budgetLine, timeLeft } from '../../client/format.js';
 import { runFragment } from '../../console/run-page.js';
-import { toRunView } from '../../client/run-view.js';
+import { toRunView } from '../../client/to-run-view.js';
 import type { Domain } from '../../workflows/contract.js';
 import type { AnyTool } from '../../workflows/tool-contract.js';
 import { approvalDigest } from '../../workflows/controller/approval-request.js';

@@ -6,7 +6,8 @@
 import { domainDefaults } from '../../workflows/contract.js';
 import { describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
-import { currentAnswer, RunView, toRunView } from '../../client/run-view.js';
+import { RunView } from '../../client/run-view.js';
+import { currentAnswer, toRunView } from '../../client/to-run-view.js';
 import { view } from '../../workflows/handlers.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { TEST_DIRECTORY } from '../support/keys.js';

@@ -13,7 +13,7 @@ import { payments } from '../../domains/payments/domain.js';
 import { ACCOUNT_HOLDER, banking } from '../../eval/agentdojo/banking.js';
 import { directoryEntry } from '../../client/sign.js';
 import { toRunExport, type RunExport } from '../../client/export-schema.js';
-import { toRunView } from '../../client/run-view.js';
+import { toRunView } from '../../client/to-run-view.js';
 import { verifyExport, type VerifyOptions } from '../../client/verify.js';
 import { verify as verifyCommand } from '../../client/commands/verify.js';
 import { Flags, type CommandContext } from '../../client/commands/types.js';
