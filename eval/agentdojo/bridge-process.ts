@@ -19,7 +19,11 @@ const STDERR_KEEP_CHARS = 8_000;
 export async function startBridge(log: Log): Promise<RunningBridge> {
   const venv = ensureAgentDojo(log);
   if ('error' in venv) throw new Error(venv.error);
-  const child = spawn(venv.python, [SCRIPT, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
+  const child = spawn(venv.python, [SCRIPT, '--port', '0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // No __pycache__ beside the bridge's modules: a run leaves the clone as it found it.
+    env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+  });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_KEEP_CHARS);
