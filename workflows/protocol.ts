@@ -1,7 +1,7 @@
 // What the workflow and its activities exchange: the results activities hand back (checked
-// where they enter the workflow, workflows/perform.ts) and the envelope a sealed result travels
-// in (activities/result-seal.ts seals it, workflows/sealed.ts has it checked). Shared by both
-// sides, so workflow-safe: zod schemas and plain data, no crypto, nothing of the controller.
+// where they enter the workflow: perform.ts, tool-results.ts) and the envelope a sealed result
+// travels in (activities/result-seal.ts seals it, workflows/sealed.ts has it checked). Shared by
+// both sides, so workflow-safe: zod schemas and plain data, no crypto, nothing of the controller.
 import { z } from 'zod';
 import { workerScoped } from './worker-scoped.js';
 

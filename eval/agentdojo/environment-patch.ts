@@ -2,10 +2,11 @@
 // (an extra incoming transaction from the attacker's IBAN, an extra message in a channel), read and
 // checked where it enters the runner. The file is a JSON object keyed by suite; each value is a
 // JSON object the bridge deep-merges into that suite's environment before each pair (objects key
-// by key, lists appended, scalars replaced) and re-validates with AgentDojo's own model, so whether
-// the patch fits the environment is the bridge's to say (bridge.py); the runner asks it once per
-// suite before any pair runs (checkPatchFits). A bad file is a value naming the file and the
-// problem, never a throw; a patch the bridge refuses is a PatchRefused naming both.
+// by key, lists appended, scalars replaced) and re-validates with AgentDojo's own model, so
+// whether the patch fits the environment is the bridge's to say (environment_patch.py); the
+// runner asks it once per suite before any pair runs (checkPatchFits). A bad file is a value
+// naming the file and the problem, never a throw; a patch the bridge refuses is a PatchRefused
+// naming both.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
