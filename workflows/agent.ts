@@ -12,29 +12,24 @@ import {
   allHandlersFinished,
   patched,
   setCurrentDetails,
-  proxyActivities,
 } from '@temporalio/workflow';
-import type { AgentActivities } from '../activities/index.js';
 import { domainDefaults, type Domain } from './contract.js';
 import type { Command, RunEvent, Step, RunState } from './controller/index.js';
-import { callsInFlight, commandOrHalt, effectsInDoubt, headline, initialState, loadState, next } from './controller/index.js';
+import { commandOrHalt, headline, initialState, loadState, next } from './controller/index.js';
 import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
 import { refuseForeignRunId } from './run-identity.js';
 import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
-import { continuationOptions, ErrorTypes } from './policy.js';
+import { ErrorTypes } from './policy.js';
 import { perform } from './perform.js';
 import { directoryNow, takeStatement } from './statement-spending.js';
 import { closeRun } from './closing.js';
-import { sealedRead } from './sealed.js';
+import { refuseForeignState, refuseStateFromElsewhere } from './carried-state.js';
 import { observeStep } from './telemetry.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
 import { olderRuleSetError, RULE_SET } from './rule-set.js';
-
-/** Asks the server whether carried state is this run's own (refuseStateFromElsewhere). */
-const continuations = proxyActivities<AgentActivities>(continuationOptions);
 
 /** What the agent workflow is started with: the run's input (and, after a continue-as-new, the state it carries). */
 export interface AgentWorkflowInput {
@@ -269,39 +264,6 @@ function newState(run: RunInput, domain: Domain): RunState {
     now: Date.now(),
   });
   return run.start ? { ...state, starterClaim: run.start } : state;
-}
-
-/**
- * Carried state is accepted only from this run's own continue-as-new: a client that starts the
- * workflow with made-up state gets a refusal. An effect it says is in flight without an
- * approval on record is dropped from flight, so it has to pass the gate again.
- */
-function refuseForeignState(carried: RunState): void {
-  const info = workflowInfo();
-  if (!info.continuedFromExecutionRunId) {
-    throw ApplicationFailure.nonRetryable("carried state is accepted only from this run's own continue-as-new", ErrorTypes.invalidRunInput);
-  }
-  if (carried.runId !== info.workflowId) throw ApplicationFailure.nonRetryable(`carried state belongs to run ${carried.runId}`, ErrorTypes.invalidRunInput);
-  // Runs roll over only at quiet points (nothing in flight, no effect in doubt): state that
-  // says otherwise was not written by a rollover, and nothing in it may skip the gate.
-  if (callsInFlight(carried).length > 0 || effectsInDoubt(carried).length > 0) {
-    throw ApplicationFailure.nonRetryable('carried state has calls in flight or in doubt; it was not written at a rollover', ErrorTypes.invalidRunInput);
-  }
-}
-
-async function refuseStateFromElsewhere(): Promise<void> {
-  const previousRunId = workflowInfo().continuedFromExecutionRunId;
-  if (!previousRunId) throw ApplicationFailure.nonRetryable("carried state is accepted only from this run's own continue-as-new", ErrorTypes.invalidRunInput);
-  const opened = await sealedRead<{ ok?: unknown; reason?: unknown }>('the continuation check', (nonce) =>
-    continuations.checkContinuation({ previousRunId, nonce }),
-  );
-  const reason = !opened.sealed
-    ? `the check's answer is not a worker's (${opened.reason})`
-    : opened.value?.ok === true
-      ? undefined
-      : String(opened.value?.reason ?? '');
-  if (reason !== undefined)
-    throw ApplicationFailure.nonRetryable(`carried run state refused: ${reason || 'not written by this engine'}`, ErrorTypes.invalidRunInput);
 }
 
 function shouldContinueAsNew(run: RunInput): boolean {
