@@ -315,14 +315,14 @@ export class AgentClient {
    */
   async amend(runId: string, requestId: string, args: Record<string, unknown>, key: KeyFile, options: DecisionOptions = {}): Promise<DecisionResult> {
     const awaiting = await pendingRequest(this, runId, requestId, 'approve');
-    const signed = signAmend(key, runId, awaiting, args, options.comment ?? '', options.validForMs !== undefined ? { validForMs: options.validForMs } : {});
+    const signed = signAmend(key, runId, awaiting, args, options.comment ?? '', validity(options));
     const ack = await this.update(runId, 'amend', () => this.handle(runId).executeUpdate(amendUpdate, { args: [signed] }));
     return decisionResult(runId, ack, awaiting, args, key.id, signed.statement.expiresAt);
   }
 
   private async decide(kind: 'approve' | 'deny', runId: string, requestId: string, key: KeyFile, options: DecisionOptions): Promise<DecisionResult> {
     const awaiting = await pendingRequest(this, runId, requestId, kind);
-    const signed = signDecision(key, runId, awaiting, kind, options.comment ?? '', options.validForMs !== undefined ? { validForMs: options.validForMs } : {});
+    const signed = signDecision(key, runId, awaiting, kind, options.comment ?? '', validity(options));
     const ack = await this.update(runId, kind, () => this.handle(runId).executeUpdate(kind === 'approve' ? approveUpdate : denyUpdate, { args: [signed] }));
     return decisionResult(runId, ack, awaiting, awaiting.args, key.id, signed.statement.expiresAt);
   }
@@ -330,4 +330,9 @@ export class AgentClient {
   private update<T>(runId: string, request: UpdateName, fn: () => Promise<T>): Promise<T> {
     return boundedUpdate(this.client, runId, request, this.updateTimeoutMs, fn);
   }
+}
+
+/** How long a signed decision stays valid, when the caller says. */
+function validity(options: DecisionOptions): { validForMs?: number } {
+  return options.validForMs !== undefined ? { validForMs: options.validForMs } : {};
 }

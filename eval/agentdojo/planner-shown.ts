@@ -1,7 +1,8 @@
 // Why this exists: what the scripted planner of shape `plan` was shown, and how it may use it: the
 // text it may copy (the signed request; any other text only if the shape shows it), whether that
 // text states a value or names a day, the words of a signed note it may quote, and the facts it
-// was shown by value, which it names by reference. Shared by its calls (planner.ts) and its answer (planner-answer.ts).
+// was shown by value, which it names by reference. Shared by its calls (planner.ts) and its
+// answer (planner-answer.ts).
 import { type CompiledContext, saysAsWritten, spelled } from '../../workflows/controller/index.js';
 
 export type Value = string | number;

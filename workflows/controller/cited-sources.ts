@@ -98,13 +98,20 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
 export function saysAsWritten(text: string, words: string): boolean {
   if (words.trim() !== words || words === '' || words.length > 320) return false;
   for (let at = text.indexOf(words); at >= 0; at = text.indexOf(words, at + 1)) {
-    if (OPENS.test(text.slice(0, at)) && CLOSES.test(text.slice(at + words.length))) return true;
+    if (setOff(text, at, -1, OPENING) && setOff(text, at + words.length, 1, CLOSING)) return true;
   }
   return false;
 }
-/** What may stand just before quoted words (a space or the start, then quotation marks or brackets), and just after them. */
-const OPENS = /(^|\s)[(["'“‘<]*$/u;
-const CLOSES = /^[)\]"'”’>,;:.!?]*(\s|$)/u;
+/** What may stand just before quoted words (after a space or the start), and just after them (before a space or the end). */
+const OPENING = '(["\'“‘<';
+const CLOSING = ')]"\'”’>,;:.!?';
+
+/** Whether, from `at` in direction `step`, past any of `marks`, the text ends or a space follows: the words are whole there. */
+function setOff(text: string, at: number, step: -1 | 1, marks: string): boolean {
+  let i = step < 0 ? at - 1 : at;
+  while (i >= 0 && i < text.length && marks.includes(text[i] as string)) i += step;
+  return i < 0 || i >= text.length || /\s/u.test(text[i] as string);
+}
 
 /** The signed note that says `value` as written, if any (only words are quoted, never a number). */
 function quotingNote(scope: CitationScope, value: string | number): CitationScope['notes'][number] | undefined {

@@ -34,6 +34,8 @@ const marked =
 const isRef = marked('$ref');
 /** `{"$quote": "..."}`: words of a signed note, as written; the gate finds them there (cited-sources.ts, `quote`). */
 const isQuote = marked('$quote');
+/** A value the plan did not write itself: a reference or a quote (resolveValue). */
+const isMarked = (v: unknown): v is { $ref: string } | { $quote: string } => isRef(v) || isQuote(v);
 
 export function safeJson(text: string): unknown {
   try {
@@ -130,7 +132,7 @@ export function planNext(plan: RunningPlan, state: RunState, domain: Pick<Domain
         derive[name] = computed.derive;
         continue;
       }
-      const items = Array.isArray(value) && value.some((v) => isRef(v) || isQuote(v)) ? value : [value];
+      const items = Array.isArray(value) && value.some(isMarked) ? value : [value];
       const resolved = items.map((item) => resolveValue(item, plan, state));
       const failed = resolved.find((r) => !r.ok);
       if (failed && !failed.ok) return { replan: [...outcomesOf(plan, state), { step: step.id, tool: step.tool, outcome: 'unresolved', code: failed.code }] };
@@ -192,7 +194,7 @@ function signedField(ref: string, state: RunState): Resolution {
 }
 
 function resolveDeep(value: unknown, plan: RunningPlan, state: RunState): { ok: true; value: unknown } | { ok: false; code: string } {
-  if (isRef(value) || isQuote(value)) {
+  if (isMarked(value)) {
     const r = resolveValue(value, plan, state);
     return r.ok ? { ok: true, value: r.value } : r;
   }
