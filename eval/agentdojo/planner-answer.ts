@@ -40,7 +40,7 @@ export function answerPlanned(
       // A plan holds so many steps: with calls in it, the answer waits for a plan of its own; alone, the rest go unsaid.
       const full = planned + steps.length >= MAX_PLAN_STEPS;
       crowded ||= full && planned > 0;
-      const from = full ? undefined : (planReads.at(-1) ?? unlookedRead(context, looked[k]?.tried ?? [], part));
+      const from = full ? undefined : (planReads.at(-1) ?? unlookedRead(context, looked[k]?.tried ?? [], part, askedAbout(state, context, part)));
       if (!from) {
         const numbers = sayable(part, '');
         if (numbers) parts.push(numbers);
@@ -82,15 +82,35 @@ function learnFromLastPlan(state: CaseState, context: CompiledContext): NonNulla
 }
 
 /**
- * The newest read that answered and that an extraction has not looked in for this part (the
- * planner cannot tell which hold text); for a part with no digits (a name, most likely), first
- * the reads that listed names (their `hotel.#1.name` handles, whose values it was not shown).
+ * Where an extraction looks for a part of the answer the planner was not shown: first a read it
+ * asked about that very thing (asked), since what a read was asked about is what its text names;
+ * else the newest read that answered and that an extraction has not looked in for this part (the
+ * planner cannot tell which hold text), for a part with no digits (a name, most likely) first the
+ * reads that listed names (their `hotel.#1.name` handles, whose values it was not shown).
  */
-function unlookedRead(context: CompiledContext, tried: string[], part: string): string | undefined {
+function unlookedRead(context: CompiledContext, tried: string[], part: string, asked: string[]): string | undefined {
   const reads = new Set(context.tools.filter((t) => t.kind === 'read').map((t) => t.name));
   const open = [...context.evidence].reverse().filter((e) => e.status === 'ok' && reads.has(e.tool) && !tried.includes(e.id));
+  const about = asked.filter((id) => open.some((e) => e.id === id));
   const names = /\d/.test(part) ? [] : open.filter((e) => e.withheld?.some((key) => /\.name$/.test(key)));
-  return (names[0] ?? open[0])?.id;
+  return about[0] ?? (names[0] ?? open[0])?.id;
+}
+
+/**
+ * The reads the planner asked about `part` (a hotel it asked the price of), by their evidence: the
+ * task's calls whose arguments name it, each matched to the run's read of that tool in the same
+ * order. The planner wrote those calls for that thing; where it wrote a list of handles it could
+ * not see into, the read it made is still the one about it.
+ */
+function askedAbout(state: CaseState, context: CompiledContext, part: string): string[] {
+  const wanted = part.toLowerCase();
+  return state.plan.flatMap((call, i) => {
+    const names = Object.values(call.args).flat();
+    if (!names.some((v) => typeof v === 'string' && v.toLowerCase() === wanted)) return [];
+    const nth = state.plan.slice(0, i).filter((c) => c.function === call.function).length;
+    const read = context.evidence.filter((e) => e.tool === call.function && e.status === 'ok')[nth];
+    return read ? [read.id] : [];
+  });
 }
 
 /** A label in lowercase words of its own and a number it computed (`final price: 720`). */

@@ -85,15 +85,17 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
       if (source.kind === 'literal') args[name] = value;
       else if (source.kind === 'written') args[name] = source.arg;
       else if (source.kind === 'fact') args[name] = { $ref: source.ref };
+      // A list named whole waits for the reads planned before it: one of them may be the list it means.
+      else if (source.kind === 'facts' && reads > 0) waits = true;
       else if (source.kind === 'facts') args[name] = source.refs.map((ref) => ({ $ref: ref }));
       else if (derived && !derived.extract) args[name] = { $derive: { rule: derived.rule, operands: derived.operands } };
       else if (reads > 0) waits = true;
       else if (Array.isArray(value)) {
         // A list is not one value a model with no tools answers. An effect cannot go without it; a
         // read asks about every item a read listed (more than it needs, but no name it was not
-        // shown), once: asked again about some of them, it would answer nothing new.
+        // shown), once a list: asked again about some of them, it would answer nothing new.
         if (contract?.kind === 'effect') return { type: 'escalate', reason: `nothing the run showed gives ${call.function}'s ${name}` };
-        if (context.evidence.some((e) => e.tool === call.function)) {
+        if (context.evidence.some((e) => e.tool === call.function) && !listedSince(state.plan, i)) {
           repeat = true;
           continue;
         }
@@ -149,6 +151,17 @@ export function planReply(model: ScriptedModel, state: CaseState, context: Compi
   const answer = answerPlanned(state, context, extractions, steps.length, planReads);
   if (!answer) return { type: 'plan', steps, reason: 'the calls first; the answer once they are in' };
   return { type: 'plan', steps: [...steps, ...answer.steps], finish: { claim: { answer: answer.parts } }, reason: 'the task' };
+}
+
+/**
+ * Whether the task lists anew between its last call of this tool and call `i`: a call asked
+ * without a list (the restaurants of another city). Without one, the tool was already asked about
+ * every item the planner can name, and asked again it would answer nothing new.
+ */
+function listedSince(plan: GroundTruthCall[], i: number): boolean {
+  let last = i - 1;
+  while (last >= 0 && plan[last]?.function !== plan[i]?.function) last--;
+  return plan.slice(last + 1, i).some((c) => !Object.values(c.args).some(Array.isArray));
 }
 
 /** Where the last plan got to: its calls up to the first one the planner is not told came back ok. */
@@ -234,13 +247,16 @@ function withheldOfKind(kind: string, context: CompiledContext): string | undefi
 function everyListed(value: unknown[], tool: string, context: CompiledContext, anyLength = false): Source {
   if (value.length === 0 || !value.every((v) => typeof v === 'string')) return { kind: 'none' };
   // Not from a read of the same tool: the call would only ask again what it was answered. Names of
-  // what the tool names itself for first (hotels for get_hotels_prices, never car rentals).
+  // what the tool names itself for, where a read showed any (hotels for get_hotels_prices, never car rentals).
   const reads = [...context.evidence].reverse().filter((x) => x.tool !== tool);
-  for (const named of [true, false])
-    for (const e of reads) {
-      const handles = (e.withheld ?? []).filter((k) => /^[^.]+\.#\d+\.name$/.test(k) && (!named || tool.includes(k.split('.')[0] as string)));
-      if (handles.length > 0 && (anyLength || handles.length === value.length)) return { kind: 'facts', refs: handles.map((k) => `${e.id}.${k}`) };
-    }
+  const handlesIn = (e: (typeof reads)[number]) => (e.withheld ?? []).filter((k) => /^[^.]+\.#\d+\.name$/.test(k));
+  // A kind the tool names by its first word: `car` of car_rental in get_car_price_per_day.
+  const named = (key: string) => tool.includes(key.split('.')[0]?.split('_')[0] as string);
+  const anyNamed = reads.some((e) => handlesIn(e).some(named));
+  for (const e of reads) {
+    const handles = handlesIn(e).filter((k) => !anyNamed || named(k));
+    if (handles.length > 0 && (anyLength || handles.length === value.length)) return { kind: 'facts', refs: handles.map((k) => `${e.id}.${k}`) };
+  }
   return { kind: 'none' };
 }
 
