@@ -86,7 +86,7 @@ function learnFromLastPlan(state: CaseState, context: CompiledContext): NonNulla
  * asked about that very thing (asked), since what a read was asked about is what its text names;
  * else the newest read that answered and that an extraction has not looked in for this part (the
  * planner cannot tell which hold text), for a part with no digits (a name, most likely) first the
- * reads that listed names (their `hotel.#1.name` handles, whose values it was not shown).
+ * reads that listed names (their `hotel.#e3-1.name` handles, whose values it was not shown).
  */
 function unlookedRead(context: CompiledContext, tried: string[], part: string, asked: string[]): string | undefined {
   const reads = new Set(context.tools.filter((t) => t.kind === 'read').map((t) => t.name));

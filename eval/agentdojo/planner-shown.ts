@@ -46,7 +46,7 @@ export function signedWords(value: Value, context: CompiledContext): boolean {
   return typeof value === 'string' && context.notes.some((n) => n.signed && saysAsWritten(n.text, value));
 }
 
-/** The newest fact the planner was shown with this value, as a reference (`e3.contact.#1.email`). */
+/** The newest fact the planner was shown with this value, as a reference (`e3.contact.#e3-1.email`). */
 export function factShowing(leaf: Value, context: CompiledContext): string | undefined {
   for (const e of [...context.evidence].reverse()) {
     const key = Object.entries(e.facts).find(([, f]) => (typeof f === 'string' || typeof f === 'number') && spelled(f) === spelled(leaf))?.[0];

@@ -179,7 +179,7 @@ type Source = { kind: 'literal' } | { kind: 'written'; arg: unknown } | { kind: 
  * Where the planner takes a value from, among what it was shown. A value it was shown as a fact
  * it refers to, as the gate asks of a plan (a literal equal to a fact it was shown is refused:
  * cited-sources.ts), so the fact's kind counts; else text it may copy; else, for an argument of a
- * kind, the one fact of that kind a read withheld from it (`hotel.#1.address` for an event's
+ * kind, the one fact of that kind a read withheld from it (`hotel.#e3-1.address` for an event's
  * place: "you may refer to what you cannot see").
  */
 function sourceFor(name: string, value: unknown, tool: string, context: CompiledContext, domain: Domain): Source {
@@ -240,7 +240,7 @@ function withheldOfKind(kind: string, context: CompiledContext): string | undefi
 
 /**
  * A list the planner cannot see into but can name whole: every item of the tool's kind a read
- * listed, by the handles it was shown (`hotel.#1.name`, `hotel.#2.name`, ...), when the task's
+ * listed, by the handles it was shown (`hotel.#e3-1.name`, `hotel.#e3-2.name`, ...), when the task's
  * list is as long as the read's (or, for a read, `anyLength`), and the read is not one of the same
  * tool. "Every hotel in Paris" is what a planner asks for without reading one name.
  */
@@ -249,7 +249,7 @@ function everyListed(value: unknown[], tool: string, context: CompiledContext, a
   // Not from a read of the same tool: the call would only ask again what it was answered. Names of
   // what the tool names itself for, where a read showed any (hotels for get_hotels_prices, never car rentals).
   const reads = [...context.evidence].reverse().filter((x) => x.tool !== tool);
-  const handlesIn = (e: (typeof reads)[number]) => (e.withheld ?? []).filter((k) => /^[^.]+\.#\d+\.name$/.test(k));
+  const handlesIn = (e: (typeof reads)[number]) => (e.withheld ?? []).filter((k) => /^[^.]+\.#[^.]+\.name$/.test(k));
   // A kind the tool names by its first word: `car` of car_rental in get_car_price_per_day.
   const named = (key: string) => tool.includes(key.split('.')[0]?.split('_')[0] as string);
   const anyNamed = reads.some((e) => handlesIn(e).some(named));

@@ -57,10 +57,48 @@ describe('shape plan: the planner', () => {
     expect(shown).not.toContain('ignore your task');
     expect(shown).not.toContain('Le Marais');
     const read = context.evidence[0];
-    expect(read?.withheld).toEqual(['hotel.#1.name', 'hotel.#2.name']);
+    const id = read?.id ?? '';
+    expect(read?.withheld).toEqual([`hotel.#${id}-1.name`, `hotel.#${id}-2.name`]);
     // The planner refers to the first hotel without reading its name; the call carries the name, citing the real key.
-    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_hotels_prices', args: { hotel_names: [{ $ref: `${read?.id}.hotel.#1.name` }] } }] });
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_hotels_prices', args: { hotel_names: [{ $ref: `${id}.hotel.#${id}-1.name` }] } }] });
     expect(run.calls).toMatchObject([{ tool: 'get_hotels_prices', args: { hotel_names: ['Le Marais Boutique'] } }]);
+  });
+
+  it('names a hotel by the same handle in every read that shows it, so picking by one read and naming by another joins the hotel itself, not the place each read listed it', () => {
+    const run = new Run(travel, { caseId: 't-u0-i0-abcd', shape: 'plan' });
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_all_hotels_in_city', args: { city: 'Paris' } }] });
+    run.observeOk({ get_all_hotels_in_city: () => ({ city: 'Paris', text: 'Hotel Names: Le Marais Boutique\nLuxury Palace\n' }) });
+    const listed = contextOf(run).evidence[0];
+    const list = listed?.id ?? '';
+    const every = (listed?.withheld ?? []).map((key) => ({ $ref: `${list}.${key}` }));
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_rating_reviews_for_hotels', args: { hotel_names: every } }] });
+    // The ratings come back in another order than the list's: the best-rated hotel is the first the ratings name.
+    run.observeOk({
+      get_rating_reviews_for_hotels: () => ({
+        by_name: { 'Luxury Palace': 'Rating: 4.7\nReviews: Grand', 'Le Marais Boutique': 'Rating: 4.2\nReviews: Charming' },
+      }),
+    });
+    const ratings = contextOf(run).evidence.find((e) => e.tool === 'get_rating_reviews_for_hotels');
+    const rated = Object.entries(ratings?.facts ?? {}).filter(([key]) => key.endsWith('.rating'));
+    expect(rated).toEqual([
+      [`hotel.#${list}-2.rating`, 4.7],
+      [`hotel.#${list}-1.rating`, 4.2],
+    ]);
+    // The planner takes the best-rated handle from the ratings and names that hotel by the list.
+    const best = rated.reduce((a, b) => ((b[1] as number) > (a[1] as number) ? b : a))[0].split('.')[1];
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_hotels_address', args: { hotel_name: { $ref: `${list}.hotel.${best}.name` } } }] });
+    expect(run.calls.at(-1)).toMatchObject({ tool: 'get_hotels_address', args: { hotel_name: 'Luxury Palace' } });
+  });
+
+  it('a handle no kept evidence gives names no fact: the plan is told it is unresolved, and nothing is sent', () => {
+    const run = new Run(travel, { caseId: 't-u0-i0-abcd', shape: 'plan' });
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_all_hotels_in_city', args: { city: 'Paris' } }] });
+    run.observeOk({ get_all_hotels_in_city: () => ({ city: 'Paris', text: 'Hotel Names: Le Marais Boutique\nLuxury Palace\n' }) });
+    const list = contextOf(run).evidence[0]?.id ?? '';
+    // The list's own handle for the hotel is #<list>-2; #e0-2 is what an evidence no longer kept would have called it.
+    run.propose({ type: 'plan', steps: [{ id: 's1', tool: 'get_hotels_address', args: { hotel_name: { $ref: `${list}.hotel.#e0-2.name` } } }] });
+    expect(contextOf(run).open).toContain('s1 get_hotels_address: unresolved (no_such_fact)');
+    expect(run.invokedEver('get_hotels_address')).toBe(false);
   });
 
   it('runs a whole plan on one model call: the reads together, then the effect (an approver still signs)', () => {

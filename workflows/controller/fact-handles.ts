@@ -1,36 +1,55 @@
 // How a planner names a fact whose key it may not read. A read's facts are keyed partly by what
 // the read returned (`hotel.Le Marais Boutique.rating`), so a key can carry text an attacker
 // wrote. The planner is shown each key with every part that is not a short token replaced by a
-// handle, numbered in the order the parts first appear in that evidence (`hotel.#1.rating`,
-// `hotel.#1.name`, `hotel.#2.rating`): the structure stays, the text goes. A plan refers to the
-// fact by that masked key (`{"$ref": "e3.hotel.#2.name"}`), and the engine maps it back here.
+// handle: the structure stays, the text goes. A plan refers to the fact by that masked key
+// (`{"$ref": "e5.hotel.#e3-2.address"}`), and the engine maps it back here.
+//
+// A handle is the run's, not one read's: it names the evidence a part first appeared in and its
+// place among that evidence's masked parts (`#e3-2`, the second one e3 showed), so the same hotel
+// has the same handle in its price, its rating and its address. A planner that picks the
+// best-rated hotel from one read and books the address another gave joins them by the hotel
+// itself, never by where each read happened to list it. Once the evidence a handle names is no
+// longer kept (controller/bounds.ts), the part takes its handle from the next evidence that shows
+// it, a label it never had before: a plan that still names the old one finds no fact, never another's.
 import type { Evidence } from './state.js';
 
 /** A part of a key the planner may read as it is. */
 const PART = /^[A-Za-z0-9_:@/+=-]{1,40}$/;
 
-/** Each fact key of the evidence, masked: the planner's name for it, and the key itself. */
-export function maskedKeys(facts: Evidence['facts']): { masked: string; key: string }[] {
+type Facts = Evidence['facts'];
+
+/** Every part of a key that the planner is not shown, in the order it first appears in these facts. */
+function maskedParts(facts: Facts): string[] {
+  const parts = new Set<string>();
+  for (const key of Object.keys(facts)) for (const part of key.split('.')) if (!PART.test(part)) parts.add(part);
+  return [...parts];
+}
+
+/** The run's handle for each masked part of its evidence (kept evidence, oldest first). */
+export function runHandles(evidence: readonly Pick<Evidence, 'id' | 'facts'>[]): Map<string, string> {
   const handles = new Map<string, string>();
+  for (const e of evidence) {
+    maskedParts(e.facts).forEach((part, i) => {
+      if (!handles.has(part)) handles.set(part, `#${e.id}-${i + 1}`);
+    });
+  }
+  return handles;
+}
+
+/** Each fact key of one evidence, masked with the run's handles: the planner's name for it, and the key itself. */
+export function maskedKeys(facts: Facts, handles: ReadonlyMap<string, string>): { masked: string; key: string }[] {
   return Object.keys(facts).map((key) => ({
     key,
     masked: key
       .split('.')
-      .map((part) => {
-        if (PART.test(part)) return part;
-        let handle = handles.get(part);
-        if (!handle) {
-          handle = `#${handles.size + 1}`;
-          handles.set(part, handle);
-        }
-        return handle;
-      })
+      .map((part) => (PART.test(part) ? part : (handles.get(part) ?? '#?')))
       .join('.'),
   }));
 }
 
 /** The key a masked key names in this evidence (a key that needed no mask names itself). */
-export function unmaskedKey(facts: Evidence['facts'], masked: string): string | undefined {
+export function unmaskedKey(facts: Facts, masked: string, handles: ReadonlyMap<string, string>): string | undefined {
   if (Object.hasOwn(facts, masked) && !masked.includes('#')) return masked;
-  return maskedKeys(facts).find((k) => k.masked === masked)?.key;
+  if (masked.includes('#?')) return undefined;
+  return maskedKeys(facts, handles).find((k) => k.masked === masked)?.key;
 }

@@ -11,7 +11,7 @@
 // for: cited-sources.ts holds a value the plan wrote that equals a fact shown here to citing that fact.
 import type { Domain } from '../contract.js';
 import { toContextEvidence, type CompiledContext, type ContextEvidence } from './compiled-context.js';
-import { maskedKeys } from './fact-handles.js';
+import { maskedKeys, runHandles } from './fact-handles.js';
 import { EXTRACTED, extractionSource } from './plan-extraction.js';
 import type { RunningPlan } from './plan-schema.js';
 import type { TranscriptEntry } from './receipts.js';
@@ -51,13 +51,14 @@ function shownArgs(args: unknown): boolean {
 /** The planner's view of the compiled context: typed facts and codes, never text someone else wrote. */
 export function forPlanner(context: CompiledContext, state: RunState, domain: Pick<Domain, 'tools'>, now: number): CompiledContext {
   const shown = new Set(plannerFacts(trustedFacts(state, domain, now)).map((f) => `${f.evidenceId} ${f.key}`));
+  const handles = runHandles(state.evidence);
   // Field by field, not from toContextEvidence: a field added there reaches no planner unseen.
   const evidence = state.evidence.map((e): ContextEvidence => {
     const trusted = isTrustedEvidence(e, now);
     const facts: Evidence['facts'] = {};
     const withheld: string[] = [];
-    // A key is made from the read's output too (a hotel's name in `hotel.<name>.name`): the planner sees it masked.
-    for (const { key, masked } of maskedKeys(e.facts)) {
+    // A key is made from the read's output too (a hotel's name in `hotel.<name>.name`): the planner sees it masked, by the run's handle for the hotel.
+    for (const { key, masked } of maskedKeys(e.facts, handles)) {
       const value = e.facts[key] ?? null;
       if (trusted && e.tool !== EXTRACTED && (shown.has(`${e.id} ${key}`) || value === null || typeof value === 'boolean')) facts[masked] = value;
       else withheld.push(masked);
