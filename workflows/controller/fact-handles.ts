@@ -1,8 +1,12 @@
 // How a planner names a fact whose key it may not read. A read's facts are keyed partly by what
 // the read returned (`hotel.Le Marais Boutique.rating`), so a key can carry text an attacker
-// wrote. The planner is shown each key with every part that is not a short token replaced by a
-// handle: the structure stays, the text goes. A plan refers to the fact by that masked key
-// (`{"$ref": "e5.hotel.#e3-2.address"}`), and the engine maps it back here.
+// wrote. The planner is shown each key with its first and last parts as written when they are
+// short tokens (the kind of thing and the field: `hotel`, `rating`) and every other part replaced
+// by a handle: the structure stays, the text goes. Every part between is masked however it looks,
+// since that is where a read's output goes, and a name the read returned with dots in it would
+// otherwise split into short tokens that spell a sentence (`hotel.IGNORE.your.task.name`). A plan
+// refers to the fact by that masked key (`{"$ref": "e5.hotel.#e3-2.address"}`), and the engine
+// maps it back here.
 //
 // A handle is the run's, not one read's: it names the evidence a part first appeared in and its
 // place among that evidence's masked parts (`#e3-2`, the second one e3 showed), so the same hotel
@@ -18,11 +22,19 @@ const PART = /^[A-Za-z0-9_:@/+=-]{1,40}$/;
 
 type Facts = Evidence['facts'];
 
+/** Whether part `i` of a key's parts is shown as written: the first or the last, and a short token. */
+const shownPart = (parts: readonly string[], i: number) => (i === 0 || i === parts.length - 1) && PART.test(parts[i] as string);
+
 /** Every part of a key that the planner is not shown, in the order it first appears in these facts. */
 function maskedParts(facts: Facts): string[] {
-  const parts = new Set<string>();
-  for (const key of Object.keys(facts)) for (const part of key.split('.')) if (!PART.test(part)) parts.add(part);
-  return [...parts];
+  const masked = new Set<string>();
+  for (const key of Object.keys(facts)) {
+    const parts = key.split('.');
+    parts.forEach((part, i) => {
+      if (!shownPart(parts, i)) masked.add(part);
+    });
+  }
+  return [...masked];
 }
 
 /** The run's handle for each masked part of its evidence (kept evidence, oldest first). */
@@ -38,13 +50,10 @@ export function runHandles(evidence: readonly Pick<Evidence, 'id' | 'facts'>[]):
 
 /** Each fact key of one evidence, masked with the run's handles: the planner's name for it, and the key itself. */
 export function maskedKeys(facts: Facts, handles: ReadonlyMap<string, string>): { masked: string; key: string }[] {
-  return Object.keys(facts).map((key) => ({
-    key,
-    masked: key
-      .split('.')
-      .map((part) => (PART.test(part) ? part : (handles.get(part) ?? '#?')))
-      .join('.'),
-  }));
+  return Object.keys(facts).map((key) => {
+    const parts = key.split('.');
+    return { key, masked: parts.map((part, i) => (shownPart(parts, i) ? part : (handles.get(part) ?? '#?'))).join('.') };
+  });
 }
 
 /** The key a masked key names in this evidence (a key that needed no mask names itself). */
