@@ -56,9 +56,12 @@ export function maskedKeys(facts: Facts, handles: ReadonlyMap<string, string>): 
   });
 }
 
-/** The key a masked key names in this evidence (a key that needed no mask names itself). */
-export function unmaskedKey(facts: Facts, masked: string, handles: ReadonlyMap<string, string>): string | undefined {
+/**
+ * The key a masked key names in `facts`, one evidence of the run whose kept evidence is `kept`. A
+ * key that needed no mask names itself, and the run's handles are worked out only for one that did.
+ */
+export function unmaskedKey(facts: Facts, masked: string, kept: readonly Pick<Evidence, 'id' | 'facts'>[]): string | undefined {
   if (Object.hasOwn(facts, masked) && !masked.includes('#')) return masked;
   if (masked.includes('#?')) return undefined;
-  return maskedKeys(facts, handles).find((k) => k.masked === masked)?.key;
+  return maskedKeys(facts, runHandles(kept)).find((k) => k.masked === masked)?.key;
 }

@@ -19,7 +19,7 @@ import type { CallStep, PlanOutcome, PlanReply, PlanStep, RunningPlan } from './
 
 import type { RunState } from './state.js';
 import { sequenceOf } from './subject.js';
-import { runHandles, unmaskedKey } from './fact-handles.js';
+import { unmaskedKey } from './fact-handles.js';
 import { EXTRACTED } from './plan-extraction.js';
 
 /** The step name of the plan's finish, once proposed: back in proposing, it was refused or its probe said no. */
@@ -167,7 +167,7 @@ function resolveRef(ref: string, plan: RunningPlan, state: RunState): Resolution
   const evidence = evidenceId ? state.evidence.find((e) => e.id === evidenceId) : undefined;
   if (!evidence || evidence.status !== 'ok') return { ok: false, code: 'no_evidence' };
   // The planner names a fact by its masked key (fact-handles.ts).
-  const fact = key === undefined ? undefined : unmaskedKey(evidence.facts, key, runHandles(state.evidence));
+  const fact = key === undefined ? undefined : unmaskedKey(evidence.facts, key, state.evidence);
   if (fact === undefined) return { ok: false, code: 'no_such_fact' };
   return { ok: true, value: evidence.facts[fact], source: `${evidence.id}.${fact}` };
 }
