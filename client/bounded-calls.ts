@@ -4,6 +4,7 @@
 // RunUnavailableError naming the queue, and a validator's refusal becomes RequestRejectedError
 // in the validator's own words.
 import {
+  ApplicationFailure,
   isGrpcCancelledError,
   isGrpcDeadlineError,
   WorkflowUpdateFailedError,
@@ -12,6 +13,7 @@ import {
 } from '@temporalio/client';
 import type { AgentWorkflow } from '../workflows/agent.js';
 import { stateQuery, type RunView as StateAnswer } from '../workflows/messages.js';
+import { ErrorTypes } from '../workflows/policy.js';
 import { isNoPoller, translate } from './agent-client-failures.js';
 import { RequestRejectedError, RunUnavailableError, WorkerTimeoutError } from './agent-errors.js';
 import { describeError } from './errors.js';
@@ -63,8 +65,9 @@ export async function boundedStateQuery(
 
 /** An update under a deadline, so a run whose worker is gone gives an error instead of a hang. */
 export async function boundedUpdate<T>(client: Client, runId: string, request: UpdateName, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
   try {
-    return await client.connection.withDeadline(Date.now() + timeoutMs, fn);
+    return await client.connection.withDeadline(deadline, () => sentUntilTaken(fn, deadline));
   } catch (err) {
     if (isGrpcDeadlineError(err) || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
       throw new WorkerTimeoutError(
@@ -78,6 +81,27 @@ export async function boundedUpdate<T>(client: Client, runId: string, request: U
     if (err instanceof WorkflowUpdateFailedError) throw new RequestRejectedError(runId, request, describeError(err).replace(/^rejected: /, ''));
     throw translate(err, runId);
   }
+}
+
+/**
+ * Sends the update again while the run refuses it as busy: it is acting on a result it just
+ * checked, and an Update it accepted then would not replay (workflows/arrivals.ts). A refusal
+ * leaves no trace in the run, so sending again is safe; the window is one workflow task.
+ */
+export async function sentUntilTaken<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
+  for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!isRunBusy(err) || Date.now() + wait >= deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
+/** The run's validator refused the update only because it was busy (ErrorTypes.runBusy). */
+export function isRunBusy(err: unknown): boolean {
+  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === ErrorTypes.runBusy;
 }
 
 /** A bound in words: `15s`. */

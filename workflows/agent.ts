@@ -13,6 +13,7 @@ import {
   patched,
   setCurrentDetails,
 } from '@temporalio/workflow';
+import { actedOn, whenSettled } from './arrivals.js';
 import { domainDefaults, type Domain } from './contract.js';
 import type { Command, RunEvent, Step, RunState } from './controller/index.js';
 import { commandOrHalt, headline, initialState, loadState, next } from './controller/index.js';
@@ -105,7 +106,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   // Temporal's cancel cancels it too; the loop below takes that cancel.
   const armDeadline = (at: number) =>
     void sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' }).then(
-      () => queue.push({ type: 'deadlinePassed', now: Date.now() }),
+      () => whenSettled(() => queue.push({ type: 'deadlinePassed', now: Date.now() })),
       ignoreCancellation,
     );
   // Temporal's own cancellation request (its CLI, Web UI, client) cancels this scope: whatever
@@ -149,6 +150,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
       return await rollOver<AgentWorkflow>(upgrade, { run, carried: step.state });
     }
     const work = perform(step.command, run, domain, queue);
+    actedOn(); // the next work has started: what waited on a seal check may arrive (arrivals.ts)
     let outcome: { ok: true; value: unknown } | { ok: false; err: unknown };
     try {
       outcome = { ok: true, value: await work.pending };
@@ -174,6 +176,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   if (!terminal) throw new Error('bug: stopped without a terminal');
   // What the run set up is put back however it ended (workflows/closing.ts).
   const closing = domain.closing?.length ? await closeRun(step.state, run, domain) : [];
+  actedOn();
   upsertSearchAttributes([
     { key: phaseKey, value: 'terminal' },
     { key: terminalKey, value: terminal.class },

@@ -21,6 +21,7 @@ import {
   type ApprovalAck,
   type RunView,
 } from './messages.js';
+import { refuseWhileUnsettled, settling, whenSettled } from './arrivals.js';
 import { isUndecodable } from './quarantine-marker.js';
 import type { RunInput } from './run-input.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
@@ -68,7 +69,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
     const parsed = CancelInput.safeParse(raw);
     const { by, reason } = parsed.success ? parsed.data : { by: 'unknown', reason: 'malformed cancel signal' };
     // Ends as Temporal's own cancel does: an effect in doubt is read back first.
-    queue.push({ type: 'cancelled', now: Date.now(), by, reason });
+    whenSettled(() => queue.push({ type: 'cancelled', now: Date.now(), by, reason }));
   });
   setHandler(
     addNoteUpdate,
@@ -80,12 +81,15 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       }
       // A signed note is an operator's word only if the directory vouches for its key.
       const directory = (await directoryNow()) ?? [];
+      const wait = settling(); // a seal check not yet acted on (arrivals.ts)
+      if (wait) await wait;
       const event: RunEvent = { type: 'signedNoteAdded', now: Date.now(), signed: note, directory };
       queue.push(event);
       return { accepted: true as const, trusted: noteEntry(state(), domain, note, directory, event.now).trusted };
     },
     {
       validator: (raw) => {
+        refuseWhileUnsettled();
         const parsed = NoteInput.safeParse(raw);
         if (!parsed.success) throw new Error(MALFORMED);
         const note = parsed.data;
@@ -103,6 +107,8 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       // Revocation at decision time: the directory is read again as the decision arrives, so a
       // key removed since the request was raised decides nothing.
       const directory = await directoryNow();
+      const wait = settling(); // a seal check not yet acted on (arrivals.ts)
+      if (wait) await wait;
       if (!directory) {
         deciding.delete(by);
         return { requestId, decision: 'refused', outcome: `the approver directory could not be read, so nothing was decided; send the ${decision} again` };
@@ -121,6 +127,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
   const validateApproval =
     (decision: 'approve' | 'deny') =>
     (raw: ApprovalInput): void => {
+      refuseWhileUnsettled();
       const parsed = SignedDecision.safeParse(raw);
       if (!parsed.success) throw new Error('an approval must be a statement signed with your key (agent approve --key FILE)');
       const signed = parsed.data;
@@ -140,6 +147,8 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
       const by = signed.statement.by;
       deciding.add(by);
       const directory = await directoryNow();
+      const wait = settling(); // a seal check not yet acted on (arrivals.ts)
+      if (wait) await wait;
       if (!directory) {
         deciding.delete(by);
         return {
@@ -165,6 +174,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
     },
     {
       validator: (raw) => {
+        refuseWhileUnsettled();
         const parsed = SignedAmend.safeParse(raw);
         if (!parsed.success) throw new Error('an amendment must be a statement signed with your key (agent amend --key FILE)');
         const signed = parsed.data;

@@ -53,6 +53,8 @@ export const ErrorTypes = {
   /** A tool call that will be tried again (not its last attempt). */
   toolTransient: 'ToolTransient',
   toolTimeout: 'ToolTimeout',
+  /** An Update refused while the run acts on a result it just checked (arrivals.ts): send it again. */
+  runBusy: 'RunBusy',
 } as const;
 
 /**

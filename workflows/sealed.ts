@@ -19,6 +19,7 @@
 // at all needs no key to be refused: it is a claim at once.
 import { proxyLocalActivities, uuid4 } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
+import { sealCheckStarted } from './arrivals.js';
 import { sealCheckOptions } from './policy.js';
 import { isEnvelope, type ReadSeal, type Sealed, type SealVerdict } from './protocol.js';
 import { digestOf } from './trust/statement.js';
@@ -81,6 +82,7 @@ export function readsVouched(carried: readonly ReadSeal[]): void {
 
 /** One local activity for the batch; a check that cannot run leaves every result in it a claim. */
 async function checkSeals(items: Array<{ nonce: string; envelope: unknown }>): Promise<SealVerdict[]> {
+  sealCheckStarted(); // what arrives until the loop acts on the verdict waits (arrivals.ts)
   return checker.checkResultSeals({ items: items.map(({ nonce: once, envelope }) => ({ nonce: once, envelope })) }).catch((err: unknown) => {
     const reason = `its seal could not be checked (${err instanceof Error ? err.message : String(err)})`;
     return items.map(() => ({ ok: false, reason }));

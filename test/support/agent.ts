@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { createActivities } from '../../activities/index.js';
+import { createActivities, type AgentActivities } from '../../activities/index.js';
 import { implementations } from '../../domains/implementations.js';
 import type { ModelAdapters } from '../../activities/model/index.js';
 import { WorldClient } from '../../domains/world/client.js';
@@ -30,22 +30,22 @@ export interface HarnessOptions {
   toolTimeoutMs?: number;
   /** Model adapters beyond the offline ones, e.g. an OpenAI-compatible endpoint. */
   models?: ModelAdapters;
+  /** The worker's activities as the test wants them (one of them held, say). */
+  wrapActivities?: (made: AgentActivities) => AgentActivities;
 }
 
 export async function startAgentHarness(options: HarnessOptions = {}): Promise<AgentHarness> {
   const taskQueue = uniqueTaskQueue('agent');
   const { client, close: closeClient } = await connectClient();
-  const { worker, close: closeWorker } = await createTestWorker({
-    taskQueue,
-    activities: createActivities({
-      implementations,
-      deps: { world: new WorldClient(inject('worldUrl')) },
-      blobDir: join(tmpdir(), 'agent-test-blobs'),
-      toolTimeoutMs: options.toolTimeoutMs ?? 1_500,
-      ...(options.models ? { models: options.models } : {}),
-      approvers: TEST_DIRECTORY,
-    }),
+  const activities = createActivities({
+    implementations,
+    deps: { world: new WorldClient(inject('worldUrl')) },
+    blobDir: join(tmpdir(), 'agent-test-blobs'),
+    toolTimeoutMs: options.toolTimeoutMs ?? 1_500,
+    ...(options.models ? { models: options.models } : {}),
+    approvers: TEST_DIRECTORY,
   });
+  const { worker, close: closeWorker } = await createTestWorker({ taskQueue, activities: options.wrapActivities?.(activities) ?? activities });
   const running = worker.run();
   // Served once the server has seen the worker poll: a CLI start checks exactly that.
   await waitUntil(async () => (await pollersOf(client, taskQueue)).recent > 0, `the harness worker polling ${taskQueue}`);

@@ -1,0 +1,148 @@
+// What reaches a run while it has not yet acted on a result whose seal it is checking (a local
+// activity) waits for it (workflows/arrivals.ts): an Update is refused as busy, and the engine's
+// client sends it again; a cancel signal reaches the loop only once the loop has started its
+// next work. Each test holds the seal check of one run in the world's stead (the worker's own
+// local activity, wrapped) until the run's workflow task has been reported without it, so the
+// Update or signal is delivered while the check is pending, as it is when Temporal's core hands
+// the check's result over a task late. Every history is then replayed.
+import { Context } from '@temporalio/activity';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { ApplicationFailure } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import { describe, expect, inject, it } from 'vitest';
+import { sentUntilTaken } from '../../client/bounded-calls.js';
+import type { AgentActivities } from '../../activities/index.js';
+import type { agentWorkflow } from '../../domains/workflows.js';
+import { seedIncident } from '../../domains/world/seeds.js';
+import { addNoteUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
+import { ErrorTypes } from '../../workflows/policy.js';
+import { uniqueCase, useAgentHarness } from '../support/agent.js';
+import { waitUntil } from '../support/wait.js';
+
+type Handle = WorkflowHandle<typeof agentWorkflow>;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+// metrics c1 -> e2; restart c3 -> e4 (its reply's seal is checked: the held check); metrics; finish.
+const restartReplies = [
+  { type: 'call', calls: [{ tool: 'get_metrics', args: { service: 'cache' } }] },
+  { type: 'call', calls: [{ tool: 'restart_service', args: { service: 'cache' } }] },
+  { type: 'call', calls: [{ tool: 'get_metrics', args: { service: 'cache' } }] },
+  { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e6'] },
+];
+
+/** The first seal check of each run the test names waits until the test lets it go. */
+function heldChecks() {
+  const gates = new Map<string, { entered: () => void; released: Promise<void> }>();
+  const wrap = (made: AgentActivities): AgentActivities => ({
+    ...made,
+    checkResultSeals: async (input) => {
+      const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
+      const gate = gates.get(workflowId);
+      if (gate) {
+        gates.delete(workflowId);
+        gate.entered();
+        await gate.released;
+      }
+      return made.checkResultSeals(input);
+    },
+  });
+  /** Holds the run's first seal check: resolves `entered` once it is running; `release` lets it finish. */
+  const hold = (workflowId: string) => {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const entered = new Promise<void>((resolve) => gates.set(workflowId, { entered: resolve, released }));
+    return { entered, release };
+  };
+  return { wrap, hold };
+}
+
+describe('arrivals while a seal check is pending', () => {
+  const checks = heldChecks();
+  const h = useAgentHarness({ wrapActivities: checks.wrap });
+
+  /** Starts the restart run; a short workflow task timeout makes core report the task (a heartbeat) while the check is held. */
+  async function start(caseId: string): Promise<Handle> {
+    await seedIncident(h.world, caseId);
+    return h.client.workflow.start('agentWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId: `incidents-${caseId}`,
+      workflowTaskTimeout: '3 seconds',
+      args: [{ run: { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } } }],
+    }) as Promise<Handle>;
+  }
+
+  /** The marker of a seal check (the run's only local activity); the rule set's patch is a marker too. */
+  const sealChecked = (e: HistoryEvent) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+  const events = async (handle: Handle): Promise<HistoryEvent[]> => (await handle.fetchHistory()).events ?? [];
+
+  async function replays(handle: Handle): Promise<void> {
+    const history = await handle.fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, handle.workflowId);
+  }
+
+  it('an Update is refused as busy, leaves no trace, and the client sends it again until it is taken', async () => {
+    const caseId = uniqueCase('INC');
+    const held = checks.hold(`incidents-${caseId}`);
+    const handle = await start(caseId);
+    await held.entered;
+
+    // Sent while the check is held: the server hands it over with the task after the heartbeat.
+    const direct = await handle.executeUpdate(addNoteUpdate, { args: [{ by: 'ops', text: 'sent once' }] }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(direct).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (direct as WorkflowUpdateFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect((cause as ApplicationFailure).type).toBe(ErrorTypes.runBusy);
+
+    // The engine's client sends it again until the run takes it: after the check is acted on.
+    let attempts = 0;
+    const noted = sentUntilTaken(() => {
+      attempts++;
+      return handle.executeUpdate(addNoteUpdate, { args: [{ by: 'ops', text: 'sent until taken' }] });
+    }, Date.now() + 100_000);
+    await waitUntil(() => attempts >= 2, 'the note sent again after a refusal');
+    held.release();
+    expect(await noted).toEqual({ accepted: true, trusted: false });
+
+    const result = await handle.result();
+    expect(result.terminal.class).toBe('resolved');
+    const history = await events(handle);
+    const accepted = history.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    expect(accepted).toHaveLength(1); // the refused one left nothing
+    const marker = history.findIndex(sealChecked);
+    expect(history.indexOf(accepted[0] as HistoryEvent)).toBeGreaterThan(marker);
+    const notes = (await handle.query(stateQuery)).state.transcript.filter((t) => t.kind === 'note');
+    expect(notes.map((n) => (n.kind === 'note' ? n.text : ''))).toEqual([expect.stringContaining('sent until taken')]);
+    await replays(handle);
+  });
+
+  it("a cancel signal waits until the loop has started its next work, and the run's history replays", async () => {
+    const caseId = uniqueCase('INC');
+    const held = checks.hold(`incidents-${caseId}`);
+    const handle = await start(caseId);
+    await held.entered;
+
+    await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
+    // The signal has reached the workflow (a task completed after it) while the check is held.
+    await waitUntil(async () => {
+      const history = await events(handle);
+      const signalled = history.findIndex((e) => e.workflowExecutionSignaledEventAttributes);
+      return signalled >= 0 && history.slice(signalled).some((e) => e.workflowTaskCompletedEventAttributes);
+    }, 'the cancel to reach the workflow');
+    held.release();
+
+    const result = await handle.result();
+    expect(result.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
+    expect(result.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied' })]);
+    // The checked reply was acted on first: the next model call was scheduled before the cancel was taken.
+    const history = await events(handle);
+    const marker = history.findIndex(sealChecked);
+    const next = history.slice(marker).find((e) => e.activityTaskScheduledEventAttributes);
+    expect(next?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('propose');
+    expect(await h.world.calls({ key: caseId, op: 'incidents.metrics' })).toHaveLength(1);
+    await replays(handle);
+  });
+});
