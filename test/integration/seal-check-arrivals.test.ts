@@ -13,7 +13,7 @@ import type { temporal } from '@temporalio/proto';
 import { describe, expect, inject, it } from 'vitest';
 import { sentUntilTaken } from '../../client/bounded-calls.js';
 import type { AgentActivities } from '../../activities/index.js';
-import type { agentWorkflow } from '../../domains/workflows.js';
+import { agentWorkflow } from '../../domains/workflows.js';
 import { seedIncident } from '../../domains/world/seeds.js';
 import { addNoteUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import { ErrorTypes } from '../../workflows/policy.js';
@@ -31,28 +31,35 @@ const restartReplies = [
   { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e6'] },
 ];
 
-/** The first seal check of each run the test names waits until the test lets it go. */
+/**
+ * The seal checks of each run the test names wait until the test lets them go: every attempt, for
+ * the check's own timeout (policy.ts sealCheckOptions) ends an attempt and core tries again.
+ */
 function heldChecks() {
   const gates = new Map<string, { entered: () => void; released: Promise<void> }>();
   const wrap = (made: AgentActivities): AgentActivities => ({
     ...made,
     checkResultSeals: async (input) => {
-      const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
-      const gate = gates.get(workflowId);
+      const gate = gates.get(Context.current().info.workflowExecution?.workflowId ?? '');
       if (gate) {
-        gates.delete(workflowId);
         gate.entered();
         await gate.released;
       }
       return made.checkResultSeals(input);
     },
   });
-  /** Holds the run's first seal check: resolves `entered` once it is running; `release` lets it finish. */
+  /** Holds the run's seal checks: `entered` resolves once one is running; `release` lets them all go. */
   const hold = (workflowId: string) => {
     let release = () => {};
     const released = new Promise<void>((resolve) => (release = resolve));
     const entered = new Promise<void>((resolve) => gates.set(workflowId, { entered: resolve, released }));
-    return { entered, release };
+    return {
+      entered,
+      release: () => {
+        gates.delete(workflowId);
+        release();
+      },
+    };
   };
   return { wrap, hold };
 }
@@ -61,15 +68,20 @@ describe('arrivals while a seal check is pending', () => {
   const checks = heldChecks();
   const h = useAgentHarness({ wrapActivities: checks.wrap });
 
-  /** Starts the restart run; a short workflow task timeout makes core report the task (a heartbeat) while the check is held. */
+  /**
+   * Starts the restart run. While its check is held, core reports the workflow task before it
+   * times out (a heartbeat, at four fifths of the task's timeout) and takes the next one, which
+   * brings what the server has for the run. A short timeout makes that a few seconds, well within
+   * the check's own timeout.
+   */
   async function start(caseId: string): Promise<Handle> {
     await seedIncident(h.world, caseId);
-    return h.client.workflow.start('agentWorkflow', {
+    return h.client.workflow.start(agentWorkflow, {
       taskQueue: h.taskQueue,
       workflowId: `incidents-${caseId}`,
       workflowTaskTimeout: '3 seconds',
       args: [{ run: { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } } }],
-    }) as Promise<Handle>;
+    });
   }
 
   /** The marker of a seal check (the run's only local activity); the rule set's patch is a marker too. */
