@@ -86,7 +86,7 @@ export async function boundedUpdate<T>(client: Client, runId: string, request: U
 /**
  * Sends the update again while the run refuses it as busy: it is acting on a result it just
  * checked, and an Update it accepted then would not replay (workflows/arrivals.ts). A refusal
- * leaves no trace in the run, so sending again is safe; the window is one workflow task.
+ * leaves no trace in the run, so sending again is safe; the window is usually part of one workflow task.
  */
 export async function sentUntilTaken<T>(fn: () => Promise<T>, deadline: number): Promise<T> {
   for (let wait = 50; ; wait = Math.min(wait * 2, 1_000)) {

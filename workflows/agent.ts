@@ -13,7 +13,7 @@ import {
   patched,
   setCurrentDetails,
 } from '@temporalio/workflow';
-import { actedOn, whenSettled } from './arrivals.js';
+import { actedOn, cancellationAsArrival, carriedArrivals, deliver, takeHeld } from './arrivals.js';
 import { domainDefaults, type Domain } from './contract.js';
 import type { Command, RunEvent, Step, RunState } from './controller/index.js';
 import { commandOrHalt, headline, initialState, loadState, next } from './controller/index.js';
@@ -37,6 +37,8 @@ export interface AgentWorkflowInput {
   run: RunInput;
   /** Set by continue-as-new: the folded state of the previous execution. */
   carried?: RunState;
+  /** Set by continue-as-new: a cancel or the deadline that arrived while a seal check was pending (arrivals.ts). */
+  arrivals?: RunEvent[];
 }
 
 /** The agent workflow's signature, for clients that start or attach to runs by type name. */
@@ -60,7 +62,7 @@ export function agentWorkflowFor(domains: readonly Domain[]): AgentWorkflow {
   const byName = new Map(domains.map((d) => [d.name, d] as const));
   if (byName.size !== domains.length) throw new Error('two domains share a name');
   // Named so that clients starting it by function get Temporal's type name right.
-  const agentWorkflow: AgentWorkflow = (input) => runAgent(input, byName);
+  const agentWorkflow: AgentWorkflow = (input) => cancellationAsArrival(() => runAgent(input, byName), nativeCancel);
   return agentWorkflow;
 }
 
@@ -100,17 +102,21 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   // this task queue: the server says so, not the state (activities/continuation.ts). Asked
   // before the loop's first command, with the handlers up so that queries still answer.
   if (carried) await refuseStateFromElsewhere();
+  // What arrived while the previous execution's seal check was pending (arrivals.ts) comes first.
+  const arrived = carriedArrivals(input.arrivals, carried !== undefined);
+  if (!arrived.ok) throw ApplicationFailure.nonRetryable(arrived.problem, ErrorTypes.invalidRunInput);
+  queue.push(...arrived.events);
 
   // The deadline is a durable timer: it fires after a worker restart as it would have before.
   // The deadline moves while a person decides; a new timer follows it.
   // Temporal's cancel cancels it too; the loop below takes that cancel.
   const armDeadline = (at: number) =>
     void sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' }).then(
-      () => whenSettled(() => queue.push({ type: 'deadlinePassed', now: Date.now() })),
+      () => deliver(queue, { type: 'deadlinePassed', now: Date.now() }),
       ignoreCancellation,
     );
-  // Temporal's own cancellation request (its CLI, Web UI, client) cancels this scope: whatever
-  // cancellable the loop waits on rejects, and the run takes it as a cancel.
+  // Temporal's own cancellation request (its CLI, Web UI, client) cancels this scope (as an
+  // arrival: arrivals.ts): whatever cancellable the loop waits on rejects, and the run takes it as a cancel.
   const root = CancellationScope.current();
   let nativeCancelTaken = false;
   let armedDeadline = step.state.deadlineAt;
@@ -147,7 +153,9 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     // A pinned run whose build is no longer current moves to the new one here (workflows/upgrade-on-rollover.ts).
     const upgrade = quiet && upgradeDue();
     if (quiet && (upgrade || shouldContinueAsNew(run))) {
-      return await rollOver<AgentWorkflow>(upgrade, { run, carried: step.state });
+      // What waits on a seal check's result goes along (arrivals.ts), taken first by the next execution.
+      const arrivals = takeHeld();
+      return await rollOver<AgentWorkflow>(upgrade, { run, carried: step.state, ...(arrivals.length ? { arrivals } : {}) });
     }
     const work = perform(step.command, run, domain, queue);
     actedOn(); // the next work has started: what waited on a seal check may arrive (arrivals.ts)
@@ -237,7 +245,7 @@ function ignoreCancellation(err: unknown): void {
  * Temporal's cancellation request as the controller's cancel. Its identity and reason are in
  * the execution's history (WorkflowExecutionCancelRequested) but not visible to workflow code.
  */
-function nativeCancel(): RunEvent {
+function nativeCancel(): Extract<RunEvent, { type: 'cancelled' }> {
   return { type: 'cancelled', now: Date.now(), by: 'temporal-cancel', reason: 'cancellation requested through Temporal' };
 }
 

@@ -21,7 +21,7 @@ import {
   type ApprovalAck,
   type RunView,
 } from './messages.js';
-import { refuseWhileUnsettled, settling, whenSettled } from './arrivals.js';
+import { deliver, refuseWhileUnsettled, settling } from './arrivals.js';
 import { isUndecodable } from './quarantine-marker.js';
 import type { RunInput } from './run-input.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
@@ -69,7 +69,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
     const parsed = CancelInput.safeParse(raw);
     const { by, reason } = parsed.success ? parsed.data : { by: 'unknown', reason: 'malformed cancel signal' };
     // Ends as Temporal's own cancel does: an effect in doubt is read back first.
-    whenSettled(() => queue.push({ type: 'cancelled', now: Date.now(), by, reason }));
+    deliver(queue, { type: 'cancelled', now: Date.now(), by, reason });
   });
   setHandler(
     addNoteUpdate,

@@ -1,9 +1,10 @@
 // What reaches a run while it has not yet acted on a result whose seal it is checking (a local
 // activity) waits for it (workflows/arrivals.ts): an Update is refused as busy, and the engine's
-// client sends it again; a cancel signal reaches the loop only once the loop has started its
-// next work. Each test holds the seal check of one run in the world's stead (the worker's own
-// local activity, wrapped) until the run's workflow task has been reported without it, so the
-// Update or signal is delivered while the check is pending, as it is when Temporal's core hands
+// client sends it again; a cancel signal, and Temporal's own cancel, reach the loop only once it
+// has started its next work; a rollover in that window carries a waiting cancel to the next
+// execution. Each test holds the seal checks of one run (the worker's own local activity,
+// wrapped) until core has reported the run's workflow task without the result and taken the
+// next, so what the test sends is delivered while the check is pending, as it is when core hands
 // the check's result over a task late. Every history is then replayed.
 import { Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -17,6 +18,7 @@ import { agentWorkflow } from '../../domains/workflows.js';
 import { seedIncident } from '../../domains/world/seeds.js';
 import { addNoteUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import { ErrorTypes } from '../../workflows/policy.js';
+import type { RunInput } from '../../workflows/run-input.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -74,19 +76,28 @@ describe('arrivals while a seal check is pending', () => {
    * brings what the server has for the run. A short timeout makes that a few seconds, well within
    * the check's own timeout.
    */
-  async function start(caseId: string): Promise<Handle> {
+  async function start(caseId: string, run: Partial<RunInput> = {}): Promise<Handle> {
     await seedIncident(h.world, caseId);
     return h.client.workflow.start(agentWorkflow, {
       taskQueue: h.taskQueue,
       workflowId: `incidents-${caseId}`,
       workflowTaskTimeout: '3 seconds',
-      args: [{ run: { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies } } }],
+      args: [{ run: { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies }, ...run } }],
     });
   }
 
   /** The marker of a seal check (the run's only local activity); the rule set's patch is a marker too. */
   const sealChecked = (e: HistoryEvent) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity';
   const events = async (handle: Handle): Promise<HistoryEvent[]> => (await handle.fetchHistory()).events ?? [];
+
+  /** An event `seen` picks out is in the history with a workflow task completed after it: the workflow has had it. */
+  async function delivered(handle: Handle, seen: (e: HistoryEvent) => unknown, what: string): Promise<void> {
+    await waitUntil(async () => {
+      const history = await events(handle);
+      const at = history.findIndex((e) => seen(e));
+      return at >= 0 && history.slice(at).some((e) => e.workflowTaskCompletedEventAttributes);
+    }, what);
+  }
 
   async function replays(handle: Handle): Promise<void> {
     const history = await handle.fetchHistory();
@@ -139,11 +150,7 @@ describe('arrivals while a seal check is pending', () => {
 
     await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
     // The signal has reached the workflow (a task completed after it) while the check is held.
-    await waitUntil(async () => {
-      const history = await events(handle);
-      const signalled = history.findIndex((e) => e.workflowExecutionSignaledEventAttributes);
-      return signalled >= 0 && history.slice(signalled).some((e) => e.workflowTaskCompletedEventAttributes);
-    }, 'the cancel to reach the workflow');
+    await delivered(handle, (e) => e.workflowExecutionSignaledEventAttributes, 'the cancel to reach the workflow');
     held.release();
 
     const result = await handle.result();
@@ -155,6 +162,56 @@ describe('arrivals while a seal check is pending', () => {
     const next = history.slice(marker).find((e) => e.activityTaskScheduledEventAttributes);
     expect(next?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('propose');
     expect(await h.world.calls({ key: caseId, op: 'incidents.metrics' })).toHaveLength(1);
+    await replays(handle);
+  });
+
+  it("Temporal's own cancel, after the agent's, waits too: the run ends cancelled, no task fails, and its history replays", async () => {
+    const caseId = uniqueCase('INC');
+    const held = checks.hold(`incidents-${caseId}`);
+    const handle = await start(caseId);
+    await held.entered;
+
+    await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
+    await delivered(handle, (e) => e.workflowExecutionSignaledEventAttributes, 'the signal to reach the workflow');
+    await handle.cancel();
+    await delivered(handle, (e) => e.workflowExecutionCancelRequestedEventAttributes, "Temporal's cancel to reach the workflow");
+    held.release();
+
+    const result = await handle.result();
+    expect(result.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
+    expect(result.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied' })]);
+    const history = await events(handle);
+    // Both waited without failing a task (a wait that Temporal's cancel could reject would fail every one).
+    expect(history.filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
+    await replays(handle);
+  });
+
+  it('a rollover while a cancel waits carries it, and the next execution takes it first', async () => {
+    const caseId = uniqueCase('INC');
+    const held = checks.hold(`incidents-${caseId}`);
+    // Six reads first, so the run is short of the rollover's 100 events at every quiet point
+    // before its restart; the held check's reported tasks then take it past them.
+    const reads = [1, 2, 3, 4, 5].map((limit) => ({ type: 'call', calls: [{ tool: 'get_logs', args: { service: 'cache', limit } }] }));
+    const handle = await start(caseId, { model: { adapter: 'scripted', replies: [...reads, ...restartReplies] }, continueAsNewAfterEvents: 100 });
+    const first = (await handle.describe()).runId;
+    await held.entered;
+
+    await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
+    await delivered(handle, (e) => e.workflowExecutionSignaledEventAttributes, 'the signal to reach the workflow');
+    await waitUntil(async () => (await events(handle)).length >= 100, 'the held check to take the run past 100 events');
+    held.release();
+
+    const result = await handle.result();
+    expect(result.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
+    expect(result.terminal.detail).toContain('ops');
+    expect(result.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied' })]);
+    // It rolled over with the cancel it was holding, and the next execution took it first.
+    const firstHistory = (await h.client.workflow.getHandle(handle.workflowId, first).fetchHistory()).events ?? [];
+    const continued = firstHistory.at(-1)?.workflowExecutionContinuedAsNewEventAttributes;
+    expect(continued).toBeDefined();
+    const second = await handle.fetchHistory();
+    expect(second.events?.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'propose')).toEqual([]);
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, { events: firstHistory }, handle.workflowId);
     await replays(handle);
   });
 });
