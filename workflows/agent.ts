@@ -109,9 +109,10 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 
   // The deadline is a durable timer: it fires after a worker restart as it would have before.
   // The deadline moves while a person decides; a new timer follows it.
-  // Temporal's cancel cancels it too; the loop below takes that cancel.
+  // Shielded from any cancel: the loop takes a cancel itself, and a deadline timer cancelled by a
+  // cancel that waited on a seal check (arrivals.ts) could not replay where the check's result ends the run.
   const armDeadline = (at: number) =>
-    void sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' }).then(
+    void CancellationScope.nonCancellable(() => sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' })).then(
       () => deliver(queue, { type: 'deadlinePassed', now: Date.now() }),
       ignoreCancellation,
     );
@@ -179,6 +180,8 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     step = next(step.state, outcome.ok ? work.done(outcome.value) : work.failed(outcome.err), domain);
   }
 
+  // What the loop did not take, it never will: a handler waiting for its event answers with the run's end.
+  queue.length = 0;
   observeStep(step);
   const terminal = step.state.terminal;
   if (!terminal) throw new Error('bug: stopped without a terminal');

@@ -77,7 +77,9 @@ export function settling(): Promise<void> | undefined {
 
 /** Takes what still waits, for a rollover to carry (workflows/agent.ts): the next execution takes it first. */
 export function takeHeld(): Arrival[] {
-  return held.splice(0).map((h) => h.carried);
+  // One of each kind: a second cancel or deadline changes nothing, and the next execution takes at most 16.
+  const taken = held.splice(0).map((h) => h.carried);
+  return taken.filter((event, i) => taken.findIndex((e) => e.type === event.type) === i);
 }
 
 /**
@@ -103,8 +105,20 @@ export function carriedArrivals(arrivals: unknown, withCarriedState: boolean): {
 export function cancellationAsArrival<T>(run: () => Promise<T>, asEvent: () => Arrival): Promise<T> {
   const root = CancellationScope.current();
   const scope = new CancellationScope({ cancellable: true, parent: new CancellationScope({ cancellable: false }) });
+  runScope = scope;
   void root.cancelRequested.catch(() => whenSettled(() => scope.cancel(), asEvent()));
   return scope.run(run);
+}
+
+/** The scope cancellationAsArrival runs the workflow in. */
+let runScope: CancellationScope | undefined;
+
+/**
+ * Runs an Update handler in that scope: Temporal's cancel reaches what the handler waits on (a
+ * directory read, the loop taking its event) as it reaches the run's own work, not sooner.
+ */
+export function inRunScope<T>(handler: () => Promise<T>): Promise<T> {
+  return runScope ? runScope.run(handler) : handler();
 }
 
 function whenSettled(act: () => void, carried: Arrival): void {

@@ -21,7 +21,7 @@ import {
   type ApprovalAck,
   type RunView,
 } from './messages.js';
-import { deliver, refuseWhileUnsettled, settling } from './arrivals.js';
+import { deliver, inRunScope, refuseWhileUnsettled, settling } from './arrivals.js';
 import { isUndecodable } from './quarantine-marker.js';
 import type { RunInput } from './run-input.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
@@ -73,20 +73,21 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
   });
   setHandler(
     addNoteUpdate,
-    async (raw) => {
-      const note = NoteInput.parse(raw);
-      if (!('statement' in note)) {
-        queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text });
-        return { accepted: true as const, trusted: false };
-      }
-      // A signed note is an operator's word only if the directory vouches for its key.
-      const directory = (await directoryNow()) ?? [];
-      const wait = settling(); // a seal check not yet acted on (arrivals.ts)
-      if (wait) await wait;
-      const event: RunEvent = { type: 'signedNoteAdded', now: Date.now(), signed: note, directory };
-      queue.push(event);
-      return { accepted: true as const, trusted: noteEntry(state(), domain, note, directory, event.now).trusted };
-    },
+    (raw) =>
+      inRunScope(async () => {
+        const note = NoteInput.parse(raw);
+        if (!('statement' in note)) {
+          queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text });
+          return { accepted: true as const, trusted: false };
+        }
+        // A signed note is an operator's word only if the directory vouches for its key.
+        const directory = (await directoryNow()) ?? [];
+        const wait = settling(); // a seal check not yet acted on (arrivals.ts)
+        if (wait) await wait;
+        const event: RunEvent = { type: 'signedNoteAdded', now: Date.now(), signed: note, directory };
+        queue.push(event);
+        return { accepted: true as const, trusted: noteEntry(state(), domain, note, directory, event.now).trusted };
+      }),
     {
       validator: (raw) => {
         refuseWhileUnsettled();
@@ -100,30 +101,31 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
 
   const approvalHandler =
     (decision: 'approve' | 'deny') =>
-    async (raw: ApprovalInput): Promise<ApprovalAck> => {
-      const signed = SignedDecision.parse(raw);
-      const { requestId, by } = signed.statement;
-      deciding.add(by);
-      // Revocation at decision time: the directory is read again as the decision arrives, so a
-      // key removed since the request was raised decides nothing.
-      const directory = await directoryNow();
-      const wait = settling(); // a seal check not yet acted on (arrivals.ts)
-      if (wait) await wait;
-      if (!directory) {
+    (raw: ApprovalInput): Promise<ApprovalAck> =>
+      inRunScope(async () => {
+        const signed = SignedDecision.parse(raw);
+        const { requestId, by } = signed.statement;
+        deciding.add(by);
+        // Revocation at decision time: the directory is read again as the decision arrives, so a
+        // key removed since the request was raised decides nothing.
+        const directory = await directoryNow();
+        const wait = settling(); // a seal check not yet acted on (arrivals.ts)
+        if (wait) await wait;
+        if (!directory) {
+          deciding.delete(by);
+          return { requestId, decision: 'refused', outcome: `the approver directory could not be read, so nothing was decided; send the ${decision} again` };
+        }
+        // In an execution reset from another run, Temporal re-applies the Updates that followed
+        // the reset point: the record says the decision came after a reset.
+        const { originalExecutionRunId, runId } = workflowInfo();
+        const afterResetOf = originalExecutionRunId && originalExecutionRunId !== runId ? originalExecutionRunId : undefined;
+        const event: RunEvent = { type: 'decided', now: Date.now(), signed, directory, ...(afterResetOf ? { afterResetOf } : {}) };
+        queue.push(event);
+        await condition(() => !queue.includes(event));
         deciding.delete(by);
-        return { requestId, decision: 'refused', outcome: `the approver directory could not be read, so nothing was decided; send the ${decision} again` };
-      }
-      // In an execution reset from another run, Temporal re-applies the Updates that followed
-      // the reset point: the record says the decision came after a reset.
-      const { originalExecutionRunId, runId } = workflowInfo();
-      const afterResetOf = originalExecutionRunId && originalExecutionRunId !== runId ? originalExecutionRunId : undefined;
-      const event: RunEvent = { type: 'decided', now: Date.now(), signed, directory, ...(afterResetOf ? { afterResetOf } : {}) };
-      queue.push(event);
-      await condition(() => !queue.includes(event));
-      deciding.delete(by);
-      const after = state();
-      return { requestId, decision: recordedDecision(after, requestId, by) ?? 'refused', outcome: describeOutcome(after, requestId, by) };
-    };
+        const after = state();
+        return { requestId, decision: recordedDecision(after, requestId, by) ?? 'refused', outcome: describeOutcome(after, requestId, by) };
+      });
   const validateApproval =
     (decision: 'approve' | 'deny') =>
     (raw: ApprovalInput): void => {
@@ -142,36 +144,37 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
   // Edit, then approve: the amended call becomes a new request (controller/approvals.ts onAmended).
   setHandler(
     amendUpdate,
-    async (raw): Promise<ApprovalAck> => {
-      const signed = SignedAmend.parse(raw);
-      const by = signed.statement.by;
-      deciding.add(by);
-      const directory = await directoryNow();
-      const wait = settling(); // a seal check not yet acted on (arrivals.ts)
-      if (wait) await wait;
-      if (!directory) {
+    (raw): Promise<ApprovalAck> =>
+      inRunScope(async () => {
+        const signed = SignedAmend.parse(raw);
+        const by = signed.statement.by;
+        deciding.add(by);
+        const directory = await directoryNow();
+        const wait = settling(); // a seal check not yet acted on (arrivals.ts)
+        if (wait) await wait;
+        if (!directory) {
+          deciding.delete(by);
+          return {
+            requestId: signed.statement.requestId,
+            decision: 'refused',
+            outcome: 'the approver directory could not be read, so nothing was amended; send the amendment again',
+          };
+        }
+        const event: RunEvent = { type: 'amended', now: Date.now(), signed, directory };
+        queue.push(event);
+        await condition(() => !queue.includes(event));
         deciding.delete(by);
-        return {
-          requestId: signed.statement.requestId,
-          decision: 'refused',
-          outcome: 'the approver directory could not be read, so nothing was amended; send the amendment again',
-        };
-      }
-      const event: RunEvent = { type: 'amended', now: Date.now(), signed, directory };
-      queue.push(event);
-      await condition(() => !queue.includes(event));
-      deciding.delete(by);
-      const after = state();
-      const request = pendingRequest(after);
-      const amended = request?.amendedFrom?.requestId === signed.statement.requestId ? request : undefined;
-      if (amended)
-        return {
-          requestId: signed.statement.requestId,
-          decision: 'amended',
-          outcome: `amended: new request ${amended.requestId} for ${amended.call.tool} awaits ${amended.quorum ?? 1} approval(s)`,
-        };
-      return { requestId: signed.statement.requestId, decision: 'refused', outcome: describeOutcome(after, signed.statement.requestId, by) };
-    },
+        const after = state();
+        const request = pendingRequest(after);
+        const amended = request?.amendedFrom?.requestId === signed.statement.requestId ? request : undefined;
+        if (amended)
+          return {
+            requestId: signed.statement.requestId,
+            decision: 'amended',
+            outcome: `amended: new request ${amended.requestId} for ${amended.call.tool} awaits ${amended.quorum ?? 1} approval(s)`,
+          };
+        return { requestId: signed.statement.requestId, decision: 'refused', outcome: describeOutcome(after, signed.statement.requestId, by) };
+      }),
     {
       validator: (raw) => {
         refuseWhileUnsettled();
