@@ -180,8 +180,6 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     step = next(step.state, outcome.ok ? work.done(outcome.value) : work.failed(outcome.err), domain);
   }
 
-  // What the loop did not take, it never will: a handler waiting for its event answers with the run's end.
-  queue.length = 0;
   observeStep(step);
   const terminal = step.state.terminal;
   if (!terminal) throw new Error('bug: stopped without a terminal');

@@ -61,6 +61,8 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
 
   setHandler(stateQuery, () => view(state(), run, domain));
   const directoryNow = () => readDirectory(loadApprovers);
+  // The loop has taken the event, or has stopped and never will: the handler answers either way.
+  const taken = (event: RunEvent) => !queue.includes(event) || state().terminal !== undefined;
   setHandler(cancelSignal, (raw) => {
     // What the worker could not decode is no cancel (quarantine-interceptors.ts drops it first).
     if (isUndecodable(raw)) return;
@@ -121,7 +123,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
         const afterResetOf = originalExecutionRunId && originalExecutionRunId !== runId ? originalExecutionRunId : undefined;
         const event: RunEvent = { type: 'decided', now: Date.now(), signed, directory, ...(afterResetOf ? { afterResetOf } : {}) };
         queue.push(event);
-        await condition(() => !queue.includes(event));
+        await condition(() => taken(event));
         deciding.delete(by);
         const after = state();
         return { requestId, decision: recordedDecision(after, requestId, by) ?? 'refused', outcome: describeOutcome(after, requestId, by) };
@@ -162,7 +164,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
         }
         const event: RunEvent = { type: 'amended', now: Date.now(), signed, directory };
         queue.push(event);
-        await condition(() => !queue.includes(event));
+        await condition(() => taken(event));
         deciding.delete(by);
         const after = state();
         const request = pendingRequest(after);

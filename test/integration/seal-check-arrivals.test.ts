@@ -196,7 +196,8 @@ describe('arrivals while a seal check is pending', () => {
     const first = (await handle.describe()).runId;
     await held.entered;
 
-    await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
+    // Seventeen of them: the rollover carries one (the next execution would refuse more than 16).
+    for (let i = 0; i < 17; i++) await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
     await delivered(handle, (e) => e.workflowExecutionSignaledEventAttributes, 'the signal to reach the workflow');
     await waitUntil(async () => (await events(handle)).length >= 100, 'the held check to take the run past 100 events');
     held.release();
