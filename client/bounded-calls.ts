@@ -100,7 +100,7 @@ export async function sentUntilTaken<T>(fn: () => Promise<T>, deadline: number):
 }
 
 /** The run's validator refused the update only because it was busy (ErrorTypes.runBusy). */
-export function isRunBusy(err: unknown): boolean {
+function isRunBusy(err: unknown): boolean {
   return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === ErrorTypes.runBusy;
 }
 

@@ -66,11 +66,7 @@ export function deliver(queue: { push(event: Arrival): unknown }, event: Arrival
   whenSettled(() => queue.push(event), event);
 }
 
-/**
- * For a handler that resumes after an await: a wait while a seal check is not acted on, else
- * nothing. (Awaited only when there is one: an await of nothing still yields, and would move
- * the handler after work it ran before on every history already recorded.)
- */
+/** For a handler that resumes after an await: a wait while a seal check is not acted on, else nothing. */
 export function settling(): Promise<void> | undefined {
   return unsettled ? untilActedOn() : undefined;
 }

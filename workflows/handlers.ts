@@ -60,7 +60,9 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
   const deciding = new Set<string>(); // approvers whose decision is queued, not yet taken
 
   setHandler(stateQuery, () => view(state(), run, domain));
-  const directoryNow = () => readDirectory(loadApprovers);
+  // The directory as it is now. A handler resumes on it only once a seal check pending meanwhile
+  // has been acted on (arrivals.ts): each one reads it before it acts.
+  const directoryNow = () => readDirectory(loadApprovers).then((directory) => settling()?.then(() => directory) ?? directory);
   // The loop has taken the event, or has stopped and never will: the handler answers either way.
   const taken = (event: RunEvent) => !queue.includes(event) || state().terminal !== undefined;
   setHandler(cancelSignal, (raw) => {
@@ -84,8 +86,6 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
         }
         // A signed note is an operator's word only if the directory vouches for its key.
         const directory = (await directoryNow()) ?? [];
-        const wait = settling(); // a seal check not yet acted on (arrivals.ts)
-        if (wait) await wait;
         const event: RunEvent = { type: 'signedNoteAdded', now: Date.now(), signed: note, directory };
         queue.push(event);
         return { accepted: true as const, trusted: noteEntry(state(), domain, note, directory, event.now).trusted };
@@ -111,8 +111,6 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
         // Revocation at decision time: the directory is read again as the decision arrives, so a
         // key removed since the request was raised decides nothing.
         const directory = await directoryNow();
-        const wait = settling(); // a seal check not yet acted on (arrivals.ts)
-        if (wait) await wait;
         if (!directory) {
           deciding.delete(by);
           return { requestId, decision: 'refused', outcome: `the approver directory could not be read, so nothing was decided; send the ${decision} again` };
@@ -152,8 +150,6 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
         const by = signed.statement.by;
         deciding.add(by);
         const directory = await directoryNow();
-        const wait = settling(); // a seal check not yet acted on (arrivals.ts)
-        if (wait) await wait;
         if (!directory) {
           deciding.delete(by);
           return {

@@ -3,32 +3,19 @@
 // Before, the handler waited for a loop that had stopped, and the run waited for the handler:
 // it never completed. The directory read is held (the worker's own activity, wrapped) until the
 // run has stopped, so the order does not depend on the machine's speed.
-import { Context } from '@temporalio/activity';
 import { describe, expect, it } from 'vitest';
-import type { AgentActivities } from '../../activities/index.js';
 import { signDecision } from '../../client/sign.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import { waitForRequest } from '../support/adversarial.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
+import { heldActivity } from '../support/held-activity.js';
 import { keys } from '../support/keys.js';
 import { waitUntil } from '../support/wait.js';
 
 describe('an approval the run never took', () => {
-  const gates = new Map<string, { entered: () => void; released: Promise<void> }>();
-  const h = useAgentHarness({
-    wrapActivities: (made: AgentActivities): AgentActivities => ({
-      ...made,
-      loadApprovers: async (input) => {
-        const gate = gates.get(Context.current().info.workflowExecution?.workflowId ?? '');
-        if (gate) {
-          gate.entered();
-          await gate.released;
-        }
-        return made.loadApprovers(input);
-      },
-    }),
-  });
+  const directory = heldActivity('loadApprovers');
+  const h = useAgentHarness({ wrapActivities: directory.wrap });
 
   it("answers with the run's end when a cancel was taken first, and the run completes", async () => {
     const transferId = uniqueCase('PX');
@@ -37,15 +24,12 @@ describe('an approval the run never took', () => {
     const awaiting = await waitForRequest(handle);
 
     // From here the run's directory reads wait: the approval's handler is held mid-read.
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const entered = new Promise<void>((resolve) => gates.set(handle.workflowId, { entered: resolve, released }));
+    const held = directory.hold(handle.workflowId);
     const approval = handle.executeUpdate(approveUpdate, { args: [signDecision(keys.alice, handle.workflowId, awaiting, 'approve', 'looks right')] });
-    await entered;
+    await held.entered;
     await handle.signal(cancelSignal, { by: 'ops', reason: 'stop before the reissue' });
     await waitUntil(async () => (await handle.query(stateQuery)).state.terminal !== undefined, 'the run to take the cancel');
-    gates.delete(handle.workflowId);
-    release();
+    held.release();
 
     const ack = await approval;
     expect(ack.decision).toBe('cancelled'); // the request's record: closed by the cancel

@@ -6,20 +6,19 @@
 // wrapped) until core has reported the run's workflow task without the result and taken the
 // next, so what the test sends is delivered while the check is pending, as it is when core hands
 // the check's result over a task late. Every history is then replayed.
-import { Context } from '@temporalio/activity';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { describe, expect, inject, it } from 'vitest';
 import { sentUntilTaken } from '../../client/bounded-calls.js';
-import type { AgentActivities } from '../../activities/index.js';
 import { agentWorkflow } from '../../domains/workflows.js';
 import { seedIncident } from '../../domains/world/seeds.js';
 import { addNoteUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import { ErrorTypes } from '../../workflows/policy.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
+import { heldActivity } from '../support/held-activity.js';
 import { waitUntil } from '../support/wait.js';
 
 type Handle = WorkflowHandle<typeof agentWorkflow>;
@@ -33,41 +32,8 @@ const restartReplies = [
   { type: 'finish', outcome: 'resolved', claim: { remediated: 'cache' }, evidence: ['e6'] },
 ];
 
-/**
- * The seal checks of each run the test names wait until the test lets them go: every attempt, for
- * the check's own timeout (policy.ts sealCheckOptions) ends an attempt and core tries again.
- */
-function heldChecks() {
-  const gates = new Map<string, { entered: () => void; released: Promise<void> }>();
-  const wrap = (made: AgentActivities): AgentActivities => ({
-    ...made,
-    checkResultSeals: async (input) => {
-      const gate = gates.get(Context.current().info.workflowExecution?.workflowId ?? '');
-      if (gate) {
-        gate.entered();
-        await gate.released;
-      }
-      return made.checkResultSeals(input);
-    },
-  });
-  /** Holds the run's seal checks: `entered` resolves once one is running; `release` lets them all go. */
-  const hold = (workflowId: string) => {
-    let release = () => {};
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const entered = new Promise<void>((resolve) => gates.set(workflowId, { entered: resolve, released }));
-    return {
-      entered,
-      release: () => {
-        gates.delete(workflowId);
-        release();
-      },
-    };
-  };
-  return { wrap, hold };
-}
-
 describe('arrivals while a seal check is pending', () => {
-  const checks = heldChecks();
+  const checks = heldActivity('checkResultSeals');
   const h = useAgentHarness({ wrapActivities: checks.wrap });
 
   /**
@@ -84,6 +50,15 @@ describe('arrivals while a seal check is pending', () => {
       workflowTaskTimeout: '3 seconds',
       args: [{ run: { domain: 'incidents', caseId, model: { adapter: 'scripted', replies: restartReplies }, ...run } }],
     });
+  }
+
+  /** Starts the run with its seal checks held, once one is running. */
+  async function startHeld(run: Partial<RunInput> = {}) {
+    const caseId = uniqueCase('INC');
+    const held = checks.hold(`incidents-${caseId}`);
+    const handle = await start(caseId, run);
+    await held.entered;
+    return { caseId, handle, held };
   }
 
   /** The marker of a seal check (the run's only local activity); the rule set's patch is a marker too. */
@@ -105,10 +80,7 @@ describe('arrivals while a seal check is pending', () => {
   }
 
   it('an Update is refused as busy, leaves no trace, and the client sends it again until it is taken', async () => {
-    const caseId = uniqueCase('INC');
-    const held = checks.hold(`incidents-${caseId}`);
-    const handle = await start(caseId);
-    await held.entered;
+    const { handle, held } = await startHeld();
 
     // Sent while the check is held: the server hands it over with the task after the heartbeat.
     const direct = await handle.executeUpdate(addNoteUpdate, { args: [{ by: 'ops', text: 'sent once' }] }).then(
@@ -143,10 +115,7 @@ describe('arrivals while a seal check is pending', () => {
   });
 
   it("a cancel signal waits until the loop has started its next work, and the run's history replays", async () => {
-    const caseId = uniqueCase('INC');
-    const held = checks.hold(`incidents-${caseId}`);
-    const handle = await start(caseId);
-    await held.entered;
+    const { caseId, handle, held } = await startHeld();
 
     await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
     // The signal has reached the workflow (a task completed after it) while the check is held.
@@ -166,10 +135,7 @@ describe('arrivals while a seal check is pending', () => {
   });
 
   it("Temporal's own cancel, after the agent's, waits too: the run ends cancelled, no task fails, and its history replays", async () => {
-    const caseId = uniqueCase('INC');
-    const held = checks.hold(`incidents-${caseId}`);
-    const handle = await start(caseId);
-    await held.entered;
+    const { handle, held } = await startHeld();
 
     await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
     await delivered(handle, (e) => e.workflowExecutionSignaledEventAttributes, 'the signal to reach the workflow');
@@ -187,14 +153,11 @@ describe('arrivals while a seal check is pending', () => {
   });
 
   it('a rollover while a cancel waits carries it, and the next execution takes it first', async () => {
-    const caseId = uniqueCase('INC');
-    const held = checks.hold(`incidents-${caseId}`);
     // Six reads first, so the run is short of the rollover's 100 events at every quiet point
     // before its restart; the held check's reported tasks then take it past them.
     const reads = [1, 2, 3, 4, 5].map((limit) => ({ type: 'call', calls: [{ tool: 'get_logs', args: { service: 'cache', limit } }] }));
-    const handle = await start(caseId, { model: { adapter: 'scripted', replies: [...reads, ...restartReplies] }, continueAsNewAfterEvents: 100 });
+    const { handle, held } = await startHeld({ model: { adapter: 'scripted', replies: [...reads, ...restartReplies] }, continueAsNewAfterEvents: 100 });
     const first = (await handle.describe()).runId;
-    await held.entered;
 
     // Seventeen of them: the rollover carries one (the next execution would refuse more than 16).
     for (let i = 0; i < 17; i++) await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
