@@ -13,7 +13,7 @@ import {
   patched,
   setCurrentDetails,
 } from '@temporalio/workflow';
-import { actedOn, cancellationAsArrival, carriedArrivals, deliver, takeHeld } from './arrivals.js';
+import { actedOn, cancellationAsArrival, carriedArrivals, deliver, loopNow, loopTask, takeHeld } from './arrivals.js';
 import { domainDefaults, type Domain } from './contract.js';
 import type { Command, RunEvent, Step, RunState } from './controller/index.js';
 import { commandOrHalt, headline, initialState, loadState, next } from './controller/index.js';
@@ -93,7 +93,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   const carried = loaded?.ok ? loaded.state : undefined;
   if (carried) refuseForeignState(carried);
   const queue: RunEvent[] = [];
-  let step: Step = carried ? commandOrHalt(carried, domain, Date.now()) : next(newState(run, domain), { type: 'started', now: Date.now() }, domain);
+  let step: Step = carried ? commandOrHalt(carried, domain, loopNow()) : next(newState(run, domain), { type: 'started', now: loopNow() }, domain);
   installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: directoryNow, domain });
   // The start statement and the starter's signed request are the first things the run takes,
   // before any proposal, each spent by this execution (a continued run carries them in its state).
@@ -112,7 +112,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   // Shielded from any cancel: the loop takes a cancel itself, and a deadline timer cancelled by a
   // cancel that waited on a seal check (arrivals.ts) could not replay where the check's result ends the run.
   const armDeadline = (at: number) =>
-    void CancellationScope.nonCancellable(() => sleep(Math.max(1, at - Date.now()), { summary: 'run deadline' })).then(
+    void CancellationScope.nonCancellable(() => sleep(Math.max(1, at - loopNow()), { summary: 'run deadline' })).then(
       () => deliver(queue, { type: 'deadlinePassed', now: Date.now() }),
       ignoreCancellation,
     );
@@ -211,7 +211,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 /** The start statement, judged against the directory as it is now, and spent by this execution (statement-spending.ts takeStatement). */
 async function startTaken(signed: NonNullable<RunInput['start']>): Promise<RunEvent> {
   const { directory, spentBy } = await takeStatement('start', signed.signature);
-  return { type: 'startTaken', now: Date.now(), directory, ...(spentBy ? { spentBy } : {}) };
+  return { type: 'startTaken', now: loopNow(), directory, ...(spentBy ? { spentBy } : {}) };
 }
 
 /**
@@ -220,7 +220,7 @@ async function startTaken(signed: NonNullable<RunInput['start']>): Promise<RunEv
  */
 async function requestNote(signed: NonNullable<RunInput['request']>): Promise<RunEvent> {
   const { directory, spentBy } = await takeStatement('request', signed.signature);
-  return { type: 'signedNoteAdded', now: Date.now(), signed, directory, ...(spentBy ? { spentBy } : {}) };
+  return { type: 'signedNoteAdded', now: loopNow(), signed, directory, ...(spentBy ? { spentBy } : {}) };
 }
 
 /** Takes the notes waiting in the queue, in order, leaving every other event where it is. */
@@ -247,7 +247,7 @@ function ignoreCancellation(err: unknown): void {
  * the execution's history (WorkflowExecutionCancelRequested) but not visible to workflow code.
  */
 function nativeCancel(): Extract<RunEvent, { type: 'cancelled' }> {
-  return { type: 'cancelled', now: Date.now(), by: 'temporal-cancel', reason: 'cancellation requested through Temporal' };
+  return { type: 'cancelled', now: loopNow(), by: 'temporal-cancel', reason: 'cancellation requested through Temporal' };
 }
 
 /** Work whose outcome says what the world now holds, and is kept when a cancel comes with it. */
@@ -273,13 +273,13 @@ function newState(run: RunInput, domain: Domain): RunState {
     chain: workflowInfo().firstExecutionRunId,
     ...(permitted ? { permittedEffects: permitted } : {}),
     ...(run.shape ? { shape: run.shape } : {}),
-    now: Date.now(),
+    now: loopNow(),
   });
   return run.start ? { ...state, starterClaim: run.start } : state;
 }
 
 function shouldContinueAsNew(run: RunInput): boolean {
-  const info = workflowInfo();
-  if (run.continueAsNewAfterEvents !== undefined) return info.historyLength >= run.continueAsNewAfterEvents;
-  return info.continueAsNewSuggested;
+  const task = loopTask(); // as it was when a pending seal check started (arrivals.ts)
+  if (run.continueAsNewAfterEvents !== undefined) return task.historyLength >= run.continueAsNewAfterEvents;
+  return task.continueAsNewSuggested;
 }

@@ -20,7 +20,14 @@
 // The window is usually part of one task, but it lasts as long as the check does (core reports a
 // long one's task and starts another) and covers a run's closing after a checked last step.
 // Outside it, each arrival acts at once.
-import { ApplicationFailure, CancellationScope, condition } from '@temporalio/workflow';
+//
+// What the task tells the workflow differs the same way: live, the loop acts on a late result at
+// the next task's time, with its history length and its word on the build; on replay, at the
+// check's own task. So in the window the loop reads them as they were when the check started
+// (loopTask, loopNow): its clock, budgets, deadlines, soaks and rollovers judge by that, live and
+// on replay alike. What arrives is stamped with the time it arrives (Date.now(), in handlers and
+// timers): that is the same task live and on replay.
+import { ApplicationFailure, CancellationScope, condition, workflowInfo } from '@temporalio/workflow';
 import { z } from 'zod';
 import { ErrorTypes } from './policy.js';
 import { workerScoped } from './worker-scoped.js';
@@ -41,17 +48,46 @@ type Arrival = z.infer<typeof Carried>[number];
 
 let unsettled = false;
 
+/** What the workflow task says that the loop decides on. */
+export type LoopTask = { now: number; historyLength: number; continueAsNewSuggested: boolean; buildChanged: boolean };
+
+/** The task as it was when the window's first seal check started; none outside the window. */
+let asAtCheck: LoopTask | undefined;
+
+function currentTask(): LoopTask {
+  const info = workflowInfo();
+  return {
+    now: Date.now(),
+    historyLength: info.historyLength,
+    continueAsNewSuggested: info.continueAsNewSuggested,
+    buildChanged: info.targetWorkerDeploymentVersionChanged,
+  };
+}
+
+/** The task as the loop reads it: in the window, as it was when the check started. */
+export function loopTask(): LoopTask {
+  return asAtCheck ?? currentTask();
+}
+
+/** The loop's clock: in the window, the time the check started. */
+export function loopNow(): number {
+  return asAtCheck?.now ?? Date.now();
+}
+
 /** What waits: how it acts once the loop has acted on the check, and the event a rollover carries for it. */
 const held: Array<{ act: () => void; carried: Arrival }> = [];
 
 /** A seal check starts (sealed.ts): arrivals wait until the loop has acted on its result. */
 export function sealCheckStarted(): void {
   unsettled = true;
+  // A second check in the same window keeps the first one's task: its own start may already be late.
+  asAtCheck ??= currentTask();
 }
 
 /** The loop has acted on every seal check so far and started its next work (or the run is closing). */
 export function actedOn(): void {
   unsettled = false;
+  asAtCheck = undefined;
 }
 
 /** For an Update's validator: refused, to be sent again, while a seal check is not acted on. */

@@ -7,6 +7,7 @@
 // outside the controller (the run has ended: no model, no gate, no budget), and their outcomes
 // are the run result's `closing`, its receipt.
 import { CancellationScope } from '@temporalio/workflow';
+import { loopNow } from './arrivals.js';
 import type { Domain } from './contract.js';
 import { idempotencyKey, keyFor, routeView, type PlannedCall, type RunState } from './controller/index.js';
 import { perform } from './perform.js';
@@ -14,7 +15,7 @@ import type { ClosingOutcome } from './messages.js';
 import type { RunInput } from './run-input.js';
 
 export async function closeRun(state: RunState, run: RunInput, domain: Domain): Promise<ClosingOutcome[]> {
-  const view = routeView(state, Date.now());
+  const view = routeView(state, loopNow());
   const needed = (domain.closing ?? []).filter((c) => {
     try {
       return c.needed(view) === true;
@@ -35,7 +36,7 @@ export async function closeRun(state: RunState, run: RunInput, domain: Domain): 
       kind: 'effect',
       idempotent: true,
       idempotencyKey: keyFor(state, contract, {}, callId) ?? idempotencyKey(state, callId, contract.name),
-      sentAt: Date.now(),
+      sentAt: loopNow(),
     };
     const work = perform({ type: 'invoke', calls: [call] }, run, domain, []);
     const event = await CancellationScope.nonCancellable(() => work.pending.then(work.done, work.failed));

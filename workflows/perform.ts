@@ -4,6 +4,7 @@
 // tool call's result is when the call cannot give one that counts is tool-results.ts.
 import { ActivityFailure, CancellationScope, TimeoutFailure, condition, proxyActivities, sleep } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
+import { loopNow } from './arrivals.js';
 import type { Domain } from './contract.js';
 import { type Command, compactJson, type RunEvent, type PlannedCall } from './controller/index.js';
 import { ProbeVerdict, ReadbackResult, type ReadSeal, type ToolResult, UsageFloor } from './protocol.js';
@@ -59,18 +60,18 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
           (typeof reply?.tokens === 'number' && Number.isFinite(reply.tokens)
             ? {
                 type: 'proposed',
-                now: Date.now(),
+                now: loopNow(),
                 reply: reply.reply,
                 tokens: reply.tokens,
                 contextTokens: command.context.tokenEstimate,
                 ...costOf(reply),
                 ...floorOf(reply),
               }
-            : { type: 'modelFailed', now: Date.now(), message: 'the model activity returned no numeric token count' }),
-        (err): RunEvent => ({ type: 'modelFailed', now: Date.now(), message: failureMessage(err), ...(isOutage(err) ? { outage: true } : {}) }),
+            : { type: 'modelFailed', now: loopNow(), message: 'the model activity returned no numeric token count' }),
+        (err): RunEvent => ({ type: 'modelFailed', now: loopNow(), message: failureMessage(err), ...(isOutage(err) ? { outage: true } : {}) }),
       );
     case 'invoke': {
-      const observed = (results: ToolResult[]): RunEvent => ({ type: 'observed', now: Date.now(), results });
+      const observed = (results: ToolResult[]): RunEvent => ({ type: 'observed', now: loopNow(), results });
       // Most turns make one call, and it needs no Promise.all (which adds a promise per call).
       const [only] = command.calls;
       if (command.calls.length === 1 && only) {
@@ -98,20 +99,20 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
         });
       };
       // A soak waits on a durable timer: a worker restart or a deploy in the window changes nothing.
-      const asked = soak && soak.until > Date.now() ? sleep(soak.until - Date.now(), { summary: 'soak window' }).then(ask) : ask();
+      const asked = soak && soak.until > loopNow() ? sleep(soak.until - loopNow(), { summary: 'soak window' }).then(ask) : ask();
       return work(
         asked,
         (opened): RunEvent => {
           const verdict = opened.sealed ? ProbeVerdict.safeParse(opened.value) : undefined;
-          if (verdict?.success) return { type: 'verified', now: Date.now(), verdict: verdict.data };
-          const now = Date.now();
+          if (verdict?.success) return { type: 'verified', now: loopNow(), verdict: verdict.data };
+          const now = loopNow();
           const detail = opened.sealed
             ? 'the probe returned something that is not a verdict'
             : `the probe's answer is not a worker's (${opened.reason}): it decides nothing`;
           return { type: 'verified', now, verdict: { holds: false, conflict: false, decided: false, detail, facts: {}, checkedAt: now } };
         },
         (err): RunEvent => {
-          const now = Date.now();
+          const now = loopNow();
           return {
             type: 'verified',
             now,
@@ -121,21 +122,21 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
       );
     }
     case 'readback':
-      return work(readback(command, run, domain), (result): RunEvent => ({ type: 'reconciled', now: Date.now(), result }));
+      return work(readback(command, run, domain), (result): RunEvent => ({ type: 'reconciled', now: loopNow(), result }));
     case 'loadApprovers': {
       // The directory is the worker's configuration; what comes back is checked like any input.
       const requestId = command.request.requestId;
       return work(directorySpending(`approvers for ${command.request.call.tool}`), ({ approvers }): RunEvent => ({
         type: 'approversLoaded',
-        now: Date.now(),
+        now: loopNow(),
         requestId,
         approvers: approvers ?? [],
       }));
     }
     case 'awaitApproval':
       return work(
-        condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - Date.now()), { summary: `approval wait: ${command.request.call.tool}` }),
-        (arrived): RunEvent => (arrived ? (queue.shift() as RunEvent) : { type: 'approvalTimedOut', now: Date.now(), requestId: command.request.requestId }),
+        condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - loopNow()), { summary: `approval wait: ${command.request.call.tool}` }),
+        (arrived): RunEvent => (arrived ? (queue.shift() as RunEvent) : { type: 'approvalTimedOut', now: loopNow(), requestId: command.request.requestId }),
       );
   }
 }
@@ -163,7 +164,7 @@ function isOutage(err: unknown): boolean {
 function spendRefusal(reply: unknown): RunEvent | undefined {
   const refused = (reply as { spendRefused?: unknown } | undefined)?.spendRefused as { cap?: unknown; detail?: unknown } | undefined;
   if (!refused || typeof refused !== 'object') return undefined;
-  return { type: 'spendRefused', now: Date.now(), cap: String(refused.cap).slice(0, 120), detail: String(refused.detail).slice(0, 300) };
+  return { type: 'spendRefused', now: loopNow(), cap: String(refused.cap).slice(0, 120), detail: String(refused.detail).slice(0, 300) };
 }
 
 /** The sides the worker charged at its own estimate, checked where they enter. */
@@ -195,7 +196,7 @@ function callTool(
   run: RunInput,
   domain: Domain,
 ): { pending: Promise<unknown>; done(opened: unknown): ToolResult; failed(err: unknown): ToolResult } {
-  const startedAt = Date.now();
+  const startedAt = loopNow();
   const summary = `${call.tool} ${call.subject ? subjectLabel(call.subject) : compactJson(call.args, 60)}`;
   const approvedWith = call.approvedWith ?? [];
   const invoke = (once: string, reads: ReadSeal[] = []) =>
@@ -269,7 +270,7 @@ function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput
   const readOnce = () =>
     sealedCall<unknown>((nonce) =>
       probes.readback.executeWithOptions({ summary: `readback ${readbackTool} ${effect.key}` }, [
-        { domain: domain.name, caseId: run.caseId, tool: readbackTool, key: effect.key, callId: effect.callId, fenceBefore: Date.now(), nonce },
+        { domain: domain.name, caseId: run.caseId, tool: readbackTool, key: effect.key, callId: effect.callId, fenceBefore: loopNow(), nonce },
       ]),
     );
   // An answer no worker sealed is a claim about the world, not a reading of it: ask again.
@@ -288,6 +289,6 @@ function readback(command: Extract<Command, { type: 'readback' }>, run: RunInput
     }
   };
   return CancellationScope.nonCancellable(() =>
-    after !== undefined && after > Date.now() ? sleep(after - Date.now(), { summary: `until ${effect.tool} can no longer commit` }).then(read) : read(),
+    after !== undefined && after > loopNow() ? sleep(after - loopNow(), { summary: `until ${effect.tool} can no longer commit` }).then(read) : read(),
   ).catch((err: unknown): ReadbackResult => ({ callId: effect.callId, outcome: 'undecided', detail: `readback failed: ${failureMessage(err)}`, attempts: 3 }));
 }

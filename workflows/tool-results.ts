@@ -5,6 +5,7 @@
 // back, never assumed done or not done. And an activity's failure in words, for every command.
 import { ActivityFailure, TimeoutFailure } from '@temporalio/workflow';
 import type { ToolKind } from './tool-contract.js';
+import { loopNow } from './arrivals.js';
 import { TOOL_ATTEMPTS } from './policy.js';
 import { ToolResult } from './protocol.js';
 import type { Opened } from './sealed.js';
@@ -18,13 +19,13 @@ export function toolResultOf(call: Call, raw: unknown, startedAt: number): ToolR
   if (result.success && result.data.callId === call.callId) return result.data;
   const message = 'the tool activity returned a malformed result';
   return call.kind === 'effect'
-    ? { status: 'unknown', callId: call.callId, errorClass: 'unknown', message, attempt: 1, startedAt, finishedAt: Date.now() }
-    : { status: 'error', callId: call.callId, errorClass: 'bad_output', message, attempt: 1, startedAt, finishedAt: Date.now() };
+    ? { status: 'unknown', callId: call.callId, errorClass: 'unknown', message, attempt: 1, startedAt, finishedAt: loopNow() }
+    : { status: 'error', callId: call.callId, errorClass: 'bad_output', message, attempt: 1, startedAt, finishedAt: loopNow() };
 }
 
 /** The call's result when the workflow refused to send it: nothing can have happened. */
 export function notSent(call: Call, startedAt: number, message: string): ToolResult {
-  return { status: 'error', callId: call.callId, errorClass: 'not_sent', message, attempt: 1, startedAt, finishedAt: Date.now() };
+  return { status: 'error', callId: call.callId, errorClass: 'not_sent', message, attempt: 1, startedAt, finishedAt: loopNow() };
 }
 
 /**
@@ -33,7 +34,7 @@ export function notSent(call: Call, startedAt: number, message: string): ToolRes
  * confirmByReadback asks), anything else leaves the outcome unknown, to be read back.
  */
 export function claimedResult(call: Call, opened: Extract<Opened<unknown>, { sealed: false }>, startedAt: number): ToolResult {
-  const finishedAt = Date.now();
+  const finishedAt = loopNow();
   const notAWorkers = `the result is not a worker's (${opened.reason})`;
   if (call.kind !== 'effect') {
     return { status: 'error', callId: call.callId, errorClass: 'bad_output', message: `${notAWorkers}: it is not evidence`, attempt: 1, startedAt, finishedAt };
@@ -64,7 +65,7 @@ export function failedCallResult(call: Call, err: unknown, startedAt: number): T
     // to be retried, the final one reports); anything else ended after its first attempt.
     attempt: call.idempotent && err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? TOOL_ATTEMPTS : 1,
     startedAt,
-    finishedAt: Date.now(),
+    finishedAt: loopNow(),
   };
 }
 

@@ -134,6 +134,43 @@ describe('arrivals while a seal check is pending', () => {
     await replays(handle);
   });
 
+  it("the loop acts on a held check's result at the check's own time: a deadline that passes meanwhile is taken after, as on replay", async () => {
+    // The deadline must pass while the check is held, so the run has to reach its restart first:
+    // where it did not (a slow machine), the run is dropped and tried with a longer deadline.
+    const fired = (e: HistoryEvent) => e.timerFiredEventAttributes;
+    let run: Awaited<ReturnType<typeof startHeld>> | undefined;
+    for (const deadlineMs of [10_000, 30_000, 90_000]) {
+      const tried = await startHeld({ budgets: { deadlineMs } });
+      if (!(await events(tried.handle)).some(fired)) {
+        run = tried;
+        break;
+      }
+      tried.held.release();
+      await tried.handle.terminate('the deadline passed before the check started');
+    }
+    if (!run) throw new Error('the run never reached its restart before its deadline');
+    const { caseId, handle, held } = run;
+
+    // The deadline's timer has fired and the workflow has had it, while the check is held.
+    await delivered(handle, fired, "the deadline's timer to reach the workflow");
+    held.release();
+
+    const result = await handle.result();
+    expect(result.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:deadline' });
+    expect(result.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied' })]);
+    // Judged at the check's own time, which is before the deadline, the reply was followed by the
+    // next model call; judged at the time the result came (after the deadline), the run would
+    // have stopped on it there. (This history replays either way: a long check's result comes
+    // with a later task on replay too. Where a query made core hand a short check's result over a
+    // task late, replay takes it at the check's own task: only the check's time agrees with both.)
+    const history = await events(handle);
+    const marker = history.findIndex(sealChecked);
+    const next = history.slice(marker).find((e) => e.activityTaskScheduledEventAttributes);
+    expect(next?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('propose');
+    expect(await h.world.calls({ key: caseId, op: 'incidents.metrics' })).toHaveLength(1);
+    await replays(handle);
+  }, 360_000); // up to three deadlines of the run's own
+
   it("Temporal's own cancel, after the agent's, waits too: the run ends cancelled, no task fails, and its history replays", async () => {
     const { handle, held } = await startHeld();
 
@@ -153,16 +190,24 @@ describe('arrivals while a seal check is pending', () => {
   });
 
   it('a rollover while a cancel waits carries it, and the next execution takes it first', async () => {
-    // Six reads first, so the run is short of the rollover's 100 events at every quiet point
-    // before its restart; the held check's reported tasks then take it past them.
-    const reads = [1, 2, 3, 4, 5].map((limit) => ({ type: 'call', calls: [{ tool: 'get_logs', args: { service: 'cache', limit } }] }));
-    const { handle, held } = await startHeld({ model: { adapter: 'scripted', replies: [...reads, ...restartReplies] }, continueAsNewAfterEvents: 100 });
+    // The rollover's threshold is the history's length when the restart's check starts, taken
+    // from the same script run once without a hold: the run is short of it at every quiet point
+    // before its restart, and past it at the one after, where the loop judges by the task its
+    // check started in (arrivals.ts loopTask).
+    const reads = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((limit) => ({ type: 'call', calls: [{ tool: 'get_logs', args: { service: 'cache', limit } }] }));
+    const script = { model: { adapter: 'scripted' as const, replies: [...reads, ...restartReplies] }, budgets: { turns: 30 } };
+    const dry = await start(uniqueCase('INC'), script);
+    expect((await dry.result()).terminal.class).toBe('resolved');
+    const dryHistory = await events(dry);
+    expect(dryHistory.some(sealChecked)).toBe(true);
+    const checkTask = [...dryHistory.slice(0, dryHistory.findIndex(sealChecked))].reverse().find((e) => e.workflowTaskStartedEventAttributes);
+    const threshold = Number(checkTask?.eventId) - 2; // a margin below it: the quiet point before is several events earlier
+    const { handle, held } = await startHeld({ ...script, continueAsNewAfterEvents: threshold });
     const first = (await handle.describe()).runId;
 
     // Seventeen of them: the rollover carries one (the next execution would refuse more than 16).
     for (let i = 0; i < 17; i++) await handle.signal(cancelSignal, { by: 'ops', reason: 'stop after the restart' });
     await delivered(handle, (e) => e.workflowExecutionSignaledEventAttributes, 'the signal to reach the workflow');
-    await waitUntil(async () => (await events(handle)).length >= 100, 'the held check to take the run past 100 events');
     held.release();
 
     const result = await handle.result();

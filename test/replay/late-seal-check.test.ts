@@ -20,7 +20,8 @@ type JsonEvent = Record<string, unknown> & { eventId: string; eventType: string 
 /**
  * The history with its rule-set marker renamed to this release's, so that the current code
  * replays it instead of refusing it by name (OlderRuleSetError). It was recorded under engine-v20;
- * engine-v21 changed only what workflows/arrivals.ts does, which replay of this history never
+ * engine-v21 and engine-v22 changed only what workflows/arrivals.ts does (what arrives, and the
+ * time the loop reads, while a seal check is pending), which replay of this history never
  * reaches before the task that fails.
  */
 function underThisRuleSet(events: JsonEvent[]): JsonEvent[] {
