@@ -62,7 +62,12 @@ export function agentWorkflowFor(domains: readonly Domain[]): AgentWorkflow {
   const byName = new Map(domains.map((d) => [d.name, d] as const));
   if (byName.size !== domains.length) throw new Error('two domains share a name');
   // Named so that clients starting it by function get Temporal's type name right.
-  const agentWorkflow: AgentWorkflow = (input) => cancellationAsArrival(() => runAgent(input, byName), nativeCancel);
+  // The cancel a rollover carries is stamped when it arrives, as every arrival is (arrivals.ts).
+  const agentWorkflow: AgentWorkflow = (input) =>
+    cancellationAsArrival(
+      () => runAgent(input, byName),
+      () => nativeCancel(Date.now()),
+    );
   return agentWorkflow;
 }
 
@@ -246,8 +251,8 @@ function ignoreCancellation(err: unknown): void {
  * Temporal's cancellation request as the controller's cancel. Its identity and reason are in
  * the execution's history (WorkflowExecutionCancelRequested) but not visible to workflow code.
  */
-function nativeCancel(): Extract<RunEvent, { type: 'cancelled' }> {
-  return { type: 'cancelled', now: loopNow(), by: 'temporal-cancel', reason: 'cancellation requested through Temporal' };
+function nativeCancel(now = loopNow()): Extract<RunEvent, { type: 'cancelled' }> {
+  return { type: 'cancelled', now, by: 'temporal-cancel', reason: 'cancellation requested through Temporal' };
 }
 
 /** Work whose outcome says what the world now holds, and is kept when a cancel comes with it. */

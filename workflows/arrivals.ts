@@ -51,7 +51,7 @@ let unsettled = false;
 /** What the workflow task says that the loop decides on. */
 export type LoopTask = { now: number; historyLength: number; continueAsNewSuggested: boolean; buildChanged: boolean };
 
-/** The task as it was when the window's first seal check started; none outside the window. */
+/** The task as it was when the window's latest seal check started; none outside the window. */
 let asAtCheck: LoopTask | undefined;
 
 function currentTask(): LoopTask {
@@ -80,8 +80,10 @@ const held: Array<{ act: () => void; carried: Arrival }> = [];
 /** A seal check starts (sealed.ts): arrivals wait until the loop has acted on its result. */
 export function sealCheckStarted(): void {
   unsettled = true;
-  // A second check in the same window keeps the first one's task: its own start may already be late.
-  asAtCheck ??= currentTask();
+  // Each check from its own start (the window's time stays no staler than its last check): a
+  // check starts only on its own call's result (sealed.ts sealedCall), an activity's, which live
+  // and replay hand over in the same task.
+  asAtCheck = currentTask();
 }
 
 /** The loop has acted on every seal check so far and started its next work (or the run is closing). */
