@@ -4,7 +4,8 @@
 // fact it was shown (each item of a list too) or, where a signed note says it as written, a quote
 // of the note (`{"$quote": ...}`), a literal the request states (a number as a number
 // of its own, a day as a date or a month and its day; or an argument's own words, or a value the
-// tool lists), the one withheld fact of the argument's kind, or else an extraction from a read it
+// tool lists), the one withheld fact of the argument's kind (among several, the record the request
+// chooses by the words and numbers shown: planner-choice.ts), or else an extraction from a read it
 // cannot see into (with none left, a read's parameter may be its own: a count; a list of names is
 // every name a read listed, asked once of each tool, never the task's own list of names it was
 // not shown; an effect's value may not, and it escalates). A read it already planned it plans
@@ -26,6 +27,7 @@ import type { GroundTruthCall } from './client.js';
 import type { CaseState, ScriptedModel } from './models.js';
 import { showsInjection } from './models.js';
 import { findDerivation } from './planner-derive.js';
+import { chosenOfKind } from './planner-choice.js';
 
 /** The planner's reply: a plan from the task's next unplanned call on, with the finish once every call is planned. */
 export function planReply(model: ScriptedModel, state: CaseState, context: CompiledContext, domain: Domain): unknown {
@@ -200,7 +202,7 @@ function sourceFor(name: string, value: unknown, tool: string, context: Compiled
   if (leaves.every((v) => statedIn(v, shown) || onShownDate(v, shown))) return { kind: 'literal' };
   if (Array.isArray(value)) return everyListed(value, tool, context);
   const kind = (contract?.argKinds as Record<string, string | undefined> | undefined)?.[name];
-  const withheld = typeof value === 'string' && kind !== undefined ? withheldOfKind(kind, context) : undefined;
+  const withheld = typeof value === 'string' && kind !== undefined ? (withheldOfKind(kind, context) ?? chosenOfKind(kind, context, shown)) : undefined;
   return withheld === undefined ? { kind: 'none' } : { kind: 'fact', ref: withheld };
 }
 
