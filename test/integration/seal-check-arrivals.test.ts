@@ -2,10 +2,11 @@
 // activity) waits for it (workflows/arrivals.ts): an Update is refused as busy, and the engine's
 // client sends it again; a cancel signal, and Temporal's own cancel, reach the loop only once it
 // has started its next work; a rollover in that window carries a waiting cancel to the next
-// execution. Each test holds the seal checks of one run (the worker's own local activity,
-// wrapped) until core has reported the run's workflow task without the result and taken the
-// next, so what the test sends is delivered while the check is pending, as it is when core hands
-// the check's result over a task late. Every history is then replayed.
+// execution; and the loop judges the result at the time the check started (arrivals.ts
+// loopNow). Each test holds the seal checks of one run (the worker's own local activity, wrapped)
+// until core has reported the run's workflow task without the result and taken the next, so what
+// the test sends is delivered while the check is pending, as it is when core hands the check's
+// result over a task late. Every history is then replayed.
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { ApplicationFailure } from '@temporalio/common';
@@ -134,7 +135,7 @@ describe('arrivals while a seal check is pending', () => {
     await replays(handle);
   });
 
-  it("the loop acts on a held check's result at the check's own time: a deadline that passes meanwhile is taken after, as on replay", async () => {
+  it("the loop acts on a held check's result at the check's own time: a deadline that passes meanwhile is taken after the next model call is scheduled", async () => {
     // The deadline must pass while the check is held, so the run has to reach its restart first:
     // where it did not (a slow machine), the run is dropped and tried with a longer deadline. Each
     // is short of the check's own timeouts (3 attempts of 10 s: policy.ts), so the check still answers.
