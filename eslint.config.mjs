@@ -64,4 +64,20 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // What the loop does with a result reads the time through loopNow() (workflows/arrivals.ts):
+    // while a seal check is pending, the time it started, which live and replay agree on.
+    files: ['workflows/perform.ts', 'workflows/tool-results.ts', 'workflows/closing.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'Non-deterministic in workflow code; derive values from state.' },
+        {
+          object: 'Date',
+          property: 'now',
+          message: "The loop's time is loopNow() (workflows/arrivals.ts): live and replay may hand a checked result over in different tasks.",
+        },
+      ],
+    },
+  },
 );
