@@ -5,6 +5,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+const noMathRandom = { object: 'Math', property: 'random', message: 'Non-deterministic in workflow code; derive values from state.' };
 
 export default tseslint.config(
   { ignores: ['node_modules/', '.temporal/', '.world/', 'bench/results/', 'coverage/', 'dist/', '.agentdojo/'] },
@@ -44,7 +45,7 @@ export default tseslint.config(
         },
       ],
       'no-restricted-globals': ['error', { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' }],
-      'no-restricted-properties': ['error', { object: 'Math', property: 'random', message: 'Non-deterministic in workflow code; derive values from state.' }],
+      'no-restricted-properties': ['error', noMathRandom],
       // zod's global registry and config belong to the zod the worker preloads once and shares
       // between runs: a schema registered here would be registered again by the next run (and throw).
       'no-restricted-syntax': [
@@ -71,7 +72,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-properties': [
         'error',
-        { object: 'Math', property: 'random', message: 'Non-deterministic in workflow code; derive values from state.' },
+        noMathRandom,
         {
           object: 'Date',
           property: 'now',

@@ -80,6 +80,20 @@ describe('arrivals while a seal check is pending', () => {
     await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, handle.workflowId);
   }
 
+  /**
+   * The restart applied and its checked reply acted on before what arrived while it was held: the
+   * next activity after the check is the model call (not a stop), the restart's metrics were read
+   * once, and the history replays.
+   */
+  async function repliedBeforeArrival(handle: Handle, caseId: string, result: Awaited<ReturnType<Handle['result']>>): Promise<void> {
+    expect(result.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied' })]);
+    const history = await events(handle);
+    const next = history.slice(history.findIndex(sealChecked)).find((e) => e.activityTaskScheduledEventAttributes);
+    expect(next?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('propose');
+    expect(await h.world.calls({ key: caseId, op: 'incidents.metrics' })).toHaveLength(1);
+    await replays(handle);
+  }
+
   it('an Update is refused as busy, leaves no trace, and the client sends it again until it is taken', async () => {
     const { handle, held } = await startHeld();
 
@@ -125,14 +139,8 @@ describe('arrivals while a seal check is pending', () => {
 
     const result = await handle.result();
     expect(result.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
-    expect(result.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied' })]);
     // The checked reply was acted on first: the next model call was scheduled before the cancel was taken.
-    const history = await events(handle);
-    const marker = history.findIndex(sealChecked);
-    const next = history.slice(marker).find((e) => e.activityTaskScheduledEventAttributes);
-    expect(next?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('propose');
-    expect(await h.world.calls({ key: caseId, op: 'incidents.metrics' })).toHaveLength(1);
-    await replays(handle);
+    await repliedBeforeArrival(handle, caseId, result);
   });
 
   it("the loop acts on a held check's result at the check's own time: a deadline that passes meanwhile is taken after the next model call is scheduled", async () => {
@@ -163,18 +171,12 @@ describe('arrivals while a seal check is pending', () => {
 
     const result = await handle.result();
     expect(result.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:deadline' });
-    expect(result.effects).toEqual([expect.objectContaining({ tool: 'restart_service', status: 'applied' })]);
     // Judged at the check's own time, which is before the deadline, the reply was followed by the
     // next model call; judged at the time the result came (after the deadline), the run would
     // have stopped on it there. (This history replays either way: a long check's result comes
     // with a later task on replay too. Where a query made core hand a short check's result over a
     // task late, replay takes it at the check's own task: only the check's time agrees with both.)
-    const history = await events(handle);
-    const marker = history.findIndex(sealChecked);
-    const next = history.slice(marker).find((e) => e.activityTaskScheduledEventAttributes);
-    expect(next?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('propose');
-    expect(await h.world.calls({ key: caseId, op: 'incidents.metrics' })).toHaveLength(1);
-    await replays(handle);
+    await repliedBeforeArrival(handle, caseId, result);
   }, 180_000); // up to three deadlines of the run's own
 
   it("Temporal's own cancel, after the agent's, waits too: the run ends cancelled, no task fails, and its history replays", async () => {
