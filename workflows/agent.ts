@@ -19,6 +19,7 @@ import type { Command, RunEvent, Step, RunState } from './controller/index.js';
 import { commandOrHalt, headline, initialState, loadState, next } from './controller/index.js';
 import { installOperatorHandlers } from './handlers.js';
 import type { RunResult } from './messages.js';
+import type { ReadSeal } from './protocol.js';
 import { approverScope, permittedEffects, RunInput, unknownEffectOf } from './run-input.js';
 import { refuseForeignRunId } from './run-identity.js';
 import { phaseKey, runSearchAttributes, stopReasonKey, terminalKey, visiblePhase } from './search-attributes.js';
@@ -30,6 +31,7 @@ import { refuseForeignState, refuseStateFromElsewhere } from './carried-state.js
 import { observeStep } from './telemetry.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
+import { carriedReads, checkReadsBeforeRollover } from './sealed.js';
 import { olderRuleSetError, RULE_SET } from './rule-set.js';
 
 /** What the agent workflow is started with: the run's input (and, after a continue-as-new, the state it carries). */
@@ -39,6 +41,8 @@ export interface AgentWorkflowInput {
   carried?: RunState;
   /** Set by continue-as-new: a cancel or the deadline that arrived while a seal check was pending (arrivals.ts). */
   arrivals?: RunEvent[];
+  /** Set by continue-as-new: the seals of reads no effect vouched for, that failed their check before it (sealed.ts). */
+  reads?: ReadSeal[];
 }
 
 /** The agent workflow's signature, for clients that start or attach to runs by type name. */
@@ -111,6 +115,9 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   const arrived = carriedArrivals(input.arrivals, carried !== undefined);
   if (!arrived.ok) throw ApplicationFailure.nonRetryable(arrived.problem, ErrorTypes.invalidRunInput);
   queue.push(...arrived.events);
+  // Reads the previous execution took whose seals failed: every effect carries them, and is refused.
+  const unvouched = carriedReads(input.reads, carried !== undefined);
+  if (!unvouched.ok) throw ApplicationFailure.nonRetryable(unvouched.problem, ErrorTypes.invalidRunInput);
 
   // The deadline is a durable timer: it fires after a worker restart as it would have before.
   // The deadline moves while a person decides; a new timer follows it.
@@ -159,9 +166,11 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     // A pinned run whose build is no longer current moves to the new one here (workflows/upgrade-on-rollover.ts).
     const upgrade = quiet && upgradeDue();
     if (quiet && (upgrade || shouldContinueAsNew(run))) {
+      // The reads' seals are checked first: the next execution's effects carry only those that failed.
+      const reads = await checkReadsBeforeRollover();
       // What waits on a seal check's result goes along (arrivals.ts), taken first by the next execution.
       const arrivals = takeHeld();
-      return await rollOver<AgentWorkflow>(upgrade, { run, carried: step.state, ...(arrivals.length ? { arrivals } : {}) });
+      return await rollOver<AgentWorkflow>(upgrade, { run, carried: step.state, ...(arrivals.length ? { arrivals } : {}), ...(reads.length ? { reads } : {}) });
     }
     const work = perform(step.command, run, domain, queue);
     actedOn(); // the next work has started: what waited on a seal check may arrive (arrivals.ts)

@@ -24,6 +24,8 @@ import {
 import { deliver, inRunScope, refuseWhileUnsettled, settling } from './arrivals.js';
 import { isUndecodable } from './quarantine-marker.js';
 import type { RunInput } from './run-input.js';
+import { takeStatement } from './statement-spending.js';
+import { statementFingerprint } from './statement-use.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
 import { SignedAmend, SignedDecision } from './trust/statement.js';
 
@@ -58,11 +60,19 @@ export function readDirectory(loadApprovers: () => Promise<unknown>): Promise<Ap
 
 export function installOperatorHandlers({ run, state, queue, loadApprovers, domain }: OperatorChannel): void {
   const deciding = new Set<string>(); // approvers whose decision is queued, not yet taken
+  // The signed statements this execution has taken as notes, or is taking, by fingerprint; the
+  // start's request among them (agent.ts takes it as the run starts, or an earlier execution of
+  // the chain did). Each is spent by one activity id (statement-use.ts noteUseId), and two
+  // activities with one id in one execution would fail its workflow task: a repeat is answered
+  // without one.
+  const notesTaken = new Set<string>(run.request ? [statementFingerprint(run.request.signature)] : []);
 
   setHandler(stateQuery, () => view(state(), run, domain));
-  // The directory as it is now. A handler resumes on it only once a seal check pending meanwhile
-  // has been acted on (arrivals.ts): each one reads it before it acts.
-  const directoryNow = () => readDirectory(loadApprovers).then((directory) => settling()?.then(() => directory) ?? directory);
+  // A handler resumes on what it read only once a seal check pending meanwhile has been acted on
+  // (arrivals.ts): each one reads before it acts.
+  const settled = <T>(read: T): T | Promise<T> => settling()?.then(() => read) ?? read;
+  // The directory as it is now.
+  const directoryNow = () => readDirectory(loadApprovers).then(settled);
   // The loop has taken the event, or has stopped and never will: the handler answers either way.
   const taken = (event: RunEvent) => !queue.includes(event) || state().terminal !== undefined;
   setHandler(cancelSignal, (raw) => {
@@ -84,11 +94,22 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
           queue.push({ type: 'noteAdded', now: Date.now(), by: note.by, text: note.text });
           return { accepted: true as const, trusted: false };
         }
-        // A signed note is an operator's word only if the directory vouches for its key.
-        const directory = (await directoryNow()) ?? [];
-        const event: RunEvent = { type: 'signedNoteAdded', now: Date.now(), signed: note, directory };
+        // A statement counts once in an execution: a repeat (sent again while the first is taken,
+        // or after) is taken as untrusted text, with no directory read of its own; the first
+        // already said whatever it vouches for.
+        const fingerprint = statementFingerprint(note.signature);
+        if (notesTaken.has(fingerprint)) {
+          queue.push({ type: 'signedNoteAdded', now: Date.now(), signed: note, directory: [], later: true });
+          return { accepted: true as const, trusted: false };
+        }
+        notesTaken.add(fingerprint);
+        // A signed note is an operator's word only if the directory vouches for its key, and only
+        // in the execution that takes it first: it is spent by the read (statement-spending.ts
+        // takeStatement), and one another execution of the workflow id spent vouches for nothing.
+        const { directory, spentBy } = await takeStatement('note', note.signature).then(settled);
+        const event: RunEvent = { type: 'signedNoteAdded', now: Date.now(), signed: note, directory, later: true, ...(spentBy ? { spentBy } : {}) };
         queue.push(event);
-        return { accepted: true as const, trusted: noteEntry(state(), domain, note, directory, event.now).trusted };
+        return { accepted: true as const, trusted: !spentBy && noteEntry(state(), domain, note, directory, event.now).trusted };
       }),
     {
       validator: (raw) => {

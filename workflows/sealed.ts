@@ -17,12 +17,18 @@
 // instead of probing if one fails. (Update handlers read the directory too, and a
 // local activity there confuses Temporal's replay of the Update.) A result that carries no seal
 // at all needs no key to be refused: it is a claim at once.
+//
+// A rollover (continue-as-new) ends the execution that holds the run's reads: their seals are
+// checked before it (checkReadsBeforeRollover), and the next execution starts with those that
+// failed (carriedReads), so that each of its effects is refused as it would have been.
 import { proxyLocalActivities, uuid4 } from '@temporalio/workflow';
+import { z } from 'zod';
 import type { AgentActivities } from '../activities/index.js';
 import { sealCheckStarted } from './arrivals.js';
 import { sealCheckOptions } from './policy.js';
 import { isEnvelope, type ReadSeal, type Sealed, type SealVerdict } from './protocol.js';
 import { digestOf } from './trust/statement.js';
+import { workerScoped } from './worker-scoped.js';
 
 const checker = proxyLocalActivities<AgentActivities>(sealCheckOptions);
 
@@ -44,6 +50,9 @@ export const nonce = (): string => uuid4();
 /** The run's reads whose seals no effect has carried yet. */
 const unchecked: Array<{ what: string; nonce: string; envelope: Sealed<unknown> }> = [];
 
+/** Read seals a previous execution's rollover carried, not vouched for there (carriedReads). */
+const carriedOver: ReadSeal[] = [];
+
 /**
  * A read's result, taken now (no promise of its own: a read is the commonest call of all), its
  * seal carried by the run's next effect (readSeals).
@@ -62,13 +71,16 @@ export function sealedRead<T>(what: string, call: (nonce: string) => Promise<unk
 
 /** The seals an effect carries: every read not yet vouched for, by the digest of what the workflow took. */
 export function readSeals(): ReadSeal[] {
-  return unchecked.map(({ what, nonce: once, envelope }) => ({
-    what,
-    nonce: once,
-    digest: digestOf(envelope.sealed ?? null),
-    keyId: envelope.keyId,
-    mac: envelope.mac,
-  }));
+  return [
+    ...carriedOver,
+    ...unchecked.map(({ what, nonce: once, envelope }) => ({
+      what,
+      nonce: once,
+      digest: digestOf(envelope.sealed ?? null),
+      keyId: envelope.keyId,
+      mac: envelope.mac,
+    })),
+  ];
 }
 
 /**
@@ -78,6 +90,56 @@ export function readSeals(): ReadSeal[] {
 export function readsVouched(carried: readonly ReadSeal[]): void {
   const vouched = new Set(carried.map((r) => r.nonce));
   for (let i = unchecked.length - 1; i >= 0; i--) if (vouched.has(unchecked[i]?.nonce ?? '')) unchecked.splice(i, 1);
+  for (let i = carriedOver.length - 1; i >= 0; i--) if (vouched.has(carriedOver[i]?.nonce ?? '')) carriedOver.splice(i, 1);
+}
+
+/** The read seals a rollover carries at most: one that fails already refuses every later effect. */
+const MAX_CARRIED_READS = 16;
+/** Each of a carried seal's words at most (a forged one's keyId and mac are anyone's strings). */
+const MAX_SEAL_WORD = 200;
+
+const CarriedReads = workerScoped('sealed.CarriedReads', () => {
+  const word = z.string().max(MAX_SEAL_WORD);
+  return z.array(z.strictObject({ what: word, nonce: word, digest: word, keyId: word, mac: word })).max(MAX_CARRIED_READS);
+});
+
+/**
+ * Before a rollover (workflows/agent.ts): the seals of the reads no effect has vouched for,
+ * checked now (an effect of the next execution could not check them: its state has the reads'
+ * facts, not the reads). Those that hold leave the list; the rest, and those a previous rollover
+ * carried, are what the rollover carries (a seal that failed stays failed when clipped).
+ */
+export async function checkReadsBeforeRollover(): Promise<ReadSeal[]> {
+  const pending = unchecked.slice();
+  if (pending.length) {
+    const verdicts = await checkSeals(pending);
+    pending.forEach((read, i) => {
+      if (verdicts[i]?.ok) unchecked.splice(unchecked.indexOf(read), 1);
+    });
+  }
+  return readSeals()
+    .slice(0, MAX_CARRIED_READS)
+    .map((r) => ({
+      what: r.what.slice(0, MAX_SEAL_WORD),
+      nonce: r.nonce.slice(0, MAX_SEAL_WORD),
+      digest: r.digest.slice(0, MAX_SEAL_WORD),
+      keyId: r.keyId.slice(0, MAX_SEAL_WORD),
+      mac: r.mac.slice(0, MAX_SEAL_WORD),
+    }));
+}
+
+/**
+ * The read seals the previous execution's rollover carried, back in the list every effect carries:
+ * only with carried state (which the run checks is its own rollover's: carried-state.ts); anything
+ * malformed refuses the input.
+ */
+export function carriedReads(reads: unknown, withCarriedState: boolean): { ok: true } | { ok: false; problem: string } {
+  if (reads === undefined) return { ok: true };
+  if (!withCarriedState) return { ok: false, problem: 'read seals are carried only with the state of a rollover' };
+  const parsed = CarriedReads.safeParse(reads);
+  if (!parsed.success) return { ok: false, problem: `carried read seals are invalid: ${parsed.error.issues[0]?.message ?? 'unknown'}` };
+  carriedOver.push(...parsed.data);
+  return { ok: true };
 }
 
 /** One local activity for the batch; a check that cannot run leaves every result in it a claim. */

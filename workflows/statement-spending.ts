@@ -7,7 +7,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import { continuationOptions, probeOptions } from './policy.js';
 import { sealedRead } from './sealed.js';
-import { requestUseId, startUseId, statementFingerprint } from './statement-use.js';
+import { noteUseId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
 
 const probes = proxyActivities<AgentActivities>(probeOptions);
@@ -19,20 +19,24 @@ export function directoryNow(): Promise<unknown> {
   return sealedRead<unknown>('the approver directory', (nonce) => probes.loadApprovers({ nonce })).then((opened) => (opened.sealed ? opened.value : undefined));
 }
 
+/** Each kind of statement a run takes: the activity id that spends it, and what it is called in the history. */
+const TAKEN = {
+  start: { useId: startUseId, summary: 'approvers for the start statement' },
+  request: { useId: requestUseId, summary: 'approvers for the signed request' },
+  note: { useId: noteUseId, summary: 'approvers for a signed note' },
+} as const;
+
 /**
- * A statement the run is started with, taken as the run starts, whether or not it ever raises a
- * request: the start statement (who started it) or the signed request (what was asked). The
- * directory to verify it is read under an activity id that spends it (workflows/statement-use.ts),
- * and the answer says whether another execution of the workflow id spent it first (then, or
- * when the server cannot say, it vouches for nothing). A directory that could not be read verifies nothing.
+ * A signed statement the run takes: one it is started with, as it starts, whether or not it ever
+ * raises a request (the start statement, who started it; the signed request, what was asked), or
+ * a signed note sent later (workflows/handlers.ts). The directory to verify it is read under an
+ * activity id that spends it (workflows/statement-use.ts), and the answer says whether another
+ * execution of the workflow id spent it first (then, or when the server cannot say, it vouches
+ * for nothing). A directory that could not be read verifies nothing.
  */
-export async function takeStatement(what: 'start' | 'request', signature: string): Promise<{ directory: Approver[]; spentBy?: string }> {
+export async function takeStatement(what: keyof typeof TAKEN, signature: string): Promise<{ directory: Approver[]; spentBy?: string }> {
   const fingerprint = statementFingerprint(signature);
-  const activityId = what === 'start' ? startUseId(fingerprint) : requestUseId(fingerprint);
-  const { approvers, spentBy } = await directorySpending(`approvers for the ${what === 'start' ? 'start statement' : 'signed request'}`, {
-    fingerprint,
-    activityId,
-  });
+  const { approvers, spentBy } = await directorySpending(TAKEN[what].summary, { fingerprint, activityId: TAKEN[what].useId(fingerprint) });
   return { directory: approvers ?? [], ...(spentBy ? { spentBy } : {}) };
 }
 

@@ -7,7 +7,8 @@
 // engine asks the server whether any other execution of the workflow id has dispatched under
 // one of them (activities/used-statements.ts). A statement decides one request once. A start
 // statement, and the signed request a run is started with, are spent the same way, as the
-// execution starts: its first directory reads are named after them.
+// execution starts: its first directory reads are named after them; so is a signed note sent
+// later, by the directory read that takes it (workflows/handlers.ts).
 // Workflow-safe: shared by the workflow, which names its dispatches, and the activity that reads them.
 import { digestOf } from './trust/statement.js';
 
@@ -41,6 +42,15 @@ export function startUseId(fingerprint: string): string {
  */
 export function requestUseId(fingerprint: string): string {
   return `${STATEMENT_USE_PREFIX}request:${fingerprint}`;
+}
+
+/**
+ * The activity id of the approver-directory read that takes a signed note sent later (the addNote
+ * Update): the execution that read it spent it, so the same note sent to a later execution under
+ * the workflow id (one started again, a reset) is unsigned text there.
+ */
+export function noteUseId(fingerprint: string): string {
+  return `${STATEMENT_USE_PREFIX}note:${fingerprint}`;
 }
 
 /** The fingerprints an activity id names, if it spends statements. */

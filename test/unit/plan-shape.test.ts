@@ -170,6 +170,8 @@ describe('shape plan: extraction', () => {
 
   it('asks a model with no tools for one value from one read, and the value fills its slot but vouches for nothing', () => {
     const run = new Run(banking, { caseId, shape: 'plan' });
+    // The person asked: the amount the plan writes is theirs by way of the plan (a run nobody asked for: below).
+    run.signedNote('Pay the December bill in bill-december-2023.txt.', keys.carol, [directoryEntry(keys.carol, [ACCOUNT_HOLDER])]);
     run.propose(plan);
     run.observeOk({ read_file: () => ({ file_path: 'bill-december-2023.txt', content: BILL }) });
 
@@ -402,6 +404,7 @@ describe('shape plan: a computed argument', () => {
 
   it('a number the planner wrote before any read showed it is its own: what it was shown when it planned is what counts', () => {
     const run = new Run(banking, { caseId: 'b-u2-inone-abcd', shape: 'plan' });
+    run.signedNote('My rent doubles from next month: adjust the standing order.', keys.carol, [directoryEntry(keys.carol, [ACCOUNT_HOLDER])]);
     // The same 1100 written in the first plan, before the standing orders were read: the planner's number.
     toUpdate(run, 1100);
     expect(pendingRequest(run.state)).toBeUndefined();

@@ -3,6 +3,7 @@
 // once the request closes: the authoritative re-read and the re-check of the precondition just
 // before the effect is dispatched. Every handler here runs in `awaiting_approval`; next.ts routes.
 import type { Domain } from '../contract.js';
+import type { ApprovalRule } from '../tool-contract.js';
 import { eligibleApprovers, type Approver } from '../trust/directory.js';
 import { canonical } from '../trust/statement.js';
 import type { RunEvent } from './events.js';
@@ -160,7 +161,14 @@ export function onAmended(state: Awaiting, domain: Domain, event: Extract<RunEve
     ...refreshed,
     transcript: [
       ...refreshed.transcript,
-      { kind: 'note', turn: refreshed.turn, by: s.by, text: `amended ${original.call.tool} to ${canonical(s.args)}`.slice(0, 2_000), trusted: true },
+      {
+        kind: 'note',
+        turn: refreshed.turn,
+        by: s.by,
+        text: `amended ${original.call.tool} to ${canonical(s.args)}`.slice(0, 2_000),
+        trusted: true,
+        amends: original.requestId,
+      },
     ],
   };
   const admission = admitCalls(said, domain, { type: 'call', calls: [{ tool: original.call.tool, args: s.args }] }, now);
@@ -170,11 +178,24 @@ export function onAmended(state: Awaiting, domain: Domain, event: Extract<RunEve
   }
   const closed = withApprovalClosed(said, 'amended', s.by, s.comment, now, undefined, event.signed);
   const numbered = { ...closed, seq: closed.seq + admission.calls.length };
-  const raised = raiseApproval(numbered, domain, admission.calls[0], admission.precondition, now, admission.ask);
+  // Asked under its own rule, or (a call asked about only for values nothing vouched for) the one the original was asked under.
+  const ask = admission.ask ?? (contractOf(domain, original.call.tool).approval ? undefined : { rule: ruleOf(original), unvouched: [] });
+  const raised = raiseApproval(numbered, domain, admission.calls[0], admission.precondition, now, ask);
   const amended = pendingRequest(raised);
   if (!amended) return raised;
   return {
     ...raised,
     phase: { name: 'awaiting_approval', request: { ...amended, amendedFrom: { requestId: original.requestId, args: original.call.args, by: s.by } } },
+  };
+}
+
+/** The rule a request was raised under, as the request records it. */
+function ruleOf(request: ApprovalRequest): ApprovalRule {
+  return {
+    roles: request.roles,
+    timeoutMs: request.expiresAt - request.requestedAt,
+    onTimeout: request.onTimeout,
+    quorum: request.quorum,
+    notStarter: request.notStarter,
   };
 }

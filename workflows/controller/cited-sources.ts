@@ -14,6 +14,7 @@
 //
 // A cited fact vouches only as provenance.ts's trusted-fact rule allows (fresh, authoritative,
 // of the argument's kind when it has one, not carried by this run's own effect).
+import { saysAsWritten } from './says-as-written.js';
 import { factReference, spelled, type TrustedFact } from './trusted-facts.js';
 
 export type SourceRefs = string | string[];
@@ -25,8 +26,13 @@ export interface CitationScope {
   facts: readonly TrustedFact[];
   notes: readonly { by: string; text: string; fields?: Record<string, string | number | (string | number)[]> }[];
   caseId: string;
-  /** Shape `plan`: the facts the planner is shown by value (planner-view.ts). Absent in other shapes, where `plan` vouches for nothing. */
-  plan?: { shown: readonly TrustedFact[] };
+  /**
+   * Shape `plan`, in a run a person asked for in a signed note: the facts the planner may have been
+   * shown by value when it wrote the plan, and the values recorded with the plan (planner-view.ts
+   * shownWhenPlanned). Absent otherwise, where `plan` and `quote` vouch for nothing (`withoutPlan` says why).
+   */
+  plan?: { shown: readonly TrustedFact[]; recorded?: ReadonlySet<string> };
+  withoutPlan?: string;
 }
 
 /** Checks `value` against the references cited for it: one that holds is enough. */
@@ -44,20 +50,23 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
   const shown = JSON.stringify(ref).slice(0, 80);
   if (ref === 'model') return { ok: false, problem: 'the model cites itself' };
   if (ref === 'plan') {
-    if (!scope.plan) return { ok: false, problem: 'only a run of shape plan has a planner shown trusted input only' };
+    if (!scope.plan) return { ok: false, problem: scope.withoutPlan ?? NO_PLAN };
     // A value the planner was shown as a fact may have come from that fact: it cites the fact, whose kind then counts.
     const seen = scope.plan.shown.find((f) => spelled(f.value) === spelled(value));
+    const quote = quotingNote(scope, value) ? `, or quotes the signed note that says it, {"$quote": ${JSON.stringify(value).slice(0, 80)}}` : '';
     if (seen) {
-      const quote = quotingNote(scope, value) ? `, or quotes the signed note that says it, {"$quote": ${JSON.stringify(value).slice(0, 80)}}` : '';
       return {
         ok: false,
         problem: `the planner was shown it as ${seen.evidenceId}.${seen.key}: a plan refers to a fact, {"$ref": "${seen.evidenceId}.${seen.key}"}${quote}`,
       };
     }
+    // ...and so may one whose read is no longer kept: recorded with the plan, it still cannot be the plan's own.
+    if (scope.plan.recorded?.has(spelled(value)))
+      return { ok: false, problem: `the planner was shown it as a fact when it planned: a plan refers to the fact${quote}` };
     return { ok: true, label: 'the plan, written from trusted input only' };
   }
   if (ref === 'quote') {
-    if (!scope.plan) return { ok: false, problem: 'only a planner shown trusted input only quotes the request' };
+    if (!scope.plan) return { ok: false, problem: scope.withoutPlan ?? NO_PLAN };
     // The planner says which of the person's words is which value, as it does for one it writes;
     // a fact it was shown of the same value does not matter, the person's own words hold it.
     const note = quotingNote(scope, value);
@@ -90,28 +99,8 @@ function resolve(ref: string, value: string | number, kind: string | undefined, 
   return { ok: true, label: `fact ${key} (${evidenceId})` };
 }
 
-/**
- * Whether `text` says `words` as written: a whole word or run of words, set off by spaces (and
- * quotation marks, brackets or the punctuation that ends a clause), never a part of a longer one.
- * "Bob" is not in "Bobby", "bob@x.com" not in "alice.bob@x.com", "bob@x.co" not in "bob@x.co.uk".
- */
-export function saysAsWritten(text: string, words: string): boolean {
-  if (words.trim() !== words || words === '' || words.length > 320) return false;
-  for (let at = text.indexOf(words); at >= 0; at = text.indexOf(words, at + 1)) {
-    if (setOff(text, at, -1, OPENING) && setOff(text, at + words.length, 1, CLOSING)) return true;
-  }
-  return false;
-}
-/** What may stand just before quoted words (after a space or the start), and just after them (before a space or the end). */
-const OPENING = '(["\'“‘<';
-const CLOSING = ')]"\'”’>,;:.!?';
-
-/** Whether, from `at` in direction `step`, past any of `marks`, the text ends or a space follows: the words are whole there. */
-function setOff(text: string, at: number, step: -1 | 1, marks: string): boolean {
-  let i = step < 0 ? at - 1 : at;
-  while (i >= 0 && i < text.length && marks.includes(text[i] as string)) i += step;
-  return i < 0 || i >= text.length || /\s/u.test(text[i] as string);
-}
+/** Why `plan` and `quote` vouch for nothing outside shape plan. */
+const NO_PLAN = 'only a run of shape plan has a planner shown trusted input only';
 
 /** The signed note that says `value` as written, if any (only words are quoted, never a number). */
 function quotingNote(scope: CitationScope, value: string | number): CitationScope['notes'][number] | undefined {

@@ -64,7 +64,7 @@ export interface CompiledContext {
    * Operator notes, always kept. `signed`: a directory key signed it, so it is an operator's
    * word; otherwise it is untrusted text like any tool output (anyone can send a note).
    */
-  notes: { by: string; text: string; signed: boolean; fields?: Record<string, string | number | (string | number)[]> }[];
+  notes: { by: string; text: string; signed: boolean; fields?: Record<string, string | number | (string | number)[]>; amends?: string }[];
   /** The domain's runbook step for where the run stands (Domain.nextStep): a hint, not a permission. */
   nextStep?: string;
   /** Who decides the run's steps, when its start said (absent: react). */

@@ -35,7 +35,17 @@ export function compileContext(state: RunState, domain: Domain, now: number): Co
     pinned,
     // A signed note's typed fields are what a call cites as `request.<field>`.
     notes: state.transcript.flatMap((t) =>
-      t.kind === 'note' ? [{ by: t.by, text: t.text, signed: t.trusted === true, ...(t.trusted && t.fields ? { fields: t.fields } : {}) }] : [],
+      t.kind === 'note'
+        ? [
+            {
+              by: t.by,
+              text: t.text,
+              signed: t.trusted === true,
+              ...(t.trusted && t.fields ? { fields: t.fields } : {}),
+              ...(t.amends ? { amends: t.amends } : {}),
+            },
+          ]
+        : [],
     ),
     ...(nextStep ? { nextStep } : {}),
     ...(state.shape ? { shape: state.shape } : {}),

@@ -63,8 +63,18 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
      * directory that may vouch for it; whether it is trusted is the controller's rule (controller/trust.ts).
      */
     z.strictObject({ type: z.literal('noteAdded'), ...base, by: z.string(), text: z.string() }),
-    /** spentBy: the start's signed request, already taken by that other execution of the workflow id (so it vouches for nothing here). */
-    z.strictObject({ type: z.literal('signedNoteAdded'), ...base, signed: SignedNote, directory: z.array(Approver), spentBy: z.string().optional() }),
+    /**
+     * later: sent through the addNote Update, not with the start (RunInput.request). spentBy: the
+     * statement was already taken by that other execution of the workflow id (so it vouches for nothing here).
+     */
+    z.strictObject({
+      type: z.literal('signedNoteAdded'),
+      ...base,
+      signed: SignedNote,
+      directory: z.array(Approver),
+      spentBy: z.string().optional(),
+      later: z.literal(true).optional(),
+    }),
     /** A cancel: an effect in flight or in doubt is read back before the run stops. */
     z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string() }),
     z.strictObject({ type: z.literal('deadlinePassed'), ...base }),

@@ -45,4 +45,4 @@ export { kindOrNone, spelled } from './trusted-facts.js';
 export { callSignature } from './bounds.js';
 export { evaluateDerivation, operandNames } from './derivation.js';
 export { numbersWritten } from './derived-args.js';
-export { saysAsWritten } from './cited-sources.js';
+export { saysAsWritten } from './says-as-written.js';

@@ -215,14 +215,15 @@ function modelFailed(state: RunState, event: EventOf<'modelFailed'>): RunState {
 
 /**
  * A person's signed word is something new the run knows: a call refused for want of it may be
- * judged again (the loop guard compares factsVersion). A request already taken by another
- * execution of the workflow id is text here, like an unsigned note.
+ * judged again (the loop guard compares factsVersion). A signed request or note already taken by
+ * another execution of the workflow id is text here, like an unsigned note.
  */
 function onSignedNote(state: RunState, event: EventOf<'signedNoteAdded'>, domain: Domain): RunState {
   if (event.spentBy) {
     const note = noteEntry(state, domain, event.signed, [], event.now);
     const noted = { ...state, transcript: [...state.transcript, note] };
-    return control(noted, 'request_spent', `the signed request was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
+    const [code, what] = event.later ? ['note_spent', 'signed note'] : ['request_spent', 'signed request'];
+    return control(noted, code, `the ${what} was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
   }
   const note = noteEntry(state, domain, event.signed, event.directory, event.now);
   return { ...state, transcript: [...state.transcript, note], factsVersion: note.trusted ? state.factsVersion + 1 : state.factsVersion };

@@ -53,7 +53,10 @@ export function adaptResult(contract: ToolContract, result: ToolResult, evidence
     const why = err instanceof Error ? err.message.slice(0, 200) : 'error';
     return failed('error', { class: 'bad_output', message: `the contract of ${contract.name} could not read this output: ${why}` });
   }
-  const effective = parseTime(read.effectiveAt) ?? result.finishedAt;
+  // The answer says when it is as of, but never later than the engine received it: freshness is
+  // counted from this time (subject.ts), and a tool that dated its answer ahead (a clock far off,
+  // or an answer written to stay trusted) would keep its facts fresh, and vouching, for as long.
+  const effective = Math.min(parseTime(read.effectiveAt) ?? result.finishedAt, result.finishedAt);
   const text = (Array.isArray(read.text) ? read.text : []).filter((t) => typeof t === 'string' && t.length > 0);
   return {
     ...provenance,

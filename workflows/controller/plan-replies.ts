@@ -9,6 +9,7 @@ import type { RunEvent } from './events.js';
 import { checkPlan, safeJson } from './plan.js';
 import { extractedEvidence, extractionSource } from './plan-extraction.js';
 import { ExtractedReply, PlanReply } from './plan-schema.js';
+import { shownValues } from './planner-view.js';
 import type { RunState } from './state.js';
 import { proposeOrStop, reject, stop, withDecisionReceipt, type Origin } from './transitions.js';
 
@@ -43,7 +44,11 @@ export function takePlannerReply(state: RunState, domain: Pick<Domain, 'tools'>,
   });
   // The plan runs from the next turn, so a model asked again is never asked under the same proposal index.
   return proposeOrStop(
-    { ...receipted, plan: { steps, ...(finish ? { finish } : {}), ...(reason ? { reason } : {}), done: {}, writtenAt: state.seq }, replan: undefined },
+    {
+      ...receipted,
+      plan: { steps, ...(finish ? { finish } : {}), ...(reason ? { reason } : {}), done: {}, writtenAt: state.seq, shown: shownValues(state) },
+      replan: undefined,
+    },
     now,
   );
 }

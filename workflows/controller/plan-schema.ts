@@ -76,6 +76,8 @@ export const RunningPlan = workerScoped('plan.RunningPlan', () =>
     extracting: z.string().optional(),
     /** The run's counter when the planner wrote it: evidence numbered after it, the planner had not been shown. */
     writtenAt: z.number().optional(),
+    /** The values (as spelled) the planner could be shown by value when it wrote it: still "shown" once their reads are no longer kept (planner-view.ts). */
+    shown: z.array(z.string()).max(2_000).optional(),
   }),
 );
 export type RunningPlan = z.infer<typeof RunningPlan>;

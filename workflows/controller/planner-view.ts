@@ -16,8 +16,8 @@ import { EXTRACTED, extractionSource } from './plan-extraction.js';
 import type { RunningPlan } from './plan-schema.js';
 import type { TranscriptEntry } from './receipts.js';
 import type { Evidence, RunState } from './state.js';
-import { sequenceOf } from './subject.js';
-import { isTrustedEvidence, trustedFacts, type TrustedFact } from './trusted-facts.js';
+import { sequenceOf, subjectId } from './subject.js';
+import { isTrustedEvidence, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
 
 /** A text fact the planner may see: one token, as short as an id or an account number. */
 const TOKEN = /^[A-Za-z0-9_.:@/+#=-]{1,64}$/;
@@ -28,30 +28,71 @@ export function plannerFacts(facts: readonly TrustedFact[]): TrustedFact[] {
 }
 
 /**
- * The facts the planner had been shown by value when it wrote the plan being run. A value it
+ * The facts the planner may have been shown by value when it wrote the plan being run. A value it
  * wrote may have come from one of them (then it must cite it: cited-sources.ts), never from a fact
- * read after it planned: a name it took from the signed request stays the plan's.
+ * read after it planned: a name it took from the signed request stays the plan's. Judged on what
+ * it could have seen then, not on what vouches now: a fact gone stale while the planner thought,
+ * or one this run's own effect carried since, was still before its eyes (so every answered,
+ * authoritative read counts here, fresh or not). What it was shown of evidence no longer kept is
+ * in the plan itself (`shown`, recorded when the plan was taken: shownValues).
  */
-export function shownWhenPlanned(facts: readonly TrustedFact[], plan: RunningPlan | undefined): TrustedFact[] {
+export function shownWhenPlanned(state: Pick<RunState, 'evidence'>, plan: RunningPlan | undefined): { shown: TrustedFact[]; recorded: ReadonlySet<string> } {
   const writtenAt = plan?.writtenAt;
-  return plannerFacts(facts).filter((f) => writtenAt === undefined || sequenceOf(f.evidenceId) <= writtenAt);
+  const shown = plannerFacts(answeredFacts(state)).filter((f) => writtenAt === undefined || sequenceOf(f.evidenceId) <= writtenAt);
+  return { shown, recorded: new Set(plan?.shown ?? []) };
+}
+
+/** At most this many of the values a plan was written beside are kept with it: a bound on the carried state, not on safety (shownWhenPlanned still reads every kept read). */
+const MAX_RECORDED = 2_000;
+
+/** The values (as spelled) a planner could be shown by value now: kept with the plan it writes, for when their reads are no longer kept. */
+export function shownValues(state: Pick<RunState, 'evidence'>): string[] {
+  return [...new Set(plannerFacts(answeredFacts(state)).map((f) => spelled(f.value)))].slice(0, MAX_RECORDED);
+}
+
+/** Every string or number fact of an answered, authoritative read (fresh or not): what a planner may have been shown. */
+function answeredFacts(state: Pick<RunState, 'evidence'>): TrustedFact[] {
+  return state.evidence
+    .filter((e) => e.status === 'ok' && e.authority === 'authoritative' && e.tool !== EXTRACTED)
+    .flatMap((e) =>
+      Object.entries(e.facts).flatMap(([key, value]) => (typeof value === 'string' || typeof value === 'number' ? [{ evidenceId: e.id, key, value }] : [])),
+    );
 }
 
 function shownValue(value: unknown): boolean {
   return value === null || typeof value === 'boolean' || typeof value === 'number' || (typeof value === 'string' && TOKEN.test(value));
 }
 
-/** Arguments shown only when every value in them is one the planner could be shown. */
-function shownArgs(args: unknown): boolean {
-  if (Array.isArray(args)) return args.every(shownArgs);
-  if (args && typeof args === 'object') return Object.values(args).every(shownArgs);
+/**
+ * Arguments shown only when every value in them is one the planner could be shown, and none is a
+ * value it was not: an extracted value a read was asked about, a withheld name a reference put in
+ * a call, or an account a person approved once would otherwise reach the planner through the call
+ * that carried it (and a value it then wrote would pass for its own).
+ */
+function shownArgs(args: unknown, hidden: ReadonlySet<string>): boolean {
+  if (Array.isArray(args)) return args.every((a) => shownArgs(a, hidden));
+  if (args && typeof args === 'object') return Object.values(args).every((a) => shownArgs(a, hidden));
+  if (typeof args === 'string' || typeof args === 'number') return shownValue(args) && !hidden.has(spelled(args));
   return args === undefined || shownValue(args);
+}
+
+/** Whether a subject (`transfer:PX-1042`, or a bare value) names a value the planner is not shown. */
+function hiddenIn(subject: string, hidden: ReadonlySet<string>): boolean {
+  return hidden.has(spelled(subject)) || hidden.has(spelled(subjectId(subject)));
 }
 
 /** The planner's view of the compiled context: typed facts and codes, never text someone else wrote. */
 export function forPlanner(context: CompiledContext, state: RunState, domain: Pick<Domain, 'tools'>, now: number): CompiledContext {
-  const shown = new Set(plannerFacts(trustedFacts(state, domain, now)).map((f) => `${f.evidenceId} ${f.key}`));
+  const vouching = plannerFacts(trustedFacts(state, domain, now));
+  const shown = new Set(vouching.map((f) => `${f.evidenceId} ${f.key}`));
   const handles = runHandles(state.evidence);
+  // Values the planner is not shown anywhere: an argument or a subject that holds one is withheld too.
+  const visible = new Set(vouching.map((f) => spelled(f.value)));
+  const hidden = new Set(
+    state.evidence.flatMap((e) =>
+      Object.values(e.facts).flatMap((v) => ((typeof v === 'string' || typeof v === 'number') && !visible.has(spelled(v)) ? [spelled(v)] : [])),
+    ),
+  );
   // Field by field, not from toContextEvidence: a field added there reaches no planner unseen.
   const evidence = state.evidence.map((e): ContextEvidence => {
     const trusted = isTrustedEvidence(e, now);
@@ -66,7 +107,7 @@ export function forPlanner(context: CompiledContext, state: RunState, domain: Pi
     return {
       id: e.id,
       callId: e.callId,
-      ...(shownArgs(e.args) && e.tool !== EXTRACTED ? { args: e.args } : {}),
+      ...(shownArgs(e.args, hidden) && e.tool !== EXTRACTED ? { args: e.args } : {}),
       tool: e.tool,
       source: e.source,
       authority: e.authority,
@@ -76,7 +117,7 @@ export function forPlanner(context: CompiledContext, state: RunState, domain: Pi
       facts,
       ...(withheld.length ? { withheld } : {}),
       ...(e.error ? { error: e.error.class } : {}),
-      ...(e.subject && TOKEN.test(e.subject) ? { subject: e.subject } : {}),
+      ...(e.subject && TOKEN.test(e.subject) && !hiddenIn(e.subject, hidden) ? { subject: e.subject } : {}),
     };
   });
   return {
@@ -87,7 +128,8 @@ export function forPlanner(context: CompiledContext, state: RunState, domain: Pi
       t.kind === 'observation' ? [t] : t.kind === 'control' ? [{ ...t, message: t.code }] : [],
     ),
     pinned: [],
-    notes: context.notes.filter((n) => n.signed),
+    // A person's signed words, but not an amendment: its arguments may hold what an extraction put on the card.
+    notes: context.notes.filter((n) => n.signed && n.amends === undefined),
     nextStep: undefined,
   };
 }

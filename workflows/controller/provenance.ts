@@ -103,15 +103,22 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   // The one list of facts that may vouch, made once for every check below.
   const facts = trustedFacts(state, domain, now);
   const trusted = trustedValues(state, facts, now);
-  const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted ? [t] : []));
+  // An amendment is the approver's word on the one call they amended, which they decide on anyway: no later value quotes it.
+  const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted && t.amends === undefined ? [t] : []));
   const signedNotes = notes.map((n) => n.text);
   // Only a narrative argument carries text out (carried-text.ts).
   const carried = narrative.size ? carriedOut(state, args, narrative, trusted, signedNotes) : [];
   const messages = carried.map((c) => c.message);
   const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
-  // Shape plan: the planner saw trusted input only, so a value it wrote cites the plan unless it cites something else.
-  const plan = shapeOf(state) === 'plan' ? { shown: shownWhenPlanned(facts, state.plan) } : undefined;
-  const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}) };
+  // Shape plan: the planner saw trusted input only, so a value it wrote cites the plan unless it
+  // cites something else; but only in a run a person asked for in a signed note. Without one the
+  // planner's input is whatever whoever started the run gave it (its case, its scripted replies),
+  // and what it writes is nobody's word.
+  const planShape = shapeOf(state) === 'plan';
+  const plan = planShape && notes.length > 0 ? shownWhenPlanned(state, state.plan) : undefined;
+  const withoutPlan =
+    planShape && !plan ? 'a plan vouches for what it wrote only in a run a person asked for in a signed request or note; this run has none' : undefined;
+  const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}), ...(withoutPlan ? { withoutPlan } : {}) };
   // Shape plan: a number the planner wrote is the plan's, as any literal it writes is (cited-sources.ts).
   const planned = plan && ((value: number) => checkCitation('plan', value, undefined, scope));
   // Only a call with a derivation has one to check (derived-args.ts).
@@ -143,9 +150,13 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   // A value the engine computed from a plan's derivation is not one the planner wrote: a derivation that does not hold cites nothing.
   const uncitedFor = (name: string) => (plan && !Object.hasOwn(derive, name) ? 'plan' : undefined);
   let uncitedCount = 0;
+  const counted = (name: string) => kinded.filter((k) => k.name === name).length;
+  const seen = new Map<string, number>();
   for (const { name, kind, value } of kinded) {
     const text = String(value);
-    const refs = Object.hasOwn(sources, name) ? sources[name] : uncitedFor(name);
+    const index = seen.get(name) ?? 0;
+    seen.set(name, index + 1);
+    const refs = itemRefs(Object.hasOwn(sources, name) ? sources[name] : uncitedFor(name), index, counted(name));
     const citation = refs === undefined ? undefined : checkCitation(refs, value, kind, scope);
     if (citation?.ok) {
       cited[name] = cited[name] === undefined ? citation.label : `${cited[name]}; ${citation.label}`;
@@ -176,9 +187,11 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
     if (narrative.has(name) || kindedNames.has(name)) continue;
     // An argument the domain declares to be the case cites the case, whatever the proposal says.
     const declared = contract.caseArgs?.includes(name) === true;
-    const refs = declared ? 'case' : Object.hasOwn(sources, name) ? sources[name] : uncitedFor(name);
-    const listed = refs === undefined ? listedValues(contract, name) : undefined;
-    for (const leaf of leaves(value, new Set())) {
+    const named = declared ? 'case' : Object.hasOwn(sources, name) ? sources[name] : uncitedFor(name);
+    const listed = named === undefined ? listedValues(contract, name) : undefined;
+    const items = leaves(value, new Set());
+    for (const [index, leaf] of items.entries()) {
+      const refs = itemRefs(named, index, items.length);
       const text = String(leaf);
       if (listed?.has(text) || unvouched.some((u) => u.value === text)) continue;
       const shown = JSON.stringify(text).slice(0, 80);
@@ -212,6 +225,16 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   const [first] = messages;
   if (first === undefined) return { ok: true, ...labels };
   return { ok: false, message: `${contract.name}: ${first}`, unvouched, citable: uncitedCount > 0 && uncitedCount === messages.length, ...labels };
+}
+
+/**
+ * What item `index` of a list argument of `count` items cites. A list of references as long as the
+ * list is one per item (a plan writes `[{"$ref": "x1"}, "emma@corp.com"]` as two sources): each
+ * item is held to its own, so an extracted address cannot pass on the plan's word for its
+ * neighbour. Anything else is the sources every item may cite, one that holds being enough.
+ */
+function itemRefs(refs: SourceRefs | undefined, index: number, count: number): SourceRefs | undefined {
+  return Array.isArray(refs) && count > 1 && refs.length === count ? refs[index] : refs;
 }
 
 /**

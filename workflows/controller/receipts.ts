@@ -15,7 +15,9 @@ export const TranscriptEntry = workerScoped('state.TranscriptEntry', () =>
     z.strictObject({ kind: z.literal('control'), turn: z.number(), code: z.string(), message: z.string() }),
     /**
      * trusted: the note came with a valid signature from a directory key; otherwise it is untrusted
-     * text. fields: the typed values it states, by kind (kept only when trusted).
+     * text. fields: the typed values it states, by kind (kept only when trusted). amends: the request
+     * an approver amended (approvals.ts onAmended): their word on that one call, which vouches for
+     * nothing after it and is no request the planner reads.
      */
     z.strictObject({
       kind: z.literal('note'),
@@ -24,6 +26,7 @@ export const TranscriptEntry = workerScoped('state.TranscriptEntry', () =>
       text: z.string(),
       trusted: z.boolean(),
       fields: z.record(z.string(), z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])).optional(),
+      amends: z.string().optional(),
     }),
   ]),
 );
