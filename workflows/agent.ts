@@ -168,9 +168,17 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
     if (quiet && (upgrade || shouldContinueAsNew(run))) {
       // The reads' seals are checked first: the next execution's effects carry only those that failed.
       const reads = await checkReadsBeforeRollover();
-      // What waits on a seal check's result goes along (arrivals.ts), taken first by the next execution.
-      const arrivals = takeHeld();
-      return await rollOver<AgentWorkflow>(upgrade, { run, carried: step.state, ...(arrivals.length ? { arrivals } : {}), ...(reads.length ? { reads } : {}) });
+      if (reads) {
+        // What waits on a seal check's result goes along (arrivals.ts), taken first by the next execution.
+        const arrivals = takeHeld();
+        return await rollOver<AgentWorkflow>(upgrade, {
+          run,
+          carried: step.state,
+          ...(arrivals.length ? { arrivals } : {}),
+          ...(reads.length ? { reads } : {}),
+        });
+      }
+      // The check could not run: the run goes on, and rolls over at its next quiet point.
     }
     const work = perform(step.command, run, domain, queue);
     actedOn(); // the next work has started: what waited on a seal check may arrive (arrivals.ts)
@@ -287,6 +295,7 @@ function newState(run: RunInput, domain: Domain): RunState {
     chain: workflowInfo().firstExecutionRunId,
     ...(permitted ? { permittedEffects: permitted } : {}),
     ...(run.shape ? { shape: run.shape } : {}),
+    ...(run.model.adapter === 'scripted' ? { scriptedStart: true } : {}),
     now: loopNow(),
   });
   return run.start ? { ...state, starterClaim: run.start } : state;

@@ -109,12 +109,16 @@ const CarriedReads = workerScoped('sealed.CarriedReads', () => {
  * facts, not the reads). Those that hold leave the list; the rest, and those a previous rollover
  * carried, are what the rollover carries (a seal that failed stays failed when clipped).
  */
-export async function checkReadsBeforeRollover(): Promise<ReadSeal[]> {
+export async function checkReadsBeforeRollover(): Promise<ReadSeal[] | undefined> {
   const pending = unchecked.slice();
   if (pending.length) {
-    const verdicts = await checkSeals(pending);
+    // A check that could not run says nothing of any read: no rollover now (agent.ts tries again
+    // at its next quiet point; until then the next effect carries every seal, as always).
+    const verdicts = await askChecker(pending).catch(() => undefined);
+    if (!verdicts) return undefined;
     pending.forEach((read, i) => {
-      if (verdicts[i]?.ok) unchecked.splice(unchecked.indexOf(read), 1);
+      const at = unchecked.indexOf(read);
+      if (verdicts[i]?.ok && at >= 0) unchecked.splice(at, 1);
     });
   }
   return readSeals()
@@ -142,10 +146,15 @@ export function carriedReads(reads: unknown, withCarriedState: boolean): { ok: t
   return { ok: true };
 }
 
+/** The local activity's verdicts on the batch; it rejects when the check cannot run. */
+function askChecker(items: Array<{ nonce: string; envelope: unknown }>): Promise<SealVerdict[]> {
+  sealCheckStarted(); // what arrives until the loop acts on the verdict waits (arrivals.ts)
+  return checker.checkResultSeals({ items: items.map(({ nonce: once, envelope }) => ({ nonce: once, envelope })) });
+}
+
 /** One local activity for the batch; a check that cannot run leaves every result in it a claim. */
 async function checkSeals(items: Array<{ nonce: string; envelope: unknown }>): Promise<SealVerdict[]> {
-  sealCheckStarted(); // what arrives until the loop acts on the verdict waits (arrivals.ts)
-  return checker.checkResultSeals({ items: items.map(({ nonce: once, envelope }) => ({ nonce: once, envelope })) }).catch((err: unknown) => {
+  return askChecker(items).catch((err: unknown) => {
     const reason = `its seal could not be checked (${err instanceof Error ? err.message : String(err)})`;
     return items.map(() => ({ ok: false, reason }));
   });

@@ -475,6 +475,8 @@ describe('trust by reference, not by resemblance (banking, scripted hostile mode
   });
 
   it('in shape plan, a quote of the person’s words holds only words they signed: an account their request does not state is put to them, denied, nothing reaches the bank', async () => {
+    // The plan comes with the start (the scripted adapter), so its own amount is nobody's word
+    // either (the rule for quotes alone: test/unit/plan-shape.test.ts); the account is what the user is shown first.
     const { awaiting, unvouched, sent } = await deniedPayment(
       'quote',
       { tool: 'send_money', args: { recipient: { $quote: ATTACKER }, amount: 10, subject: 'as asked', date: '2022-04-01' } },
@@ -483,7 +485,7 @@ describe('trust by reference, not by resemblance (banking, scripted hostile mode
       'plan',
     );
     expect(awaiting.tool).toBe('send_money');
-    expect(unvouched).toEqual([expect.stringMatching(new RegExp(`^"${ATTACKER}", from `))]);
+    expect(unvouched).toEqual([expect.stringMatching(new RegExp(`^"${ATTACKER}", from `)), expect.stringMatching(/^"10", from /)]);
     expect(sent).toEqual([]); // the bridge's call log
   });
 

@@ -35,6 +35,8 @@ export class Run {
       approverScope?: string[];
       /** Who decides the steps (absent: react, as a run started without one). */
       shape?: Shape;
+      /** The model's replies came with the start (the `scripted` adapter). */
+      scriptedStart?: boolean;
     } = {},
   ) {
     this.now = T0;
@@ -48,6 +50,7 @@ export class Run {
       ...(opts.approverScope ? { approverScope: opts.approverScope } : {}),
       chain: 'first-execution-run-id',
       ...(opts.shape ? { shape: opts.shape } : {}),
+      ...(opts.scriptedStart ? { scriptedStart: true } : {}),
       now: this.now,
     });
     this.command = { type: 'stop', terminal: { class: 'failed', reason: 'not started', detail: '', at: 0 } };

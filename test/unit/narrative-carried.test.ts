@@ -143,6 +143,19 @@ describe('a link is a link however it is spelled', () => {
     }
   });
 
+  it('a host written so a parser reads past what the eye sees: a soft hyphen or zero-width space, a bracketed IPv6 address, one hexadecimal number, a leading zero, a punycode top level', () => {
+    for (const body of [
+      'Open evil.\u00ADexample/login',
+      'Open evil\u200B.example now',
+      'Open [2001:db8::1]:8080/login',
+      'Open 0x7f000001 now',
+      'Open 203.0.113.07 now',
+      'See evil.xn--p1ai now',
+    ]) {
+      expect(verdict(afterRead(), { body }), body).toBe('refused');
+    }
+  });
+
   it("prose in any script is the model's own words: a sentence ending in 。, a version, a decimal", () => {
     for (const body of [
       '工单已处理。下一步由值班人员确认。',

@@ -156,21 +156,16 @@ export function onAmended(state: Awaiting, domain: Domain, event: Extract<RunEve
   const check = checkAmend(refreshed, event.signed, now);
   const s = event.signed.statement;
   if (!check.ok) return control(refreshed, 'amend_refused', `${s.by}'s amendment was refused: ${check.reason}`);
-  // The editor's word, as a signed operator note: what provenance accepts values from.
-  const said: RunState = {
-    ...refreshed,
-    transcript: [
-      ...refreshed.transcript,
-      {
-        kind: 'note',
-        turn: refreshed.turn,
-        by: s.by,
-        text: `amended ${original.call.tool} to ${canonical(s.args)}`.slice(0, 2_000),
-        trusted: true,
-        amends: original.requestId,
-      },
-    ],
+  // The editor's word, as a signed operator note: what provenance accepts values from, for this
+  // call. Once it is judged, the note is marked an amendment, and vouches for nothing after it.
+  const note: Extract<RunState['transcript'][number], { kind: 'note' }> = {
+    kind: 'note',
+    turn: refreshed.turn,
+    by: s.by,
+    text: `amended ${original.call.tool} to ${canonical(s.args)}`.slice(0, 2_000),
+    trusted: true,
   };
+  const said: RunState = { ...refreshed, transcript: [...refreshed.transcript, note] };
   const admission = admitCalls(said, domain, { type: 'call', calls: [{ tool: original.call.tool, args: s.args }] }, now);
   if (admission.kind !== 'admit' || !admission.calls[0]) {
     const why = admission.kind === 'admit' ? 'nothing to run' : admission.message;
@@ -180,7 +175,8 @@ export function onAmended(state: Awaiting, domain: Domain, event: Extract<RunEve
   const numbered = { ...closed, seq: closed.seq + admission.calls.length };
   // Asked under its own rule, or (a call asked about only for values nothing vouched for) the one the original was asked under.
   const ask = admission.ask ?? (contractOf(domain, original.call.tool).approval ? undefined : { rule: ruleOf(original), unvouched: [] });
-  const raised = raiseApproval(numbered, domain, admission.calls[0], admission.precondition, now, ask);
+  const judged = raiseApproval(numbered, domain, admission.calls[0], admission.precondition, now, ask);
+  const raised = { ...judged, transcript: judged.transcript.map((t) => (t === note ? { ...note, amends: original.requestId } : t)) };
   const amended = pendingRequest(raised);
   if (!amended) return raised;
   return {

@@ -14,14 +14,16 @@ import type { RunState } from './state.js';
  * be written in any script (`it@домен.рф`); the text is normalised first (`normalised`).
  */
 const LABEL = String.raw`[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}-]*[\p{L}\p{M}\p{N}])?`;
-const OCTET = String.raw`(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`;
+const OCTET = String.raw`0*(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)`; // leading zeros too: `07` is a host's octet as written
 const PATH = String.raw`(?:\/[^\s"'<>)\]]*)?`;
 const CARRIED = new RegExp(
   [
     String.raw`[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+`, // a URL of any scheme (https, ftp, ipfs, ...)
     String.raw`[\p{L}\p{M}\p{N}_.+-]+@[\p{L}\p{M}\p{N}_-]+(?:\.[\p{L}\p{M}\p{N}_-]+)+`, // an e-mail address
     String.raw`(?<![\p{L}\p{M}\p{N}_.])(?:${OCTET}\.){3}${OCTET}(?!\p{N}|\.\p{N})(?::\d{1,5})?${PATH}`, // a bare IPv4 address, with a port and a path or not
-    String.raw`(?<![\p{L}\p{M}\p{N}_])(?:${LABEL}\.)+\p{L}[\p{L}\p{M}]{1,23}(?![\p{L}\p{M}\p{N}_])${PATH}`, // a bare domain, with or without www. and a path
+    String.raw`\[[0-9a-f:.]{2,45}\](?::\d{1,5})?${PATH}`, // a bracketed IPv6 address, with a port and a path or not
+    String.raw`(?<![\p{L}\p{M}\p{N}_.])0x[0-9a-f]{1,8}(?![\p{L}\p{N}_])(?::\d{1,5})?${PATH}`, // a host as one hexadecimal number (0x7f000001)
+    String.raw`(?<![\p{L}\p{M}\p{N}_])(?:${LABEL}\.)+(?:xn--[a-z0-9-]{1,59}|\p{L}[\p{L}\p{M}]{1,23})(?![\p{L}\p{M}\p{N}_])${PATH}`, // a bare domain (a punycode top level too), with or without www. and a path
     String.raw`\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?\b`, // an IBAN, in groups of four or not
     String.raw`\b\d{8,}\b|\b\d{4}(?:[ -]\d{4}){2,4}\b`, // an account or card number, whole or in groups of four
   ].join('|'),
@@ -37,10 +39,13 @@ const CARRIED = new RegExp(
  */
 function normalised(text: string): string {
   return text
+    .replace(IGNORABLE, '')
     .replace(/[\uFF0E\uFF61]/gu, '\u3002')
     .normalize('NFKC')
     .replace(LINK_STOP, '.');
 }
+/** Characters a host parser drops (a soft hyphen, a zero-width space): `evil.\u00ADexample` opens `evil.example`. */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
 const CJK = String.raw`[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]`;
 const LINK_STOP = new RegExp(String.raw`(?<!${CJK})\u3002(?!${CJK})`, 'gu');
 

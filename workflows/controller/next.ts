@@ -39,6 +39,8 @@ export interface NewRun {
   permittedEffects?: string[];
   /** Who decides the run's steps; absent: react, with nothing recorded (as in runs before shapes). */
   shape?: Shape;
+  /** The model's replies came with the start (the `scripted` adapter). */
+  scriptedStart?: boolean;
 }
 
 export function initialState(run: NewRun): RunState {
@@ -48,6 +50,7 @@ export function initialState(run: NewRun): RunState {
     chain: run.chain,
     ...(run.permittedEffects ? { permittedEffects: run.permittedEffects } : {}),
     ...(run.shape ? { shape: run.shape } : {}),
+    ...(run.scriptedStart ? { scriptedStart: true as const } : {}),
     runId: run.runId,
     domain: run.domain.name,
     caseId: run.caseId,
@@ -225,7 +228,9 @@ function onSignedNote(state: RunState, event: EventOf<'signedNoteAdded'>, domain
     const [code, what] = event.later ? ['note_spent', 'signed note'] : ['request_spent', 'signed request'];
     return control(noted, code, `the ${what} was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
   }
-  const note = noteEntry(state, domain, event.signed, event.directory, event.now);
+  const entry = noteEntry(state, domain, event.signed, event.directory, event.now);
+  // The request is what the run was asked for (trusted-facts.ts askedInWriting): a note sent later is not.
+  const note = entry.trusted && !event.later ? { ...entry, request: true as const } : entry;
   return { ...state, transcript: [...state.transcript, note], factsVersion: note.trusted ? state.factsVersion + 1 : state.factsVersion };
 }
 

@@ -17,7 +17,8 @@ import type { RunningPlan } from './plan-schema.js';
 import type { TranscriptEntry } from './receipts.js';
 import type { Evidence, RunState } from './state.js';
 import { sequenceOf, subjectId } from './subject.js';
-import { isTrustedEvidence, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
+import { saysAsWritten } from './says-as-written.js';
+import { isTrustedEvidence, personsNotes, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
 
 /** A text fact the planner may see: one token, as short as an id or an account number. */
 const TOKEN = /^[A-Za-z0-9_.:@/+#=-]{1,64}$/;
@@ -42,7 +43,11 @@ export function shownWhenPlanned(state: Pick<RunState, 'evidence'>, plan: Runnin
   return { shown, recorded: new Set(plan?.shown ?? []) };
 }
 
-/** At most this many of the values a plan was written beside are kept with it: a bound on the carried state, not on safety (shownWhenPlanned still reads every kept read). */
+/**
+ * At most this many of the values a plan was written beside are kept with it, a bound on the carried
+ * state. A value past it still counts as shown while its read is kept (shownWhenPlanned); once that
+ * read is dropped too (a view of more than this many values, then 64 newer reads), it no longer does.
+ */
 const MAX_RECORDED = 2_000;
 
 /** The values (as spelled) a planner could be shown by value now: kept with the plan it writes, for when their reads are no longer kept. */
@@ -64,21 +69,36 @@ function shownValue(value: unknown): boolean {
 }
 
 /**
- * Arguments shown only when every value in them is one the planner could be shown, and none is a
- * value it was not: an extracted value a read was asked about, a withheld name a reference put in
- * a call, or an account a person approved once would otherwise reach the planner through the call
- * that carried it (and a value it then wrote would pass for its own).
+ * Arguments shown only when every value in them is one the planner is shown anyway: a fact it is
+ * shown by value, the case, a person's signed field or words, or a literal of the plan it runs.
+ * Anything else a call carried (an extracted value a read was asked about, a withheld name a
+ * reference put in a call, an account a person approved once) would reach the planner through that
+ * call, and a value it then wrote would pass for its own. An allow-list, so that nothing is shown
+ * once the read that said what to withhold is no longer kept.
  */
-function shownArgs(args: unknown, hidden: ReadonlySet<string>): boolean {
-  if (Array.isArray(args)) return args.every((a) => shownArgs(a, hidden));
-  if (args && typeof args === 'object') return Object.values(args).every((a) => shownArgs(a, hidden));
-  if (typeof args === 'string' || typeof args === 'number') return shownValue(args) && !hidden.has(spelled(args));
+function shownArgs(args: unknown, allowed: (value: string | number) => boolean): boolean {
+  if (Array.isArray(args)) return args.every((a) => shownArgs(a, allowed));
+  if (args && typeof args === 'object') return Object.values(args).every((a) => shownArgs(a, allowed));
+  if (typeof args === 'string' || typeof args === 'number') return shownValue(args) && allowed(args);
   return args === undefined || shownValue(args);
 }
 
-/** Whether a subject (`transfer:PX-1042`, or a bare value) names a value the planner is not shown. */
-function hiddenIn(subject: string, hidden: ReadonlySet<string>): boolean {
-  return hidden.has(spelled(subject)) || hidden.has(spelled(subjectId(subject)));
+/** The values a call may carry and still be shown to the planner (shownArgs), as spelled, beside a person's words. */
+function allowedValues(state: RunState, visible: readonly TrustedFact[]): (value: string | number) => boolean {
+  const notes = personsNotes(state);
+  const values = new Set<string>([spelled(state.caseId), ...visible.map((f) => spelled(f.value))]);
+  for (const n of notes) for (const field of Object.values(n.fields ?? {})) for (const v of [field].flat()) values.add(spelled(v));
+  for (const step of state.plan?.steps ?? []) if ('tool' in step) for (const v of literalsOf(step.args)) values.add(spelled(v));
+  return (value) => values.has(spelled(value)) || (typeof value === 'string' && notes.some((n) => saysAsWritten(n.text, value)));
+}
+
+/** The values a plan's step wrote itself: every leaf outside a reference, a quote or a derivation. */
+function literalsOf(args: unknown): (string | number)[] {
+  if (typeof args === 'string' || typeof args === 'number') return [args];
+  if (Array.isArray(args)) return args.flatMap(literalsOf);
+  if (!args || typeof args !== 'object') return [];
+  if (['$ref', '$quote', '$derive'].some((k) => Object.hasOwn(args, k))) return [];
+  return Object.values(args).flatMap(literalsOf);
 }
 
 /** The planner's view of the compiled context: typed facts and codes, never text someone else wrote. */
@@ -86,13 +106,8 @@ export function forPlanner(context: CompiledContext, state: RunState, domain: Pi
   const vouching = plannerFacts(trustedFacts(state, domain, now));
   const shown = new Set(vouching.map((f) => `${f.evidenceId} ${f.key}`));
   const handles = runHandles(state.evidence);
-  // Values the planner is not shown anywhere: an argument or a subject that holds one is withheld too.
-  const visible = new Set(vouching.map((f) => spelled(f.value)));
-  const hidden = new Set(
-    state.evidence.flatMap((e) =>
-      Object.values(e.facts).flatMap((v) => ((typeof v === 'string' || typeof v === 'number') && !visible.has(spelled(v)) ? [spelled(v)] : [])),
-    ),
-  );
+  // What a call's arguments or subject may hold and still be shown.
+  const allowed = allowedValues(state, vouching);
   // Field by field, not from toContextEvidence: a field added there reaches no planner unseen.
   const evidence = state.evidence.map((e): ContextEvidence => {
     const trusted = isTrustedEvidence(e, now);
@@ -107,7 +122,7 @@ export function forPlanner(context: CompiledContext, state: RunState, domain: Pi
     return {
       id: e.id,
       callId: e.callId,
-      ...(shownArgs(e.args, hidden) && e.tool !== EXTRACTED ? { args: e.args } : {}),
+      ...(shownArgs(e.args, allowed) && e.tool !== EXTRACTED ? { args: e.args } : {}),
       tool: e.tool,
       source: e.source,
       authority: e.authority,
@@ -117,7 +132,7 @@ export function forPlanner(context: CompiledContext, state: RunState, domain: Pi
       facts,
       ...(withheld.length ? { withheld } : {}),
       ...(e.error ? { error: e.error.class } : {}),
-      ...(e.subject && TOKEN.test(e.subject) && !hiddenIn(e.subject, hidden) ? { subject: e.subject } : {}),
+      ...(e.subject && TOKEN.test(e.subject) && (allowed(e.subject) || allowed(subjectId(e.subject))) ? { subject: e.subject } : {}),
     };
   });
   return {

@@ -27,10 +27,11 @@ import { caseSubject } from '../contract.js';
 import { compactJson, type Derive } from './decision.js';
 import { checkDerived, NO_DERIVATIONS } from './derived-args.js';
 import { shapeOf, type PlannedCall, type RunState } from './state.js';
-import { subjectId, viewOf } from './subject.js';
+import { subjectId } from './subject.js';
 import { checkCitation, citableFor, type SourceRefs } from './cited-sources.js';
-import { isTrustedEvidence, kindedArgs, leaves, spelled, trustedFacts, type TrustedFact } from './trusted-facts.js';
+import { askedInWriting, isTrustedEvidence, kindedArgs, leaves, personsNotes, trustedFacts, type TrustedFact } from './trusted-facts.js';
 import { carriedOut, untrustedTexts } from './carried-text.js';
+import { heldBy, originOf } from './value-origin.js';
 import { callSignature } from './bounds.js';
 import { shownWhenPlanned } from './planner-view.js';
 import { EXTRACTED } from './plan-extraction.js';
@@ -103,21 +104,20 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   // The one list of facts that may vouch, made once for every check below.
   const facts = trustedFacts(state, domain, now);
   const trusted = trustedValues(state, facts, now);
-  // An amendment is the approver's word on the one call they amended, which they decide on anyway: no later value quotes it.
-  const notes = state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted && t.amends === undefined ? [t] : []));
+  const notes = personsNotes(state);
   const signedNotes = notes.map((n) => n.text);
   // Only a narrative argument carries text out (carried-text.ts).
   const carried = narrative.size ? carriedOut(state, args, narrative, trusted, signedNotes) : [];
   const messages = carried.map((c) => c.message);
   const unvouched: Unvouched[] = carried.map((c) => ({ value: c.token, origin: originOf(state, c.token, now) }));
   // Shape plan: the planner saw trusted input only, so a value it wrote cites the plan unless it
-  // cites something else; but only in a run a person asked for in a signed note. Without one the
-  // planner's input is whatever whoever started the run gave it (its case, its scripted replies),
-  // and what it writes is nobody's word.
+  // cites something else; but only in a run a person asked for in a signed request (askedInWriting).
   const planShape = shapeOf(state) === 'plan';
-  const plan = planShape && notes.length > 0 ? shownWhenPlanned(state, state.plan) : undefined;
+  const plan = planShape && askedInWriting(state) ? shownWhenPlanned(state, state.plan) : undefined;
   const withoutPlan =
-    planShape && !plan ? 'a plan vouches for what it wrote only in a run a person asked for in a signed request or note; this run has none' : undefined;
+    planShape && !plan
+      ? 'a plan vouches for what it wrote only in a run a person asked for in a signed request, with a model the start did not script'
+      : undefined;
   const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}), ...(withoutPlan ? { withoutPlan } : {}) };
   // Shape plan: a number the planner wrote is the plan's, as any literal it writes is (cited-sources.ts).
   const planned = plan && ((value: number) => checkCitation('plan', value, undefined, scope));
@@ -231,10 +231,15 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
  * What item `index` of a list argument of `count` items cites. A list of references as long as the
  * list is one per item (a plan writes `[{"$ref": "x1"}, "emma@corp.com"]` as two sources): each
  * item is held to its own, so an extracted address cannot pass on the plan's word for its
- * neighbour. Anything else is the sources every item may cite, one that holds being enough.
+ * neighbour. Anything else is the sources every item may cite, one that holds being enough; but
+ * not the plan's word or a quote, which are one item's (a list whose items the leaves do not count
+ * alike, a null among them, is no list of sources for any one).
  */
 function itemRefs(refs: SourceRefs | undefined, index: number, count: number): SourceRefs | undefined {
-  return Array.isArray(refs) && count > 1 && refs.length === count ? refs[index] : refs;
+  if (!Array.isArray(refs) || count <= 1) return refs;
+  if (refs.length === count) return refs[index];
+  const shared = refs.filter((r) => r !== 'plan' && r !== 'quote');
+  return shared.length ? shared : undefined;
 }
 
 /**
@@ -265,41 +270,6 @@ function extractedOperand(state: RunState, reference: string): { value: number; 
   if (!e || typeof value !== 'number') return undefined;
   const from = state.evidence.find((x) => x.id === (e.args as { from?: unknown } | undefined)?.from);
   return { value, source: `read out of ${from ? `${from.tool} (${from.id})` : 'a text'} by a model with no tools; nobody vouches for it (${e.id})` };
-}
-
-/**
- * Where the card says a value came from when a trusted source holds it but the call did not cite
- * that source: the source, and what the call cited instead (a citation that failed is not the
- * fact's fault, and the card must not say the fact does not vouch).
- */
-function heldBy(reference: string, cited: SourceRefs | undefined): string {
-  return cited ? `${reference} holds it, but the call cited ${compactJson(cited, 80)}` : `an uncited value that ${reference} holds`;
-}
-
-/**
- * Where the run saw a value it cannot vouch for, in words for a person deciding on it: the read
- * (tool, arguments, evidence id) whose outside text held it, an unsigned note, a fact that does
- * not vouch for it, a longer fact it sits inside, a signed note's words, or nowhere at all (the
- * model wrote it).
- */
-function originOf(state: RunState, value: string, now: number): string {
-  const extracted = state.evidence.find((e) => e.tool === EXTRACTED && e.status === 'ok' && spelled(String(e.facts.value)) === spelled(value));
-  if (extracted) return `${extracted.source}, asked for ${compactJson((extracted.args as { want?: unknown } | undefined)?.want ?? '', 120)} (${extracted.id})`;
-  const lower = value.toLowerCase();
-  const holds = (text: string) => text.toLowerCase().includes(lower);
-  const read = state.evidence.find((e) => e.quoted.some(holds));
-  if (read) return `untrusted text of ${read.tool} ${compactJson(read.args ?? {}, 100)} (${read.id})`;
-  const note = state.transcript.find((t) => t.kind === 'note' && !t.trusted && holds(t.text));
-  if (note?.kind === 'note') return `an unsigned note from ${note.by}`;
-  const answered = state.evidence.filter((e) => viewOf(e, now).status === 'ok');
-  const same = answered.find((e) => Object.values(e.facts).some((f) => f !== null && typeof f !== 'boolean' && spelled(f) === spelled(value)));
-  if (same)
-    return `a fact of ${same.tool} ${compactJson(same.args ?? {}, 100)} (${same.id}) that does not vouch for it (not the authority on this kind, not fresh, or carried by this run's own effect)`;
-  const inside = answered.find((e) => Object.values(e.facts).some((f) => typeof f === 'string' && holds(f)));
-  if (inside) return `inside a longer value of ${inside.tool} ${compactJson(inside.args ?? {}, 100)} (${inside.id}), not a value of its own`;
-  const said = state.transcript.find((t) => t.kind === 'note' && t.trusted && holds(t.text));
-  if (said?.kind === 'note') return `the words of a note ${said.by} signed (words vouch for no payee, amount or other kinded value; a typed field does)`;
-  return 'no source in the run: the model wrote it';
 }
 
 /** The case, the subjects of trusted evidence and every trusted fact's value, as text: what a narrative argument may quote. */

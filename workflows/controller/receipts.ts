@@ -27,6 +27,8 @@ export const TranscriptEntry = workerScoped('state.TranscriptEntry', () =>
       trusted: z.boolean(),
       fields: z.record(z.string(), z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])).optional(),
       amends: z.string().optional(),
+      /** The run's signed request (RunInput.request, taken before the first proposal), not a note sent later. */
+      request: z.literal(true).optional(),
     }),
   ]),
 );

@@ -307,6 +307,8 @@ export const RunState = workerScoped('state.RunState', () =>
     permittedEffects: z.array(z.string()).optional(),
     /** Who decides the run's steps (workflows/shape.ts); absent: `react`, as every run before shapes. */
     shape: Shape.optional(),
+    /** The model's replies came with the start (the `scripted` adapter): whoever started the run wrote them, so a plan of its vouches for nothing. */
+    scriptedStart: z.literal(true).optional(),
     /** Shape `plan`: the plan being run (controller/plan.ts). */
     plan: RunningPlan.optional(),
     /** Shape `plan`: what became of the last plan's steps, for the planner's next turn (codes, never text). */

@@ -112,3 +112,24 @@ export function leaves(args: unknown, skip: ReadonlySet<string>): (string | numb
   }
   return out;
 }
+
+type Note = Extract<RunState['transcript'][number], { kind: 'note' }>;
+
+/**
+ * The notes whose words are a person's: signed, verified, for this run. Not an amendment: that is
+ * the approver's word on the one call they amended (approvals.ts onAmended), which they decide on
+ * anyway; what it says, an extraction may have put on the card.
+ */
+export function personsNotes(state: Pick<RunState, 'transcript'>): Note[] {
+  return state.transcript.flatMap((t) => (t.kind === 'note' && t.trusted && t.amends === undefined ? [t] : []));
+}
+
+/**
+ * Whether a person asked for the run in a signed request (taken before the first proposal) and its
+ * model's replies did not come with the start: what a plan's own values rest on in shape `plan`.
+ * Without it, whoever started the run chose the planner's input (the case) or its replies
+ * (the `scripted` adapter), and a note sent later came after the planner was asked.
+ */
+export function askedInWriting(state: Pick<RunState, 'transcript' | 'scriptedStart'>): boolean {
+  return state.scriptedStart !== true && personsNotes(state).some((n) => n.request === true);
+}
