@@ -62,8 +62,9 @@ export function carriedOut(
   // say as written: a link or address among their words, never a shorter one inside it
   // (`https://portal.mybank.com` is not said by a note that says `https://portal.mybank.com.au`).
   const lowered = (t: string) => normalised(t).toLowerCase();
-  const trustedValues = new Set([...trusted].map(lowered));
-  const trustedTexts = [...signedNotes, state.goal].map(lowered);
+  // Read only once a text carries something: most bodies carry no link, and every turn checks them.
+  let trustedValues: Set<string> | undefined;
+  let trustedTexts: string[] | undefined;
   // ...so a link inside a longer fact is carried text, as if quoted (read only to say where a token came from).
   let untrusted: string[] | undefined;
   const out: { token: string; message: string }[] = [];
@@ -73,6 +74,8 @@ export function carriedOut(
       for (const match of normalised(text).match(CARRIED) ?? []) {
         const token = match.replace(/[.,;:!?]+$/, '');
         const lower = token.toLowerCase();
+        trustedValues ??= new Set([...trusted].map(lowered));
+        trustedTexts ??= [...signedNotes, state.goal].map(lowered);
         if (trustedValues.has(lower) || trustedTexts.some((t) => saysAsWritten(t, lower)) || out.some((o) => o.token === token)) continue;
         untrusted ??= [...untrustedTexts(state), ...trusted].map(lowered);
         const where = untrusted.some((t) => t.includes(lower)) ? 'which only untrusted text supplied' : 'which no trusted source holds';
