@@ -150,13 +150,15 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   // A value the engine computed from a plan's derivation is not one the planner wrote: a derivation that does not hold cites nothing.
   const uncitedFor = (name: string) => (plan && !Object.hasOwn(derive, name) ? 'plan' : undefined);
   let uncitedCount = 0;
-  const counted = (name: string) => kinded.filter((k) => k.name === name).length;
+  // How many leaves each kinded argument has, and how many of them were judged: a list is held item by item (itemRefs).
+  const counted = new Map<string, number>();
+  for (const { name } of kinded) counted.set(name, (counted.get(name) ?? 0) + 1);
   const seen = new Map<string, number>();
   for (const { name, kind, value } of kinded) {
     const text = String(value);
     const index = seen.get(name) ?? 0;
     seen.set(name, index + 1);
-    const refs = itemRefs(Object.hasOwn(sources, name) ? sources[name] : uncitedFor(name), index, counted(name));
+    const refs = itemRefs(Object.hasOwn(sources, name) ? sources[name] : uncitedFor(name), index, counted.get(name) ?? 1);
     const citation = refs === undefined ? undefined : checkCitation(refs, value, kind, scope);
     if (citation?.ok) {
       cited[name] = cited[name] === undefined ? citation.label : `${cited[name]}; ${citation.label}`;
