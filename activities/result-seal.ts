@@ -11,11 +11,25 @@
 // verdict the history records, for every result but reads; a read's seal travels, as its digest,
 // with the run's next effect, and that effect's activity checks it before it sends anything
 // (checkReads below). The envelope's shape is workflows/protocol.ts.
+//
+// The model's reply is sealed too when the workflow asks (shape `plan`, where the planner's reply
+// is what the plan's own values rest on): beside the call's other fields, not around them, since
+// the spend plugin prices the call around this activity and adds its cost to what it returns.
+// The workflow takes the sealed reply as a read: its seal travels with the run's next effect.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { log } from '@temporalio/activity';
 import type { KeyRing } from '../worker/payload-keys.js';
 import { digestOf } from '../workflows/trust/statement.js';
-import { isEnvelope, SEALED_ACTIVITIES, type Nonced, type ReadSeal, type Sealed, type SealedActivityName, type SealVerdict } from '../workflows/protocol.js';
+import {
+  isEnvelope,
+  SEALED_ACTIVITIES,
+  type Nonced,
+  type ReadSeal,
+  type ReplySeal,
+  type Sealed,
+  type SealedActivityName,
+  type SealVerdict,
+} from '../workflows/protocol.js';
 import { RESULT_KEYS_ENV } from './result-keys.js';
 
 function macOf(key: Buffer, nonce: string, digest: string): string {
@@ -65,13 +79,25 @@ type AnyActivity = (...args: never[]) => Promise<unknown>;
 type NoncedInput<F extends AnyActivity> = (Parameters<F> extends [infer I, ...unknown[]] ? (I extends object ? I : object) : object) &
   Nonced & { reads?: ReadSeal[] };
 
+/** The model activity whose reply is sealed when the workflow gives it a nonce (sealReply). */
+const SEALED_REPLY = 'propose';
+
+/** The model call's input, with the workflow's nonce when it wants the reply sealed, and its result with the seal. */
+type ReplySealing<F extends AnyActivity> = (
+  input: (Parameters<F> extends [infer I, ...unknown[]] ? (I extends object ? I : object) : object) & Partial<Nonced>,
+) => Promise<Awaited<ReturnType<F>> & { replySeal?: ReplySeal }>;
+
 /** The activities with the sealed ones' inputs and results as they cross the frontend. */
 export type SealedActivities<T> = {
   [K in keyof T]: K extends SealedActivityName
     ? T[K] extends AnyActivity
       ? (input: NoncedInput<T[K]>) => Promise<Sealed<Awaited<ReturnType<T[K]>>>>
       : T[K]
-    : T[K];
+    : K extends typeof SEALED_REPLY
+      ? T[K] extends AnyActivity
+        ? ReplySealing<T[K]>
+        : T[K]
+      : T[K];
 } & { checkResultSeals(input: { items: Array<Nonced & { envelope: unknown }> }): Promise<SealVerdict[]> };
 
 /**
@@ -91,6 +117,8 @@ export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing,
       return seal(ring, nonce, forged ?? (await run(input)));
     };
   }
+  const propose = activities[SEALED_REPLY] as ((input: unknown) => Promise<unknown>) | undefined;
+  if (typeof propose === 'function') out[SEALED_REPLY] = async (input: unknown) => sealReply(ring, input, await propose(input));
   out.checkResultSeals = async ({ items }: { items: Array<Nonced & { envelope: unknown }> }): Promise<SealVerdict[]> =>
     items.map(({ nonce, envelope }) => {
       const verdict = checkSeal(ring, String(nonce), envelope);
@@ -99,6 +127,18 @@ export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing,
       return verdict;
     });
   return out as SealedActivities<T>;
+}
+
+/**
+ * The model call's result with its reply sealed for the workflow's nonce; as it was when the
+ * workflow gave none (outside shape `plan`, or a run recorded before replies were sealed).
+ */
+export function sealReply(ring: KeyRing, input: unknown, output: unknown): unknown {
+  const nonce = (input as Partial<Nonced> | undefined)?.nonce;
+  if (typeof nonce !== 'string' || typeof output !== 'object' || output === null) return output;
+  const { keyId, mac } = seal(ring, nonce, (output as { reply?: unknown }).reply ?? null);
+  const replySeal: ReplySeal = { keyId, mac };
+  return { ...output, replySeal };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { AgentActivities } from '../activities/index.js';
 import { loopNow } from './arrivals.js';
 import type { Domain } from './contract.js';
 import { type Command, compactJson, type RunEvent, type PlannedCall } from './controller/index.js';
-import { ProbeVerdict, ReadbackResult, type ReadSeal, type ToolResult, UsageFloor } from './protocol.js';
+import { ProbeVerdict, ReadbackResult, type ReadSeal, type ReplySeal, type ToolResult, UsageFloor } from './protocol.js';
 import { CLAIMED_READBACKS, MODEL_OUTAGE_MS, modelOptions, probeOptions, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
 import { nonce, openRead, own, readSeals, readsVouched, sealedCall, type Opened } from './sealed.js';
@@ -43,9 +43,12 @@ function rethrow(err: unknown): never {
 
 export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInput, domain: Domain, queue: RunEvent[]): Work {
   switch (command.type) {
-    case 'propose':
+    case 'propose': {
+      const turn = command.context.runtime.turn;
+      // In shape plan the planner's reply is what the plan's own values rest on: it is sealed, and taken as a read.
+      const once = run.shape === 'plan' ? nonce() : undefined;
       return work(
-        models.propose.executeWithOptions(modelCallOptions(run, `propose turn ${command.context.runtime.turn} (${run.model.adapter})`), [
+        models.propose.executeWithOptions(modelCallOptions(run, `propose turn ${turn} (${run.model.adapter})`), [
           {
             domain: domain.name,
             caseId: run.caseId,
@@ -53,10 +56,12 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
             context: command.context,
             proposalIndex: command.proposalIndex,
             ...(run.team ? { team: run.team } : {}),
+            ...(once ? { nonce: once } : {}),
           },
         ]),
         (reply): RunEvent =>
           spendRefusal(reply) ??
+          (once ? unsealedPlan(reply, once, turn) : undefined) ??
           (typeof reply?.tokens === 'number' && Number.isFinite(reply.tokens)
             ? {
                 type: 'proposed',
@@ -70,6 +75,7 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
             : { type: 'modelFailed', now: loopNow(), message: 'the model activity returned no numeric token count' }),
         (err): RunEvent => ({ type: 'modelFailed', now: loopNow(), message: failureMessage(err), ...(isOutage(err) ? { outage: true } : {}) }),
       );
+    }
     case 'invoke': {
       const observed = (results: ToolResult[]): RunEvent => ({ type: 'observed', now: loopNow(), results });
       // Most turns make one call, and it needs no Promise.all (which adds a promise per call).
@@ -165,6 +171,20 @@ function spendRefusal(reply: unknown): RunEvent | undefined {
   const refused = (reply as { spendRefused?: unknown } | undefined)?.spendRefused as { cap?: unknown; detail?: unknown } | undefined;
   if (!refused || typeof refused !== 'object') return undefined;
   return { type: 'spendRefused', now: loopNow(), cap: String(refused.cap).slice(0, 120), detail: String(refused.detail).slice(0, 300) };
+}
+
+/**
+ * Undefined when the planner's reply carries a seal, which the run's next effect (and probe) then
+ * carries with its reads' (workflows/sealed.ts): one that fails refuses them. A reply that carries
+ * none is no worker's, and the run does not take it: whoever completed the call by hand, or served
+ * the run's model queue with a poller of their own, wrote it.
+ */
+function unsealedPlan(reply: unknown, once: string, turn: number): RunEvent | undefined {
+  const { reply: said, replySeal } = (reply ?? {}) as { reply?: unknown; replySeal?: Partial<ReplySeal> | null };
+  const envelope = replySeal && typeof replySeal === 'object' ? { sealed: said ?? null, keyId: replySeal.keyId, mac: replySeal.mac } : said;
+  const opened = openRead(`the planner's reply, turn ${turn}`, once, envelope);
+  if (opened.sealed) return undefined;
+  return { type: 'modelFailed', now: loopNow(), message: `the planner's reply is not a worker's (${opened.reason}): the run does not take it` };
 }
 
 /** The sides the worker charged at its own estimate, checked where they enter. */

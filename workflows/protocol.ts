@@ -95,6 +95,17 @@ export interface ReadSeal {
   mac: string;
 }
 
+/**
+ * The seal on a model's reply, beside the call's other fields (the spend plugin prices the call
+ * around the activity, so the reply is sealed, not the whole result): the MAC, under the nonce the
+ * workflow chose, of the digest of `reply`. Asked for in shape `plan` only, where the planner's
+ * reply is what the plan's own values rest on.
+ */
+export interface ReplySeal {
+  keyId: string;
+  mac: string;
+}
+
 /** The seal checker's verdict, as the local activity returns it (and the history records it). */
 export type SealVerdict = { ok: true } | { ok: false; reason: string };
 

@@ -18,6 +18,9 @@
 // local activity there confuses Temporal's replay of the Update.) A result that carries no seal
 // at all needs no key to be refused: it is a claim at once.
 //
+// In shape `plan` the planner's reply is a read too (workflows/perform.ts): its values vouch
+// there, so whoever completed the model call by hand must not write the plan an effect rests on.
+//
 // A rollover (continue-as-new) ends the execution that holds the run's reads: their seals are
 // checked before it (checkReadsBeforeRollover), and the next execution starts with those that
 // failed (carriedReads), so that each of its effects is refused as it would have been.

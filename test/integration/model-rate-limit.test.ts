@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
-import { modelActivities } from '../../activities/model/index.js';
-import { registry } from '../../activities/implement.js';
+import { agentPlugin } from '../../worker/plugin.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { agentWorkflow } from '../../domains/workflows.js';
@@ -81,14 +80,15 @@ describe('model calls rate-limited across runs by the task queue', () => {
     });
 
     // Two model workers, each asking for the same queue-wide limit: the server holds the queue to it.
-    const { propose } = modelActivities({ custom: { metered: meteredAdapter(server.baseUrl, 'storm-model') } }, registry(implementations));
+    // Activity-only workers with the engine's plugin, as docs/spend.md says (its model call seals a planner's reply).
+    const adapters = { custom: { metered: meteredAdapter(server.baseUrl, 'storm-model') } };
     for (let i = 0; i < 2; i++) {
       const connection = await NativeConnection.connect({ address: temporal.address });
       const models = await Worker.create({
         connection,
         namespace: temporal.namespace,
         taskQueue: modelQueue,
-        activities: { propose },
+        plugins: [agentPlugin({ implementations, models: adapters, blobDir: join(tmpdir(), 'agent-test-blobs') })],
         maxTaskQueueActivitiesPerSecond: PER_SECOND,
       });
       const serving = models.run();

@@ -118,6 +118,31 @@ describe('sealActivities', () => {
   });
 });
 
+describe("the model's reply", () => {
+  const keys = ring('k1', { k1 });
+  const plan = { type: 'plan', steps: [{ id: 's1', tool: 'send_money', args: { recipient: 'US1', amount: 5 } }] };
+  // The spend plugin prices the call around the activity: it adds its cost beside the sealed reply.
+  const activities = sealActivities(keys, { propose: async (_input: { proposalIndex: number }) => ({ reply: plan, tokens: 12 }) });
+
+  it('is sealed beside the call, for the nonce the workflow sent, as a read the run carries: the digest of the reply it took', async () => {
+    const output = JSON.parse(JSON.stringify({ ...(await activities.propose({ proposalIndex: 0, nonce: 'n-p' })), costMicros: 7 })) as {
+      reply: unknown;
+      replySeal: { keyId: string; mac: string };
+    };
+    expect(output).toMatchObject({ reply: plan, tokens: 12, costMicros: 7 });
+    const carried = { what: "the planner's reply, turn 1", nonce: 'n-p', digest: digestOf(output.reply), ...output.replySeal };
+    expect(checkReads(keys, [carried])).toBeUndefined();
+    // Another plan under that seal, or the seal for another call, is refused.
+    const other = { ...plan, steps: [{ ...plan.steps[0], args: { recipient: 'US2', amount: 5 } }] };
+    expect(checkReads(keys, [{ ...carried, digest: digestOf(other) }])).toMatch(/does not match/);
+    expect(checkReads(keys, [{ ...carried, nonce: 'n-q' }])).toMatch(/does not match/);
+  });
+
+  it('is not sealed when the workflow sends no nonce (outside shape plan), and the call is otherwise as the adapter gave it', async () => {
+    expect(await activities.propose({ proposalIndex: 0 })).toEqual({ reply: plan, tokens: 12 });
+  });
+});
+
 describe("an effect's activity, carrying the run's reads", () => {
   const keys = ring('k1', { k1 });
   const ledger = { status: 'SETTLED', amountMinor: 1200 };
