@@ -4,8 +4,12 @@
 // poller of their own on the task queue). So the engine's activities whose results it believes
 // (tool calls, readbacks, probes, the approver directory, the statement-spend and continuation
 // checks) return their result sealed: an HMAC-SHA256, under a key only the team's workers hold
-// (activities/result-keys.ts), over a nonce the workflow chose for that one call and the digest
-// of the result (SHA-256 of its canonical JSON, the digest the workflow can compute too).
+// (activities/result-keys.ts), over the namespace and workflow id of the run that asked, a nonce
+// the workflow chose for that one call, and the digest of the result (SHA-256 of its canonical
+// JSON, the digest the workflow can compute too). The run is in the MAC because anyone who
+// reaches the frontend can run a workflow of their own that schedules the engine's activities:
+// its nonce may be copied from a pending call of a real run, but a workflow id is held by one
+// running execution at a time, so what is sealed for theirs never opens in another run.
 //
 // Who checks a seal (workflows/sealed.ts): a local activity on the workflow's own worker, whose
 // verdict the history records, for every result but reads; a read's seal travels, as its digest,
@@ -17,7 +21,7 @@
 // the spend plugin prices the call around this activity and adds its cost to what it returns.
 // The workflow takes the sealed reply as a read: its seal travels with the run's next effect.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { log } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import type { KeyRing } from '../worker/payload-keys.js';
 import { digestOf } from '../workflows/trust/statement.js';
 import {
@@ -30,27 +34,41 @@ import {
   type SealedActivityName,
   type SealVerdict,
 } from '../workflows/protocol.js';
+import { checkCaller, strangerFailure } from './caller.js';
 import { RESULT_KEYS_ENV } from './result-keys.js';
 
-function macOf(key: Buffer, nonce: string, digest: string): string {
-  return createHmac('sha256', key).update(nonce).update('\n').update(digest).digest('base64url');
+function macOf(key: Buffer, scope: string, nonce: string, digest: string): string {
+  return createHmac('sha256', key).update(scope).update('\n').update(nonce).update('\n').update(digest).digest('base64url');
 }
 
-/** The result as JSON will carry it, sealed under the ring's current key. */
-export function seal<T>(ring: KeyRing, nonce: string, result: T): Sealed<T> {
+/**
+ * Whose call this is: the namespace and workflow id of the run that scheduled the activity
+ * running now (a local activity's is its own run's). Empty outside an activity (unit tests).
+ */
+export function callerScope(): string {
+  try {
+    const { workflowNamespace, workflowExecution } = Context.current().info;
+    return `${workflowNamespace}\n${workflowExecution?.workflowId ?? ''}`;
+  } catch {
+    return '';
+  }
+}
+
+/** The result as JSON will carry it, sealed under the ring's current key for the run `scope` names. */
+export function seal<T>(ring: KeyRing, scope: string, nonce: string, result: T): Sealed<T> {
   const sealed = JSON.parse(JSON.stringify(result ?? null)) as T;
   const key = ring.keys.get(ring.current) as Buffer;
-  return { sealed, keyId: ring.current, mac: macOf(key, nonce, digestOf(sealed)) };
+  return { sealed, keyId: ring.current, mac: macOf(key, scope, nonce, digestOf(sealed)) };
 }
 
-/** Whether `envelope` is a result a worker holding this ring sealed for this nonce. */
-export function checkSeal(ring: KeyRing, nonce: string, envelope: unknown): SealVerdict {
+/** Whether `envelope` is a result a worker holding this ring sealed for this run and nonce. */
+export function checkSeal(ring: KeyRing, scope: string, nonce: string, envelope: unknown): SealVerdict {
   if (!isEnvelope(envelope)) return { ok: false, reason: 'it carries no seal' };
-  return checkDigest(ring, { nonce, digest: digestOf(envelope.sealed ?? null), keyId: envelope.keyId, mac: envelope.mac });
+  return checkDigest(ring, scope, { nonce, digest: digestOf(envelope.sealed ?? null), keyId: envelope.keyId, mac: envelope.mac });
 }
 
 /** Whether a seal holds for a result known by its digest (the workflow computed it from what it took). */
-export function checkDigest(ring: KeyRing, seal: Omit<ReadSeal, 'what'>): SealVerdict {
+export function checkDigest(ring: KeyRing, scope: string, seal: Omit<ReadSeal, 'what'>): SealVerdict {
   const key = ring.keys.get(seal.keyId);
   if (!key) {
     return {
@@ -58,16 +76,16 @@ export function checkDigest(ring: KeyRing, seal: Omit<ReadSeal, 'what'>): SealVe
       reason: `it is sealed under key ${String(seal.keyId).slice(0, 64)}, which this worker does not hold (every worker needs the same ${RESULT_KEYS_ENV} ring)`,
     };
   }
-  const expected = Buffer.from(macOf(key, String(seal.nonce), String(seal.digest)));
+  const expected = Buffer.from(macOf(key, scope, String(seal.nonce), String(seal.digest)));
   const given = Buffer.from(String(seal.mac));
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'its seal does not match it' };
   return { ok: true };
 }
 
 /** The first of the run's reads whose seal does not hold, and why; undefined when all hold. */
-export function checkReads(ring: KeyRing, reads: readonly ReadSeal[]): string | undefined {
+export function checkReads(ring: KeyRing, scope: string, reads: readonly ReadSeal[]): string | undefined {
   for (const read of reads) {
-    const verdict = checkDigest(ring, read);
+    const verdict = checkDigest(ring, scope, read);
     if (!verdict.ok) return `${String(read.what).slice(0, 120)}: ${verdict.reason}`;
   }
   return undefined;
@@ -102,9 +120,11 @@ export type SealedActivities<T> = {
 
 /**
  * The activities, with every sealed one's result sealed under `ring`, and the local activity
- * the workflow asks whether a seal holds. A tool call or a probe that carries the run's reads
- * does nothing when one of them is not a worker's: the call answers `not_sent`, the probe an
- * undecided verdict, sealed.
+ * the workflow asks whether a seal holds. A tool call, a readback or a probe scheduled by a
+ * workflow that is not one of the engine's runs fails and does nothing (activities/caller.ts).
+ * A tool call or a probe that carries the run's reads does nothing when one of them is not a
+ * worker's, or when the server cannot say who scheduled it: the call answers `not_sent`, the
+ * probe an undecided verdict, sealed.
  */
 export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing, activities: T): SealedActivities<T> {
   const out: Record<string, unknown> = { ...activities };
@@ -112,16 +132,16 @@ export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing,
     const run = activities[name] as ((input: unknown) => Promise<unknown>) | undefined;
     if (typeof run !== 'function') continue;
     out[name] = async (input: unknown) => {
-      const nonce = nonceOf(input);
-      const forged = refusedOnReads(ring, name, input);
-      return seal(ring, nonce, forged ?? (await run(input)));
+      const scope = callerScope();
+      const refused = (await refusedOnCaller(name, input)) ?? refusedOnReads(ring, scope, name, input);
+      return seal(ring, scope, nonceOf(input), refused ?? (await run(input)));
     };
   }
   const propose = activities[SEALED_REPLY] as ((input: unknown) => Promise<unknown>) | undefined;
-  if (typeof propose === 'function') out[SEALED_REPLY] = async (input: unknown) => sealReply(ring, input, await propose(input));
+  if (typeof propose === 'function') out[SEALED_REPLY] = async (input: unknown) => sealReply(ring, callerScope(), input, await propose(input));
   out.checkResultSeals = async ({ items }: { items: Array<Nonced & { envelope: unknown }> }): Promise<SealVerdict[]> =>
     items.map(({ nonce, envelope }) => {
-      const verdict = checkSeal(ring, String(nonce), envelope);
+      const verdict = checkSeal(ring, callerScope(), String(nonce), envelope);
       // Said where an operator looks: a worker on another ring turns every result into a claim.
       if (!verdict.ok) warn(`a result reached the workflow that no worker of this ring sealed: ${verdict.reason}`);
       return verdict;
@@ -133,29 +153,64 @@ export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing,
  * The model call's result with its reply sealed for the workflow's nonce; as it was when the
  * workflow gave none (outside shape `plan`, or a run recorded before replies were sealed).
  */
-export function sealReply(ring: KeyRing, input: unknown, output: unknown): unknown {
+export function sealReply(ring: KeyRing, scope: string, input: unknown, output: unknown): unknown {
   const nonce = (input as Partial<Nonced> | undefined)?.nonce;
   if (typeof nonce !== 'string' || typeof output !== 'object' || output === null) return output;
-  const { keyId, mac } = seal(ring, nonce, (output as { reply?: unknown }).reply ?? null);
+  const { keyId, mac } = seal(ring, scope, nonce, (output as { reply?: unknown }).reply ?? null);
   const replySeal: ReplySeal = { keyId, mac };
   return { ...output, replySeal };
+}
+
+/** The activities that touch a system: only the engine's own runs may schedule them. */
+const CALLER_CHECKED: ReadonlySet<SealedActivityName> = new Set(['invokeTool', 'readback', 'verify']);
+
+/**
+ * Undefined when the activity may go ahead: it touches no system, or one of the engine's runs
+ * scheduled it. A stranger's call fails, unsealed. A caller the server could not confirm gets a
+ * tool call not sent or a probe not asked (a readback is retried: it fails, to be asked again).
+ * Called in-process, outside an activity (sealActivities' own tests), there is no caller to check.
+ */
+async function refusedOnCaller(name: SealedActivityName, input: unknown): Promise<unknown> {
+  if (!CALLER_CHECKED.has(name) || !inActivity()) return undefined;
+  const verdict = await checkCaller();
+  if (verdict.ok) return undefined;
+  if (verdict.stranger) {
+    warn(`${name} refused: ${verdict.reason}`);
+    throw strangerFailure(name, verdict.reason);
+  }
+  if (name === 'readback') throw new Error(`the readback was not asked: ${verdict.reason}`);
+  return refusal(name, input, verdict.reason);
 }
 
 /**
  * What a tool call or a probe answers, without doing its work, when a read it carries is not a
  * worker's: the call was not sent, the probe was not asked. Undefined when every read holds.
  */
-function refusedOnReads(ring: KeyRing, name: SealedActivityName, input: unknown): unknown {
-  const { reads, call } = (input ?? {}) as { reads?: unknown; call?: { callId?: unknown } };
+function refusedOnReads(ring: KeyRing, scope: string, name: SealedActivityName, input: unknown): unknown {
+  const { reads } = (input ?? {}) as { reads?: unknown };
   if ((name !== 'invokeTool' && name !== 'verify') || !Array.isArray(reads) || reads.length === 0) return undefined;
-  const forged = checkReads(ring, reads as ReadSeal[]);
+  const forged = checkReads(ring, scope, reads as ReadSeal[]);
   if (!forged) return undefined;
-  const why = `a read in the run's evidence is not a worker's (${forged})`;
+  return refusal(name, input, `a read in the run's evidence is not a worker's (${forged})`);
+}
+
+/** A tool call not sent, or a probe not asked, and why. */
+function refusal(name: SealedActivityName, input: unknown, why: string): unknown {
+  const { call } = (input ?? {}) as { call?: { callId?: unknown } };
   warn(`${name === 'verify' ? 'a probe was not asked' : 'a tool call was refused'}: ${why}`);
   const now = Date.now();
   if (name === 'verify') return { holds: false, conflict: false, decided: false, detail: `${why}: the probe was not asked`, facts: {}, checkedAt: now };
   const message = `${why}: nothing is sent on it`;
   return { status: 'error', callId: String(call?.callId ?? ''), errorClass: 'not_sent', message, attempt: 1, startedAt: now, finishedAt: now };
+}
+
+function inActivity(): boolean {
+  try {
+    Context.current();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The activity's logger; called outside an activity (sealActivities' own tests), it says nothing. */

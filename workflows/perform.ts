@@ -181,7 +181,8 @@ function spendRefusal(reply: unknown): RunEvent | undefined {
  */
 function unsealedPlan(reply: unknown, once: string, turn: number): RunEvent | undefined {
   const { reply: said, replySeal } = (reply ?? {}) as { reply?: unknown; replySeal?: Partial<ReplySeal> | null };
-  const envelope = replySeal && typeof replySeal === 'object' ? { sealed: said ?? null, keyId: replySeal.keyId, mac: replySeal.mac } : said;
+  // A reply with no seal beside it is not read as an envelope of its own: what is digested is what the controller takes.
+  const envelope = replySeal && typeof replySeal === 'object' ? { sealed: said ?? null, keyId: replySeal.keyId, mac: replySeal.mac } : undefined;
   const opened = openRead(`the planner's reply, turn ${turn}`, once, envelope);
   if (opened.sealed) return undefined;
   return { type: 'modelFailed', now: loopNow(), message: `the planner's reply is not a worker's (${opened.reason}): the run does not take it` };

@@ -55,6 +55,8 @@ export const ErrorTypes = {
   toolTimeout: 'ToolTimeout',
   /** An Update refused while the run acts on a result it just checked (arrivals.ts): send it again. */
   runBusy: 'RunBusy',
+  /** A tool call, readback or probe scheduled by a workflow that is not one of the engine's runs (activities/caller.ts). */
+  notAnAgentRun: 'NotAnAgentRun',
 } as const;
 
 /**

@@ -132,6 +132,7 @@ class McpSourceImpl implements McpSource {
   async call(mcpTool: string, args: Record<string, unknown>, options: CallOptions): Promise<unknown> {
     const where = `MCP ${this.name} ${mcpTool}`;
     let session: Session | undefined;
+    let sent = false;
     try {
       session = await this.connect();
       const listed = await this.toolsOf(session);
@@ -146,6 +147,7 @@ class McpSourceImpl implements McpSource {
       // The engine's key wins over anything in the arguments: the server must dedupe on it.
       const callArgs = key && declaresProperty(tool, this.keyArgument) ? { ...args, [this.keyArgument]: key } : { ...args };
       this.counts.calls++;
+      sent = true;
       const result = await session.client.callTool(
         { name: mcpTool, arguments: callArgs, ...(key ? { _meta: { [IDEMPOTENCY_KEY_META]: key } } : {}) },
         undefined,
@@ -157,6 +159,12 @@ class McpSourceImpl implements McpSource {
       if (options.signal?.aborted) throw new ToolUnavailable(`${where}: cancelled while waiting for the server`);
       const { error, dropConnection } = classifyMcpError(err, where);
       if (dropConnection && session) this.drop(session, error.message);
+      // An effect's request once sent may have run, whatever comes back: a server that answers
+      // "rejected" after doing the work, or an answer the SDK itself refuses (a result that does
+      // not match the tool's listed outputSchema), leaves it open, to be read back by key.
+      if (sent && options.isError === 'unknown' && ToolRefused.isInstance(error)) {
+        throw new ToolUnavailable(`${where}: the server's answer to the sent request is an error (${error.message}); it may have run`);
+      }
       throw error;
     }
   }

@@ -13,6 +13,10 @@ import { digestOf } from '../../workflows/trust/statement.js';
 import { parseKeyRing, PayloadKeyRingError, type KeyRing } from '../../worker/payload-keys.js';
 
 const material = () => randomBytes(32).toString('base64');
+/** The run a seal is for (callerScope: namespace and workflow id); outside an activity, the empty one. */
+const RUN = 'default\nrun-1';
+/** The run sealActivities' wrappers seal for and check against when called outside an activity, as here. */
+const OUTSIDE = '';
 const k1 = material();
 const k2 = material();
 
@@ -28,25 +32,32 @@ describe('a sealed result', () => {
   const before = ring('k1', { k1 });
 
   it('is checked as the workflow receives it: after a JSON round trip through the frontend', () => {
-    const envelope = JSON.parse(JSON.stringify(seal(before, 'n-1', result))) as unknown;
-    expect(checkSeal(before, 'n-1', envelope)).toEqual({ ok: true });
+    const envelope = JSON.parse(JSON.stringify(seal(before, RUN, 'n-1', result))) as unknown;
+    expect(checkSeal(before, RUN, 'n-1', envelope)).toEqual({ ok: true });
   });
 
   it('counts for its own call only: another nonce, a changed value, or a made-up seal is refused', () => {
-    const envelope = seal(before, 'n-1', result);
-    expect(checkSeal(before, 'n-2', envelope)).toMatchObject({ ok: false, reason: expect.stringContaining('does not match') });
+    const envelope = seal(before, RUN, 'n-1', result);
+    expect(checkSeal(before, RUN, 'n-2', envelope)).toMatchObject({ ok: false, reason: expect.stringContaining('does not match') });
     const changed = { ...envelope, sealed: { ...result, outcome: 'applied' } };
-    expect(checkSeal(before, 'n-1', changed)).toMatchObject({ ok: false, reason: expect.stringContaining('does not match') });
-    expect(checkSeal(before, 'n-1', { ...envelope, mac: 'A'.repeat(43) })).toMatchObject({ ok: false });
+    expect(checkSeal(before, RUN, 'n-1', changed)).toMatchObject({ ok: false, reason: expect.stringContaining('does not match') });
+    expect(checkSeal(before, RUN, 'n-1', { ...envelope, mac: 'A'.repeat(43) })).toMatchObject({ ok: false });
     // What `temporal activity complete` sends: the bare result, no envelope.
-    expect(checkSeal(before, 'n-1', result)).toEqual({ ok: false, reason: 'it carries no seal' });
+    expect(checkSeal(before, RUN, 'n-1', result)).toEqual({ ok: false, reason: 'it carries no seal' });
+  });
+
+  it("counts for its own run only: sealed for a workflow someone else ran, with a real run's nonce, it does not open in that run", () => {
+    // Anyone's workflow can schedule the engine's activities, copying the nonce of a real run's pending call.
+    const theirs = seal(before, 'default\nattackers-own-workflow', 'n-1', result);
+    expect(checkSeal(before, RUN, 'n-1', theirs)).toMatchObject({ ok: false, reason: expect.stringContaining('does not match') });
+    expect(checkSeal(before, 'other-namespace\nrun-1', 'n-1', seal(before, RUN, 'n-1', result))).toMatchObject({ ok: false });
   });
 
   it('from a worker with another ring is refused, naming the key and the setting to fix', () => {
     const elsewhere = ring('k1', { k1: k2 });
-    const verdict = checkSeal(elsewhere, 'n-1', seal(before, 'n-1', result));
+    const verdict = checkSeal(elsewhere, RUN, 'n-1', seal(before, RUN, 'n-1', result));
     expect(verdict).toMatchObject({ ok: false, reason: expect.stringContaining('does not match') });
-    const unknownId = checkSeal(ring('k9', { k9: k2 }), 'n-1', seal(before, 'n-1', result));
+    const unknownId = checkSeal(ring('k9', { k9: k2 }), RUN, 'n-1', seal(before, RUN, 'n-1', result));
     expect(unknownId).toMatchObject({
       ok: false,
       reason: expect.stringContaining(`key k1, which this worker does not hold (every worker needs the same ${RESULT_KEYS_ENV}`),
@@ -61,16 +72,16 @@ describe('rotating the result keys', () => {
     const switched = ring('k2', { k1, k2 });
     const dropped = ring('k2', { k2 });
     // Step 1 (workers roll to `added`): results of workers still on `start`, and theirs, open everywhere.
-    expect(checkSeal(added, 'n', seal(start, 'n', result)).ok).toBe(true);
-    expect(checkSeal(start, 'n', seal(added, 'n', result)).ok).toBe(true);
+    expect(checkSeal(added, RUN, 'n', seal(start, RUN, 'n', result)).ok).toBe(true);
+    expect(checkSeal(start, RUN, 'n', seal(added, RUN, 'n', result)).ok).toBe(true);
     // Step 2 (`switched`): new results are sealed under k2, which every worker on `added` already holds.
-    expect(seal(switched, 'n', result).keyId).toBe('k2');
-    expect(checkSeal(added, 'n', seal(switched, 'n', result)).ok).toBe(true);
-    expect(checkSeal(switched, 'n', seal(added, 'n', result)).ok).toBe(true);
+    expect(seal(switched, RUN, 'n', result).keyId).toBe('k2');
+    expect(checkSeal(added, RUN, 'n', seal(switched, RUN, 'n', result)).ok).toBe(true);
+    expect(checkSeal(switched, RUN, 'n', seal(added, RUN, 'n', result)).ok).toBe(true);
     // Step 3 (`dropped`): a result sealed under k1 arriving now is a claim, so drop k1 only once
     // every activity that started before step 2 has closed (its schedule-to-close timeout).
-    expect(checkSeal(dropped, 'n', seal(switched, 'n', result)).ok).toBe(true);
-    expect(checkSeal(dropped, 'n', seal(start, 'n', result)).ok).toBe(false);
+    expect(checkSeal(dropped, RUN, 'n', seal(switched, RUN, 'n', result)).ok).toBe(true);
+    expect(checkSeal(dropped, RUN, 'n', seal(start, RUN, 'n', result)).ok).toBe(false);
   });
 });
 
@@ -131,11 +142,11 @@ describe("the model's reply", () => {
     };
     expect(output).toMatchObject({ reply: plan, tokens: 12, costMicros: 7 });
     const carried = { what: "the planner's reply, turn 1", nonce: 'n-p', digest: digestOf(output.reply), ...output.replySeal };
-    expect(checkReads(keys, [carried])).toBeUndefined();
+    expect(checkReads(keys, OUTSIDE, [carried])).toBeUndefined();
     // Another plan under that seal, or the seal for another call, is refused.
     const other = { ...plan, steps: [{ ...plan.steps[0], args: { recipient: 'US2', amount: 5 } }] };
-    expect(checkReads(keys, [{ ...carried, digest: digestOf(other) }])).toMatch(/does not match/);
-    expect(checkReads(keys, [{ ...carried, nonce: 'n-q' }])).toMatch(/does not match/);
+    expect(checkReads(keys, OUTSIDE, [{ ...carried, digest: digestOf(other) }])).toMatch(/does not match/);
+    expect(checkReads(keys, OUTSIDE, [{ ...carried, nonce: 'n-q' }])).toMatch(/does not match/);
   });
 
   it('is not sealed when the workflow sends no nonce (outside shape plan), and the call is otherwise as the adapter gave it', async () => {
@@ -146,15 +157,15 @@ describe("the model's reply", () => {
 describe("an effect's activity, carrying the run's reads", () => {
   const keys = ring('k1', { k1 });
   const ledger = { status: 'SETTLED', amountMinor: 1200 };
-  const sealed = seal(keys, 'n-read', ledger);
+  const sealed = seal(keys, OUTSIDE, 'n-read', ledger);
   const carried = (value: unknown) => ({ what: 'ledger_status (c2)', nonce: 'n-read', digest: digestOf(value), keyId: sealed.keyId, mac: sealed.mac });
 
   it('goes ahead when each read is what a worker sealed', () => {
-    expect(checkReads(keys, [carried(ledger)])).toBeUndefined();
+    expect(checkReads(keys, OUTSIDE, [carried(ledger)])).toBeUndefined();
   });
 
   it('names the read the workflow took in another form than a worker sealed it', () => {
-    expect(checkReads(keys, [carried({ ...ledger, status: 'FAILED' })])).toBe('ledger_status (c2): its seal does not match it');
+    expect(checkReads(keys, OUTSIDE, [carried({ ...ledger, status: 'FAILED' })])).toBe('ledger_status (c2): its seal does not match it');
   });
 
   it("sends nothing, and says why, sealed, when a read is not a worker's", async () => {
@@ -168,7 +179,7 @@ describe("an effect's activity, carrying the run's reads", () => {
     const refused = await activities.invokeTool({ call: { callId: 'c3' }, nonce: 'n-3', reads: [carried({ ...ledger, status: 'FAILED' })] });
     expect(sent).toBe(0);
     expect(refused.sealed).toMatchObject({ status: 'error', callId: 'c3', errorClass: 'not_sent' });
-    expect(checkSeal(keys, 'n-3', refused)).toEqual({ ok: true });
+    expect(checkSeal(keys, OUTSIDE, 'n-3', refused)).toEqual({ ok: true });
     await activities.invokeTool({ call: { callId: 'c4' }, nonce: 'n-4', reads: [carried(ledger)] });
     expect(sent).toBe(1);
   });
