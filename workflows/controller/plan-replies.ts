@@ -46,7 +46,7 @@ export function takePlannerReply(state: RunState, domain: Pick<Domain, 'tools'>,
   return proposeOrStop(
     {
       ...receipted,
-      plan: { steps, ...(finish ? { finish } : {}), ...(reason ? { reason } : {}), done: {}, writtenAt: state.seq, shown: shownValues(state) },
+      plan: { steps, ...(finish ? { finish } : {}), ...(reason ? { reason } : {}), done: {}, writtenAt: state.seq, shown: shownValues(state), sealed: true },
       replan: undefined,
     },
     now,

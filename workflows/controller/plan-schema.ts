@@ -78,6 +78,12 @@ export const RunningPlan = workerScoped('plan.RunningPlan', () =>
     writtenAt: z.number().optional(),
     /** The values (as spelled) the planner could be shown by value when it wrote it: still "shown" once their reads are no longer kept (planner-view.ts). */
     shown: z.array(z.string()).max(2_000).optional(),
+    /**
+     * Written from a reply the workflow took sealed: since engine-v24 it takes no planner's reply
+     * without one (workflows/perform.ts). A plan carried over from a build before that has no mark,
+     * and what it wrote vouches for nothing (provenance.ts): anyone may have written it.
+     */
+    sealed: z.literal(true).optional(),
   }),
 );
 export type RunningPlan = z.infer<typeof RunningPlan>;

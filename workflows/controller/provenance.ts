@@ -36,6 +36,10 @@ import { callSignature } from './bounds.js';
 import { shownWhenPlanned } from './planner-view.js';
 import { EXTRACTED } from './plan-extraction.js';
 
+/** Why a plan's own values vouch for nothing in shape plan: nobody asked in writing, or nobody sealed the reply that wrote it. */
+const UNASKED_PLAN = 'a plan vouches for what it wrote only in a run a person asked for in a signed request, with a model the start did not script';
+const UNSEALED_PLAN = "a plan carried over from a build that took the planner's reply unsealed vouches for nothing it wrote";
+
 /** A value no trusted source vouches for, and where the run saw it: what a person is shown when asked. */
 export interface Unvouched {
   value: string;
@@ -113,11 +117,9 @@ export function checkProvenance(state: RunState, domain: Pick<Domain, 'tools'>, 
   // Shape plan: the planner saw trusted input only, so a value it wrote cites the plan unless it
   // cites something else; but only in a run a person asked for in a signed request (askedInWriting).
   const planShape = shapeOf(state) === 'plan';
-  const plan = planShape && askedInWriting(state) ? shownWhenPlanned(state, state.plan) : undefined;
-  const withoutPlan =
-    planShape && !plan
-      ? 'a plan vouches for what it wrote only in a run a person asked for in a signed request, with a model the start did not script'
-      : undefined;
+  const asked = askedInWriting(state);
+  const plan = planShape && asked && state.plan?.sealed ? shownWhenPlanned(state, state.plan) : undefined;
+  const withoutPlan = !planShape || plan ? undefined : asked && state.plan ? UNSEALED_PLAN : UNASKED_PLAN;
   const scope = { facts, notes, caseId: state.caseId, ...(plan ? { plan } : {}), ...(withoutPlan ? { withoutPlan } : {}) };
   // Shape plan: a number the planner wrote is the plan's, as any literal it writes is (cited-sources.ts).
   const planned = plan && ((value: number) => checkCitation('plan', value, undefined, scope));
