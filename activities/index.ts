@@ -56,6 +56,7 @@ export function engineActivities(options: ActivityDeps) {
       implementations,
       deps: options.deps,
       toolTimeoutMs,
+      blobDir: options.blobDir,
       readbackAttempts: options.readbackAttempts ?? DEFAULT_READBACK_ATTEMPTS,
       // Validated where it enters: a malformed directory stops the worker at start, loudly.
       approvers: ApproverDirectory.parse(options.approvers ?? { approvers: [] }),

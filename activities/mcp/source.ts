@@ -11,7 +11,8 @@
 // * The connection belongs to the worker: one client per server per process, connected on the
 //   first call, shared by every activity, dropped on a transport failure and reopened (a stdio
 //   server that died is spawned again) by the next call. The tool list is fetched once per
-//   connection and again on `notifications/tools/list_changed`, never per call.
+//   connection and again on `notifications/tools/list_changed`, never per call, and only so long
+//   (MCP_LISTING_LIMITS): the server does not decide how much the worker reads.
 // * The SDK is loaded on first use, so workers that use no MCP server never load it.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -31,6 +32,15 @@ import {
 import type { McpToolInfo } from './tool-info.js';
 import { classifyMcpError, McpConfigError } from './errors.js';
 import { contractDecides, declaresProperty, decodeReadback, loadSdk, outputOf } from './wire.js';
+
+/**
+ * How long a tool listing may be. A hostile or broken server can hand out a next cursor forever
+ * (the shared connection would never finish loading) or a fresh tool name on every page (the
+ * list would grow until the worker runs out of memory); past either bound, or on a cursor it sent
+ * before, the listing fails as ToolUnavailable naming the server and the bound. Real servers list
+ * tens of tools on a page or a few.
+ */
+export const MCP_LISTING_LIMITS = { pages: 50, tools: 1_000 } as const;
 
 const sources = new Map<string, { fingerprint: string; source: McpSourceImpl }>();
 
@@ -280,12 +290,22 @@ class McpSourceImpl implements McpSource {
 
   private async fetchTools(session: Session): Promise<Map<string, McpToolInfo>> {
     const tools = new Map<string, McpToolInfo>();
+    const seen = new Set<string>();
     let cursor: string | undefined;
-    do {
+    // The server decides how many pages there are; these bounds decide how many we read.
+    const tooLong = (why: string) => new ToolUnavailable(`MCP ${this.name} tools/list: ${why}; the listing is refused`);
+    for (let pages = 1; ; pages++) {
       const page = await session.client.listTools(cursor ? { cursor } : undefined, { timeout: this.connectTimeoutMs });
-      for (const tool of page.tools) tools.set(tool.name, tool as McpToolInfo);
+      for (const tool of page.tools) {
+        tools.set(tool.name, tool as McpToolInfo);
+        if (tools.size > MCP_LISTING_LIMITS.tools) throw tooLong(`the server lists more than ${MCP_LISTING_LIMITS.tools} tools`);
+      }
       cursor = page.nextCursor;
-    } while (cursor);
+      if (!cursor) break;
+      if (seen.has(cursor)) throw tooLong(`the server sent the cursor ${JSON.stringify(cursor.slice(0, 100))} a second time`);
+      seen.add(cursor);
+      if (pages >= MCP_LISTING_LIMITS.pages) throw tooLong(`the server still has a next page after ${MCP_LISTING_LIMITS.pages} pages`);
+    }
     this.counts.listings++;
     return tools;
   }
