@@ -1,8 +1,9 @@
 // The approval card's words, shared by the console and `agent status` so both say the same: who
 // started the run and how, who proposed the call (route, plan or model, and which model), which
 // of the domain's signed display lines argue against the call, what an evidence id such as `e5`
-// is, and how long a signed decision counts. An approver reads these at a glance, without
-// knowing the engine's field names.
+// is (an id the request cites or the engine's own lines name, never one inside quoted text), and
+// how long a signed decision counts. An approver reads these at a glance, without knowing the
+// engine's field names.
 import { duration, isoTime } from './format.js';
 import { AGAINST_PREFIX, type RunView } from './run-view.js';
 
@@ -65,11 +66,24 @@ export function evidenceWords(e: Evidence, now: number): string {
 }
 
 /**
- * The evidence ids the card mentions: those the request cites, then those its display lines name
- * (`FAILED (e5, fresh ...)`), each once, in that order; with the record when the run still has it.
+ * The display lines the engine writes naming the evidence a value rests on: where a vouched-for
+ * argument's value was read (`source of amount`: `fact ledger.amountMinor (e3)`) and what a
+ * derived one was computed from (workflows/controller/display.ts). Every other line may carry
+ * text someone else wrote (an `against: unvouched value` line quotes the value itself), so an
+ * `e3` inside it names nothing.
+ */
+const EVIDENCE_NAMING_LINE = /^(source of|derived) /;
+
+/**
+ * The evidence ids the card mentions: those the request cites, then those the engine's own
+ * `source of` and `derived` lines name, each once, in that order; with the record when the run
+ * still has it. An id in any other line (a quoted value such as `"e3 ok"`) is not taken: it would
+ * put unrelated evidence in the legend as if the call rested on it.
  */
 export function evidenceOnCard(view: Pick<RunView, 'evidence'>, a: Pick<Awaiting, 'evidenceIds' | 'display'>): Array<{ id: string; evidence?: Evidence }> {
-  const named = Object.values(a.display ?? {}).flatMap((v) => [...v.matchAll(/\be\d+\b/g)].map((m) => m[0]));
+  const named = Object.entries(a.display ?? {})
+    .filter(([key]) => EVIDENCE_NAMING_LINE.test(key))
+    .flatMap(([, v]) => [...v.matchAll(/\be\d+\b/g)].map((m) => m[0]));
   const known = new Map(view.evidence.items.map((e) => [e.id, e]));
   const ids = [...new Set([...a.evidenceIds, ...named.filter((id) => known.has(id))])];
   return ids.map((id) => {

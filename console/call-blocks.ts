@@ -1,11 +1,13 @@
 // What a run page and an approval card both show about a pending call: the call itself, the
 // domain's lines beside it, its precondition, and the evidence it rests on (facts, and quoted
-// text marked as untrusted). Escaped as every page is (layout.ts).
+// text marked as untrusted). Escaped as every page is (layout.ts), and the values of the call
+// (its arguments, subject and display lines) shown in plain ASCII (visible-text.ts).
 import { html } from 'hono/html';
 import { duration, isoTime } from '../client/format.js';
 import { splitDisplay } from '../client/card-words.js';
 import type { RunView } from '../client/run-view.js';
 import { rowsOf, type Html } from './layout.js';
+import { asciiJson, hasNonAscii, nonAsciiBadge } from './visible-text.js';
 
 export type Awaiting = NonNullable<RunView['awaiting']>;
 type Evidence = RunView['evidence']['items'][number];
@@ -78,7 +80,24 @@ export function evidenceBlock(e: Evidence, now: number): Html {
 }
 
 export function callBlock(a: Pick<Awaiting, 'tool' | 'args' | 'subject'>): Html {
-  return html`<pre class="call"><strong>${a.tool}</strong> ${pretty(a.args)}</pre>`;
+  const args = pretty(a.args);
+  const shown = asciiJson(args);
+  return html`<pre class="call"><strong>${a.tool}</strong> ${shown}</pre>
+    ${shown !== args ? nonAsciiBadge() : ''}`;
+}
+
+/**
+ * Said once, above the card's lines, when any value of the call has a character outside plain
+ * ASCII: such a value may read as another (a look-alike letter, an invisible or direction-changing
+ * character), so each is shown escaped and marked, and the approver is told to read the marks.
+ */
+export function nonAsciiWarning(a: Pick<Awaiting, 'tool' | 'args' | 'subject' | 'display'>): Html {
+  if (!hasNonAscii(JSON.stringify([a.tool, a.args ?? null, a.subject ?? null, a.display ?? null]))) return html``;
+  return html`<p class="problem non-ascii-warning" role="alert">
+    This call contains characters outside plain ASCII. Each is shown as a <code>\\uXXXX</code> escape, in values marked ${nonAsciiBadge()}: letters of
+    other alphabets look like Latin ones, and invisible or direction-changing characters change how text reads. Read the marked values before you
+    approve.
+  </p>`;
 }
 
 /**

@@ -5,9 +5,10 @@ import { html } from 'hono/html';
 import { isoTime, timeLeft } from '../client/format.js';
 import type { ListRow } from '../client/list-query.js';
 import type { RunView } from '../client/run-view.js';
-import { callBlock, displayBlock, evidenceBlock, precondition, type Awaiting } from './call-blocks.js';
+import { callBlock, displayBlock, evidenceBlock, nonAsciiWarning, precondition, type Awaiting } from './call-blocks.js';
 import { againstBlock, evidenceLegend, lifetimeField, provenanceRows } from './card.js';
 import { layout, type Html } from './layout.js';
+import { shownCode, shownValue } from './visible-text.js';
 
 /** One run the inbox asked about: its list row, and its state or why it could not be read. */
 export interface InboxEntry {
@@ -18,6 +19,13 @@ export interface InboxEntry {
   notice?: string;
   /** The read the tool's contract repeats before the call runs, when the console knows the domain. */
   reread?: string;
+}
+
+/** What the inbox shows, and whether more runs wait than it shows (`limit` of them are). */
+export interface Inbox {
+  entries: InboxEntry[];
+  more: boolean;
+  limit: number;
 }
 
 /** Identifies what an inbox item shows: the page keeps an item (and what was typed in it) while this stays the same. */
@@ -52,16 +60,16 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
     data-signed="${a.signed ? 'yes' : 'no'}"
   >
     <h2>
-      <span class="tool">${a.tool}</span> on <code>${a.subject ?? '(no subject)'}</code> <span class="muted">in run</span>
+      <span class="tool">${a.tool}</span> on ${a.subject ? shownCode(a.subject) : html`<code>(no subject)</code>`} <span class="muted">in run</span>
       <a href="/runs/${encodeURIComponent(runId)}">${runId}</a>
     </h2>
-    <p class="muted goal">${view.domain} case ${view.caseId}: ${view.goal}</p>
+    <p class="muted goal">${view.domain} case ${shownValue(view.caseId)}: ${shownValue(view.goal)}</p>
     <div class="card-main">
       <div class="card-call">
-        ${againstBlock(a)} ${displayBlock(a, entry.reread)} ${evidenceLegend(view, a, now)} ${callBlock(a)}
+        ${nonAsciiWarning(a)} ${againstBlock(a)} ${displayBlock(a, entry.reread)} ${evidenceLegend(view, a, now)} ${callBlock(a)}
         <dl>
           <dt>subject</dt>
-          <dd><code>${a.subject ?? '—'}</code></dd>
+          <dd>${a.subject ? shownCode(a.subject) : html`<code>—</code>`}</dd>
           <dt>precondition</dt>
           <dd class="precondition">${precondition(a.precondition)}</dd>
           <dt>digest</dt>
@@ -106,26 +114,37 @@ function request(entry: InboxEntry & { view: RunView & { awaiting: Awaiting } },
   </article>`;
 }
 
+/**
+ * Said above the cards when more runs wait than the inbox shows, with how to see them: without
+ * it the requests past the limit would be missing from the page as if nobody waited on them.
+ */
+function moreWaiting(limit: number): Html {
+  const words = `More runs wait for approval than the ${limit} shown here: the others are not on this page until some of these are decided. \`agent list --awaiting-approval --limit 1000\` lists them all.`;
+  return html`<p class="problem more-waiting" role="alert" data-key="more|${limit}">${words}</p>`;
+}
+
 /** The part of the inbox that live updates reconcile, item by item. */
-export function inboxFragment(entries: InboxEntry[], now: number): Html {
+export function inboxFragment(inbox: Inbox, now: number): Html {
+  const { entries } = inbox;
   const waiting = entries.filter((e): e is InboxEntry & { view: RunView & { awaiting: Awaiting } } => !!e.view?.awaiting);
   const failed = entries.filter((e) => e.error);
   const unserved = entries.filter((e) => e.notice);
   // "Nobody is waited for" only when it is true: a run the server lists as waiting but nobody can read is said, not hidden.
   const empty = failed.length || unserved.length ? 'No request here can be decided right now; these runs wait for approval:' : 'Nobody is being waited for.';
-  return html`${waiting.length ? waiting.map((e) => request(e, now)) : html`<p class="empty muted" data-key="empty|${empty}">${empty}</p>`}
+  return html`${inbox.more ? moreWaiting(inbox.limit) : ''}
+  ${waiting.length ? waiting.map((e) => request(e, now)) : html`<p class="empty muted" data-key="empty|${empty}">${empty}</p>`}
   ${unserved.map((e) => html`<p class="notice" data-key="notice|${e.row.runId}|${e.notice ?? ''}" data-run-id="${e.row.runId}"><a href="/runs/${encodeURIComponent(e.row.runId)}">${e.row.runId}</a> ${e.notice ?? ''}</p>`)}
   ${failed.map((e) => html`<p class="problem" data-key="problem|${e.row.runId}|${e.error ?? ''}" data-run-id="${e.row.runId}">${e.row.runId}: ${e.error ?? ''}</p>`)}`;
 }
 
-export function inboxPage(entries: InboxEntry[], now: number): Html {
+export function inboxPage(inbox: Inbox, now: number): Html {
   // The requests take the main column, the key and the decision log a narrow one beside it:
   // the first request's call and buttons are on screen without scrolling.
   const body = html`<div class="inbox-layout">
     <div class="inbox-main">
       <h1>Approval inbox</h1>
       <p id="live-status" class="muted" role="status">Live: requests appear and leave as runs move.</p>
-      <div id="inbox-live" data-live="/inbox/live">${inboxFragment(entries, now)}</div>
+      <div id="inbox-live" data-live="/inbox/live">${inboxFragment(inbox, now)}</div>
     </div>
     <aside class="inbox-side">
       <section id="key-panel">

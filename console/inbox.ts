@@ -16,10 +16,10 @@ import { noPollerWords } from '../client/run-report.js';
 import type { RunView } from '../client/run-view.js';
 import { shownDigest } from '../client/sign.js';
 import type { Domain } from '../workflows/contract.js';
-import type { InboxEntry } from './inbox-page.js';
+import type { Inbox, InboxEntry } from './inbox-page.js';
 
-/** The inbox asks about at most this many waiting runs. */
-const INBOX_LIMIT = 100;
+/** The inbox asks about at most this many waiting runs (one more is listed, to know whether others wait). */
+export const INBOX_LIMIT = 100;
 /** Runs on other task queues listed as waiting are named, at most this many; none is asked. */
 const OTHERS_LIMIT = 20;
 
@@ -30,6 +30,8 @@ export interface InboxReaderOptions {
   viewTtlMs?: number;
   /** How long a run that did not answer is shown as such before it is asked again (default 10 s). */
   unansweredTtlMs?: number;
+  /** How many waiting runs are shown (default INBOX_LIMIT). */
+  limit?: number;
 }
 
 /** `gone`: the run ended or vanished since the list was read; it is not waiting for anyone. */
@@ -47,6 +49,7 @@ export class InboxReader {
   private readonly asked = new Map<string, Asked>();
   private readonly viewTtlMs: number;
   private readonly unansweredTtlMs: number;
+  private readonly limit: number;
 
   constructor(
     private readonly agent: AgentClient,
@@ -54,6 +57,7 @@ export class InboxReader {
   ) {
     this.viewTtlMs = options.viewTtlMs ?? 1_000;
     this.unansweredTtlMs = options.unansweredTtlMs ?? 10_000;
+    this.limit = options.limit ?? INBOX_LIMIT;
   }
 
   /**
@@ -61,13 +65,23 @@ export class InboxReader {
    * why there is none; then the runs on other task queues listed as waiting, each with a notice.
    */
   async read(): Promise<InboxEntry[]> {
-    const [rows, others] = await Promise.all([
-      this.agent.list({ phase: 'awaiting_approval', served: true, limit: INBOX_LIMIT }),
+    return (await this.readInbox()).entries;
+  }
+
+  /**
+   * The same, and whether more runs wait than are shown: one more than the limit is listed, so a
+   * request past it is said to be there instead of silently missing from the page.
+   */
+  async readInbox(): Promise<Inbox> {
+    const [listedRows, others] = await Promise.all([
+      this.agent.list({ phase: 'awaiting_approval', served: true, limit: this.limit + 1 }),
       this.agent.list({ phase: 'awaiting_approval', served: false, limit: OTHERS_LIMIT }),
     ]);
+    const rows = listedRows.slice(0, this.limit);
     const listed = new Set(rows.map((r) => r.runId));
     for (const runId of this.asked.keys()) if (!listed.has(runId)) this.asked.delete(runId);
-    return Promise.all([...rows.map((row) => this.entry(row)), ...others.map((row) => this.other(row))]);
+    const entries = await Promise.all([...rows.map((row) => this.entry(row)), ...others.map((row) => this.other(row))]);
+    return { entries, more: listedRows.length > this.limit, limit: this.limit };
   }
 
   /** Forgets what the run answered (after a decision on it), so the next read asks again. */

@@ -4,6 +4,7 @@
 // The pages carry no inline script or style (the Content-Security-Policy forbids both); the one
 // script, static/console.js, signs decisions in the browser and swaps in live fragments.
 import { html } from 'hono/html';
+import { shownValue } from './visible-text.js';
 
 export type Html = ReturnType<typeof html>;
 
@@ -38,13 +39,16 @@ export function errorPage(title: string, message: string): Html {
   );
 }
 
-/** A table's rows of name and value, one per line (a card's display lines, the facts against a call). */
-export function rowsOf(lines: ReadonlyArray<readonly [string, unknown]>): Html[] {
+/**
+ * A table's rows of name and value, one per line: a card's display lines and the facts against a
+ * call, signed with it, so shown in plain ASCII (visible-text.ts).
+ */
+export function rowsOf(lines: ReadonlyArray<readonly [string, string]>): Html[] {
   return lines.map(
     ([name, value]) =>
       html`<tr>
-        <th>${name}</th>
-        <td>${value}</td>
+        <th>${shownValue(name)}</th>
+        <td>${shownValue(value)}</td>
       </tr>`,
   );
 }

@@ -5,9 +5,10 @@ import { html } from 'hono/html';
 import { budgetLine, duration, isoTime, timeLeft } from '../client/format.js';
 import { modelWords, starterWords } from '../client/card-words.js';
 import type { RunView } from '../client/run-view.js';
-import { callBlock, displayBlock, evidenceBlock, precondition, type Awaiting } from './call-blocks.js';
+import { callBlock, displayBlock, evidenceBlock, nonAsciiWarning, precondition, type Awaiting } from './call-blocks.js';
 import { againstBlock, evidenceLegend, provenanceRows } from './card.js';
 import { layout, type Html } from './layout.js';
+import { shownCode } from './visible-text.js';
 
 function terminalLine(view: RunView): Html {
   if (!view.terminal) return html`<p class="status"><span class="badge p-${view.phase}">${view.phase}</span> turn ${view.budgets.used.turns}</p>`;
@@ -49,11 +50,11 @@ function budgets(view: RunView): Html {
 function pendingOnRunPage(view: RunView, a: Awaiting, now: number): Html {
   return html`<section class="pending">
     <h2>Waiting for a person</h2>
-    ${againstBlock(a)} ${displayBlock(a)} ${evidenceLegend(view, a, now)} ${callBlock(a)}
+    ${nonAsciiWarning(a)} ${againstBlock(a)} ${displayBlock(a)} ${evidenceLegend(view, a, now)} ${callBlock(a)}
     <dl>
       ${provenanceRows(view, a)}
       <dt>subject</dt>
-      <dd><code>${a.subject ?? '—'}</code></dd>
+      <dd>${a.subject ? shownCode(a.subject) : html`<code>—</code>`}</dd>
       <dt>precondition</dt>
       <dd>${precondition(a.precondition)}</dd>
       <dt>request</dt>

@@ -56,6 +56,8 @@ export interface ConsoleOptions {
   unansweredTtlMs?: number;
   /** Domain names offered in the runs filter. */
   domains?: readonly string[];
+  /** How many waiting runs the inbox shows (default 100); past it, it says more wait. */
+  inboxLimit?: number;
 }
 
 export interface RunningConsole {
@@ -76,7 +78,11 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
   const stateTimeoutMs = options.stateTimeoutMs ?? DEFAULT_STATE_TIMEOUT_MS;
   const domains = options.domains ?? agent.domains?.map((d) => d.name) ?? [];
   const assets = { js: staticFile('console.js'), css: staticFile('console.css') };
-  const inbox = new InboxReader(agent, { stateTimeoutMs, ...(options.unansweredTtlMs !== undefined ? { unansweredTtlMs: options.unansweredTtlMs } : {}) });
+  const inbox = new InboxReader(agent, {
+    stateTimeoutMs,
+    ...(options.unansweredTtlMs !== undefined ? { unansweredTtlMs: options.unansweredTtlMs } : {}),
+    ...(options.inboxLimit !== undefined ? { limit: options.inboxLimit } : {}),
+  });
   // A decision wakes every live page at once instead of at its next poll.
   const wake = new Wake();
   closing?.addEventListener('abort', () => wake.all());
@@ -147,7 +153,7 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
 
   app.get('/inbox', async (c) => {
     try {
-      return c.html(inboxPage(await inbox.read(), Date.now()));
+      return c.html(inboxPage(await inbox.readInbox(), Date.now()));
     } catch (err) {
       return c.html(errorPage('Approval inbox', message(err)), 502);
     }
@@ -155,14 +161,15 @@ export function createConsoleApp(options: ConsoleOptions & { allowedHosts: Set<s
 
   app.get('/inbox/live', (c) =>
     live(c, pollMs * 2, closing, wake, async () => {
-      const entries = await inbox.read();
+      const read = await inbox.readInbox();
       // Sent again only when a request came, went or changed (not because an evidence age ticked).
-      const key = JSON.stringify(
-        entries.map((e) =>
+      const key = JSON.stringify([
+        read.more,
+        ...read.entries.map((e) =>
           e.view?.awaiting ? inboxKey(e.row.runId, e.view.awaiting) : (e.error ?? e.notice?.replace(/\(the last poll was .*? ago\)/, '') ?? ''),
         ),
-      );
-      return { key, render: async () => String(await inboxFragment(entries, Date.now())), done: false };
+      ]);
+      return { key, render: async () => String(await inboxFragment(read, Date.now())), done: false };
     }),
   );
 

@@ -4,7 +4,8 @@
 // bodies `{ "payloads": [...] }` in proto3 JSON, so bytes are base64) with the same codec the
 // workers use. Because one call turns ciphertext into case data, it answers only a caller with
 // the bearer token, lets only the configured Web UI origins read its answers from a browser (no
-// CORS headers for anyone else, and a request from another origin is refused outright), and
+// CORS headers for anyone else, and a request from another origin is refused outright), asks a
+// custom `authorize` about the namespace in the path (a header naming another is refused), and
 // listens on loopback only: put it behind your own TLS proxy to reach it from elsewhere.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,7 +21,10 @@ export interface CodecServerOptions {
   token?: string;
   /**
    * Instead of one shared token: your own check of the `Authorization` header, e.g. verifying
-   * the user's OIDC access token the Web UI forwards when its "pass access token" is on.
+   * the user's OIDC access token the Web UI forwards when its "pass access token" is on. The
+   * namespace is the one the request is for: its path segment (`/<ns>/decode`), else its
+   * `X-Namespace` header; a request whose header names another namespace than its path is
+   * refused before this is asked.
    */
   authorize?: (authorization: string | undefined, namespace: string | undefined) => boolean | Promise<boolean>;
   /** Web UI origins (scheme://host:port) whose pages may call this server, e.g. http://localhost:8233. */
@@ -41,7 +45,7 @@ export interface CodecServer {
 const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|localhost)$/;
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
 /** `/decode`, `/encode`, or the same under one namespace segment (the CLI's endpoint templating). */
-const ROUTE = /^(?:\/[^/]+)?\/(encode|decode)$/;
+const ROUTE = /^(?:\/([^/]+))?\/(encode|decode)$/;
 
 const Base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, 'base64');
 const WirePayload = z.object({
@@ -68,11 +72,10 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   if (token !== undefined && token.length < 16) throw new CodecServerConfigError('codec server: the token must be at least 16 characters');
   const origins = new Set(options.origins.map(normalOrigin));
   const expected = token === undefined ? undefined : digest(`Bearer ${token}`);
-  const allows = async (req: IncomingMessage): Promise<boolean> => {
+  const allows = async (req: IncomingMessage, namespace: string | undefined): Promise<boolean> => {
     const header = req.headers.authorization;
     if (expected) return matches(header, expected);
-    const namespace = req.headers['x-namespace'];
-    return (await authorize?.(header, typeof namespace === 'string' ? namespace : undefined)) === true;
+    return (await authorize?.(header, namespace)) === true;
   };
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
 
@@ -90,7 +93,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     // A page of another origin gets nothing it could use, not even a readable refusal.
     if (origin !== undefined && !allowed) return send(res, 403, { error: 'origin', message: 'origin not allowed' });
     if (allowed) corsHeaders(req, res, origin);
-    const route = ROUTE.exec(new URL(req.url ?? '/', 'http://codec').pathname)?.[1] as 'encode' | 'decode' | undefined;
+    const matched = ROUTE.exec(new URL(req.url ?? '/', 'http://codec').pathname);
+    const route = matched?.[2] as 'encode' | 'decode' | undefined;
     if (req.method === 'OPTIONS') {
       // A preflight carries no credentials; it is answered for an allowed origin only.
       if (!allowed || !route) return send(res, 403, { error: 'preflight', message: 'preflight refused' });
@@ -99,7 +103,12 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     }
     if (!route) return send(res, 404, { error: 'not_found', message: 'POST /encode or /decode' });
     if (req.method !== 'POST') return send(res, 405, { error: 'method', message: 'POST only' }, { Allow: 'POST, OPTIONS' });
-    if (!(await allows(req))) return send(res, 401, { error: 'unauthorized', message: 'a bearer token is required' }, { 'WWW-Authenticate': 'Bearer' });
+    // The namespace the caller is let in for is the one whose payloads it asks about: a header
+    // naming another than the path would have `authorize` judge one namespace and serve another.
+    const target = requestNamespace(matched?.[1], req.headers['x-namespace']);
+    if (!target) return send(res, 400, { error: 'namespace_mismatch', message: 'the X-Namespace header names another namespace than the path' });
+    if (!(await allows(req, target.namespace)))
+      return send(res, 401, { error: 'unauthorized', message: 'a bearer token is required' }, { 'WWW-Authenticate': 'Bearer' });
     const body = await readBody(req, maxBody);
     if (body === 'too_large') return send(res, 413, { error: 'too_large', message: `bodies are at most ${maxBody} bytes` });
     let json: unknown;
@@ -136,6 +145,22 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * The namespace a request is for: its path segment, else its X-Namespace header. Null (refused)
+ * when both are there and differ, or the segment does not decode.
+ */
+function requestNamespace(segment: string | undefined, header: string | string[] | undefined): { namespace: string | undefined } | null {
+  const named = typeof header === 'string' ? header : undefined;
+  if (segment === undefined) return { namespace: named };
+  let path: string;
+  try {
+    path = decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+  return named !== undefined && named !== path ? null : { namespace: path };
 }
 
 function corsHeaders(req: IncomingMessage, res: ServerResponse, origin: string): void {

@@ -171,6 +171,37 @@
     else report(answer.error, 'problem');
   }
 
+  // --- a button that just moved: a live update can put another card under a pointer on its way
+  // to a click (a new request above pushes the rest down, a decided one leaves and pulls them up),
+  // so for a moment after a decision button appears or moves it is marked `data-settling` (dimmed
+  // by the stylesheet) and a click on it is not taken as a decision.
+  const SETTLE_MS = 1000;
+  const decisionButtons = (region) => Array.from(region.querySelectorAll('form.decide button[data-decision]'));
+  /** The same decision on the same request and digest is the same button, whichever element shows it. */
+  function buttonId(button) {
+    const article = button.closest('article.request');
+    return article ? [article.dataset.runId, article.dataset.requestId, article.dataset.digest, button.dataset.decision].join('|') : '';
+  }
+  function placeOf(button) {
+    const box = button.getBoundingClientRect();
+    return `${Math.round(box.left)},${Math.round(box.top)}`;
+  }
+  let settles = 0;
+  /** Runs `change`, then marks every decision button in the region that is new or not where it was. */
+  function markMoved(region, change) {
+    const before = new Map(decisionButtons(region).map((b) => [buttonId(b), placeOf(b)]));
+    change();
+    for (const b of decisionButtons(region)) {
+      if (before.get(buttonId(b)) === placeOf(b)) continue;
+      // Each mark ends its own moment: a button that moves again stays marked for a full one.
+      const mark = String(++settles);
+      b.dataset.settling = mark;
+      window.setTimeout(() => {
+        if (b.dataset.settling === mark) delete b.dataset.settling;
+      }, SETTLE_MS);
+    }
+  }
+
   function setupDecisions() {
     // Buttons, not a submit: pressing Enter in the comment must not approve anything.
     document.addEventListener('submit', (event) => {
@@ -180,6 +211,14 @@
       const button = event.target instanceof window.Element ? event.target.closest('form.decide button[data-decision]') : null;
       if (!button) return;
       const form = button.form;
+      if (button.dataset.settling) {
+        say(
+          form.querySelector('.outcome'),
+          'not taken: this card moved or changed just before your click (the list was updated). Check it and click again.',
+          'problem',
+        );
+        return;
+      }
       const article = form.closest('article.request');
       const decision = button.dataset.decision === 'deny' ? 'deny' : 'approve';
       const buttons = form.querySelectorAll('button');
@@ -198,11 +237,14 @@
     region.replaceChildren(...Array.from(parse(fragment).childNodes, (n) => document.importNode(n, true)));
   }
 
-  /** Keeps items whose data-key is unchanged (and what was typed in them); swaps in the rest. */
+  /**
+   * Keeps items whose data-key is unchanged (and what was typed in them); swaps in the rest. A
+   * decision button this moved or brought in ignores clicks for a moment (markMoved).
+   */
   function reconcile(region, fragment) {
     const current = new Map(Array.from(region.children, (el) => [el.dataset.key, el]));
     const next = Array.from(parse(fragment).children, (el) => current.get(el.dataset.key) || document.importNode(el, true));
-    region.replaceChildren(...next);
+    markMoved(region, () => region.replaceChildren(...next));
   }
 
   function setupLive(regionId, apply) {

@@ -163,7 +163,8 @@ describe('the approval card at 1280x800, in chromium', () => {
     await page.setInputFiles('#key-file', { name: 'alice.key', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(keys.alice)) });
     await expect.poll(() => page.locator('#key-status').textContent()).toMatch(/Signing as alice@ops/);
     await item.locator('input[name="comment"]').fill('125.00 EUR to the same beneficiary, ledger FAILED');
-    await approve.click();
+    // Not one a live update has just moved (static/console.js ignores a click on it for a moment).
+    await item.locator('button[data-decision="approve"]:not([data-settling])').click();
     // The decision log stays when the card leaves the inbox (the run moves on at once).
     await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: PATIENCE_MS }).toMatch(/approved by alice@ops/);
     const result = await handle.result();
@@ -213,7 +214,7 @@ describe('the approval card at 1280x800, in chromium', () => {
     await page.setInputFiles('#key-file', { name: 'alice.key', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(keys.alice)) });
     await expect.poll(() => page.locator('#key-status').textContent()).toMatch(/Signing as alice@ops/);
     await item.locator('input[name="comment"]').fill('the processor has the original');
-    await item.locator('button[data-decision="deny"]').click();
+    await item.locator('button[data-decision="deny"]:not([data-settling])').click();
     await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: PATIENCE_MS }).toMatch(/denied by alice@ops/);
 
     // The run ends (the payments rules escalate a denied reissue), and nothing moved.

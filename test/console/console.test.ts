@@ -100,7 +100,8 @@ describe("the operators' console, in chromium", () => {
     const log = item.page().locator('#decision-log li');
     const before = await log.count();
     await item.locator('input[name="comment"]').fill(comment);
-    await item.locator(`button[data-decision="${decision}"]`).click();
+    // A button a live update just moved takes no click for a moment (static/console.js): wait it out, as a person would.
+    await item.locator(`button[data-decision="${decision}"]:not([data-settling])`).click();
     await expect.poll(() => log.count(), { timeout: PATIENCE_MS }).toBeGreaterThan(before);
     return ((await log.first().textContent()) ?? '').replace(/^\S+ \S+ \S+ \(request [^)]*\): /, '');
   }
@@ -368,7 +369,7 @@ describe("the operators' console, in chromium", () => {
       const item = page.locator(`article.request[data-run-id="${runId}"]`);
       await item.waitFor({ timeout: PATIENCE_MS });
       await loadKey(page, keys.alice, 'alice.key');
-      await item.locator('button[data-decision="approve"]').click();
+      await item.locator('button[data-decision="approve"]:not([data-settling])').click();
       // The card may be gone before its outcome line can be read: the decision log keeps it.
       await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: PATIENCE_MS }).toMatch(/approved by alice@ops/);
       // The next poll is two minutes away: only the decision's wake-up can take the card away this soon.

@@ -144,7 +144,7 @@ describe('the approval inbox beside a look-alike run, in chromium', () => {
         const call = JSON.parse(el.getAttribute('data-call') ?? '{}') as { display?: Record<string, string> };
         el.setAttribute('data-call', JSON.stringify({ ...call, display: { ...call.display, amount: '0.01' } }));
       });
-      await card.locator('button[data-decision="approve"]').click();
+      await card.locator('button[data-decision="approve"]:not([data-settling])').click();
       // The decision log keeps what became of the click (a card that was approved leaves the page).
       const log = page.locator('#decision-log li');
       await expect.poll(() => log.count()).toBeGreaterThan(0);
@@ -158,7 +158,7 @@ describe('the approval inbox beside a look-alike run, in chromium', () => {
       await card.waitFor({ timeout: PATIENCE_MS });
       await page.setInputFiles('#key-file', { name: 'alice.key', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(keys.alice)) });
       await expect.poll(() => page.locator('#key-status').textContent()).toMatch(/Signing as alice@ops/);
-      await card.locator('button[data-decision="approve"]').click();
+      await card.locator('button[data-decision="approve"]:not([data-settling])').click();
       await expect.poll(() => page.locator('#decision-log li').first().textContent(), { timeout: PATIENCE_MS }).toMatch(/approved by alice@ops/);
       expect((await handle.result()).terminal.class).toBe('resolved');
       const reissued = await reissuesOf(h.world, transferId);
