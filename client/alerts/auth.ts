@@ -18,6 +18,9 @@ export function authorized(header: string | undefined, auth: ReceiverAuth): bool
   return timingSafeEqual(digest(header.trim()), digest(expectedAuthorization(auth)));
 }
 
+/** The shortest secret the receiver takes, token or basic-auth password alike: a guessable one is no door. */
+const MIN_SECRET_LENGTH = 16;
+
 /**
  * The receiver's auth from the environment: AGENT_ALERTS_TOKEN (bearer) or AGENT_ALERTS_BASIC
  * (`user:password`). Never a flag: a secret on the command line is visible to every local user.
@@ -26,11 +29,13 @@ export function receiverAuthFromEnv(env: NodeJS.ProcessEnv): ReceiverAuth | stri
   const token = env.AGENT_ALERTS_TOKEN?.trim();
   const basic = env.AGENT_ALERTS_BASIC;
   if (token && basic) return 'set AGENT_ALERTS_TOKEN or AGENT_ALERTS_BASIC, not both';
-  if (token) return token.length >= 16 ? { bearer: token } : 'AGENT_ALERTS_TOKEN must be at least 16 characters';
+  if (token) return token.length >= MIN_SECRET_LENGTH ? { bearer: token } : `AGENT_ALERTS_TOKEN must be at least ${MIN_SECRET_LENGTH} characters`;
   if (basic) {
     const at = basic.indexOf(':');
     if (at <= 0 || at === basic.length - 1) return 'AGENT_ALERTS_BASIC must be user:password';
-    return { basic: { username: basic.slice(0, at), password: basic.slice(at + 1) } };
+    const password = basic.slice(at + 1);
+    if (password.length < MIN_SECRET_LENGTH) return `AGENT_ALERTS_BASIC's password (after the first colon) must be at least ${MIN_SECRET_LENGTH} characters`;
+    return { basic: { username: basic.slice(0, at), password } };
   }
   return 'the alert receiver needs a secret: set AGENT_ALERTS_TOKEN (Alertmanager http_config authorization) or AGENT_ALERTS_BASIC (user:password)';
 }

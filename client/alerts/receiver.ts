@@ -171,7 +171,18 @@ export function createAlertReceiver(options: AlertReceiverOptions): AlertReceive
    */
   async function episodeFor(rest: Omit<RunInput, 'caseId'>, base: string, group: AlertGroup, from: number): Promise<Episode> {
     for (let episode = from; episode <= MAX_EPISODE; episode++) {
-      const started = await options.agent.start({ ...rest, caseId: alertCaseId(base, group.groupId, episode) } as RunInput);
+      const caseId = alertCaseId(base, group.groupId, episode);
+      let started: Pick<StartedRun, 'runId' | 'attached' | 'running'>;
+      try {
+        started = await options.agent.start({ ...rest, caseId } as RunInput);
+      } catch (err) {
+        // A closed episode started under other settings (the mapping's model, budgets or effects,
+        // or the task queue, changed since) conflicts with nothing: no start can change it. Were
+        // this a 409, no recurrence of the group could ever reach its next episode; whether the
+        // notification is news for it is decided below as for any closed run.
+        if (!RunSettingsConflictError.isInstance(err) || err.running) throw err;
+        started = { runId: runIdFor({ domain: rest.domain, caseId }), attached: true, running: false };
+      }
       if (!started.attached || started.running) return { ...started, episode };
       const { closeTime } = await options.agent.describe(started.runId);
       if (closeTime === null || !recurredAfter(group, closeTime)) return { ...started, episode };
@@ -210,17 +221,40 @@ export function createAlertReceiver(options: AlertReceiverOptions): AlertReceive
 
   function handle(req: IncomingMessage, res: ServerResponse): void {
     res.on('error', () => {});
+    // Everything but the body decides first, from the request line and headers: a wrong path or
+    // method, or a sender without the secret, is answered at once and its body never kept.
     const url = new URL(req.url ?? '/', 'http://receiver');
-    if (url.pathname !== path) return send(res, { status: 404, body: { outcome: 'refused', error: 'not_found' } });
-    if (req.method !== 'POST') return send(res, { status: 405, body: { outcome: 'refused', error: 'method_not_allowed' } });
+    const early: Reply | undefined =
+      url.pathname !== path
+        ? { status: 404, body: { outcome: 'refused', error: 'not_found' } }
+        : req.method !== 'POST'
+          ? { status: 405, body: { outcome: 'refused', error: 'method_not_allowed' } }
+          : !authorized(req.headers.authorization, options.auth)
+            ? { status: 401, body: { outcome: 'refused', error: 'unauthenticated' } }
+            : undefined;
+    if (early) send(res, early);
     const chunks: Buffer[] = [];
     let size = 0;
+    let dropped = false;
+    // Past the limit the rest is never read: the connection is dropped once the answer (413,
+    // unless one was already given) is written, instead of taking the body to its end.
+    const drop = () => {
+      dropped = true;
+      chunks.length = 0;
+      if (!res.headersSent) send(res, { status: 413, body: { outcome: 'refused', error: 'body_too_large' } }, { connection: 'close' });
+      if (res.writableFinished) req.destroy();
+      else res.once('finish', () => req.destroy()).once('close', () => req.destroy());
+    };
+    if (Number(req.headers['content-length']) > MAX_BODY_BYTES) return drop();
     req.on('data', (chunk: Buffer) => {
+      if (dropped) return;
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size > MAX_BODY_BYTES) return drop();
+      // An early answer's body is read only to keep the connection usable, and not kept.
+      if (!early) chunks.push(chunk);
     });
     req.on('end', () => {
-      if (size > MAX_BODY_BYTES) return send(res, { status: 413, body: { outcome: 'refused', error: 'body_too_large' } });
+      if (early || dropped) return;
       receive(req.headers.authorization, Buffer.concat(chunks).toString('utf8')).then(
         (reply) => send(res, reply),
         (err: unknown) => send(res, { status: 500, body: { outcome: 'failed', error: err instanceof Error ? err.message : String(err) } }),
@@ -252,10 +286,10 @@ export function createAlertReceiver(options: AlertReceiverOptions): AlertReceive
   };
 }
 
-function send(res: ServerResponse, reply: Reply): void {
+function send(res: ServerResponse, reply: Reply, extra: Record<string, string> = {}): void {
   if (res.destroyed || res.writableEnded) return;
   const payload = JSON.stringify(reply.body);
-  const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
+  const headers: Record<string, string | number> = { ...extra, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
   if (reply.status === 401) headers['www-authenticate'] = 'Bearer, Basic';
   res.writeHead(reply.status, headers);
   res.end(payload);

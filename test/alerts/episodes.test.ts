@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 
 /** A receiver with no memory of any group, starting runs on `taskQueue` through the real client. */
-async function freshReceiver(taskQueue = worker.taskQueue) {
+async function freshReceiver(taskQueue = worker.taskQueue, map = mapping) {
   const agent = new AgentClient({ client: worker.client, taskQueue, domains: [alerts] });
   const starter: AlertRunStarter = {
     start: async (input) => {
@@ -51,7 +51,7 @@ async function freshReceiver(taskQueue = worker.taskQueue) {
     note: (runId, text, options) => agent.note(runId, text, options),
     describe: (runId) => agent.describe(runId),
   };
-  const receiver = createAlertReceiver({ agent: starter, auth: { bearer: TOKEN }, map: mapping });
+  const receiver = createAlertReceiver({ agent: starter, auth: { bearer: TOKEN }, map });
   receivers.push(receiver);
   const { url } = await receiver.listen(0);
   return async (body: unknown) => {
@@ -130,6 +130,28 @@ describe('episodes of an alert group', () => {
         (err: unknown) => (err instanceof Error ? err.name : 'error'),
       );
     expect(described).toBe('WorkflowNotFoundError');
+  });
+
+  it('after the mapping changed its settings, a recurrence still starts the next episode; a late re-send of the closed one attaches', async () => {
+    const incident = `INC-CH${randomUUID().slice(0, 6)}`;
+    const firstFired = new Date().toISOString();
+    const first = await (await freshReceiver())(notification(incident, [{ alertname: 'ServiceMemoryHigh', startsAt: firstFired }]));
+    expect([first.status, first.outcome, first.runId]).toEqual([200, 'started', runIdOf(incident)]);
+    await worker.client.workflow.getHandle(runIdOf(incident)).result();
+    const closeTime = (await worker.client.workflow.getHandle(runIdOf(incident)).describe()).closeTime as Date;
+
+    // The team changes the mapping's model: every later start of the group asks for other settings
+    // than the closed episode's run was started with, which an attach to that run calls a conflict.
+    const changed = alertMapping({ model: { adapter: 'scripted', replies: [{ type: 'escalate', reason: 'the mapping changed' }] } });
+    const post = await freshReceiver(worker.taskQueue, changed);
+    const late = await post(notification(incident, [{ alertname: 'ServiceMemoryHigh', startsAt: firstFired }]));
+    expect([late.status, late.outcome, late.runId]).toEqual([200, 'attached', runIdOf(incident)]);
+    const refired = new Date(Math.max(closeTime.getTime() + 1, Date.now())).toISOString();
+    const recurrence = await post(notification(incident, [{ alertname: 'ServiceMemoryHigh', startsAt: refired }]));
+    expect([recurrence.status, recurrence.outcome, recurrence.runId]).toEqual([200, 'started', runIdOf(incident, 1)]);
+    // The new episode runs with the new settings: its scripted model's reason is the one it escalates with.
+    const result = (await worker.client.workflow.getHandle(runIdOf(incident, 1)).result()) as { terminal: { detail: string } };
+    expect(result.terminal.detail).toContain('the mapping changed');
   });
 
   it('a new alert joining the group while its run is open attaches to that run: never two runs on one incident', async () => {

@@ -5,9 +5,12 @@
 // group, an unsigned note). The starter here records what it is asked; the runs themselves are
 // in alert-loop.test.ts. Last, `agent alerts` as a process: it listens and refuses a stranger.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { readyLine } from '../support/child-lines.js';
+import { waitUntil } from '../support/wait.js';
 import { RunNotFoundError } from '../../client/agent-errors.js';
 import { receiverAuthFromEnv } from '../../client/alerts/auth.js';
 import { createAlertReceiver, type AlertReceiver, type AlertRunStarter } from '../../client/alerts/receiver.js';
@@ -16,6 +19,8 @@ import { alertMapping } from '../../domains/alerts/mapping.js';
 import type { RunInput } from '../../workflows/run-input.js';
 
 const TOKEN = 'a-token-of-at-least-sixteen-characters';
+/** The receiver's body limit (docs/alerts.md: 1 MB). */
+const LIMIT = 1_000_000;
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 function recorder() {
@@ -124,18 +129,76 @@ describe('the alert receiver', () => {
     expect((await r.post(body('INC-9'), basic('alertmanager', 's3cret-pass'))).body.outcome).toBe('started');
   });
 
-  it('refuses a wrong path or method, an oversized or malformed body, before anything starts', async () => {
+  it('refuses a wrong path or method, or a malformed body, before anything starts', async () => {
     const r = await serve({ bearer: TOKEN });
     const auth = { authorization: `Bearer ${TOKEN}` };
     const replies = [
       await r.post(body('INC-10'), auth, r.url.replace('/alerts', '/other')),
       await r.post(undefined, auth, r.url, 'GET'),
-      await r.post(JSON.stringify(body('INC-10', { commonAnnotations: { pad: 'x'.repeat(1_100_000) } })), auth),
       await r.post('not json', auth),
       await r.post(body('INC-10', { status: 'exploded' }), auth),
     ];
     expect(r.starts).toEqual([]);
-    expect(replies.map((x) => x.status)).toEqual([404, 405, 413, 400, 400]);
+    expect(replies.map((x) => x.status)).toEqual([404, 405, 400, 400]);
+  });
+
+  // Over a connection written by hand, so the test decides how much of a body is ever sent: a
+  // receiver that read bodies to their end before answering would answer none of these.
+  it('answers a stranger from the headers alone, and drops a body past the limit instead of reading it to its end', async () => {
+    const r = recorder();
+    const mounted = createAlertReceiver({ agent: r.agent, auth: { bearer: TOKEN }, map: alertMapping() });
+    // Mounted in a server of the test's own with no keep-alive timer: a connection dropped here
+    // was dropped by the receiver, not by Node closing a connection idle for five seconds.
+    const server = createServer((req, res) => mounted.handle(req, res));
+    server.keepAliveTimeout = 0;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const hostname = '127.0.0.1';
+    const port = (server.address() as AddressInfo).port;
+    const sockets: Socket[] = [];
+    const open = async (headers: string) => {
+      const socket = connect(Number(port), hostname);
+      sockets.push(socket);
+      let received = '';
+      let closed = false;
+      socket.setEncoding('utf8').on('data', (c: string) => (received += c));
+      // A reset after the answer is the server dropping the connection, which is what is awaited.
+      socket.on('error', () => {});
+      socket.once('close', () => (closed = true));
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(`POST /alerts HTTP/1.1\r\nhost: ${hostname}\r\n${headers}\r\n`);
+      return {
+        socket,
+        answer: () => waitUntil(() => received.includes('\r\n\r\n') && received.split('\r\n')[0], 'the status line'),
+        dropped: () => waitUntil(() => closed, 'the server to drop the connection'),
+      };
+    };
+    // One chunk of the declared-length-free encoding, its data sent whole and its closing CRLF
+    // held back: the server has read all there is when it decides.
+    const chunkOver = `${(LIMIT + 1).toString(16)}\r\n${'x'.repeat(LIMIT + 1)}`;
+
+    try {
+      // No secret: 401 before a byte of the body is sent, and the body is then not kept past the limit.
+      const stranger = await open('transfer-encoding: chunked\r\n');
+      expect(await stranger.answer()).toBe('HTTP/1.1 401 Unauthorized');
+      stranger.socket.write(chunkOver);
+      await stranger.dropped();
+
+      const auth = `authorization: Bearer ${TOKEN}\r\n`;
+      // A declared length over the limit: 413 with nothing of the body sent.
+      const declared = await open(`${auth}content-type: application/json\r\ncontent-length: ${2 * LIMIT}\r\n`);
+      expect(await declared.answer()).toBe('HTTP/1.1 413 Payload Too Large');
+      await declared.dropped();
+      // A body that grows past the limit: 413 and the connection dropped, though the body never ended.
+      const growing = await open(`${auth}content-type: application/json\r\ntransfer-encoding: chunked\r\n`);
+      growing.socket.write(chunkOver);
+      expect(await growing.answer()).toBe('HTTP/1.1 413 Payload Too Large');
+      await growing.dropped();
+      expect(r.starts).toEqual([]);
+    } finally {
+      // Only a failing test leaves one open; the server's close waits for its connections.
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('a group the mapping does not know is ignored (200, nothing started); a "resolved" one is recorded on the run, not started', async () => {
@@ -177,8 +240,12 @@ describe('the alert receiver', () => {
 
   it('its secret comes from the environment and must be a real one', () => {
     expect(receiverAuthFromEnv({ AGENT_ALERTS_TOKEN: TOKEN })).toEqual({ bearer: TOKEN });
-    expect(receiverAuthFromEnv({ AGENT_ALERTS_BASIC: 'am:pw:with:colons' })).toEqual({ basic: { username: 'am', password: 'pw:with:colons' } });
+    expect(receiverAuthFromEnv({ AGENT_ALERTS_BASIC: 'am:pass:with:colons:16+' })).toEqual({ basic: { username: 'am', password: 'pass:with:colons:16+' } });
     expect(receiverAuthFromEnv({ AGENT_ALERTS_TOKEN: 'short' })).toContain('at least 16');
+    // Basic auth's password is held to the token's length: no one-character door beside a 16-character one.
+    expect(receiverAuthFromEnv({ AGENT_ALERTS_BASIC: 'am:p' })).toBe("AGENT_ALERTS_BASIC's password (after the first colon) must be at least 16 characters");
+    expect(receiverAuthFromEnv({ AGENT_ALERTS_BASIC: `am:${'p'.repeat(15)}` })).toContain('at least 16');
+    expect(receiverAuthFromEnv({ AGENT_ALERTS_BASIC: `am:${'p'.repeat(16)}` })).toEqual({ basic: { username: 'am', password: 'p'.repeat(16) } });
     expect(receiverAuthFromEnv({})).toContain('needs a secret');
     expect(receiverAuthFromEnv({ AGENT_ALERTS_TOKEN: TOKEN, AGENT_ALERTS_BASIC: 'a:b' })).toContain('not both');
   });
