@@ -37,7 +37,13 @@ export async function replicaSetsOf(api: KubernetesApi, deployment: Deployment):
   return ownedReplicaSets(deployment, list.items);
 }
 
-/** Of `replicaSets` (a namespace's, say), those the Deployment controls, oldest revision first. */
+/**
+ * Of `replicaSets` (a namespace's, say), those the Deployment controls, oldest revision first.
+ * Both are what the ReplicaSets say: anyone who may create one in the namespace can name the
+ * Deployment its controller (or match its selector and be adopted) and write any revision. So
+ * this is `kubectl rollout history`'s view, not a record to copy a template from without checking
+ * it (domains/incidents/kubernetes-history.ts checks it).
+ */
 export function ownedReplicaSets(deployment: Deployment, replicaSets: readonly ReplicaSet[]): ReplicaSet[] {
   return replicaSets.filter((rs) => controlledBy(rs, deployment)).sort((a, b) => revisionOf(a) - revisionOf(b));
 }

@@ -2,14 +2,17 @@
 // (as `kubectl rollout status` judges it: the controller has seen the latest template, every
 // replica runs it and is available, none of an older one is left, the progress deadline has not
 // passed) and the telemetry's. The telemetry (error rate, p99 latency, memory) is what the pods
-// report, and this control plane's pods (kwok's) run nothing, so it is read from annotations on
-// the ReplicaSets, as a metrics pipeline labels series by pod-template-hash: a test "breaks" a
-// service by annotating the ReplicaSet whose pods serve. Memory exhaustion is then a property of
-// those pods (a restart makes new ones, which start clean), a bad deploy of the pods of that
-// version (a revert makes new ones of the previous version). A ReplicaSet without annotations
-// reports the healthy baseline. The service is judged by the pods that serve (the worst of the
-// ReplicaSets with ready pods), never by the template it was asked to run: mid-rollout, or in a
-// rollout that never completes, the old pods are still the ones answering.
+// report, and this control plane's pods (kwok's) run nothing, so it is read from annotations, as
+// a metrics pipeline labels series by pod-template-hash: a pod template's annotations are what
+// the pods made from it report (kubernetes-seed.ts puts the healthy baseline there, so a
+// restart's or a revert's new pods start clean), and a ReplicaSet's own annotations, when it has
+// them, are what its pods report now: a test "breaks" a service by annotating the ReplicaSet
+// whose pods serve. Memory exhaustion is then a property of those pods, a bad deploy of the pods
+// of that version. A number that is missing or unreadable is not known, never assumed healthy:
+// the service is then undecided, and the probe says so rather than confirming. The service is
+// judged by the pods that serve (the worst of the ReplicaSets with ready pods), never by the
+// template it was asked to run: mid-rollout, or in a rollout that never completes, the old pods
+// are still the ones answering.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesApi } from '../../kubernetes/api.js';
 import type { Deployment, ReplicaSet } from '../../kubernetes/resources.js';
@@ -27,8 +30,6 @@ export interface Telemetry {
   memoryPct: number;
 }
 
-/** What pods report when nothing is wrong (the simulated world's healthy service reads the same). */
-export const BASELINE: Telemetry = { errorRate: 0.002, latencyP99Ms: 120, memoryPct: 41 };
 /** The service level a healthy service keeps: below these error rate and latency, and memory not exhausted. */
 export const SLO = { errorRate: 0.01, latencyP99Ms: 500 } as const;
 
@@ -42,8 +43,14 @@ export interface Rollout {
 
 export interface ServiceHealth {
   rollout: Rollout;
-  telemetry: Telemetry;
+  /** The worst the serving pods report; undefined when one of them reports no readable number for one of the three. */
+  telemetry: Telemetry | undefined;
   healthy: boolean;
+  /**
+   * False when nothing shows the service unhealthy but its telemetry is not known: neither
+   * healthy nor not. (A rollout in progress or a number over the service level decides it.)
+   */
+  decided: boolean;
   /** Why it is not healthy, in words ('' when it is). */
   why: string;
 }
@@ -70,18 +77,33 @@ export function rolloutOf(deployment: Deployment): Rollout {
   return { complete: waiting === '', stalled, detail: waiting || `rolled out (${want} replicas)` };
 }
 
-/** A ReplicaSet's own telemetry: its annotations, the baseline for each one it lacks. */
-export function telemetryOf(rs: ReplicaSet): Telemetry {
-  const a = rs.metadata.annotations ?? {};
-  const read = (key: string, fallback: number) => {
-    const value = Number(a[key]);
-    return a[key] !== undefined && Number.isFinite(value) ? value : fallback;
-  };
-  return {
-    errorRate: read(ERROR_RATE_ANNOTATION, BASELINE.errorRate),
-    latencyP99Ms: read(LATENCY_P99_MS_ANNOTATION, BASELINE.latencyP99Ms),
-    memoryPct: read(MEMORY_PCT_ANNOTATION, BASELINE.memoryPct),
-  };
+const FIELDS: ReadonlyArray<[keyof Telemetry, string]> = [
+  ['errorRate', ERROR_RATE_ANNOTATION],
+  ['latencyP99Ms', LATENCY_P99_MS_ANNOTATION],
+  ['memoryPct', MEMORY_PCT_ANNOTATION],
+];
+
+/** The annotations that report `telemetry` (on a pod template or a ReplicaSet). */
+export function telemetryAnnotations(telemetry: Telemetry): Record<string, string> {
+  return Object.fromEntries(FIELDS.map(([field, key]) => [key, String(telemetry[field])]));
+}
+
+/** A plain decimal: not '', not ' 1', not '1e3', not 'Infinity', each of which Number() would take. */
+const DECIMAL = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/**
+ * What a ReplicaSet's pods report: each number from its own annotation if it has one, else from
+ * its pod template's. Missing from both, or not a number where it is, leaves it out: unknown.
+ */
+export function telemetryOf(rs: ReplicaSet): Partial<Telemetry> {
+  const own = rs.metadata.annotations ?? {};
+  const template = rs.spec.template.metadata?.annotations ?? {};
+  const known: Partial<Telemetry> = {};
+  for (const [field, key] of FIELDS) {
+    const text = Object.hasOwn(own, key) ? own[key] : template[key];
+    if (text !== undefined && DECIMAL.test(text)) known[field] = Number(text);
+  }
+  return known;
 }
 
 /** The pods that answer: the ReplicaSets with ready pods; the newest one when none has any yet. */
@@ -90,25 +112,29 @@ function serving(replicaSets: ReplicaSet[]): ReplicaSet[] {
   return ready.length ? ready : replicaSets.slice(-1);
 }
 
+/** Each number's worst over the serving ReplicaSets; unknown if any of them does not report it. */
+function worst(sets: Array<Partial<Telemetry>>): Partial<Telemetry> {
+  const out: Partial<Telemetry> = {};
+  for (const [field] of FIELDS) {
+    const values = sets.map((t) => t[field]);
+    if (sets.length && values.every((v) => v !== undefined)) out[field] = Math.max(...(values as number[]));
+  }
+  return out;
+}
+
 export function healthOf(deployment: Deployment, replicaSets: ReplicaSet[]): ServiceHealth {
   const rollout = rolloutOf(deployment);
-  const sets = serving(replicaSets).map(telemetryOf);
-  const telemetry = sets.length
-    ? {
-        errorRate: Math.max(...sets.map((t) => t.errorRate)),
-        latencyP99Ms: Math.max(...sets.map((t) => t.latencyP99Ms)),
-        memoryPct: Math.max(...sets.map((t) => t.memoryPct)),
-      }
-    : BASELINE;
-  const why = [
+  const t = worst(serving(replicaSets).map(telemetryOf));
+  const unknown = FIELDS.filter(([field]) => t[field] === undefined).map(([, key]) => key);
+  const over = [
     rollout.complete ? '' : `rollout ${rollout.detail}`,
-    telemetry.errorRate >= SLO.errorRate ? `error rate ${telemetry.errorRate}` : '',
-    telemetry.latencyP99Ms >= SLO.latencyP99Ms ? `p99 latency ${telemetry.latencyP99Ms} ms` : '',
-    telemetry.memoryPct >= MEMORY_EXHAUSTED_PCT ? `memory ${telemetry.memoryPct}%` : '',
-  ]
-    .filter(Boolean)
-    .join(', ');
-  return { rollout, telemetry, healthy: why === '', why };
+    t.errorRate !== undefined && t.errorRate >= SLO.errorRate ? `error rate ${t.errorRate}` : '',
+    t.latencyP99Ms !== undefined && t.latencyP99Ms >= SLO.latencyP99Ms ? `p99 latency ${t.latencyP99Ms} ms` : '',
+    t.memoryPct !== undefined && t.memoryPct >= MEMORY_EXHAUSTED_PCT ? `memory ${t.memoryPct}%` : '',
+  ].filter(Boolean);
+  const why = [...over, unknown.length ? `no readable telemetry (${unknown.join(', ')})` : ''].filter(Boolean).join(', ');
+  const telemetry = unknown.length ? undefined : (t as Telemetry);
+  return { rollout, telemetry, healthy: why === '', decided: over.length > 0 || unknown.length === 0, why };
 }
 
 /**

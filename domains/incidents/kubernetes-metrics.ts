@@ -1,7 +1,11 @@
 // The incidents' services on a Kubernetes API as Prometheus scrapes them: a small exporter, on
-// loopback, that answers each scrape from the API's own objects (the Deployments of every
-// namespace that names its incident, kubernetes-seed.ts's CASE_ANNOTATION, and their
-// ReplicaSets), judged as get_metrics and the probe judge them (kubernetes-health.ts). It stands
+// loopback, that answers each scrape from the API's own objects (the service Deployments, api, db
+// and cache, of every namespace that names its incident, kubernetes-seed.ts's CASE_ANNOTATION, and
+// their ReplicaSets), judged as get_metrics and the probe judge them (kubernetes-health.ts). A
+// namespace counts for an incident only if it is that incident's namespace (`namespaceOf`): the
+// annotation alone would let any namespace, named anything, export series under another case's
+// labels beside (or instead of) the real ones. A service whose telemetry is not known is exported
+// not up, its numbers NaN, never the healthy baseline. It stands
 // where kube-state-metrics and a pod metrics pipeline would: this control plane's pods run
 // nothing, so their telemetry is the ReplicaSets' annotations. The series are
 // monitoring/service-metrics.ts's under `incident_service`, so the alert rules written for the
@@ -14,7 +18,7 @@ import { ownedReplicaSets } from '../../kubernetes/rollout.js';
 import { METRICS_CONTENT_TYPE, renderServiceMetrics, type ServiceSample } from '../../monitoring/service-metrics.js';
 import { healthOf } from './kubernetes-health.js';
 import { historyOf } from './kubernetes-history.js';
-import { CASE_ANNOTATION } from './kubernetes-seed.js';
+import { CASE_ANNOTATION, namespaceOf, SERVICES } from './kubernetes-seed.js';
 
 /** The prefix of the exporter's series: `incident_service_error_ratio{case_id, service}`, ... */
 export const KUBERNETES_METRICS_PREFIX = 'incident_service';
@@ -23,11 +27,24 @@ interface Namespace {
   metadata: { name: string; annotations?: Record<string, string> };
 }
 
-/** One sample per Deployment of every namespace that names its incident, read now. */
+/** The case a namespace is for: the one its annotation names, if the namespace is that case's own. */
+function caseOf(namespace: Namespace): string | undefined {
+  const caseId = namespace.metadata.annotations?.[CASE_ANNOTATION];
+  if (!caseId) return undefined;
+  try {
+    return namespaceOf(caseId) === namespace.metadata.name ? caseId : undefined;
+  } catch {
+    return undefined; // not an incident id
+  }
+}
+
+const isService = (name: string) => (SERVICES as readonly string[]).includes(name);
+
+/** One sample per service Deployment of every incident's own namespace, read now. */
 export async function sampleServices(api: KubernetesApi): Promise<ServiceSample[]> {
   const namespaces = await api.get<List<Namespace>>(paths.namespaces());
   const cases = namespaces.items.flatMap((n) => {
-    const caseId = n.metadata.annotations?.[CASE_ANNOTATION];
+    const caseId = caseOf(n);
     return caseId ? [{ namespace: n.metadata.name, caseId }] : [];
   });
   const perCase = await Promise.all(
@@ -37,6 +54,7 @@ export async function sampleServices(api: KubernetesApi): Promise<ServiceSample[
         api.get<List<ReplicaSet>>(paths.replicaSets(namespace)),
       ]);
       return deployments.items.flatMap((d) => {
+        if (!isService(d.metadata.name)) return [];
         // One list per namespace, not a request per Deployment as replicaSetsOf makes.
         const sets = ownedReplicaSets(d, replicaSets.items);
         const health = healthOf(d, sets);
@@ -46,9 +64,9 @@ export async function sampleServices(api: KubernetesApi): Promise<ServiceSample[
             {
               caseId,
               service: d.metadata.name,
-              errorRatio: health.telemetry.errorRate,
-              memoryPercent: health.telemetry.memoryPct,
-              latencyP99Ms: health.telemetry.latencyP99Ms,
+              errorRatio: health.telemetry?.errorRate ?? NaN,
+              memoryPercent: health.telemetry?.memoryPct ?? NaN,
+              latencyP99Ms: health.telemetry?.latencyP99Ms ?? NaN,
               healthy: health.healthy,
               version: history.current,
               previousVersion: history.previous,

@@ -11,6 +11,8 @@ export const EFFECT_KEY_ANNOTATION = `${PREFIX}/effect-key`;
 export const EFFECT_ID_ANNOTATION = `${PREFIX}/effect-id`;
 export const EFFECT_KIND_ANNOTATION = `${PREFIX}/effect-kind`;
 export const APPLIED_AT_ANNOTATION = `${PREFIX}/applied-at`;
+/** Every annotation `stamp` writes. */
+export const EFFECT_ANNOTATIONS: readonly string[] = [EFFECT_KEY_ANNOTATION, EFFECT_ID_ANNOTATION, EFFECT_KIND_ANNOTATION, APPLIED_AT_ANNOTATION];
 /** On the Deployment's metadata: `{ [idempotency key]: fenced before (epoch ms) }`, as JSON. */
 export const FENCES_ANNOTATION = `${PREFIX}/fences`;
 

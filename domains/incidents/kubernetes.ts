@@ -5,26 +5,32 @@
 // state and the serving pods' telemetry (kubernetes-health.ts), get_deploys the ReplicaSets'
 // image versions (kubernetes-history.ts), get_logs the events about the Deployment, its
 // ReplicaSets and pods. restart_service is `kubectl rollout restart` (a strategic merge patch of
-// the pod template's annotations) and revert_deploy `kubectl rollout undo` to the previous
-// version's ReplicaSet; each stamps its idempotency key on the template and is written at most
-// once per key, conditional on the resourceVersion it checked (kubernetes-effects.ts). The
-// readback finds the key in the Deployment's or a ReplicaSet's template, and fences it when not.
+// the pod template's annotations) and revert_deploy the current template's image moved back to
+// the previous version's tag (never a template copied from a ReplicaSet, which anyone who may
+// create one in the namespace can plant: kubernetes-history.ts); each stamps its idempotency key
+// on the template and is written at most once per key, conditional on the resourceVersion it
+// checked (kubernetes-effects.ts). The readback finds the key in the Deployment's or a
+// ReplicaSet's template, and fences it when not. Telemetry that is missing or unreadable is not
+// known: get_metrics refuses, and the probe is undecided rather than confirming.
 import { ToolRefused, implement, type ToolContext } from '../../worker/public.js';
 import type { KubernetesApi } from '../../kubernetes/api.js';
-import { paths, POD_TEMPLATE_HASH_LABEL, type KubernetesEvent, type List } from '../../kubernetes/resources.js';
+import { paths, type KubernetesEvent, type List } from '../../kubernetes/resources.js';
 import { getDeployment, replicaSetsOf, RESTARTED_AT_ANNOTATION } from '../../kubernetes/rollout.js';
 import { incidents, Service } from './domain.js';
 import { incidentsPolicy } from './policy.js';
 import { applyOnce, readBack, type Plan, type ServiceRef } from './kubernetes-effects.js';
 import { classifyKubernetesError, whileUnavailable } from './kubernetes-errors.js';
 import { healthOf, settled } from './kubernetes-health.js';
-import { historyOf } from './kubernetes-history.js';
+import { historyOf, retagged } from './kubernetes-history.js';
 import { effectOf, stamp, type EffectKind } from './kubernetes-record.js';
 
 /** What the worker hands every tool, readback and probe of this implementation. */
 export interface KubernetesIncidentsDeps {
   kubernetes: KubernetesApi;
-  /** The namespace whose Deployments `api`, `db` and `cache` are the services of this case. */
+  /**
+   * The namespace whose Deployments `api`, `db` and `cache` are the services of this case; one per
+   * case id, never shared by two (kubernetes-seed.ts's `namespaceOf` is such a mapping).
+   */
   namespaceOf(caseId: string): string;
 }
 
@@ -45,21 +51,19 @@ const restartPlan: Plan = (_deployment, _sets, effect) => ({
   body: { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: effect.appliedAt, ...stamp(effect) } } } } },
 });
 
-/** The revert: the previous version's ReplicaSet's template put back (as `kubectl rollout undo`), stamped. */
+/** The revert: the current template's image at the previous version's tag (kubernetes-history.ts), stamped. */
 const revertPlan =
   (toVersion: string): Plan =>
   (deployment, sets, effect) => {
     const history = historyOf(deployment, sets);
-    if (!history.previousSet || history.previous !== toVersion) {
+    if (history.previous === history.current || history.previous !== toVersion) {
       throw new ToolRefused(
         `${deployment.metadata.name} runs ${history.current} and its previous version is ${history.previous}, not ${toVersion}`,
         'revert_target_invalid',
       );
     }
-    const template = structuredClone(history.previousSet.spec.template);
-    if (template.metadata?.labels) delete template.metadata.labels[POD_TEMPLATE_HASH_LABEL];
-    template.metadata = { ...template.metadata, annotations: { ...template.metadata?.annotations, ...stamp(effect) } };
-    return { kind: 'json', body: [{ op: 'replace', path: '/spec/template', value: template }] };
+    const containers = retagged(deployment.spec.template, toVersion);
+    return { kind: 'strategic', body: { spec: { template: { metadata: { annotations: stamp(effect) }, spec: { containers } } } } };
   };
 
 async function effect(ctx: Ctx, service: string, kind: EffectKind, plan: Plan) {
@@ -92,6 +96,8 @@ export const kubernetesIncidentsImplementation = implement(incidents).with<Kuber
     get_metrics: async (args, ctx) => {
       const { deployment, replicaSets } = await settled(ctx.deps.kubernetes, ctx.deps.namespaceOf(ctx.caseId), args.service, settlePatience(ctx), ctx.signal);
       const health = healthOf(deployment, replicaSets);
+      // A number no pod reports is not made up: the model would read it as the truth.
+      if (!health.telemetry) throw new ToolRefused(`${args.service}: ${health.why}`, 'telemetry_missing');
       const last = effectOf(deployment.spec.template);
       return {
         service: args.service,
@@ -132,15 +138,20 @@ export const kubernetesIncidentsImplementation = implement(incidents).with<Kuber
         return { service, ...healthOf(deployment, replicaSets) };
       }),
     );
-    const degraded = health.filter((h) => !h.healthy);
+    // Degraded: known not to be healthy. Unknown: nothing shows it unhealthy, but no telemetry says it is healthy.
+    const degraded = health.filter((h) => !h.healthy && h.decided);
+    const unknown = health.filter((h) => !h.decided);
+    const decided = degraded.length > 0 || unknown.length === 0;
     return {
-      holds: degraded.length === 0,
+      holds: health.every((h) => h.healthy),
       conflict: false,
-      decided: true,
+      decided,
       detail: degraded.length
         ? `degraded: ${degraded.map((h) => `${h.service} (${h.why})`).join('; ')}`
-        : 'all services rolled out and within their service level',
-      facts: { 'verify.healthy': degraded.length === 0, 'verify.degraded': degraded.map((h) => h.service).join(',') },
+        : unknown.length
+          ? `undecided: ${unknown.map((h) => `${h.service} (${h.why})`).join('; ')}`
+          : 'all services rolled out and within their service level',
+      facts: { 'verify.healthy': health.every((h) => h.healthy), 'verify.degraded': degraded.map((h) => h.service).join(',') },
     };
   },
   policy: incidentsPolicy,

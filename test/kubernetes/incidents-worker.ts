@@ -116,8 +116,8 @@ export function useIncidentCases(api: KubernetesApi, direct: KubernetesApi = api
     if (direct !== api) direct.close();
   });
   return {
-    async incident(seed: IncidentSeed): Promise<{ caseId: string; namespace: string }> {
-      const caseId = uniqueCase('INC');
+    /** A case seeded as `seed`, under `caseId` when the test needs a particular one. */
+    async incident(seed: IncidentSeed, caseId = uniqueCase('INC')): Promise<{ caseId: string; namespace: string }> {
       namespaces.push(namespaceOf(caseId));
       return { caseId, namespace: await seedIncident(direct, caseId, seed) };
     },

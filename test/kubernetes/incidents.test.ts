@@ -37,7 +37,7 @@ describe('the incidents domain on Kubernetes, through real workflows', () => {
     expect(factValues(view, 'cache.lastEffectKey').at(-1)).toBe(key);
   });
 
-  it("reverts a bad deploy to the previous version's template: one new revision of v1.4.2, stamped; the probe confirms", async () => {
+  it("reverts a bad deploy to the previous version's tag: one new revision of v1.4.2, stamped; the probe confirms", async () => {
     const { caseId, namespace } = await incident({ faulty: { service: 'api', fault: 'bad_deploy' } });
     const { result, view } = await runIncident(onWorker(), caseId);
 
