@@ -57,7 +57,7 @@ export function probeActivities(deps: ProbeDeps) {
       const cancelled = Context.current().cancellationSignal;
       try {
         const verdict = await withHeartbeat(() =>
-          withDeadline(deps.toolTimeoutMs, cancelled, (signal) =>
+          withDeadline(budgetMs(deps.toolTimeoutMs), cancelled, (signal) =>
             impl.probe(claim, {
               caseId,
               deps: deps.deps,
@@ -85,7 +85,7 @@ export function probeActivities(deps: ProbeDeps) {
       for (let attempt = 1; attempt <= deps.readbackAttempts; attempt++) {
         try {
           const found = await withHeartbeat(() =>
-            withDeadline(deps.toolTimeoutMs, context.cancellationSignal, (signal) =>
+            withDeadline(budgetMs(deps.toolTimeoutMs, deps.readbackAttempts), context.cancellationSignal, (signal) =>
               read(key, { caseId, deps: deps.deps, timeoutMs: deps.toolTimeoutMs, signal, ...(fenceBefore !== undefined ? { fenceBefore } : {}) }),
             ),
           );
@@ -114,6 +114,17 @@ export function probeActivities(deps: ProbeDeps) {
       return { callId, outcome: 'undecided', detail: `readback failed ${deps.readbackAttempts} times: ${lastError}`, attempts: deps.readbackAttempts };
     },
   };
+}
+
+/**
+ * How long a probe, or one of a readback's reads, may take: its activity's own start-to-close time
+ * (probeOptions), shared among the reads, and never less than a tool call's. A probe may be
+ * composite (a rollout waited for, then a query), so a tool call's timeout is no bound for it; the
+ * bound is what frees the worker's slot when the system it asks never answers.
+ */
+function budgetMs(toolTimeoutMs: number, reads = 1): number {
+  const total = Context.current().info.startToCloseTimeoutMs;
+  return Number.isFinite(total) && total > 0 ? Math.max(toolTimeoutMs, Math.floor(total / reads)) : toolTimeoutMs;
 }
 
 type ReadbackFn = (key: string, ctx: Parameters<AnyImplementation['probe']>[1]) => Promise<Readback>;

@@ -124,16 +124,23 @@ export type SealedActivities<T> = {
  * workflow that is not one of the engine's runs fails and does nothing (activities/caller.ts).
  * A tool call or a probe that carries the run's reads does nothing when one of them is not a
  * worker's, or when the server cannot say who scheduled it: the call answers `not_sent`, the
- * probe an undecided verdict, sealed.
+ * probe an undecided verdict, sealed. `callers: 'unchecked'` is for calling the wrappers in-process,
+ * outside an activity (this file's own tests): otherwise a call with no activity around it, which
+ * has no caller to check, is refused.
  */
-export function sealActivities<T extends Record<string, unknown>>(ring: KeyRing, activities: T): SealedActivities<T> {
+export function sealActivities<T extends Record<string, unknown>>(
+  ring: KeyRing,
+  activities: T,
+  options: { callers?: 'checked' | 'unchecked' } = {},
+): SealedActivities<T> {
+  const checked = options.callers !== 'unchecked';
   const out: Record<string, unknown> = { ...activities };
   for (const name of SEALED_ACTIVITIES) {
     const run = activities[name] as ((input: unknown) => Promise<unknown>) | undefined;
     if (typeof run !== 'function') continue;
     out[name] = async (input: unknown) => {
       const scope = callerScope();
-      const refused = (await refusedOnCaller(name, input)) ?? refusedOnReads(ring, scope, name, input);
+      const refused = (checked ? await refusedOnCaller(name, input) : undefined) ?? refusedOnReads(ring, scope, name, input);
       return seal(ring, scope, nonceOf(input), refused ?? (await run(input)));
     };
   }
@@ -167,12 +174,12 @@ const CALLER_CHECKED: ReadonlySet<SealedActivityName> = new Set(['invokeTool', '
 /**
  * Undefined when the activity may go ahead: it touches no system, or one of the engine's runs
  * scheduled it. A stranger's call fails, unsealed. A caller the server could not confirm gets a
- * tool call not sent or a probe not asked (a readback is retried: it fails, to be asked again).
- * Called in-process, outside an activity (sealActivities' own tests), there is no caller to check.
+ * tool call not sent or a probe not asked (a readback is retried: it fails, to be asked again, and
+ * once its attempts are spent the run takes it as undecided).
  */
 async function refusedOnCaller(name: SealedActivityName, input: unknown): Promise<unknown> {
-  if (!CALLER_CHECKED.has(name) || !inActivity()) return undefined;
-  const verdict = await checkCaller();
+  if (!CALLER_CHECKED.has(name)) return undefined;
+  const verdict = inActivity() ? await checkCaller() : { ok: false as const, stranger: true as const, reason: 'it was called outside an activity' };
   if (verdict.ok) return undefined;
   if (verdict.stranger) {
     warn(`${name} refused: ${verdict.reason}`);

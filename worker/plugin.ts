@@ -53,6 +53,14 @@ export interface AgentPluginOptions extends ActivityDeps {
    * then a payload the worker cannot decode fails the run's workflow tasks (docs/encryption.md).
    */
   quarantine?: 'required' | 'off';
+  /**
+   * What the worker serves: `runs` (default: the agent workflow's activities, all of them), or
+   * `models`, only the model call, for a worker of a run's model queue (RunInput.modelQueue,
+   * docs/spend.md). No agent workflow runs on a model queue, so its workers must not take tool
+   * calls, readbacks or probes: a workflow of anyone's started there could schedule them, and would
+   * pass for an agent run on that queue (activities/caller.ts).
+   */
+  serves?: 'runs' | 'models';
 }
 
 /** Every option agentPlugin takes (the compiler holds this to AgentPluginOptions). */
@@ -68,6 +76,7 @@ const PLUGIN_OPTIONS: OptionNames<AgentPluginOptions> = {
   sharedQueue: true,
   deployment: true,
   quarantine: true,
+  serves: true,
 };
 
 /** Options earlier releases took, and what took their place: refused by name, never ignored. */
@@ -137,11 +146,12 @@ export class AgentPlugin implements WorkerPlugin, BundlerPlugin {
 
   constructor(options: AgentPluginOptions) {
     checkPluginOptions('agentPlugin', options);
-    const { sharedQueue: _s, deployment, quarantine: _q, ...deps } = options;
+    const { sharedQueue: _s, deployment, quarantine: _q, serves, ...deps } = options;
     // Checked here too: a deployment with a typo fails where it is given.
     this.deployment = deployment ? workerDeploymentOptions(deployment) : undefined;
     // Built here, not at Worker.create: a malformed approver directory fails where it is given.
-    const activities = createActivities(deps);
+    const all = createActivities(deps);
+    const activities = serves === 'models' ? { propose: all.propose } : all;
     this.simple = new SimplePlugin({ name: AGENT_PLUGIN_NAME, activities });
     this.agent = options;
     this.domainNames = options.implementations.map((i) => i.domain.name);

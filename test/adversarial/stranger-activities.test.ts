@@ -4,11 +4,18 @@
 // reach the processor with no controller, gate or person in between, and a ledger read would
 // hand the transfer's record to the stranger. Each is refused before it touches the world
 // (activities/caller.ts), judged by the world's own records: the processor received no reissue,
-// the ledger no read.
+// the ledger no read. A run's model queue has workers too, and no agent workflow: a stranger's
+// workflow started there, its tasks taken by the stranger's own poller, would pass for an agent
+// run on that queue, so a model queue's workers serve the model call only (`serves: 'models'`).
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { implementations } from '../../domains/implementations.js';
+import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
+import { agentPlugin } from '../../worker/plugin.js';
 import type { StrangerInput, StrangerOutcome } from '../fixtures/stranger-workflows.js';
 import { reissueCalls, reissuesOf } from '../support/adversarial.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
@@ -19,24 +26,29 @@ const strangerWorkflows = fileURLToPath(new URL('../fixtures/stranger-workflows.
 describe("the engine's activities scheduled by a workflow that is not the engine", () => {
   const engine = useAgentHarness();
   const strangerQueue = uniqueTaskQueue('stranger');
-  let stop: () => Promise<void>;
-  beforeAll(async () => {
+  const modelQueue = uniqueTaskQueue('stranger-models');
+  const stops: (() => Promise<void>)[] = [];
+  /** A worker of its own connection on `taskQueue`, until the tests end. */
+  async function serve(options: Omit<Parameters<typeof Worker.create>[0], 'connection' | 'namespace'>): Promise<void> {
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await Worker.create({
-      connection,
-      namespace: inject('temporalNamespace'),
-      taskQueue: strangerQueue,
-      workflowsPath: strangerWorkflows,
-      bundlerOptions: { ignoreModules: [] },
-    });
+    const worker = await Worker.create({ connection, namespace: inject('temporalNamespace'), ...options });
     const running = worker.run();
-    stop = async () => {
+    stops.push(async () => {
       worker.shutdown();
       await running;
       await connection.close();
-    };
+    });
+  }
+  beforeAll(async () => {
+    // The stranger's own pollers: on a queue of theirs, and on the run's model queue.
+    for (const taskQueue of [strangerQueue, modelQueue]) await serve({ taskQueue, workflowsPath: strangerWorkflows, bundlerOptions: { ignoreModules: [] } });
+    // The team's model worker on the model queue, set up as docs/spend.md says.
+    const deps = { world: new WorldClient(inject('worldUrl')) };
+    await serve({ taskQueue: modelQueue, plugins: [agentPlugin({ implementations, deps, blobDir: join(tmpdir(), 'agent-test-blobs'), serves: 'models' })] });
   });
-  afterAll(async () => stop());
+  afterAll(async () => {
+    for (const stop of stops) await stop();
+  });
 
   it('a reissue, a ledger read, a readback and a probe asked by a stranger named agentWorkflow: each fails NotAnAgentRun, and the world hears nothing', async () => {
     const transferId = uniqueCase('PX');
@@ -56,6 +68,26 @@ describe("the engine's activities scheduled by a workflow that is not the engine
       ledger: { failure: 'NotAnAgentRun' },
       readback: { failure: 'NotAnAgentRun' },
       probe: { failure: 'NotAnAgentRun' },
+    });
+  });
+
+  it("the same stranger started on a run's model queue, where the team's model worker serves only the model call: nothing of the engine's but that answers, and the world hears nothing", async () => {
+    const transferId = uniqueCase('PX');
+    await seedTransfer(engine.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
+    const input: StrangerInput = { engineTaskQueue: modelQueue, transferId };
+    const stranger = await engine.client.workflow.start('agentWorkflow', { taskQueue: modelQueue, workflowId: `stranger-models-${transferId}`, args: [input] });
+    const outcome = (await stranger.result()) as StrangerOutcome;
+
+    expect(await reissueCalls(engine.world, transferId)).toEqual([]);
+    expect(await reissuesOf(engine.world, transferId)).toEqual([]);
+    const ledgerReads = (await engine.world.calls({ op: 'payments.ledger' })).filter((c) => c.key === transferId || JSON.stringify(c).includes(transferId));
+    expect(ledgerReads).toEqual([]);
+    // The worker has no such activity: each call fails, none ran.
+    expect(outcome).toEqual({
+      reissue: { failure: 'NotFoundError' },
+      ledger: { failure: 'NotFoundError' },
+      readback: { failure: 'NotFoundError' },
+      probe: { failure: 'NotFoundError' },
     });
   });
 });

@@ -88,7 +88,7 @@ describe('model calls rate-limited across runs by the task queue', () => {
         connection,
         namespace: temporal.namespace,
         taskQueue: modelQueue,
-        plugins: [agentPlugin({ implementations, models: adapters, blobDir: join(tmpdir(), 'agent-test-blobs') })],
+        plugins: [agentPlugin({ implementations, models: adapters, blobDir: join(tmpdir(), 'agent-test-blobs'), serves: 'models' })],
         maxTaskQueueActivitiesPerSecond: PER_SECOND,
       });
       const serving = models.run();

@@ -127,17 +127,22 @@ describe('a hostile MCP server', () => {
   });
 
   describe('that never answers a call', () => {
-    it('the readback and the probe end at the tool timeout, and the server hears the deadline', async () => {
+    it("the readback and the probe end within their activity's own time, and the server hears the deadline", async () => {
       const { source, served, activities } = hostile('silent');
       // Connected and listed first, so every call below reaches the server whatever the speed.
       await source.listTools();
       const { readback, verify } = activities(500, 2);
 
-      const result = await inActivity(readback, readbackInput);
+      // The activity's start-to-close time (probeOptions; here 1 s), shared by the readback's two reads.
+      const result = await inActivity(readback, readbackInput, new MockActivityEnvironment({ startToCloseTimeoutMs: 1_000 }));
       expect(result).toMatchObject({ callId: 'c-1', outcome: 'undecided', attempts: 2 });
       expect(result.detail).toMatch(/readback failed 2 times: no answer within 500 ms/);
 
-      const verdict = await inActivity(verify, { domain: 'mcp-incidents', caseId: 'INC-1', claim: {} });
+      const verdict = await inActivity(
+        verify,
+        { domain: 'mcp-incidents', caseId: 'INC-1', claim: {} },
+        new MockActivityEnvironment({ startToCloseTimeoutMs: 500 }),
+      );
       expect(verdict).toMatchObject({ holds: false, decided: false });
       expect(verdict.detail).toMatch(/no answer within 500 ms/);
 

@@ -112,10 +112,14 @@ describe('the ring a worker uses', () => {
 describe('sealActivities', () => {
   it('seals the results the engine believes under the nonce the workflow sent, and leaves the rest alone', async () => {
     const keys = ring('k1', { k1 });
-    const activities = sealActivities(keys, {
-      readback: async (input: { callId: string }) => ({ ...result, callId: input.callId }),
-      ping: async (message: string) => `pong ${message}`,
-    });
+    const activities = sealActivities(
+      keys,
+      {
+        readback: async (input: { callId: string }) => ({ ...result, callId: input.callId }),
+        ping: async (message: string) => `pong ${message}`,
+      },
+      { callers: 'unchecked' },
+    );
     const envelope = await activities.readback({ callId: 'c9', nonce: 'n-9' });
     expect(envelope.sealed.callId).toBe('c9');
     const verdicts = await activities.checkResultSeals({
@@ -126,6 +130,20 @@ describe('sealActivities', () => {
     });
     expect(verdicts).toEqual([{ ok: true }, { ok: false, reason: expect.stringContaining('does not match') }]);
     expect(await activities.ping('x')).toBe('pong x');
+  });
+});
+
+describe('a call with no activity around it', () => {
+  it('is refused unless the caller asked for unchecked calls: it has no caller to check, and nothing runs', async () => {
+    let sent = 0;
+    const activities = sealActivities(ring('k1', { k1 }), {
+      invokeTool: async (input: { call: { callId: string } }) => {
+        sent++;
+        return { status: 'ok', callId: input.call.callId };
+      },
+    });
+    await expect(activities.invokeTool({ call: { callId: 'c1' }, nonce: 'n-1' })).rejects.toMatchObject({ type: 'NotAnAgentRun' });
+    expect(sent).toBe(0);
   });
 });
 
@@ -170,12 +188,16 @@ describe("an effect's activity, carrying the run's reads", () => {
 
   it("sends nothing, and says why, sealed, when a read is not a worker's", async () => {
     let sent = 0;
-    const activities = sealActivities(keys, {
-      invokeTool: async (input: { call: { callId: string } }) => {
-        sent++;
-        return { status: 'ok', callId: input.call.callId };
+    const activities = sealActivities(
+      keys,
+      {
+        invokeTool: async (input: { call: { callId: string } }) => {
+          sent++;
+          return { status: 'ok', callId: input.call.callId };
+        },
       },
-    });
+      { callers: 'unchecked' },
+    );
     const refused = await activities.invokeTool({ call: { callId: 'c3' }, nonce: 'n-3', reads: [carried({ ...ledger, status: 'FAILED' })] });
     expect(sent).toBe(0);
     expect(refused.sealed).toMatchObject({ status: 'error', callId: 'c3', errorClass: 'not_sent' });
@@ -186,12 +208,16 @@ describe("an effect's activity, carrying the run's reads", () => {
 
   it("asks no probe when a read is not a worker's: the verdict is undecided, sealed, so the run cannot end on it", async () => {
     let asked = 0;
-    const activities = sealActivities(keys, {
-      verify: async () => {
-        asked++;
-        return { holds: true, conflict: false, decided: true, detail: 'settled', facts: {}, checkedAt: 1 };
+    const activities = sealActivities(
+      keys,
+      {
+        verify: async () => {
+          asked++;
+          return { holds: true, conflict: false, decided: true, detail: 'settled', facts: {}, checkedAt: 1 };
+        },
       },
-    });
+      { callers: 'unchecked' },
+    );
     const refused = await activities.verify({ nonce: 'n-5', reads: [carried({ ...ledger, status: 'FAILED' })] });
     expect(asked).toBe(0);
     expect(refused.sealed).toMatchObject({ holds: false, decided: false, detail: expect.stringContaining('ledger_status (c2)') });
