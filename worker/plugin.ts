@@ -106,6 +106,12 @@ export class WorkerOptionError extends AgentWorkerError {
 export function checkPluginOptions(where: string, options: object, own: Readonly<Record<string, true>> = {}): void {
   const refused = refusedOption(where, options, { ...PLUGIN_OPTIONS, ...own }, REMOVED_WORKER_OPTIONS);
   if (refused) throw new WorkerOptionError(refused);
+  // A misspelt `serves` would serve everything, tool calls on a model queue among them.
+  const serves = (options as { serves?: unknown }).serves;
+  if (serves !== undefined && serves !== 'runs' && serves !== 'models') {
+    const message = `${where}: serves is 'runs' or 'models', not ${JSON.stringify(serves)?.slice(0, 40)}`;
+    throw new WorkerOptionError({ where, option: 'serves', replacement: undefined, message });
+  }
 }
 
 /** Thrown by Worker.create when the worker's own activities use a name the engine's use. */

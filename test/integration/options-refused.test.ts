@@ -72,6 +72,19 @@ describe('options a release removed, or never had', () => {
     }
   });
 
+  it("what a worker serves is 'runs' or 'models': any other word is refused, not taken as everything (tool calls on a model queue)", () => {
+    const refused = (() => {
+      try {
+        return agentPlugin({ ...pluginOptions(), serves: 'model' } as never);
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(WorkerOptionError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({ where: 'agentPlugin', option: 'serves', message: `agentPlugin: serves is 'runs' or 'models', not "model"` });
+    expect(agentPlugin({ ...pluginOptions(), serves: 'models' }).name).toBe(agentPlugin(pluginOptions()).name);
+  });
+
   it('a misspelt option is refused with the nearest name, at the worker and at the client', async () => {
     const worker = await refusal(createAgentWorker(workerOptions({ sharedQeue: 'warn' })));
     expect((worker as Error).message).toMatch(/no option named 'sharedQeue'; did you mean 'sharedQueue'\?/);
