@@ -81,8 +81,14 @@ export function toolActivities(deps: ToolDeps) {
         if (failure.class === 'semantic') {
           return { status: 'error', callId: call.callId, errorClass: 'semantic', message: failure.message, attempt, startedAt, finishedAt };
         }
-        // Transient or timeout: safe to try again only when a repeat does no harm.
-        if (!lastAttempt) throw ApplicationFailure.retryable(failure.message, failure.class === 'timeout' ? ErrorTypes.toolTimeout : ErrorTypes.toolTransient);
+        // Transient or timeout: safe to try again only when a repeat does no harm. The failure says
+        // only what kind it was: Temporal stores a failure's message in clear (no payload codec
+        // sees it), and the system's words can hold what the team encrypts. The last attempt's
+        // result, a payload, carries them.
+        if (!lastAttempt) {
+          const type = failure.class === 'timeout' ? ErrorTypes.toolTimeout : ErrorTypes.toolTransient;
+          throw ApplicationFailure.retryable(`${call.tool} attempt ${attempt}: ${failure.class} (what the system said is in the call's last result)`, type);
+        }
         if (call.kind === 'effect') {
           // The request may have been applied before the failure: unknown until read back.
           return { status: 'unknown', callId: call.callId, errorClass: 'unknown', message: failure.message, attempt, startedAt, finishedAt };

@@ -13,6 +13,9 @@ import { costMicros, DEFAULT_PRICES, parsePriceTable, type ModelUsage, type Pric
 /** The team a run without one is charged to, when the worker has daily caps. */
 export const DEFAULT_TEAM = 'default';
 
+/** Where the teams the caps do not name are charged, together (no team is named `*`: RunInput.team). */
+const UNNAMED_TEAMS = '*';
+
 /** Prices and team caps for model calls (agentSpendPlugin): without them calls are not priced. */
 export interface SpendOptions {
   /** Default: DEFAULT_PRICES. */
@@ -55,13 +58,17 @@ export function withSpend(propose: (input: ProposeInput) => Promise<ProposeOutpu
     const modelId = modelIdOf(input.model);
     const price = modelId !== undefined && Object.hasOwn(prices.models, modelId) ? prices.models[modelId] : undefined;
     const team = input.team ?? DEFAULT_TEAM;
-    const cap = caps ? (Object.hasOwn(caps, team) ? caps[team] : caps['*']) : undefined;
+    const named = caps !== undefined && Object.hasOwn(caps, team);
+    const cap = caps ? (named ? caps[team] : caps['*']) : undefined;
+    // The team is the starter's word: every team the caps do not name shares the one day of `*`,
+    // so a name made up for each run is no fresh cap.
+    const account = named ? team : UNNAMED_TEAMS;
     const ledger = options.ledger;
     const day = spendDay(now());
     if (cap !== undefined && ledger) {
-      const capName = `team ${team} daily cap`;
+      const capName = named ? `team ${team} daily cap` : `daily cap of the teams the caps do not name (*), charged by team ${team}`;
       if (!price) return refusal(capName, `no price for model ${modelId ?? input.model.adapter} in the price table, so the cap cannot be kept`);
-      const spent = await ledger.spent(team, day);
+      const spent = await ledger.spent(account, day);
       if (spent >= cap) return refusal(capName, `${money(spent, prices)} of ${money(cap, prices)} spent on ${day}`);
     }
     const output = await propose(input);
@@ -74,7 +81,7 @@ export function withSpend(propose: (input: ProposeInput) => Promise<ProposeOutpu
       tokens: output.tokens,
       contextTokens: input.context.tokenEstimate,
     });
-    if (cap !== undefined && ledger) await ledger.charge(team, day, cost);
+    if (cap !== undefined && ledger) await ledger.charge(account, day, cost);
     return { ...output, costMicros: cost };
   };
 }
