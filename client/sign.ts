@@ -1,7 +1,7 @@
 // The signing side of approvals, notes and starts: key files, and statements made from what
 // the run showed. The private key never leaves the machine that signs; only the statement and
 // its signature travel to the run.
-import { chmodSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { z } from 'zod';
 import { approvalDigest } from '../workflows/controller/index.js';
@@ -42,11 +42,19 @@ export function writeKeyFile(path: string, key: KeyFile): void {
 
 /** Reads and checks a key file: an Error naming the file and what is wrong with it (unreadable, not a key file, a public key that is not its secret key's). */
 export function readKeyFile(path: string): KeyFile {
-  let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new Error(`cannot read key file ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the text around the fault, which in a key file can be
+    // part of the secret key, and this error reaches terminals and logs.
+    throw new Error(`${path} is not a key file: it is not valid JSON (the CLI's keys generate command makes one)`);
   }
   const key = KeyFile.safeParse(raw);
   if (!key.success) throw new Error(`${path} is not a key file (the CLI's keys generate command makes one)`);
@@ -191,7 +199,15 @@ export function signStart(key: KeyFile, runId: string, options: { validForMs?: n
  * file would silently orphan the directory entry made from it.
  */
 export function createKeyFile(path: string, key: KeyFile): void {
-  // Claims the name first (fails with EEXIST if it is taken), then writes as writeKeyFile does.
-  closeSync(openSync(path, 'wx', 0o600));
-  writeKeyFile(path, key);
+  // Exclusive create (EEXIST if the name is taken, a symlink included), and the key written
+  // through that same descriptor: writing by path afterwards would follow whatever was planted
+  // at the name in between. The fchmod is writeKeyFile's chmod, on the descriptor: the umask
+  // may have taken bits from the 0600 asked for at create.
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+    writeFileSync(fd, `${JSON.stringify(key, null, 2)}\n`);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -68,8 +68,8 @@ export function checkRunInput(input: RunInput, domains?: readonly Domain[]): Run
 
 /**
  * Starts the run for a case, or attaches to the run that exists, which must be served by this
- * task queue and have been asked for the same settings (model, budgets, approvers, effects,
- * approval timeout): otherwise RunSettingsConflictError, and the run is not changed. A bad
+ * task queue and have been asked for the same settings (start-settings.ts: model, budgets,
+ * approvers, effects, approval timeout, team, model queue, context...): otherwise RunSettingsConflictError, and the run is not changed. A bad
  * input (InvalidRunInputError; with `domains`, an unknown domain or a case id the domain does
  * not accept) is refused before anything reaches the server.
  */

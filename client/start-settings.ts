@@ -1,8 +1,12 @@
 // The settings a start is compared on when it finds its case's run already there (model,
-// budgets, approvers, effects, approval timeout), in the one form both sides of the comparison
-// take. A later start compares them from the run's first history event (public APIs: the
-// history RPC and the client's own data converter), because that is what the workflow runs with.
-// A start also writes them into the run's memo, for people: the Web UI and describe() show them.
+// budgets, approvers, effects, approval timeout, model outage allowance, shape, context, and who
+// is charged and where the model calls go: team and model queue), in the one form both sides of
+// the comparison take. Whoever starts a case first chooses its input, so a setting left out here
+// is one a stranger may choose for the operator's run while the operator's start reports "same
+// settings" (a model queue they poll makes them the run's model). A later start compares them
+// from the run's first history event (public APIs: the history RPC and the client's own data
+// converter), because that is what the workflow runs with. A start also writes them into the
+// run's memo, for people: the Web UI and describe() show them.
 import { createHash } from 'node:crypto';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { z } from 'zod';
@@ -37,6 +41,12 @@ export const StartSettings = z.strictObject({
   modelOutageMs: z.number().optional(),
   /** Who decides the steps; absent is react (and every memo written before shapes). */
   shape: Shape.optional(),
+  /** The context strategy and window the start set; absent is the domain's (and every memo written before the setting). */
+  context: z.strictObject({ strategy: z.string().optional(), window: z.number().optional() }).optional(),
+  /** Whose spend cap the model calls are charged to; absent is the default team (and every memo written before the setting). */
+  team: z.string().optional(),
+  /** The task queue the model calls go to; absent is the run's own (and every memo written before the setting). */
+  modelQueue: z.string().optional(),
 });
 export type StartSettings = z.infer<typeof StartSettings>;
 
@@ -53,7 +63,17 @@ export function startSettingsOf(run: RunInput): StartSettings {
     approvalTimeoutMs: run.approvalTimeoutMs ?? null,
     ...(run.modelOutageMs !== undefined ? { modelOutageMs: run.modelOutageMs } : {}),
     ...(run.shape && run.shape !== 'react' ? { shape: run.shape } : {}),
+    ...(contextOf(run) ?? {}),
+    ...(run.team !== undefined ? { team: run.team } : {}),
+    ...(run.modelQueue !== undefined ? { modelQueue: run.modelQueue } : {}),
   };
+}
+
+/** The context the start set, as a settings field; `{}` sets nothing, so it is the domain's too. */
+function contextOf(run: RunInput): Pick<StartSettings, 'context'> | undefined {
+  const { strategy, window } = run.context ?? {};
+  if (strategy === undefined && window === undefined) return undefined;
+  return { context: { ...(strategy !== undefined ? { strategy } : {}), ...(window !== undefined ? { window } : {}) } };
 }
 
 /**
@@ -78,6 +98,16 @@ export function diffStartSettings(existing: StartSettings, requested: StartSetti
   const outage = (ms: number | undefined) => (ms === undefined ? 'the default' : `${ms} ms`);
   differ('model outage allowance', outage(existing.modelOutageMs), outage(requested.modelOutageMs));
   differ('shape', existing.shape ?? 'react', requested.shape ?? 'react');
+  const context = (c: StartSettings['context'], key: 'strategy' | 'window') => (c?.[key] === undefined ? 'the domain default' : String(c[key]));
+  differ('context strategy', context(existing.context, 'strategy'), context(requested.context, 'strategy'));
+  differ('context window', context(existing.context, 'window'), context(requested.context, 'window'));
+  differ('team', existing.team ?? 'the default team', requested.team ?? 'the default team', existing.team === requested.team);
+  differ(
+    'model queue',
+    existing.modelQueue ?? "the run's own queue",
+    requested.modelQueue ?? "the run's own queue",
+    existing.modelQueue === requested.modelQueue,
+  );
   return diffs;
 }
 

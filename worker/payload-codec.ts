@@ -13,6 +13,7 @@ import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { PAYLOAD_KEYS_ENV, readKeyRing, type KeyRing } from './payload-keys.js';
 import { AgentWorkerError } from '../activities/worker-error.js';
+import { plainName } from '../workflows/quarantine-marker.js';
 
 /** The metadata `encoding` of a sealed payload: the name Temporal's samples and codec servers use. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -33,8 +34,9 @@ export class UnknownPayloadKeyError extends AgentWorkerError {
     readonly keyId: string,
     readonly known: readonly string[],
   ) {
+    // The key id is whatever the payload's writer put there (anyone may complete an activity): plain and short, or not shown.
     super(
-      `payload sealed with key "${keyId}", which this key ring does not hold (it holds ${known.map((k) => `"${k}"`).join(', ')}); keep old keys in the ring until no history needs them`,
+      `payload sealed with key "${plainName(keyId)}", which this key ring does not hold (it holds ${known.map((k) => `"${k}"`).join(', ')}); keep old keys in the ring until no history needs them`,
     );
   }
 }

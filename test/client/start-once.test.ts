@@ -117,6 +117,31 @@ describe('one start per case', () => {
     }
   });
 
+  it("a case started first by someone else with their own model queue, team or context: the operator's start is refused, not attached", async () => {
+    // The stranger's start is accepted on the operator's queue, so the task queue check passes;
+    // only the compared settings stand between the operator and a run whose model is theirs.
+    const queue = uniqueTaskQueue('nobody');
+    const stranger = new AgentClient({ client: h.client, taskQueue: queue, domains });
+    const operator = new AgentClient({ client: h.client, taskQueue: queue, domains });
+    const cases: [Partial<RunInput>, string][] = [
+      [{ modelQueue: 'mallory-models' }, "model queue: run has mallory-models, this start asked for the run's own queue"],
+      [{ team: 'billing' }, 'team: run has billing, this start asked for the default team'],
+      [{ context: { strategy: 'full' } }, 'context strategy: run has full, this start asked for the domain default'],
+    ];
+    for (const [theirs, difference] of cases) {
+      const input = paymentsRun(uniqueCase('PX'));
+      const planted = await stranger.start({ ...input, ...theirs });
+      try {
+        const conflict = await operator.start(input).catch((err: unknown) => err);
+        expect(conflict).toBeInstanceOf(RunSettingsConflictError);
+        expect(conflict).toMatchObject({ running: true, differences: [difference] });
+        expect(await operator.start({ ...input, ...theirs })).toMatchObject({ attached: true, settings: 'same' });
+      } finally {
+        await stranger.handle(planted.runId).terminate('test cleanup');
+      }
+    }
+  });
+
   it("with a payload codec: the memo is stored encrypted, and both the memo and an old run's first event are read back through the codec", async () => {
     const key = newKey();
     const { client: plain, close } = await connectClient();
