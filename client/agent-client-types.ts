@@ -72,12 +72,20 @@ export interface SignedDecisionResult extends ApprovalAck {
   expiresAt: number;
 }
 
-/** Options of approve, deny and amend: a comment recorded with the decision, and how long the signed statement is valid. */
+/** Options of approve, deny and amend: a comment recorded with the decision, how long the signed statement is valid, and the call it must be. */
 export interface DecisionOptions {
   /** Why; recorded with the decision (at most 500 characters). */
   comment?: string;
   /** How long the signed statement may be used (default 10 minutes). */
   validForMs?: number;
+  /**
+   * The start of the digest of the call you were shown (16 to 64 hex characters; `awaiting.digest`
+   * of the state you read, or an approval_request's `digest` from watch): nothing is signed unless
+   * the pending call's digest starts with it (RequestNotPendingError otherwise), so a run reset or
+   * started again under the same id with another call pending under the same request id is not
+   * decided on. A request id of the form status prints (`<request id>#<prefix>`) pins the same way.
+   */
+  digest?: string;
 }
 
 /** Who a note is from: a key (signed, an operator's word) or an author (unsigned, untrusted text). */

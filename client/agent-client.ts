@@ -40,7 +40,7 @@ import { inspectRun } from './inspect-run.js';
 import { buildListQuery, DEFAULT_LIST_LIMIT, notServedWords, type ListFilter, type ListRow } from './list-query.js';
 import { listRows } from './list-rows.js';
 import { cancelInput, noteInput } from './message-inputs.js';
-import { decisionResult, pendingRequest } from './pending-request.js';
+import { decisionResult, pendingRequest, requestPin } from './pending-request.js';
 import { QueuePollers, rowNotices } from './queue-pollers.js';
 import { describeRun } from './run-description.js';
 import type { PollerFacts, RunReport } from './run-report.js';
@@ -48,8 +48,7 @@ import { type RunView } from './run-view.js';
 import { toRunView } from './to-run-view.js';
 import { signAmend, signDecision, type KeyFile } from './sign.js';
 import { startRun } from './start-run.js';
-import type { WatchItem } from './watch-cursor.js';
-import { watchRun } from './watch-run.js';
+import { watchRun, type WatchedItem } from './watch-run.js';
 
 export { QUERY_TIMEOUT_MS, UPDATE_TIMEOUT_MS } from './bounded-calls.js';
 export { DIRECTORY_WAIT_MS } from './pending-request.js';
@@ -65,7 +64,7 @@ export { WATCH_POLL_MS } from './watch-run.js';
  * const agent = await AgentClient.connect({ domains: [orders] });
  * const run = await agent.start({ domain: 'orders', caseId: 'O-1001', model: { adapter: 'rules' } });
  * const view = await agent.state(run.runId);
- * if (view.awaiting) await agent.approve(run.runId, view.awaiting.requestId, readKeyFile('you.key'), { comment: 'checked' });
+ * if (view.awaiting) await agent.approve(run.runId, view.awaiting.requestId, readKeyFile('you.key'), { comment: 'checked', digest: view.awaiting.digest });
  * for await (const item of agent.watch(run.runId)) if (item.type === 'terminal') console.log(item.class, item.reason);
  * await agent.close();
  * ```
@@ -126,7 +125,7 @@ export class AgentClient {
 
   /**
    * Starts the run for a case, or attaches to the run that exists, which must have been asked
-   * for with the same settings (model, budgets, approvers, effects, approval timeout) and be
+   * for with the same settings (start-settings.ts: model, budgets, approvers, effects, team, ...) and be
    * served by this client's task queue: otherwise RunSettingsConflictError, and the run is not
    * changed. A bad input (InvalidRunInputError) is refused before anything reaches the server.
    * The same path as `startRun` (client/start-run.ts): the server decides which of two
@@ -199,9 +198,11 @@ export class AgentClient {
    * Refuses a run whose execution the server places on a queue this engine does not serve:
    * InvalidRequestError naming both queues. Asked of the server (describe), never of the run.
    */
-  async assertServed(runId: string, doing: string): Promise<void> {
-    const { taskQueue } = await this.describe(runId);
-    if (!this.serves(taskQueue)) throw new InvalidRequestError(`run ${runId}: ${notServedWords(taskQueue, this.servedQueues)}; ${doing}`);
+  async assertServed(runId: string, doing: string): Promise<RunDescription> {
+    const description = await this.describe(runId);
+    if (!this.serves(description.taskQueue))
+      throw new InvalidRequestError(`run ${runId}: ${notServedWords(description.taskQueue, this.servedQueues)}; ${doing}`);
+    return description;
   }
 
   /** Whether any worker polls `taskQueue` now, per the server (one answer per queue for a moment). */
@@ -225,18 +226,25 @@ export class AgentClient {
    * worker does not answer): a run that closed without a terminal record (terminated from
    * outside, failed, timed out) ends the iteration with RunClosedWithoutTerminalError saying
    * how, one nobody can answer for (no worker polls its queue, its workflow task keeps
-   * failing) with RunUnavailableError saying why.
+   * failing) with RunUnavailableError saying why. An approval request carries the `digest` of
+   * the call it shows: give it to approve, deny or amend (`options.digest`) to decide that call.
    */
-  watch(runId: string, options: { pollMs?: number } = {}): AsyncGenerator<WatchItem, void, undefined> {
+  watch(runId: string, options: { pollMs?: number } = {}): AsyncGenerator<WatchedItem, void, undefined> {
     return watchRun(this, runId, options);
   }
 
-  /** Approves the pending request `requestId`, signed with `key` over the exact call the run shows. */
+  /**
+   * Approves the pending request `requestId`, signed with `key` over the exact call the run shows.
+   * Give `options.digest` (the digest you read, or its first 16 characters), or a `requestId` as
+   * status prints it (`<request id>#<prefix>`), and nothing is signed unless that is still the
+   * call pending under the id (RequestNotPendingError otherwise): a bare id decides whatever
+   * call is pending under it when this runs.
+   */
   approve(runId: string, requestId: string, key: KeyFile, options: DecisionOptions = {}): Promise<DecisionResult> {
     return this.decide('approve', runId, requestId, key, options);
   }
 
-  /** Denies the pending request `requestId`; the model is told, with the comment. */
+  /** Denies the pending request `requestId`; the model is told, with the comment. Pinned to a call as approve is. */
   deny(runId: string, requestId: string, key: KeyFile, options: DecisionOptions = {}): Promise<DecisionResult> {
     return this.decide('deny', runId, requestId, key, options);
   }
@@ -312,16 +320,19 @@ export class AgentClient {
    * request the run shows. The run judges the amended call as a new proposal (gate, provenance,
    * precondition) and, if it passes, raises a new request for it, which needs its own approvals
    * (yours included). The old request closes as `amended`; `outcome` names the new request.
+   * Pinned to the call you were shown as approve is.
    */
   async amend(runId: string, requestId: string, args: Record<string, unknown>, key: KeyFile, options: DecisionOptions = {}): Promise<DecisionResult> {
-    const awaiting = await pendingRequest(this, runId, requestId, 'approve');
+    const { requestId: id, pin } = requestPin(requestId, options.digest);
+    const awaiting = await pendingRequest(this, runId, id, 'approve', pin);
     const signed = signAmend(key, runId, awaiting, args, options.comment ?? '', validity(options));
     const ack = await this.update(runId, 'amend', () => this.handle(runId).executeUpdate(amendUpdate, { args: [signed] }));
     return decisionResult(runId, ack, awaiting, args, key.id, signed.statement.expiresAt);
   }
 
   private async decide(kind: 'approve' | 'deny', runId: string, requestId: string, key: KeyFile, options: DecisionOptions): Promise<DecisionResult> {
-    const awaiting = await pendingRequest(this, runId, requestId, kind);
+    const { requestId: id, pin } = requestPin(requestId, options.digest);
+    const awaiting = await pendingRequest(this, runId, id, kind, pin);
     const signed = signDecision(key, runId, awaiting, kind, options.comment ?? '', validity(options));
     const ack = await this.update(runId, kind, () => this.handle(runId).executeUpdate(kind === 'approve' ? approveUpdate : denyUpdate, { args: [signed] }));
     return decisionResult(runId, ack, awaiting, awaiting.args, key.id, signed.statement.expiresAt);

@@ -1,8 +1,13 @@
 // approve / deny: the operator names the request they mean; AgentClient checks it is the one
 // pending and signs, with the operator's own key, a statement bound to this run, this request
 // and the digest of the exact call it was shown, so a decision can never land on different
-// arguments. Whether the signer may decide (directory, roles, quorum, starter) is the
-// workflow's validator's judgement, not the CLI's.
+// arguments. The request is named as status and watch print it, `<request id>#<digest prefix>`,
+// which pins it to the call the operator read: request ids are predictable, and a run reset or
+// started again under the same workflow id can hold another call under the same id by the time
+// the operator types approve, so AgentClient signs nothing unless the pending call's digest
+// starts with that prefix. A bare request id (scripts) still works, and pins nothing. Whether
+// the signer may decide (directory, roles, quorum, starter) is the workflow's validator's
+// judgement, not the CLI's.
 import { compact } from '../format.js';
 import { readKeyFile } from '../sign.js';
 import { UsageError } from '../usage.js';

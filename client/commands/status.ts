@@ -7,10 +7,14 @@
 // is not shown as if the run would still read it back. A run on a task queue this engine's
 // workers do not serve is not one of its runs, whatever its type and search attributes say
 // (anyone who can start a workflow can make one look like ours, with a worker of their own that
-// answers the state query as it likes): it is never asked, and the output says so first.
+// answers the state query as it likes): it is never asked, and the output says so first. The
+// pending request is named by the id to decide it by, pinned to the call shown (`<request
+// id>#<digest prefix>`): approve given that id signs nothing if, by the time it runs, another call
+// is pending under the request id (a reset run, or one started again under the same id).
 import { evidenceOnCard, evidenceWords, proposerWords, splitDisplay, starterWords, validForWords } from '../card-words.js';
 import { budgetLine, compact, duration, isoTime, table, timestamp } from '../format.js';
 import { notServedWords } from '../list-query.js';
+import { pinnedRequestId } from '../pending-request.js';
 import { abandonedEffects, abandonedWords, closedWords, statusWords, type RunReport } from '../run-report.js';
 import { buildWords } from '../run-build.js';
 import { type RunView } from '../run-view.js';
@@ -68,7 +72,8 @@ export const status: CommandRun = async (ctx, args) => {
         /** While true, budgetLeft.msLeft is the time left when the clock stopped: the deadline moves on when the request closes. */
         deadlinePaused: paused,
         headline: view.headline ?? null,
-        awaiting: awaiting ?? null,
+        /** pinnedRequestId: the id approve, deny and amend take, pinned to this call; requestId stays the run's own. */
+        awaiting: awaiting ? { ...awaiting, pinnedRequestId: pinnedRequestId(awaiting.requestId, awaiting.digest) } : null,
         /** Who started the run: `by` is the verified signer of a signed start. */
         start: view.start,
         model: view.model ?? null,
@@ -108,7 +113,7 @@ export const status: CommandRun = async (ctx, args) => {
     const now = Date.now();
     for (const e of evidenceOnCard(view, awaiting))
       rows.push([`  ${e.id}`, e.evidence ? evidenceWords(e.evidence, now) : "no longer in the run's state (it remains in the run's history)"]);
-    rows.push(['  request', awaiting.requestId], ['  roles', awaiting.roles.join(' or ')]);
+    rows.push(['  request', pinnedRequestId(awaiting.requestId, awaiting.digest)], ['  roles', awaiting.roles.join(' or ')]);
     if (awaiting.signed) {
       rows.push(
         ['  quorum', quorumLine(awaiting)],
