@@ -35,6 +35,7 @@ import {
   type SealVerdict,
 } from '../workflows/protocol.js';
 import { checkCaller, strangerFailure } from './caller.js';
+import { logLine } from './log-line.js';
 import { RESULT_KEYS_ENV } from './result-keys.js';
 
 function macOf(key: Buffer, scope: string, nonce: string, digest: string): string {
@@ -223,7 +224,8 @@ function inActivity(): boolean {
 /** The activity's logger; called outside an activity (sealActivities' own tests), it says nothing. */
 function warn(message: string): void {
   try {
-    log.warn(message);
+    // Its words may be anyone's (a forged key id, a stranger's workflow type): one line.
+    log.warn(logLine(message));
   } catch {
     // No activity context: nobody to tell.
   }

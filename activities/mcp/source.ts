@@ -16,6 +16,7 @@
 // * The SDK is loaded on first use, so workers that use no MCP server never load it.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { logLine } from '../log-line.js';
 import { ToolRefused, ToolUnavailable } from '../tool-errors.js';
 import { describeBindings, markBinding, type BindingReport, type BoundImplementation } from './bindings.js';
 import {
@@ -104,7 +105,9 @@ class McpSourceImpl implements McpSource {
     this.name = config.name;
     this.keyArgument = config.keyArgument ?? 'idempotencyKey';
     this.connectTimeoutMs = config.connectTimeoutMs ?? 10_000;
-    this.log = config.log ?? ((line) => console.warn(line));
+    // A line may carry the server's own words (why a connection was dropped): logged as one line.
+    const log = config.log ?? ((line: string) => console.warn(line));
+    this.log = (line) => log(logLine(line));
   }
 
   tool<Out = unknown>(mcpTool: string, options: ToolOptions = {}): McpToolFn<Out> {
