@@ -21,7 +21,7 @@
 // the spend plugin prices the call around this activity and adds its cost to what it returns.
 // The workflow takes the sealed reply as a read: its seal travels with the run's next effect.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { Context, log } from '@temporalio/activity';
+import { Context, log, type Info } from '@temporalio/activity';
 import type { KeyRing } from '../worker/payload-keys.js';
 import { digestOf } from '../workflows/trust/statement.js';
 import {
@@ -47,11 +47,16 @@ function macOf(key: Buffer, scope: string, nonce: string, digest: string): strin
  * running now (a local activity's is its own run's). Empty outside an activity (unit tests).
  */
 export function callerScope(): string {
+  const info = activityInfo();
+  return info ? `${info.workflowNamespace}\n${info.workflowExecution?.workflowId ?? ''}` : '';
+}
+
+/** The running activity's info; undefined outside an activity (this file's own tests). */
+function activityInfo(): Info | undefined {
   try {
-    const { workflowNamespace, workflowExecution } = Context.current().info;
-    return `${workflowNamespace}\n${workflowExecution?.workflowId ?? ''}`;
+    return Context.current().info;
   } catch {
-    return '';
+    return undefined;
   }
 }
 
@@ -180,7 +185,7 @@ const CALLER_CHECKED: ReadonlySet<SealedActivityName> = new Set(['invokeTool', '
  */
 async function refusedOnCaller(name: SealedActivityName, input: unknown): Promise<unknown> {
   if (!CALLER_CHECKED.has(name)) return undefined;
-  const verdict = inActivity() ? await checkCaller() : { ok: false as const, stranger: true as const, reason: 'it was called outside an activity' };
+  const verdict = activityInfo() ? await checkCaller() : { ok: false as const, stranger: true as const, reason: 'it was called outside an activity' };
   if (verdict.ok) return undefined;
   if (verdict.stranger) {
     warn(`${name} refused: ${verdict.reason}`);
@@ -212,23 +217,10 @@ function refusal(name: SealedActivityName, input: unknown, why: string): unknown
   return { status: 'error', callId: String(call?.callId ?? ''), errorClass: 'not_sent', message, attempt: 1, startedAt: now, finishedAt: now };
 }
 
-function inActivity(): boolean {
-  try {
-    Context.current();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The activity's logger; called outside an activity (sealActivities' own tests), it says nothing. */
 function warn(message: string): void {
-  try {
-    // Its words may be anyone's (a forged key id, a stranger's workflow type): one line.
-    log.warn(logLine(message));
-  } catch {
-    // No activity context: nobody to tell.
-  }
+  // Its words may be anyone's (a forged key id, a stranger's workflow type): one line.
+  if (activityInfo()) log.warn(logLine(message));
 }
 
 function nonceOf(input: unknown): string {

@@ -50,44 +50,33 @@ describe("the engine's activities scheduled by a workflow that is not the engine
     for (const stop of stops) await stop();
   });
 
-  it('a reissue, a ledger read, a readback and a probe asked by a stranger named agentWorkflow: each fails NotAnAgentRun, and the world hears nothing', async () => {
+  /**
+   * The stranger, run on `queue` against the engine's activities on `engineQueue`: what each call
+   * answered it, after checking the world's own records show none of them.
+   */
+  async function strangerOn(queue: string, engineQueue: string): Promise<StrangerOutcome> {
     const transferId = uniqueCase('PX');
     await seedTransfer(engine.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
-    const input: StrangerInput = { engineTaskQueue: engine.taskQueue, transferId };
-    const stranger = await engine.client.workflow.start('agentWorkflow', { taskQueue: strangerQueue, workflowId: `stranger-${transferId}`, args: [input] });
+    const input: StrangerInput = { engineTaskQueue: engineQueue, transferId };
+    const stranger = await engine.client.workflow.start('agentWorkflow', { taskQueue: queue, workflowId: `stranger-${queue}-${transferId}`, args: [input] });
     const outcome = (await stranger.result()) as StrangerOutcome;
-
     // The world's records: no reissue reached the processor, the ledger was not read for anyone.
     expect(await reissueCalls(engine.world, transferId)).toEqual([]);
     expect(await reissuesOf(engine.world, transferId)).toEqual([]);
     const ledgerReads = (await engine.world.calls({ op: 'payments.ledger' })).filter((c) => c.key === transferId || JSON.stringify(c).includes(transferId));
     expect(ledgerReads).toEqual([]);
+    return outcome;
+  }
+  /** The same failure for each of the stranger's four calls. */
+  const failedEach = (failure: string) => ({ reissue: { failure }, ledger: { failure }, readback: { failure }, probe: { failure } });
+
+  it('a reissue, a ledger read, a readback and a probe asked by a stranger named agentWorkflow: each fails NotAnAgentRun, and the world hears nothing', async () => {
     // What the stranger got back: a failure for each, no result, nothing sealed.
-    expect(outcome).toEqual({
-      reissue: { failure: 'NotAnAgentRun' },
-      ledger: { failure: 'NotAnAgentRun' },
-      readback: { failure: 'NotAnAgentRun' },
-      probe: { failure: 'NotAnAgentRun' },
-    });
+    expect(await strangerOn(strangerQueue, engine.taskQueue)).toEqual(failedEach('NotAnAgentRun'));
   });
 
   it("the same stranger started on a run's model queue, where the team's model worker serves only the model call: nothing of the engine's but that answers, and the world hears nothing", async () => {
-    const transferId = uniqueCase('PX');
-    await seedTransfer(engine.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
-    const input: StrangerInput = { engineTaskQueue: modelQueue, transferId };
-    const stranger = await engine.client.workflow.start('agentWorkflow', { taskQueue: modelQueue, workflowId: `stranger-models-${transferId}`, args: [input] });
-    const outcome = (await stranger.result()) as StrangerOutcome;
-
-    expect(await reissueCalls(engine.world, transferId)).toEqual([]);
-    expect(await reissuesOf(engine.world, transferId)).toEqual([]);
-    const ledgerReads = (await engine.world.calls({ op: 'payments.ledger' })).filter((c) => c.key === transferId || JSON.stringify(c).includes(transferId));
-    expect(ledgerReads).toEqual([]);
     // The worker has no such activity: each call fails, none ran.
-    expect(outcome).toEqual({
-      reissue: { failure: 'NotFoundError' },
-      ledger: { failure: 'NotFoundError' },
-      readback: { failure: 'NotFoundError' },
-      probe: { failure: 'NotFoundError' },
-    });
+    expect(await strangerOn(modelQueue, modelQueue)).toEqual(failedEach('NotFoundError'));
   });
 });

@@ -7,9 +7,7 @@
 // through the example domain's own MCP bindings. What the server served and heard is read from
 // its own file. The timeouts here are short only where the server never answers at all, so the
 // outcome cannot depend on speed.
-import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CancelledFailure } from '@temporalio/common';
@@ -19,27 +17,18 @@ import { registry } from '../../activities/implement.js';
 import { MCP_LISTING_LIMITS } from '../../activities/mcp/source.js';
 import { probeActivities, type ReadbackInput } from '../../activities/probes.js';
 import { restartService } from '../../domains/mcp-incidents/domain.js';
-import { exampleServerCwd, mcpIncidentsImplementation } from '../../domains/mcp-incidents/worker-implementation.js';
-import { mcpSource, ToolUnavailable } from '../../worker/public.js';
+import { mcpIncidentsImplementation } from '../../domains/mcp-incidents/worker-implementation.js';
+import { ToolUnavailable } from '../../worker/public.js';
 import { ApproverDirectory } from '../../workflows/trust/directory.js';
 import type { HostileMode, HostileRecord } from '../fixtures/mcp-hostile-server.js';
 import { waitUntil } from '../support/wait.js';
+import { fixtureServerSource, thrown } from './stack.js';
 
 const HOSTILE_SERVER = fileURLToPath(new URL('../fixtures/mcp-hostile-server.ts', import.meta.url));
 
 /** Runs the activity in a real activity context (it heartbeats and is cancellable, as on a worker). */
 function inActivity<I, R>(activity: (input: I) => Promise<R>, input: I, env = new MockActivityEnvironment()): Promise<R> {
   return env.run(activity, input) as Promise<R>;
-}
-
-/** Resolves with what the promise threw; fails the test if it did not throw. */
-async function thrown(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
 }
 
 describe('a hostile MCP server', () => {
@@ -49,31 +38,19 @@ describe('a hostile MCP server', () => {
   });
 
   function hostile(mode: HostileMode) {
-    const dir = mkdtempSync(join(tmpdir(), 'mcp-hostile-'));
-    const stateFile = join(dir, 'served.jsonl');
-    const source = mcpSource({
-      name: `hostile-${mode}-${randomUUID().slice(0, 8)}`,
-      stdio: {
-        command: process.execPath,
-        args: ['--import', 'tsx', HOSTILE_SERVER],
-        cwd: exampleServerCwd,
-        env: { MCP_HOSTILE_STATE: stateFile, MCP_HOSTILE_MODE: mode },
-      },
+    const {
+      dir,
+      source,
+      lines: served,
+      close,
+    } = fixtureServerSource<HostileRecord>(
+      `hostile-${mode}`,
+      HOSTILE_SERVER,
+      (stateFile) => ({ MCP_HOSTILE_STATE: stateFile, MCP_HOSTILE_MODE: mode }),
       // A success path's patience: only the server's silence may end a call here.
-      connectTimeoutMs: 60_000,
-      log: () => undefined,
-    });
-    cleanups.push(async () => {
-      await source.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const served = (): HostileRecord[] =>
-      existsSync(stateFile)
-        ? readFileSync(stateFile, 'utf8')
-            .trim()
-            .split('\n')
-            .map((l) => JSON.parse(l) as HostileRecord)
-        : [];
+      { connectTimeoutMs: 60_000, log: () => undefined },
+    );
+    cleanups.push(close);
     const pages = () => served().filter((r) => 'page' in r).length;
     /** The engine's readback and probe activities for the example domain bound to this server. */
     const activities = (toolTimeoutMs: number, readbackAttempts = 1) =>

@@ -4,14 +4,11 @@
 // taken as a refusal, would record the effect as failed and let it be sent again under a new
 // key; an effect's sent request is left open instead (ToolUnavailable), to be read back by key.
 // What the server did is read from its own file.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exampleServerCwd, mcpIncidentsImplementation } from '../../domains/mcp-incidents/worker-implementation.js';
-import { mcpSource, ToolRefused, ToolUnavailable } from '../../worker/public.js';
+import { mcpIncidentsImplementation } from '../../domains/mcp-incidents/worker-implementation.js';
+import { ToolRefused, ToolUnavailable } from '../../worker/public.js';
+import { fixtureServerSource } from './stack.js';
 
 const LYING_SERVER = fileURLToPath(new URL('../fixtures/mcp-lying-server.ts', import.meta.url));
 const ctx = (idempotencyKey?: string) => ({ caseId: 'INC-1', deps: undefined, timeoutMs: 60_000, ...(idempotencyKey ? { idempotencyKey } : {}) });
@@ -23,26 +20,15 @@ describe('an MCP server that answers an effect it did as if it never ran', () =>
   });
 
   function lyingServer(mode: 'rejects' | 'text-only') {
-    const dir = mkdtempSync(join(tmpdir(), 'mcp-lying-'));
-    const stateFile = join(dir, 'calls.jsonl');
-    const source = mcpSource({
-      name: `lying-${mode}-${randomUUID().slice(0, 8)}`,
-      stdio: {
-        command: process.execPath,
-        args: ['--import', 'tsx', LYING_SERVER],
-        cwd: exampleServerCwd,
-        env: { MCP_LYING_STATE: stateFile, MCP_LYING_MODE: mode },
-      },
-    });
-    cleanups.push(async () => {
-      await source.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const done = () =>
-      readFileSync(stateFile, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l) as { tool: string; args: { idempotencyKey?: string } });
+    const {
+      source,
+      lines: done,
+      close,
+    } = fixtureServerSource<{ tool: string; args: { idempotencyKey?: string } }>(`lying-${mode}`, LYING_SERVER, (stateFile) => ({
+      MCP_LYING_STATE: stateFile,
+      MCP_LYING_MODE: mode,
+    }));
+    cleanups.push(close);
     return { restart: mcpIncidentsImplementation(source).tools.restart_service, done };
   }
 

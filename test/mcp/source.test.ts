@@ -14,19 +14,9 @@ import { readServerState } from '../../domains/mcp-incidents/state.js';
 import { exampleServerCwd, exampleServerHttpArgs, mcpIncidentsImplementation } from '../../domains/mcp-incidents/worker-implementation.js';
 import { McpConfigError } from '../../activities/mcp/index.js';
 import { formatBindings, mcpSource, ToolRefused, ToolUnavailable } from '../../worker/public.js';
-import { startServerSource, until } from './stack.js';
+import { startServerSource, thrown, until } from './stack.js';
 
 const ctx = (extra: { idempotencyKey?: string; timeoutMs?: number } = {}) => ({ caseId: 'INC-1', deps: undefined, timeoutMs: 60_000, ...extra });
-
-/** Resolves with what the promise threw; fails the test if it did not throw. */
-async function thrown(p: Promise<unknown>): Promise<Error> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 describe('the MCP source over stdio', () => {
   const cleanups: (() => Promise<void>)[] = [];

@@ -3,7 +3,7 @@
 // (bundled once per file) on a unique task queue of the shared test dev server. What the tests
 // assert on is the server's own state file, read with readServerState.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,13 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { readServerState, type ServerState } from '../../domains/mcp-incidents/state.js';
-import { exampleServerStdio, mcpIncidentsImplementation, type ExampleServerOptions } from '../../domains/mcp-incidents/worker-implementation.js';
+import {
+  exampleServerCwd,
+  exampleServerStdio,
+  mcpIncidentsImplementation,
+  type ExampleServerOptions,
+} from '../../domains/mcp-incidents/worker-implementation.js';
+import type { CommonConfig } from '../../activities/mcp/config.js';
 import { bundleWorkflows } from '../../worker/bundle.js';
 import { createAgentWorker, mcpSource, type McpSource } from '../../worker/public.js';
 import { stateQuery, type RunView } from '../../workflows/messages.js';
@@ -22,6 +28,47 @@ export const mcpWorkflowsPath = fileURLToPath(new URL('../../domains/mcp-inciden
 
 export function bundleMcpIncidents(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflows(mcpWorkflowsPath);
+}
+
+/** Resolves with what the promise threw; fails the test if it did not throw. */
+export async function thrown(p: Promise<unknown>): Promise<Error> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a failure');
+}
+
+/**
+ * One of the tests' own MCP servers (test/fixtures/mcp-*.ts) over stdio, writing what it did to
+ * a fresh file, and the source that spawns it; `lines()` reads that file, `close()` ends both.
+ */
+export function fixtureServerSource<T>(
+  name: string,
+  serverFile: string,
+  env: (stateFile: string) => Record<string, string>,
+  config: Omit<CommonConfig, 'name'> = {},
+) {
+  const dir = mkdtempSync(join(tmpdir(), `mcp-${name}-`));
+  const stateFile = join(dir, 'served.jsonl');
+  const source = mcpSource({
+    name: `${name}-${randomUUID().slice(0, 8)}`,
+    stdio: { command: process.execPath, args: ['--import', 'tsx', serverFile], cwd: exampleServerCwd, env: env(stateFile) },
+    ...config,
+  });
+  const lines = (): T[] =>
+    existsSync(stateFile)
+      ? readFileSync(stateFile, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as T)
+      : [];
+  const close = async () => {
+    await source.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, source, lines, close };
 }
 
 /** A fresh state file and a source for the example server, without Temporal. */
