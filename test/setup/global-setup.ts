@@ -24,6 +24,8 @@ declare module 'vitest' {
     bundleDir: string;
     worldUrl: string;
     approversFile: string;
+    /** The run's own directory, removed when it ends: for files a test must leave nowhere else (key rings). */
+    scratchDir: string;
   }
 }
 
@@ -51,6 +53,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const approversFile = join(scratch, 'approvers.json');
   writeFileSync(approversFile, JSON.stringify(TEST_DIRECTORY));
   project.provide('approversFile', approversFile);
+  project.provide('scratchDir', scratch);
   return async () => {
     await Promise.all([target.stop(), world.stop()]);
     rmSync(scratch, { recursive: true, force: true });

@@ -2,7 +2,7 @@
 // and a real worker that both take their data converter from the environment the way every
 // entry point will, and the history exactly as the server stores it, read without any codec.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -25,13 +25,15 @@ export function newKey(): string {
   return randomBytes(32).toString('base64');
 }
 
-const ringDir = mkdtempSync(join(tmpdir(), 'agent-payload-keys-'));
-// Key files, even test ones, do not outlive the test process (files share it, so not afterAll).
-process.once('exit', () => rmSync(ringDir, { recursive: true, force: true }));
+// Key files, even test ones, do not outlive the run: they go in its scratch directory, which the
+// global setup removes. (A directory of their own, removed on the process's exit, outlived every
+// run: vitest ends its test processes without running their exit handlers.)
+let ringDir: string | undefined;
 let rings = 0;
 
 /** Writes a key-ring file and returns the environment that points at it. */
 export function ringEnv(current: string, keys: Record<string, string>): NodeJS.ProcessEnv {
+  ringDir ??= mkdtempSync(join(inject('scratchDir'), 'payload-keys-'));
   const path = join(ringDir, `ring-${++rings}.json`);
   writeFileSync(path, JSON.stringify({ current, keys }), { mode: 0o600 });
   return { AGENT_PAYLOAD_KEYS: path };

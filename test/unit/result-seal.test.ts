@@ -3,10 +3,10 @@
 // new key before making it current, and dropping the old one once no result sealed under it can
 // still arrive. Real HMACs over real rings; the rings are files, as an operator writes them.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { RESULT_KEYS_ENV, resolveResultKeys } from '../../activities/result-keys.js';
 import { checkReads, checkSeal, seal, sealActivities } from '../../activities/result-seal.js';
 import { digestOf } from '../../workflows/trust/statement.js';
@@ -87,6 +87,7 @@ describe('rotating the result keys', () => {
 
 describe('the ring a worker uses', () => {
   const dir = mkdtempSync(join(tmpdir(), 'result-keys-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is the file AGENT_RESULT_KEYS names, in the payload ring format', () => {
     const path = join(dir, 'ring.json');
