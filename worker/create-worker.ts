@@ -6,13 +6,18 @@
 // activities, bundling and shared-queue check; this adds a connection from the environment
 // and the engine's defaults for the Worker.create options a team would otherwise choose.
 // Its task queue defaults to one named after the domains it serves, and it refuses a queue
-// that a worker of other domains already polls (worker/shared-queue.ts). It reads no other
-// environment: the rest of it (models, tracing, encryption, spend...) is turned into options
-// in one place, workerOptionsFromEnv (worker/env-options.ts), which a script spreads in.
+// that a worker of other domains already polls (worker/shared-queue.ts). Of the rest of the
+// environment it reads one variable, AGENT_PAYLOAD_KEYS, and only when nothing else gave it a
+// codec: an operator who sets it expects every payload sealed, and a worker that wrote them in
+// clear because a script forgot a spread would fail silently and in the worst direction. The
+// rest (models, tracing, spend...) is turned into options in one place, workerOptionsFromEnv
+// (worker/env-options.ts), which a script spreads in.
 import { NativeConnection, Runtime, Worker, type RuntimeOptions, type WorkerOptions, type WorkerPlugin, type WorkflowBundleOption } from '@temporalio/worker';
 import { AgentWorkerError } from '../activities/worker-error.js';
 import { connectConfig, taskQueueFor } from './connection.js';
 import type { OptionNames } from '../workflows/option-names.js';
+import { AGENT_CODEC_PLUGIN_NAME, agentCodecPlugin } from './codec-plugin.js';
+import { loadPayloadCodec } from './payload-codec.js';
 import { agentPlugin, checkPluginOptions, type AgentPluginOptions } from './plugin.js';
 
 /** The process's Temporal runtime was made before createAgentWorker could install the one it was given. */
@@ -112,6 +117,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   } = options;
   if (!workflowBundle && !workflowsPath) throw new Error('createAgentWorker needs workflowsPath (your workflows module) or a workflowBundle');
   const plugin = agentPlugin(pluginOptions);
+  const encryption = codecFromEnv(plugins, workerOptions);
   if (runtime) {
     try {
       Runtime.install(runtime);
@@ -133,10 +139,23 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       ...(workflowBundle ? { workflowBundle } : { workflowsPath }),
       ...(maxConcurrentActivityTaskExecutions ? { maxConcurrentActivityTaskExecutions } : {}),
       ...(stickyTimeoutMs ? { stickyQueueScheduleToStartTimeout: stickyTimeoutMs } : {}),
-      plugins: [...(plugins ?? []), plugin],
+      plugins: [...encryption, ...(plugins ?? []), plugin],
     });
   } catch (err) {
     if (!connection) await conn.close();
     throw err;
   }
+}
+
+/**
+ * The codec plugin AGENT_PAYLOAD_KEYS asks for, when the worker was given no codec of any kind
+ * (agentCodecPlugin, as workerOptionsFromEnv adds it, or a data converter with codecs of the
+ * team's own). A ring that cannot be read throws PayloadKeyRingError: starting in clear when
+ * encryption was asked for would be the worse failure.
+ */
+function codecFromEnv(plugins: WorkerPlugin[] | undefined, workerOptions: AgentWorkerOptions['workerOptions']): WorkerPlugin[] {
+  if ((plugins ?? []).some((p) => p.name === AGENT_CODEC_PLUGIN_NAME)) return [];
+  if (workerOptions?.dataConverter?.payloadCodecs?.length) return [];
+  const codec = loadPayloadCodec(process.env);
+  return codec ? [agentCodecPlugin([codec])] : [];
 }
