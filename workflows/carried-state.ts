@@ -7,7 +7,7 @@ import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/w
 import type { AgentActivities } from '../activities/index.js';
 import { callsInFlight, effectsInDoubt, type RunState } from './controller/index.js';
 import { continuationOptions, ErrorTypes } from './policy.js';
-import { sealedRead } from './sealed.js';
+import { sealedCall } from './sealed.js';
 
 /** Asks the server whether carried state is this run's own (refuseStateFromElsewhere). */
 const continuations = proxyActivities<AgentActivities>(continuationOptions);
@@ -33,9 +33,9 @@ export function refuseForeignState(carried: RunState): void {
 export async function refuseStateFromElsewhere(): Promise<void> {
   const previousRunId = workflowInfo().continuedFromExecutionRunId;
   if (!previousRunId) throw ApplicationFailure.nonRetryable("carried state is accepted only from this run's own continue-as-new", ErrorTypes.invalidRunInput);
-  const opened = await sealedRead<{ ok?: unknown; reason?: unknown }>('the continuation check', (nonce) =>
-    continuations.checkContinuation({ previousRunId, nonce }),
-  );
+  // Its seal is checked now, not with a later effect as a read's is: everything the run does next
+  // (what it shows an approver, a terminal it carries) rests on this answer.
+  const opened = await sealedCall<{ ok?: unknown; reason?: unknown }>((nonce) => continuations.checkContinuation({ previousRunId, nonce }));
   const reason = !opened.sealed
     ? `the check's answer is not a worker's (${opened.reason})`
     : opened.value?.ok === true

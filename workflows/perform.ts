@@ -230,7 +230,15 @@ function callTool(
   if (call.kind !== 'effect') {
     // A read's seal is checked with the others' before the run's next effect (workflows/sealed.ts).
     const once = nonce();
-    return { pending: invoke(once), done: (raw) => opened(openRead(`${call.tool} (${call.callId})`, once, raw)), failed };
+    const what = `${call.tool} (${call.callId})`;
+    if (!leavesOnEvidence(call, domain)) return { pending: invoke(once), done: (raw) => opened(openRead(what, once, raw)), failed };
+    // A read that reaches the world (egress) or that a person approved goes out on the run's
+    // evidence as an effect does: it carries the reads' seals, and its activity sends nothing if
+    // one fails. It vouches for none of them (its own answer is a read, checked later). An
+    // approved one is spent once, like an effect's approval.
+    const send = () => invoke(once, readSeals()).then((raw) => openRead(what, once, raw));
+    const start = approvedWith.length ? () => unspent(call, approvedWith, startedAt).then((refusal) => (refusal ? own(refusal) : send())) : send;
+    return { pending: start(), done: (result) => opened(result as Opened<unknown>), failed };
   }
   // An effect carries the seals of the run's reads, and its activity sends nothing if one fails;
   // its own reply is checked at once (workflows/sealed.ts).
@@ -247,6 +255,12 @@ function callTool(
   // An effect once sent may have committed: a cancel never abandons it, but waits for its
   // reply (bounded by its timeouts) and reads it back if the reply says nothing.
   return { pending: CancellationScope.nonCancellable(start), done: (result) => opened(result as Opened<unknown>), failed };
+}
+
+/** A read whose arguments leave for the world (an egress read), or that a person approved. */
+function leavesOnEvidence(call: PlannedCall, domain: Domain): boolean {
+  if (call.approvedWith?.length) return true;
+  return domain.tools.some((t) => t.name === call.tool && t.kind === 'read' && t.egress === true);
 }
 
 /**

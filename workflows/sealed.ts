@@ -5,12 +5,13 @@
 // (workflows/perform.ts): an effect's reply is read back, a readback is asked again, a probe's
 // answer decides nothing, a read is not evidence.
 //
-// Who checks. An effect's reply, a readback and a probe's verdict are checked when they arrive,
-// by a local activity on this workflow's own worker; the history records the verdict, so a
-// replay (or a worker whose ring has since been rotated) never checks it again. Everything else
-// counts as a read: a tool's read, the approver directory, the statement-spend and continuation
-// checks. A read only informs the model, the controller and the approval gate until an effect
-// is sent on it, and a check per read would cost a workflow activation per read (about a sixth
+// Who checks. An effect's reply, a readback, a probe's verdict and the continuation check's
+// answer are checked when they arrive, by a local activity on this workflow's own worker; the
+// history records the verdict, so a replay (or a worker whose ring has since been rotated) never
+// checks it again. Everything else counts as a read: a tool's read, the approver directory, the
+// statement-spend check. A read only informs the model, the controller and the approval gate
+// until a call that reaches the world is sent on it (an effect, an egress read, a read a person
+// approved: workflows/perform.ts), and a check per read would cost a workflow activation per read (about a sixth
 // of a turn on the bench), so the seals of the run's reads travel, as digests of what the
 // workflow took, with the run's next effect, whose activity checks them before it sends
 // anything (and answers not_sent if one fails), and with its probe, which answers undecided

@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import type { AgentActivities } from '../../activities/index.js';
 
-type ActivityName = 'checkResultSeals' | 'loadApprovers' | 'invokeTool';
+type ActivityName = 'checkResultSeals' | 'loadApprovers' | 'invokeTool' | 'checkContinuation';
 
 export function heldActivity(name: ActivityName) {
   const gates = new Map<string, { entered: () => void; released: Promise<void> }>();
