@@ -19,7 +19,9 @@ function terminalBadge(terminal: string | null, reason: string | null): Html {
 
 function phaseBadge(phase: string | null, status: string): Html {
   const p = phase ?? 'unknown';
-  const closedWithoutRecord = status !== 'RUNNING' && p !== 'terminal';
+  // The engine ends a run by completing it. Closed any other way (failed, terminated, timed out)
+  // it says so, whatever its search attributes claim: anyone who starts a workflow may set them.
+  const closedWithoutRecord = status !== 'RUNNING' && (p !== 'terminal' || status !== 'COMPLETED');
   return html`<span class="badge p-${p}">${p}</span>${closedWithoutRecord ? html` <span class="badge warn">${status.toLowerCase()}</span>` : ''}`;
 }
 
