@@ -7,7 +7,6 @@ import {
   ApplicationFailure,
   isGrpcCancelledError,
   isGrpcDeadlineError,
-  QueryNotRegisteredError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
@@ -41,7 +40,9 @@ export async function boundedStateQuery(
   const { timeoutMs } = query;
   const deadline = Date.now() + timeoutMs;
   try {
-    const answer = await client.connection.withDeadline(deadline, () => askUntilServed(client, runId, query.executionRunId, deadline));
+    const answer = await client.connection.withDeadline(deadline, () =>
+      client.workflow.getHandle<AgentWorkflow>(runId, query.executionRunId).query(stateQuery),
+    );
     return currentAnswer(answer);
   } catch (err) {
     // At the deadline the call may end as DEADLINE_EXCEEDED or as CANCELLED: both mean no answer in time.
@@ -59,25 +60,6 @@ export async function boundedStateQuery(
       throw new RunUnavailableError(runId, 'no_poller', taskQueue, `run ${runId}: ${noPollerWords(taskQueue, null)}`);
     }
     throw translate(err, runId);
-  }
-}
-
-/** How soon a state query the run had no handler for yet is asked again (askUntilServed). */
-const ASK_AGAIN_MS = 100;
-
-/**
- * The state query, asked again while the run has no handler for it: a rolled-over run's next
- * execution serves queries only once the server has confirmed the state it carries is the run's
- * own (workflows/agent.ts), a moment after it starts. Until the deadline, then the refusal as it is.
- */
-async function askUntilServed(client: Client, runId: string, executionRunId: string | undefined, deadline: number): Promise<StateAnswer> {
-  for (;;) {
-    try {
-      return await client.workflow.getHandle<AgentWorkflow>(runId, executionRunId).query(stateQuery);
-    } catch (err) {
-      if (!(err instanceof QueryNotRegisteredError) || Date.now() + ASK_AGAIN_MS >= deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, ASK_AGAIN_MS));
-    }
   }
 }
 

@@ -103,16 +103,15 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   if (carried) refuseForeignState(carried);
   const queue: RunEvent[] = [];
   let step: Step = carried ? commandOrHalt(carried, domain, loopNow()) : next(newState(run, domain), { type: 'started', now: loopNow() }, domain);
-  // Carried state is the engine's only if the execution that continued was an agent run on
-  // this task queue: the server says so, not the state (activities/continuation.ts). Asked
-  // before anything is served from it: until the answer is in, a query finds no handler and an
-  // Update waits (Temporal buffers it), so no card and no decision rests on state not yet known
-  // to be this run's.
-  if (carried) await refuseStateFromElsewhere();
   installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: directoryNow, domain });
   // The start statement and the starter's signed request are the first things the run takes,
   // before any proposal, each spent by this execution (a continued run carries them in its state).
   if (!carried) queue.push(...(await Promise.all([...(run.start ? [startTaken(run.start)] : []), ...(run.request ? [requestNote(run.request)] : [])])));
+  // Carried state is the engine's only if the execution that continued was an agent run on
+  // this task queue: the server says so, not the state (activities/continuation.ts). Asked
+  // before the loop's first command, with the handlers up so that queries still answer (and a
+  // decision sent meanwhile waits in the queue: taken only if the answer is yes).
+  if (carried) await refuseStateFromElsewhere();
   // What arrived while the previous execution's seal check was pending (arrivals.ts) comes first.
   const arrived = carriedArrivals(input.arrivals, carried !== undefined);
   if (!arrived.ok) throw ApplicationFailure.nonRetryable(arrived.problem, ErrorTypes.invalidRunInput);

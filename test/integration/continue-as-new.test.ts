@@ -4,8 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { signDecision } from '../../client/sign.js';
 import { keys } from '../support/keys.js';
-import { addNoteUpdate, approveUpdate, cancelSignal } from '../../workflows/messages.js';
-import { stateOf } from '../support/adversarial.js';
+import { addNoteUpdate, approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import { useAgentHarness, startRun, uniqueCase } from '../support/agent.js';
 import { waitUntil } from '../support/wait.js';
 
@@ -29,7 +28,7 @@ describe('continue-as-new', () => {
     const runIdNow = async () => (await handle.describe()).runId;
     const firstRunId = await runIdNow();
 
-    const waiting = await waitUntil(async () => (await stateOf(handle)).awaiting, 'the approval request');
+    const waiting = await waitUntil(async () => (await handle.query(stateQuery)).awaiting, 'the approval request');
     const waitingRunId = await runIdNow();
     expect(waitingRunId).not.toBe(firstRunId); // ten reads already rolled over once
 
@@ -40,7 +39,7 @@ describe('continue-as-new', () => {
     }
     const afterApprovalBoundary = await runIdNow();
     expect(afterApprovalBoundary).not.toBe(waitingRunId);
-    const carried = await stateOf(handle);
+    const carried = await handle.query(stateQuery);
     expect(carried.awaiting?.requestId).toBe(waiting.requestId);
     expect(carried.state.transcript.filter((t) => t.kind === 'note')).toHaveLength(notes);
 
@@ -50,7 +49,7 @@ describe('continue-as-new', () => {
     await waitUntil(async () => (await runIdNow()) !== afterApprovalBoundary, 'another rollover after the approval');
     await handle.signal(cancelSignal, { by: 'oncall', reason: 'enough' });
     const result = await handle.result();
-    const view = await stateOf(handle);
+    const view = await handle.query(stateQuery);
 
     expect(result.terminal).toMatchObject({ class: 'cancelled', reason: 'operator_cancel' });
     expect(result.effects).toEqual([expect.objectContaining({ tool: 'gated_touch', status: 'applied', attempts: 1 })]);

@@ -2,7 +2,7 @@
 // world (the simulated systems of record), so most helpers here read the world's own call log
 // and effects table; the rest start runs and play the people around them (approvers who
 // approve whatever they are shown, polling for a request).
-import { QueryNotRegisteredError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { expect } from 'vitest';
 import { signDecision, type KeyFile } from '../../client/sign.js';
 import type { WorldClient } from '../../domains/world/client.js';
@@ -43,26 +43,10 @@ export function bodyField(call: CallRecord, field: string): unknown {
   return call.body && typeof call.body === 'object' ? (call.body as Record<string, unknown>)[field] : undefined;
 }
 
-/**
- * The run's state, as a client asks for it: a continued execution answers only once the server
- * has confirmed the state it carries is the run's own (workflows/agent.ts), so a query it has no
- * handler for yet is asked again.
- */
-export function stateOf(handle: AgentHandle): Promise<RunView> {
-  return waitUntil(
-    () =>
-      handle.query(stateQuery).catch((err: unknown) => {
-        if (err instanceof QueryNotRegisteredError) return undefined;
-        throw err;
-      }),
-    'the run to answer its state query',
-  );
-}
-
 /** The pending approval request, once the approver directory has been loaded for it. */
 export function waitForRequest(handle: AgentHandle): Promise<Awaiting> {
   return untilAwaiting(async () => {
-    const view = await stateOf(handle);
+    const view = await handle.query(stateQuery);
     return { awaiting: view.awaiting, terminal: view.state.terminal };
   }, 'an approval request');
 }
@@ -83,7 +67,7 @@ export async function watchRun(handle: AgentHandle, approver?: KeyFile): Promise
   const requests = new Map<string, Awaiting>();
   const deadline = Date.now() + PATIENCE_MS;
   for (;;) {
-    const view = await stateOf(handle);
+    const view = await handle.query(stateQuery);
     if (view.state.terminal) break;
     const awaiting = view.awaiting;
     if (awaiting && !requests.has(awaiting.requestId)) requests.set(awaiting.requestId, awaiting);
