@@ -60,7 +60,9 @@ export {
 } from './agent-errors.js';
 
 // Approver keys: make one, keep it, put it in the directory, sign with it.
-export { directoryEntry, generateKey, readKeyFile, signDecision, signStart, writeKeyFile, type KeyFile } from './sign.js';
+export { directoryEntry, generateKey, readKeyFile, signDecision, signNote, signStart, writeKeyFile, type KeyFile } from './sign.js';
+// What a start or a request is signed for: the namespace and the run's settings (its `bound`).
+export { runBinding } from '../workflows/trust/run-binding.js';
 
 // The audit record of a run, and its offline check against a directory.
 export { RunExport } from './export-schema.js';

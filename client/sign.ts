@@ -153,11 +153,29 @@ export function signShownDecision(
   return { ok: true, signed: signDecision(key, shown.runId, { requestId: shown.requestId, digest: checked.digest }, decision, comment, options) };
 }
 
-export function signNote(key: KeyFile, runId: string, text: string, options: { validForMs?: number; now?: number; fields?: NoteFields } = {}): SignedNote {
+/**
+ * A signed note for `runId`. As a run's request (RunInput.request) it must also name the run it
+ * asks, `bound: runBinding(namespace, run)`; a note sent to a running run needs none.
+ */
+export function signNote(
+  key: KeyFile,
+  runId: string,
+  text: string,
+  options: { validForMs?: number; now?: number; fields?: NoteFields; bound?: string } = {},
+): SignedNote {
   const now = options.now ?? Date.now();
   const fields = options.fields && Object.keys(options.fields).length > 0 ? { fields: options.fields } : {};
   return signStatement(
-    { v: 1, kind: 'note', runId, text, ...fields, by: key.id, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) },
+    {
+      v: 1,
+      kind: 'note',
+      runId,
+      text,
+      ...fields,
+      by: key.id,
+      expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS),
+      ...(options.bound ? { bound: options.bound } : {}),
+    },
     key.secretKey,
   );
 }
@@ -188,10 +206,23 @@ export function signAmend(
   );
 }
 
-/** A signed start statement for `runId` (RunInput.start): the run then knows, verifiably, who started it. */
-export function signStart(key: KeyFile, runId: string, options: { validForMs?: number; now?: number } = {}): SignedStart {
+/**
+ * A signed start statement for `runId` (RunInput.start): the run then knows, verifiably, who
+ * started it, if `bound` is runBinding(namespace, run) for the run it is sent with.
+ */
+export function signStart(key: KeyFile, runId: string, options: { validForMs?: number; now?: number; bound?: string } = {}): SignedStart {
   const now = options.now ?? Date.now();
-  return signStatement({ v: 1, kind: 'start', runId, by: key.id, expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS) }, key.secretKey);
+  return signStatement(
+    {
+      v: 1,
+      kind: 'start',
+      runId,
+      by: key.id,
+      expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS),
+      ...(options.bound ? { bound: options.bound } : {}),
+    },
+    key.secretKey,
+  );
 }
 
 /**

@@ -29,6 +29,7 @@ import { directoryNow, takeStatement } from './statement-spending.js';
 import { closeRun } from './closing.js';
 import { refuseForeignState, refuseStateFromElsewhere } from './carried-state.js';
 import { observeStep } from './telemetry.js';
+import { runBinding } from './trust/run-binding.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
 import { carriedReads, checkReadsBeforeRollover } from './sealed.js';
@@ -106,7 +107,10 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: directoryNow, domain });
   // The start statement and the starter's signed request are the first things the run takes,
   // before any proposal, each spent by this execution (a continued run carries them in its state).
-  if (!carried) queue.push(...(await Promise.all([...(run.start ? [startTaken(run.start)] : []), ...(run.request ? [requestNote(run.request)] : [])])));
+  if (!carried) {
+    const bound = runBinding(workflowInfo().namespace, run);
+    queue.push(...(await Promise.all([...(run.start ? [startTaken(run.start, bound)] : []), ...(run.request ? [requestNote(run.request, bound)] : [])])));
+  }
   // Carried state is the engine's only if the execution that continued was an agent run on
   // this task queue: the server says so, not the state (activities/continuation.ts). Asked
   // before the loop's first command, with the handlers up so that queries still answer (and a
@@ -231,19 +235,29 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   };
 }
 
-/** The start statement, judged against the directory as it is now, and spent by this execution (statement-spending.ts takeStatement). */
-async function startTaken(signed: NonNullable<RunInput['start']>): Promise<RunEvent> {
+/**
+ * The start statement, judged against the directory as it is now, and spent by this execution
+ * (statement-spending.ts takeStatement); `bound` is what this run's start must have been signed for.
+ */
+async function startTaken(signed: NonNullable<RunInput['start']>, bound: string): Promise<RunEvent> {
   const { directory, spentBy } = await takeStatement('start', signed.signature);
-  return { type: 'startTaken', now: loopNow(), directory, ...(spentBy ? { spentBy } : {}) };
+  return { type: 'startTaken', now: loopNow(), directory, ...(spentBy ? { spentBy } : {}), ...(signed.statement.bound !== bound ? { unbound: true } : {}) };
 }
 
 /**
  * The start's request as a signed note, judged against the directory as it is now (none readable:
  * no one vouches), and spent by this execution (statement-spending.ts takeStatement).
  */
-async function requestNote(signed: NonNullable<RunInput['request']>): Promise<RunEvent> {
+async function requestNote(signed: NonNullable<RunInput['request']>, bound: string): Promise<RunEvent> {
   const { directory, spentBy } = await takeStatement('request', signed.signature);
-  return { type: 'signedNoteAdded', now: loopNow(), signed, directory, ...(spentBy ? { spentBy } : {}) };
+  return {
+    type: 'signedNoteAdded',
+    now: loopNow(),
+    signed,
+    directory,
+    ...(spentBy ? { spentBy } : {}),
+    ...(signed.statement.bound !== bound ? { unbound: true } : {}),
+  };
 }
 
 /** Takes the notes waiting in the queue, in order, leaving every other event where it is. */

@@ -7,6 +7,7 @@
 // forever and hold the case id; the refusal names the queues that do serve the domain. A run
 // stranded anyway is freed with `clear` (client/commands/clear.ts).
 import { Approver } from '../../workflows/trust/directory.js';
+import { runBinding } from '../../workflows/trust/run-binding.js';
 import { NoteStatement, type NoteFields } from '../../workflows/trust/statement.js';
 import type { ModelConfig, RunInput } from '../../workflows/run-input.js';
 import { Shape, SHAPES } from '../../workflows/controller/index.js';
@@ -47,7 +48,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
   if (request !== undefined && (request.trim() === '' || request.length > 2_000)) throw new UsageError('--request takes 1 to 2000 characters');
   const fields = parseRequestFields(flags.str('request-fields'));
   if (fields && request === undefined) throw new UsageError('--request-fields are part of a signed request: give --request too');
-  const input: RunInput = {
+  const settings: RunInput = {
     domain,
     caseId,
     model: parseModel(flags.str('model') ?? 'rules'),
@@ -57,11 +58,18 @@ export const start: CommandRun = async (ctx, args, flags) => {
     ...(effects ? { effects } : {}),
     ...(approvalTimeoutMs !== undefined ? { approvalTimeoutMs } : {}),
     ...(modelOutageMs !== undefined ? { modelOutageMs } : {}),
-    ...(starter ? { start: signStart(starter, runIdFor({ domain, caseId })) } : {}),
-    ...(starter && request !== undefined ? { request: signNote(starter, runIdFor({ domain, caseId }), request, fields ? { fields } : {}) } : {}),
   };
-  checkRunInput(input, ctx.domains);
+  checkRunInput(settings, ctx.domains);
   const agent = await ctx.agent();
+  // The start and the request name the namespace and the settings they were signed for.
+  const bound = runBinding(agent.client.options.namespace, settings);
+  const input: RunInput = {
+    ...settings,
+    ...(starter ? { start: signStart(starter, runIdFor({ domain, caseId }), { bound }) } : {}),
+    ...(starter && request !== undefined
+      ? { request: signNote(starter, runIdFor({ domain, caseId }), request, { ...(fields ? { fields } : {}), bound }) }
+      : {}),
+  };
   const taskQueue = flags.str('task-queue')?.trim() || agent.taskQueue;
   if (!flags.bool('force')) await refuseUnserved(agent.client, input, taskQueue, ctx.program);
   let started;

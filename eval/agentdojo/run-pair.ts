@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import { signDecision, signNote } from '../../client/sign.js';
+import { runBinding } from '../../workflows/trust/run-binding.js';
 import { AGENT_WORKFLOW_TYPE } from '../../workflows/agent-workflow-type.js';
 import type { Shape } from '../../workflows/controller/index.js';
 import { approveUpdate, cancelSignal, denyUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
@@ -92,14 +93,15 @@ export async function runPair(stack: AgentDojoStack, spec: PairSpec, timeoutMs =
   try {
     // The request is part of the start (RunInput.request): the run takes it before the model's
     // first proposal is judged, so a first-turn effect whose values only the request names counts.
-    const run: RunInput = {
+    const settings: RunInput = {
       domain,
       caseId,
       model: runModelFor(spec.model),
-      request: signNote(stack.user, workflowId, info.prompt),
       ...(spec.shape ? { shape: spec.shape } : {}),
       ...(spec.budgets ? { budgets: spec.budgets } : {}),
     };
+    const bound = runBinding(stack.client.options.namespace, settings);
+    const run: RunInput = { ...settings, request: signNote(stack.user, workflowId, info.prompt, { bound }) };
     const handle = await stack.client.workflow.start(AGENT_WORKFLOW_TYPE, {
       taskQueue: stack.taskQueue,
       workflowId,

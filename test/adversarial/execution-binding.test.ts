@@ -8,12 +8,13 @@
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
-import { signDecision, signStart, directoryEntry } from '../../client/sign.js';
+import { signDecision, signNote, signStart, directoryEntry } from '../../client/sign.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
+import { runBinding } from '../../workflows/trust/run-binding.js';
 import { ApproverDirectory } from '../../workflows/trust/directory.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
@@ -21,6 +22,18 @@ import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support
 import { expectRefused, reissueCalls, reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
 import { waitUntil } from '../support/wait.js';
 import { callsInFlight, dispatchOf } from '../support/phase.js';
+
+/** What a start signed for a synthetic run of `caseId` with these replies names (trust/run-binding.ts). */
+const boundFor = (caseId: string, replies: unknown[]) =>
+  runBinding(inject('temporalNamespace'), { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies } });
+
+/** A synthetic run of `caseId` that asks for a dual_touch, with these budgets. */
+const settingsOf = (caseId: string, budgets: { turns: number }): RunInput => ({
+  domain: 'synthetic',
+  caseId,
+  model: { adapter: 'scripted', replies: dualTouch },
+  budgets,
+});
 
 const dualTouch = [
   { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] },
@@ -66,7 +79,7 @@ describe('statements are bound to their execution', () => {
     const caseId = uniqueCase('Q');
     const workflowId = `synthetic-${caseId}`;
     // Sam starts an execution with a short-lived statement: it names him there.
-    const samsStart = signStart(keys.sam, workflowId, { validForMs: 10 * 60_000 });
+    const samsStart = signStart(keys.sam, workflowId, { validForMs: 10 * 60_000, bound: boundFor(caseId, dualTouch) });
     const earlier = await startRun(h, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
     await waitForRequest(earlier);
     expect((await earlier.query(stateQuery)).state.starter).toBe(keys.sam.id);
@@ -87,7 +100,7 @@ describe('statements are bound to their execution', () => {
     const caseId = uniqueCase('Q');
     const workflowId = `synthetic-${caseId}`;
     // Sam started an earlier execution under this id with a long-lived statement...
-    const samsStart = signStart(keys.sam, workflowId, { validForMs: 2 * 3_600_000 });
+    const samsStart = signStart(keys.sam, workflowId, { validForMs: 2 * 3_600_000, bound: boundFor(caseId, dualTouch) });
     const earlier = await startRun(h, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
     await waitForRequest(earlier);
     await earlier.terminate('over');
@@ -130,12 +143,12 @@ describe('a start statement is spent as the run starts, whether or not it ever r
   it("sam's start, replayed by tess into her own run after sam's ended without a request, names nobody: her own approval is refused and no dual_touch reaches the world", async () => {
     const caseId = uniqueCase('Q');
     const workflowId = `synthetic-${caseId}`;
-    const samsStart = signStart(keys.sam, workflowId, { validForMs: 10 * 60_000 });
     // Sam's run reads and escalates: it never raises a request, so it never reads the directory for one.
     const quiet = [
       { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] },
       { type: 'escalate', reason: 'nothing to do' },
     ];
+    const samsStart = signStart(keys.sam, workflowId, { validForMs: 10 * 60_000, bound: boundFor(caseId, quiet) });
     const earlier = await startRun(w, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: quiet }, start: samsStart });
     expect((await earlier.result()).terminal.class).toBe('escalated');
     expect((await earlier.query(stateQuery)).state.starter).toBe(keys.sam.id);
@@ -159,6 +172,44 @@ describe('a start statement is spent as the run starts, whether or not it ever r
     const view = await handle.query(stateQuery);
     expect(view.state.starter).toBeUndefined();
     expect(view.state.transcript.some((t) => t.kind === 'control' && t.code === 'start_spent')).toBe(true);
+  });
+
+  it("sam's start and request, lifted onto a run of other settings or another namespace before his own run took them, name nobody: approvals are refused and no dual_touch reaches the world", async () => {
+    // Sam signs for a run with a small turn budget. Before his run's first workflow task, someone
+    // who read its input ends it and starts the same id with his statements and settings of their
+    // own (here a larger budget), or replays them in another namespace: neither was signed for.
+    for (const [label, bound, budgets] of [
+      ['other settings', (caseId: string) => runBinding(inject('temporalNamespace'), settingsOf(caseId, { turns: 6 })), { turns: 60 }],
+      ['another namespace', (caseId: string) => runBinding('elsewhere', settingsOf(caseId, { turns: 6 })), { turns: 6 }],
+    ] as const) {
+      const caseId = uniqueCase('Q');
+      const workflowId = `synthetic-${caseId}`;
+      const signedFor = bound(caseId);
+      const lifted: RunInput = {
+        ...settingsOf(caseId, budgets),
+        start: signStart(keys.sam, workflowId, { validForMs: 10 * 60_000, bound: signedFor }),
+        request: signNote(keys.sam, workflowId, 'touch it, please', { bound: signedFor }),
+      };
+      const handle: AgentHandle = await startRun(w, lifted);
+      const awaiting = await waitForRequest(handle);
+      const approve = (key: typeof keys.tess) =>
+        handle.executeUpdate(approveUpdate, { args: [signDecision(key, workflowId, awaiting, 'approve', 'mine')] }).then(
+          (ack) => ack.decision,
+          (err: unknown) => (err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err)),
+        );
+      const decisions = [await approve(keys.tess), await approve(keys.alice)];
+      await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
+      await handle.result();
+      expect(
+        touches.filter((c) => c === caseId),
+        label,
+      ).toEqual([]);
+      for (const decision of decisions) expect(decision, label).toMatch(/start was not signed/);
+      const view = await handle.query(stateQuery);
+      expect(view.state.starter, label).toBeUndefined();
+      const codes = view.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : []));
+      expect(codes, label).toEqual(expect.arrayContaining(['start_unbound', 'request_unbound']));
+    }
   });
 });
 
@@ -191,7 +242,7 @@ describe('a quorum counts keys, not ids', () => {
       domain: 'synthetic',
       caseId,
       model: { adapter: 'scripted', replies: dualTouch },
-      start: signStart(keys.alice, workflowId),
+      start: signStart(keys.alice, workflowId, { bound: boundFor(caseId, dualTouch) }),
     });
     // The run checks the directory it is given like any input and refuses it whole, so the
     // request has nobody eligible: it is closed at once, never shown, and the run escalates

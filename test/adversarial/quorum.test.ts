@@ -4,10 +4,11 @@
 // was not signed (or was forged) cannot have its starter excluded, so nobody may approve it.
 // The synthetic tools run in the worker's process, so here (and only here) the effect is read
 // from the run's own record rather than from the world service.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { signDecision, signStart } from '../../client/sign.js';
 import { approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
+import { runBinding } from '../../workflows/trust/run-binding.js';
 import { signStatement, type SignedStart } from '../../workflows/trust/statement.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
@@ -23,10 +24,11 @@ const replies = [
 describe('quorum: dual_touch needs two distinct approvers other than the starter', () => {
   const h = useAgentHarness();
 
-  const start = async (signer?: (workflowId: string) => SignedStart): Promise<AgentHandle> => {
+  const start = async (signer?: (workflowId: string, bound: string) => SignedStart): Promise<AgentHandle> => {
     const caseId = uniqueCase('Q');
     const workflowId = `synthetic-${caseId}`;
-    const run: RunInput = { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies }, ...(signer ? { start: signer(workflowId) } : {}) };
+    const settings: RunInput = { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies } };
+    const run: RunInput = { ...settings, ...(signer ? { start: signer(workflowId, runBinding(inject('temporalNamespace'), settings)) } : {}) };
     const handle = await startRun(h, run);
     expect(handle.workflowId).toBe(workflowId);
     return handle;
@@ -48,7 +50,7 @@ describe('quorum: dual_touch needs two distinct approvers other than the starter
   };
 
   it('one approval leaves it waiting; the same approver twice is refused; a second distinct approver runs it once', async () => {
-    const handle = await start((id) => signStart(keys.alice, id));
+    const handle = await start((id, bound) => signStart(keys.alice, id, { bound }));
     const awaiting = await waitForRequest(handle);
     expect(awaiting).toMatchObject({ tool: 'dual_touch', quorum: 2, approvedBy: [] });
 
@@ -73,7 +75,7 @@ describe('quorum: dual_touch needs two distinct approvers other than the starter
   });
 
   it('the signed starter is refused as an approver; the other approver alone is not enough', async () => {
-    const handle = await start((id) => signStart(keys.sam, id));
+    const handle = await start((id, bound) => signStart(keys.sam, id, { bound }));
     const awaiting = await waitForRequest(handle);
     await expectRefused(approveAs(handle, keys.sam, awaiting), /sam@bench started this run/);
     const tess = await approveAs(handle, keys.tess, awaiting);
@@ -95,8 +97,8 @@ describe('quorum: dual_touch needs two distinct approvers other than the starter
   });
 
   it("a forged start (mallory's key, claiming to be carol) counts as unsigned", async () => {
-    const handle = await start((id) =>
-      signStatement({ v: 1, kind: 'start', runId: id, by: keys.carol.id, expiresAt: Date.now() + 600_000 }, keys.mallory.secretKey),
+    const handle = await start((id, bound) =>
+      signStatement({ v: 1, kind: 'start', runId: id, by: keys.carol.id, expiresAt: Date.now() + 600_000, bound }, keys.mallory.secretKey),
     );
     const awaiting = await waitForRequest(handle);
     await expectRefused(approveAs(handle, keys.sam, awaiting), /start was not signed/);

@@ -10,7 +10,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PATIENCE_MS } from '../support/wait.js';
 import { AgentClient } from '../../client/agent-client.js';
 import { signStart } from '../../client/sign.js';
@@ -18,6 +18,8 @@ import { startConsole, type RunningConsole } from '../../console/server.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { caseRunId } from '../../workflows/run-identity.js';
+import type { RunInput } from '../../workflows/run-input.js';
+import { runBinding } from '../../workflows/trust/run-binding.js';
 import { reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
@@ -66,12 +68,9 @@ describe('the approval card at 1280x800, in chromium', () => {
       destination: BENEFICIARY,
     });
     // carol starts the run with her key: the card names her as its verified starter.
-    const started = await agent.start({
-      domain: 'payments',
-      caseId: transferId,
-      model: { adapter: 'rules' },
-      start: signStart(keys.carol, caseRunId('payments', transferId)),
-    });
+    const settings: RunInput = { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } };
+    const bound = runBinding(inject('temporalNamespace'), settings);
+    const started = await agent.start({ ...settings, start: signStart(keys.carol, caseRunId('payments', transferId), { bound }) });
     const handle: AgentHandle = h.client.workflow.getHandle(started.runId);
     const awaiting = await waitForRequest(handle);
     expect(awaiting.display).toMatchObject({ amount: '125.00', currency: 'EUR', beneficiary: BENEFICIARY });

@@ -53,10 +53,17 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
     z.strictObject({ type: z.literal('amended'), ...base, signed: SignedAmend, directory: z.array(Approver) }),
     z.strictObject({ type: z.literal('approversLoaded'), ...base, requestId: z.string(), approvers: z.array(Approver) }),
     /**
-     * The run's start statement, taken as the run starts: the directory to verify it against, and
-     * spentBy, the run id of another execution under the workflow id that took it first.
+     * The run's start statement, taken as the run starts: the directory to verify it against,
+     * spentBy, the run id of another execution under the workflow id that took it first, and
+     * unbound, when it was not signed for this run's namespace and settings (trust/run-binding.ts).
      */
-    z.strictObject({ type: z.literal('startTaken'), ...base, directory: z.array(Approver), spentBy: z.string().optional() }),
+    z.strictObject({
+      type: z.literal('startTaken'),
+      ...base,
+      directory: z.array(Approver),
+      spentBy: z.string().optional(),
+      unbound: z.literal(true).optional(),
+    }),
     z.strictObject({ type: z.literal('approvalTimedOut'), ...base, requestId: z.string() }),
     /**
      * A note: unsigned (`by` is whatever the sender claimed; untrusted text), or signed, with the
@@ -66,6 +73,7 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
     /**
      * later: sent through the addNote Update, not with the start (RunInput.request). spentBy: the
      * statement was already taken by that other execution of the workflow id (so it vouches for nothing here).
+     * unbound: a request not signed for this run's namespace and settings (trust/run-binding.ts).
      */
     z.strictObject({
       type: z.literal('signedNoteAdded'),
@@ -74,6 +82,7 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
       directory: z.array(Approver),
       spentBy: z.string().optional(),
       later: z.literal(true).optional(),
+      unbound: z.literal(true).optional(),
     }),
     /** A cancel: an effect in flight or in doubt is read back before the run stops. */
     z.strictObject({ type: z.literal('cancelled'), ...base, by: z.string(), reason: z.string() }),

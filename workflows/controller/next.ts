@@ -157,6 +157,8 @@ const EVERY_PHASE: Row<PhaseName> = {
     // A start statement names its signer as the starter once: in the first execution that takes it.
     if (e.spentBy)
       return control(s, 'start_spent', `the start statement was already taken by execution ${e.spentBy.slice(0, 80)}; nobody is named as this run's starter`);
+    if (e.unbound)
+      return control(s, 'start_unbound', "the start statement was not signed for this run's namespace and settings; nobody is named as this run's starter");
     return { ...s, ...verifiedStarter(s, e.directory) };
   },
   signedNoteAdded: (s, e, d) => onSignedNote(s, e, d),
@@ -227,6 +229,10 @@ function onSignedNote(state: RunState, event: EventOf<'signedNoteAdded'>, domain
     const noted = { ...state, transcript: [...state.transcript, note] };
     const [code, what] = event.later ? ['note_spent', 'signed note'] : ['request_spent', 'signed request'];
     return control(noted, code, `the ${what} was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
+  }
+  if (event.unbound && !event.later) {
+    const noted = { ...state, transcript: [...state.transcript, noteEntry(state, domain, event.signed, [], event.now)] };
+    return control(noted, 'request_unbound', "the signed request was not signed for this run's namespace and settings; here it vouches for nothing");
   }
   const entry = noteEntry(state, domain, event.signed, event.directory, event.now);
   // The request is what the run was asked for (trusted-facts.ts askedInWriting): a note sent later is not.

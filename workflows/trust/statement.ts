@@ -77,6 +77,8 @@ export const NoteStatement = workerScoped('statement.NoteStatement', () =>
       .optional(),
     by: Id,
     expiresAt: z.number().int(),
+    /** For a signed request (RunInput.request): the run it asks, as runBinding gives it. */
+    bound: DigestHex.optional(),
   }),
 );
 export type NoteStatement = z.infer<typeof NoteStatement>;
@@ -89,6 +91,8 @@ export const StartStatement = workerScoped('statement.StartStatement', () =>
     runId: Id,
     by: Id,
     expiresAt: z.number().int(),
+    /** The run it starts, as runBinding gives it: a start names its signer only at that run. */
+    bound: DigestHex.optional(),
   }),
 );
 export type StartStatement = z.infer<typeof StartStatement>;

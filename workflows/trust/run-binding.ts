@@ -1,0 +1,14 @@
+// What a start statement and a signed request are signed for. Their run id alone is the workflow
+// id, which anyone may start: someone who reads an operator's start before its first workflow task
+// could end that run and start the same id with the operator's statements and settings of their
+// own (another model, effects the operator ruled out, a longer approval wait). So each names the
+// namespace and the settings it was signed for, as one digest; a run whose own differ takes the
+// start as naming nobody and the request as unsigned text.
+import type { RunInput } from '../run-input.js';
+import { digestOf } from './statement.js';
+
+/** The digest a start or a request made for `run` in `namespace` carries (its statements aside). */
+export function runBinding(namespace: string, run: Omit<RunInput, 'start' | 'request'> & Partial<Pick<RunInput, 'start' | 'request'>>): string {
+  const { start: _start, request: _request, ...settings } = run;
+  return digestOf({ namespace, settings });
+}
