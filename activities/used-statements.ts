@@ -3,6 +3,7 @@
 // say, read through the worker's own client. The workflow asks just before an approved effect is
 // dispatched (workflows/statement-use.ts explains why the history, and not the run's state).
 import { Context, heartbeat } from '@temporalio/activity';
+import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
 import { fingerprintsOf } from '../workflows/statement-use.js';
 
 export interface StatementUse {
@@ -14,6 +15,9 @@ export interface StatementUse {
 /** Other executions read at most: a workflow id with more is refused rather than half-read. */
 const MAX_EXECUTIONS = 50;
 
+/** A string as a visibility query's literal. */
+const literal = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+
 export const usedStatementActivities = {
   async statementsUsedElsewhere({ fingerprints }: { fingerprints: string[] }): Promise<StatementUse[]> {
     const ctx = Context.current();
@@ -22,7 +26,10 @@ export const usedStatementActivities = {
     const wanted = new Set(fingerprints);
     const uses: StatementUse[] = [];
     let read = 0;
-    const query = `WorkflowId = "${execution.workflowId.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+    // Only the engine's runs on this queue take statements (workflows/statement-spending.ts): a
+    // workflow anyone started under the id elsewhere, of another type or on another queue, spent
+    // nothing, and counting it would let them use up the executions read here.
+    const query = `WorkflowId = ${literal(execution.workflowId)} AND WorkflowType = ${literal(AGENT_WORKFLOW_TYPE)} AND TaskQueue = ${literal(ctx.info.taskQueue)}`;
     for await (const other of ctx.client.workflow.list({ query })) {
       if (other.runId === execution.runId) continue;
       if (++read > MAX_EXECUTIONS) throw new Error(`workflow id ${execution.workflowId} has more than ${MAX_EXECUTIONS} other executions to read`);
