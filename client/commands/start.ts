@@ -87,7 +87,8 @@ export const start: CommandRun = async (ctx, args, flags) => {
         attached: started.attached,
         running: started.running,
         taskQueue,
-        ...(starter ? { startedBy: starter.id } : {}),
+        // Attached, the run was started before this start's statements: they were not taken.
+        ...(starter ? (started.attached ? { startNotTaken: true } : { startedBy: starter.id }) : {}),
         ...(started.settings ? { settings: started.settings } : {}),
         ...(started.settingsNotCompared ? { settingsNotCompared: started.settingsNotCompared } : {}),
       }),
@@ -100,7 +101,10 @@ export const start: CommandRun = async (ctx, args, flags) => {
       started.settings === 'same'
         ? ' with the same settings'
         : `; its settings could not be compared with this start's (${started.settingsNotCompared ?? 'unknown reason'}), and they stand as they were`;
-    ctx.out(`attached to existing run ${started.runId} (${state})${same}`);
+    const unsigned = starter
+      ? `; the start signed by ${starter.id}${request !== undefined ? ' and its request were' : ' was'} not taken (the run was started before it, and names its own starter, if any)`
+      : '';
+    ctx.out(`attached to existing run ${started.runId} (${state})${same}${unsigned}`);
   }
 };
 

@@ -129,6 +129,9 @@ describe.concurrent('agent CLI', () => {
     // Asked for the same: attached. Asked for something else: refused, naming what differs.
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(new RegExp(`^attached to existing run payments-${transferId} \\(.*\\) with the same settings`));
+    // A signed start that attaches names nobody: the run was started before it, and says so.
+    const signed = await cli('start', 'payments', transferId, '--turns', '6', '--key', keyFiles.bob);
+    expect(signed.stdout).toMatch(/with the same settings; the start signed by bob@support was not taken/);
     expectOneLineError(
       other,
       1,
