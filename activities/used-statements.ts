@@ -26,10 +26,11 @@ export const usedStatementActivities = {
     const wanted = new Set(fingerprints);
     const uses: StatementUse[] = [];
     let read = 0;
-    // Only the engine's runs on this queue take statements (workflows/statement-spending.ts): a
-    // workflow anyone started under the id elsewhere, of another type or on another queue, spent
-    // nothing, and counting it would let them use up the executions read here.
-    const query = `WorkflowId = ${literal(execution.workflowId)} AND WorkflowType = ${literal(AGENT_WORKFLOW_TYPE)} AND TaskQueue = ${literal(ctx.info.taskQueue)}`;
+    // Only the engine's runs take statements (workflows/statement-spending.ts): a workflow anyone
+    // started under the id with another type spent nothing, and counting it would let them use up
+    // the executions read here. Every queue counts: a domain may be served on more than one, and a
+    // statement spent on one is spent on all.
+    const query = `WorkflowId = ${literal(execution.workflowId)} AND WorkflowType = ${literal(AGENT_WORKFLOW_TYPE)}`;
     for await (const other of ctx.client.workflow.list({ query })) {
       if (other.runId === execution.runId) continue;
       if (++read > MAX_EXECUTIONS) throw new Error(`workflow id ${execution.workflowId} has more than ${MAX_EXECUTIONS} other executions to read`);

@@ -210,7 +210,7 @@ export function signAmend(
  * A signed start statement for `runId` (RunInput.start): the run then knows, verifiably, who
  * started it, if `bound` is runBinding(namespace, run) for the run it is sent with.
  */
-export function signStart(key: KeyFile, runId: string, options: { validForMs?: number; now?: number; bound?: string } = {}): SignedStart {
+export function signStart(key: KeyFile, runId: string, options: { bound: string; validForMs?: number; now?: number }): SignedStart {
   const now = options.now ?? Date.now();
   return signStatement(
     {

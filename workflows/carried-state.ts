@@ -7,7 +7,7 @@ import { ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/w
 import type { AgentActivities } from '../activities/index.js';
 import { callsInFlight, effectsInDoubt, type RunState } from './controller/index.js';
 import { continuationOptions, ErrorTypes } from './policy.js';
-import { sealedCall } from './sealed.js';
+import { CHECK_DID_NOT_RUN, sealedCall } from './sealed.js';
 
 /** Asks the server whether carried state is this run's own (refuseStateFromElsewhere). */
 const continuations = proxyActivities<AgentActivities>(continuationOptions);
@@ -36,6 +36,9 @@ export async function refuseStateFromElsewhere(): Promise<void> {
   // Its seal is checked now, not with a later effect as a read's is: everything the run does next
   // (what it shows an approver, a terminal it carries) rests on this answer.
   const opened = await sealedCall<{ ok?: unknown; reason?: unknown }>((nonce) => continuations.checkContinuation({ previousRunId, nonce }));
+  // A check that could not run says nothing either way: the workflow task fails and is tried
+  // again, rather than an honest run ending on a worker's bad moment.
+  if (!opened.sealed && opened.reason.startsWith(CHECK_DID_NOT_RUN)) throw new Error(`the continuation check's answer was not checked: ${opened.reason}`);
   const reason = !opened.sealed
     ? `the check's answer is not a worker's (${opened.reason})`
     : opened.value?.ok === true

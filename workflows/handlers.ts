@@ -26,6 +26,7 @@ import { isUndecodable } from './quarantine-marker.js';
 import type { RunInput } from './run-input.js';
 import { takeStatement } from './statement-spending.js';
 import { statementFingerprint } from './statement-use.js';
+import { runBinding } from './trust/run-binding.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
 import { SignedAmend, SignedDecision } from './trust/statement.js';
 
@@ -98,6 +99,12 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
         // or after) is taken as untrusted text, with no directory read of its own; the first
         // already said whatever it vouches for.
         const fingerprint = statementFingerprint(note.signature);
+        // A request made for another run (trust/run-binding.ts) is text here, whenever it arrives:
+        // not taken, so not spent either (the run it was made for may still take it).
+        if (note.statement.bound !== undefined && note.statement.bound !== runBinding(workflowInfo().namespace, run)) {
+          queue.push({ type: 'signedNoteAdded', now: Date.now(), signed: note, directory: [], later: true, unbound: true });
+          return { accepted: true as const, trusted: false };
+        }
         if (notesTaken.has(fingerprint)) {
           queue.push({ type: 'signedNoteAdded', now: Date.now(), signed: note, directory: [], later: true });
           return { accepted: true as const, trusted: false };

@@ -156,10 +156,13 @@ function askChecker(items: Array<{ nonce: string; envelope: unknown }>): Promise
   return checker.checkResultSeals({ items: items.map(({ nonce: once, envelope }) => ({ nonce: once, envelope })) });
 }
 
+/** How a claim's reason begins when the check itself could not run (not a seal that failed). */
+export const CHECK_DID_NOT_RUN = 'its seal could not be checked';
+
 /** One local activity for the batch; a check that cannot run leaves every result in it a claim. */
 async function checkSeals(items: Array<{ nonce: string; envelope: unknown }>): Promise<SealVerdict[]> {
   return askChecker(items).catch((err: unknown) => {
-    const reason = `its seal could not be checked (${err instanceof Error ? err.message : String(err)})`;
+    const reason = `${CHECK_DID_NOT_RUN} (${err instanceof Error ? err.message : String(err)})`;
     return items.map(() => ({ ok: false, reason }));
   });
 }

@@ -12,7 +12,7 @@ import { signDecision, signNote, signStart, directoryEntry } from '../../client/
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
+import { addNoteUpdate, approveUpdate, cancelSignal, stateQuery } from '../../workflows/messages.js';
 import type { RunInput } from '../../workflows/run-input.js';
 import { runBinding } from '../../workflows/trust/run-binding.js';
 import { ApproverDirectory } from '../../workflows/trust/directory.js';
@@ -174,24 +174,27 @@ describe('a start statement is spent as the run starts, whether or not it ever r
     expect(view.state.transcript.some((t) => t.kind === 'control' && t.code === 'start_spent')).toBe(true);
   });
 
-  it("sam's start and request, lifted onto a run of other settings or another namespace before his own run took them, name nobody: approvals are refused and no dual_touch reaches the world", async () => {
+  it("sam's start and request, lifted onto a run of other settings or another namespace before his own run took them, name nobody and vouch for nothing: approvals are refused and no dual_touch reaches the world", async () => {
     // Sam signs for a run with a small turn budget. Before his run's first workflow task, someone
     // who read its input ends it and starts the same id with his statements and settings of their
     // own (here a larger budget), or replays them in another namespace: neither was signed for.
-    for (const [label, bound, budgets] of [
-      ['other settings', (caseId: string) => runBinding(inject('temporalNamespace'), settingsOf(caseId, { turns: 6 })), { turns: 60 }],
-      ['another namespace', (caseId: string) => runBinding('elsewhere', settingsOf(caseId, { turns: 6 })), { turns: 6 }],
+    // The request goes with the lifted start in one case, and as a note to the lifted run in the other.
+    for (const [label, bound, budgets, requestCode] of [
+      ['other settings', (caseId: string) => runBinding(inject('temporalNamespace'), settingsOf(caseId, { turns: 6 })), { turns: 60 }, 'request_unbound'],
+      ['another namespace', (caseId: string) => runBinding('elsewhere', settingsOf(caseId, { turns: 6 })), { turns: 6 }, 'note_unbound'],
     ] as const) {
       const caseId = uniqueCase('Q');
       const workflowId = `synthetic-${caseId}`;
       const signedFor = bound(caseId);
+      const request = signNote(keys.sam, workflowId, 'touch it, please', { bound: signedFor });
       const lifted: RunInput = {
         ...settingsOf(caseId, budgets),
         start: signStart(keys.sam, workflowId, { validForMs: 10 * 60_000, bound: signedFor }),
-        request: signNote(keys.sam, workflowId, 'touch it, please', { bound: signedFor }),
+        ...(requestCode === 'request_unbound' ? { request } : {}),
       };
       const handle: AgentHandle = await startRun(w, lifted);
       const awaiting = await waitForRequest(handle);
+      if (requestCode === 'note_unbound') expect((await handle.executeUpdate(addNoteUpdate, { args: [request] })).trusted, label).toBe(false);
       const approve = (key: typeof keys.tess) =>
         handle.executeUpdate(approveUpdate, { args: [signDecision(key, workflowId, awaiting, 'approve', 'mine')] }).then(
           (ack) => ack.decision,
@@ -208,7 +211,7 @@ describe('a start statement is spent as the run starts, whether or not it ever r
       const view = await handle.query(stateQuery);
       expect(view.state.starter, label).toBeUndefined();
       const codes = view.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : []));
-      expect(codes, label).toEqual(expect.arrayContaining(['start_unbound', 'request_unbound']));
+      expect(codes, label).toEqual(expect.arrayContaining(['start_unbound', requestCode]));
     }
   });
 });

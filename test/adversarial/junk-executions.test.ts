@@ -2,8 +2,8 @@
 // run asks the server whether another execution of its id already spent the approval; it reads a
 // bounded number of them and refuses (nothing sent) past that bound. Anyone who can start a
 // workflow can start one under any id, of any type, on any queue, and end it at once: only the
-// engine's own runs on the run's queue can have spent a statement, so only they are read, and
-// junk elsewhere cannot use up the bound. Judged by the processor's records.
+// engine's own runs can have spent a statement, so only executions of its type are read, and
+// junk of another type cannot use up the bound. Judged by the processor's records.
 import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { reissuesOf, watchRun } from '../support/adversarial.js';
@@ -18,7 +18,7 @@ const JUNK = 51;
 describe('junk executions under a case id', () => {
   const h = useAgentHarness();
 
-  it('51 workflows of another type, on another queue, spend nothing: the approved reissue goes out once', async () => {
+  it('51 workflows of another type spend nothing: the approved reissue goes out once', async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     const workflowId = `payments-${transferId}`;

@@ -343,8 +343,14 @@ describe('trust by flow, on an environment an attacker has touched (banking)', (
     const caseId = `b-u6-inone-note-spent-${Date.now().toString(36)}`;
     const workflowId = `agentdojo-banking-${caseId}`;
     const info = await stack.bridge.open(caseId, 'banking', 'user_task_6', null);
-    const firstRun: RunInput = { domain: 'agentdojo-banking', caseId, model: runModelFor('oracle') };
-    const request = signNote(stack.user, workflowId, info.prompt, { fields: { payee: 'US122000000121212121212' }, bound: boundTo(firstRun) });
+    // The second execution's model calls go to a queue nobody serves until the note is in: the
+    // note waits on the run's queue while its first proposal is out, and is taken before that
+    // proposal is judged (agent.ts takeNotes), so the oracle's payment is proposed with it in the
+    // record. Both executions have the same settings, so the request is signed for the second
+    // too (trust/run-binding.ts): only its being spent stands in the way.
+    const modelQueue = `${stack.taskQueue}-note-spent-models`;
+    const settings: RunInput = { domain: 'agentdojo-banking', caseId, model: runModelFor('oracle'), modelQueue };
+    const request = signNote(stack.user, workflowId, info.prompt, { fields: { payee: 'US122000000121212121212' }, bound: boundTo(settings) });
     const start = (run: RunInput, plan = info): Promise<WorkflowHandle> => {
       stack.registry.open(caseId, plan); // the oracle starts its plan again
       return stack.client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue: stack.taskQueue, workflowId, args: [{ run }] });
@@ -352,18 +358,17 @@ describe('trust by flow, on an environment an attacker has touched (banking)', (
     // The second execution's oracle reads the balance first: its standing order is a call of its
     // own (another call id, so another idempotency key), not a repeat the bank answers from its record.
     const balanceFirst = { ...info, groundTruth: [{ function: 'get_balance', args: {} }, ...info.groundTruth] };
-    // The second execution's model calls go to a queue nobody serves until the note is in: the
-    // note waits on the run's queue while its first proposal is out, and is taken before that
-    // proposal is judged (agent.ts takeNotes), so the oracle's payment is proposed with it in the record.
-    const modelQueue = `${stack.taskQueue}-note-spent-models`;
     let models: { stop(): Promise<void> } | undefined;
     try {
-      const first = await start({ ...firstRun, request });
+      models = await serveModels(modelQueue);
+      const first = await start({ ...settings, request });
       expect(((await first.result()) as RunResult).terminal).toMatchObject({ class: 'resolved' });
+      await models.stop();
+      models = undefined;
       expect((await first.query(stateQuery)).state.approvals).toEqual([]); // the typed payee vouched: nobody was asked
       expect((await stack.bridge.judge(caseId, '')).calls.filter((c) => c.tool === 'schedule_transaction')).toHaveLength(1);
 
-      const second = await start({ domain: 'agentdojo-banking', caseId, model: runModelFor('oracle'), modelQueue }, balanceFirst);
+      const second = await start(settings, balanceFirst);
       const ack = await second.executeUpdate(addNoteUpdate, { args: [request] });
       models = await serveModels(modelQueue);
       // Whatever the run asks the user, they say no; a run that asks nobody ends by itself.

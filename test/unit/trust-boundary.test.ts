@@ -280,7 +280,7 @@ describe('signed approvals', () => {
   it('the start statement names its signer when the run starts, before any request; taken by another execution first, it names nobody', () => {
     for (const spentBy of [undefined, 'run-of-an-earlier-execution']) {
       const run = new Run(synthetic);
-      run.state = { ...run.state, starterClaim: signStart(keys.sam, run.state.runId, { now: run.now }) };
+      run.state = { ...run.state, starterClaim: signStart(keys.sam, run.state.runId, { now: run.now, bound: '0'.repeat(64) }) };
       run.feed({ type: 'startTaken', now: run.tick(), directory: TEST_DIRECTORY.approvers, ...(spentBy ? { spentBy } : {}) });
       expect(pendingRequest(run.state)).toBeUndefined();
       expect(run.state.starter).toBe(spentBy ? undefined : keys.sam.id);

@@ -73,7 +73,8 @@ export const RunEvent = workerScoped('events.RunEvent', () =>
     /**
      * later: sent through the addNote Update, not with the start (RunInput.request). spentBy: the
      * statement was already taken by that other execution of the workflow id (so it vouches for nothing here).
-     * unbound: a request not signed for this run's namespace and settings (trust/run-binding.ts).
+     * unbound: a request (a note that names a run: trust/run-binding.ts) signed for another run's
+     * namespace or settings, at the start or sent later.
      */
     z.strictObject({
       type: z.literal('signedNoteAdded'),

@@ -230,9 +230,10 @@ function onSignedNote(state: RunState, event: EventOf<'signedNoteAdded'>, domain
     const [code, what] = event.later ? ['note_spent', 'signed note'] : ['request_spent', 'signed request'];
     return control(noted, code, `the ${what} was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
   }
-  if (event.unbound && !event.later) {
+  if (event.unbound) {
     const noted = { ...state, transcript: [...state.transcript, noteEntry(state, domain, event.signed, [], event.now)] };
-    return control(noted, 'request_unbound', "the signed request was not signed for this run's namespace and settings; here it vouches for nothing");
+    const [code, how] = event.later ? ['note_unbound', 'a signed request sent as a note'] : ['request_unbound', 'the signed request'];
+    return control(noted, code, `${how} was not signed for this run's namespace and settings; here it vouches for nothing`);
   }
   const entry = noteEntry(state, domain, event.signed, event.directory, event.now);
   // The request is what the run was asked for (trusted-facts.ts askedInWriting): a note sent later is not.

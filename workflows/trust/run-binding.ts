@@ -10,5 +10,6 @@ import { digestOf } from './statement.js';
 /** The digest a start or a request made for `run` in `namespace` carries (its statements aside). */
 export function runBinding(namespace: string, run: Omit<RunInput, 'start' | 'request'> & Partial<Pick<RunInput, 'start' | 'request'>>): string {
   const { start: _start, request: _request, ...settings } = run;
-  return digestOf({ namespace, settings });
+  // As the workflow receives it: JSON, whatever the signer's object held (a Date, a toJSON, undefined).
+  return digestOf({ namespace, settings: JSON.parse(JSON.stringify(settings)) as unknown });
 }
