@@ -219,7 +219,7 @@ export function signStart(key: KeyFile, runId: string, options: { bound: string;
       runId,
       by: key.id,
       expiresAt: now + (options.validForMs ?? DEFAULT_VALID_FOR_MS),
-      ...(options.bound ? { bound: options.bound } : {}),
+      bound: options.bound,
     },
     key.secretKey,
   );

@@ -29,7 +29,7 @@ import { directoryNow, takeStatement } from './statement-spending.js';
 import { closeRun } from './closing.js';
 import { refuseForeignState, refuseStateFromElsewhere } from './carried-state.js';
 import { observeStep } from './telemetry.js';
-import { runBinding } from './trust/run-binding.js';
+import { runBinding, unboundMark } from './trust/run-binding.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
 import { carriedReads, checkReadsBeforeRollover } from './sealed.js';
@@ -104,13 +104,13 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   if (carried) refuseForeignState(carried);
   const queue: RunEvent[] = [];
   let step: Step = carried ? commandOrHalt(carried, domain, loopNow()) : next(newState(run, domain), { type: 'started', now: loopNow() }, domain);
-  installOperatorHandlers({ run, state: () => step.state, queue, loadApprovers: directoryNow, domain });
+  // What a start or a request must have been signed for to count here (trust/run-binding.ts).
+  const bound = runBinding(workflowInfo().namespace, run);
+  installOperatorHandlers({ run, bound, state: () => step.state, queue, loadApprovers: directoryNow, domain });
   // The start statement and the starter's signed request are the first things the run takes,
   // before any proposal, each spent by this execution (a continued run carries them in its state).
-  if (!carried) {
-    const bound = runBinding(workflowInfo().namespace, run);
+  if (!carried)
     queue.push(...(await Promise.all([...(run.start ? [startTaken(run.start, bound)] : []), ...(run.request ? [requestNote(run.request, bound)] : [])])));
-  }
   // Carried state is the engine's only if the execution that continued was an agent run on
   // this task queue: the server says so, not the state (activities/continuation.ts). Asked
   // before the loop's first command, with the handlers up so that queries still answer (and a
@@ -241,7 +241,7 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
  */
 async function startTaken(signed: NonNullable<RunInput['start']>, bound: string): Promise<RunEvent> {
   const { directory, spentBy } = await takeStatement('start', signed.signature);
-  return { type: 'startTaken', now: loopNow(), directory, ...(spentBy ? { spentBy } : {}), ...(signed.statement.bound !== bound ? { unbound: true } : {}) };
+  return { type: 'startTaken', now: loopNow(), directory, ...(spentBy ? { spentBy } : {}), ...unboundMark(signed.statement, bound, true) };
 }
 
 /**
@@ -256,7 +256,7 @@ async function requestNote(signed: NonNullable<RunInput['request']>, bound: stri
     signed,
     directory,
     ...(spentBy ? { spentBy } : {}),
-    ...(signed.statement.bound !== bound ? { unbound: true } : {}),
+    ...unboundMark(signed.statement, bound, true),
   };
 }
 

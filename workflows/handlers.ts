@@ -26,12 +26,14 @@ import { isUndecodable } from './quarantine-marker.js';
 import type { RunInput } from './run-input.js';
 import { takeStatement } from './statement-spending.js';
 import { statementFingerprint } from './statement-use.js';
-import { runBinding } from './trust/run-binding.js';
+import { unboundMark } from './trust/run-binding.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
 import { SignedAmend, SignedDecision } from './trust/statement.js';
 
 export interface OperatorChannel {
   run: RunInput;
+  /** What a request sent as a note must have been signed for, if it names a run (trust/run-binding.ts). */
+  bound: string;
   /** The controller's current state (the workflow replaces it every step). */
   state(): RunState;
   /** Events for the controller, taken by the workflow's loop in order. */
@@ -59,7 +61,7 @@ export function readDirectory(loadApprovers: () => Promise<unknown>): Promise<Ap
   );
 }
 
-export function installOperatorHandlers({ run, state, queue, loadApprovers, domain }: OperatorChannel): void {
+export function installOperatorHandlers({ run, bound, state, queue, loadApprovers, domain }: OperatorChannel): void {
   const deciding = new Set<string>(); // approvers whose decision is queued, not yet taken
   // The signed statements this execution has taken as notes, or is taking, by fingerprint; the
   // start's request among them (agent.ts takes it as the run starts, or an earlier execution of
@@ -101,7 +103,7 @@ export function installOperatorHandlers({ run, state, queue, loadApprovers, doma
         const fingerprint = statementFingerprint(note.signature);
         // A request made for another run (trust/run-binding.ts) is text here, whenever it arrives:
         // not taken, so not spent either (the run it was made for may still take it).
-        if (note.statement.bound !== undefined && note.statement.bound !== runBinding(workflowInfo().namespace, run)) {
+        if (unboundMark(note.statement, bound, false).unbound) {
           queue.push({ type: 'signedNoteAdded', now: Date.now(), signed: note, directory: [], later: true, unbound: true });
           return { accepted: true as const, trusted: false };
         }

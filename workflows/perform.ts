@@ -237,8 +237,7 @@ function callTool(
     // one fails. It vouches for none of them (its own answer is a read, checked later). An
     // approved one is spent once, like an effect's approval.
     const send = () => invoke(once, readSeals()).then((raw) => openRead(what, once, raw));
-    const start = approvedWith.length ? () => unspent(call, approvedWith, startedAt).then((refusal) => (refusal ? own(refusal) : send())) : send;
-    return { pending: start(), done: (result) => opened(result as Opened<unknown>), failed };
+    return { pending: spentOnce(call, approvedWith, startedAt, send)(), done: (result) => opened(result as Opened<unknown>), failed };
   }
   // An effect carries the seals of the run's reads, and its activity sends nothing if one fails;
   // its own reply is checked at once (workflows/sealed.ts).
@@ -250,11 +249,19 @@ function callTool(
       return result;
     });
   };
-  // An approval goes out only if no other execution of this workflow id has spent it already.
-  const start = approvedWith.length ? () => unspent(call, approvedWith, startedAt).then((refusal) => (refusal ? own(refusal) : send())) : send;
   // An effect once sent may have committed: a cancel never abandons it, but waits for its
   // reply (bounded by its timeouts) and reads it back if the reply says nothing.
-  return { pending: CancellationScope.nonCancellable(start), done: (result) => opened(result as Opened<unknown>), failed };
+  return {
+    pending: CancellationScope.nonCancellable(spentOnce(call, approvedWith, startedAt, send)),
+    done: (result) => opened(result as Opened<unknown>),
+    failed,
+  };
+}
+
+/** `send`, for a call a person approved only if no other execution of this workflow id has spent the approval already. */
+function spentOnce(call: PlannedCall, approvedWith: string[], startedAt: number, send: () => Promise<Opened<unknown>>): () => Promise<Opened<unknown>> {
+  if (!approvedWith.length) return send;
+  return () => unspent(call, approvedWith, startedAt).then((refusal) => (refusal ? own(refusal) : send()));
 }
 
 /** A read whose arguments leave for the world (an egress read), or that a person approved. */

@@ -11,10 +11,10 @@
 // checks it again. Everything else counts as a read: a tool's read, the approver directory, the
 // statement-spend check. A read only informs the model, the controller and the approval gate
 // until a call that reaches the world is sent on it (an effect, an egress read, a read a person
-// approved: workflows/perform.ts), and a check per read would cost a workflow activation per read (about a sixth
-// of a turn on the bench), so the seals of the run's reads travel, as digests of what the
-// workflow took, with the run's next effect, whose activity checks them before it sends
-// anything (and answers not_sent if one fails), and with its probe, which answers undecided
+// approved: workflows/perform.ts), and a check per read would cost a workflow activation per
+// read (about a sixth of a turn on the bench), so the seals of the run's reads travel, as
+// digests of what the workflow took, with each such call, whose activity checks them before it
+// sends anything (and answers not_sent if one fails), and with its probe, which answers undecided
 // instead of probing if one fails. (Update handlers read the directory too, and a
 // local activity there confuses Temporal's replay of the Update.) A result that carries no seal
 // at all needs no key to be refused: it is a claim at once.

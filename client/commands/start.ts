@@ -63,12 +63,11 @@ export const start: CommandRun = async (ctx, args, flags) => {
   const agent = await ctx.agent();
   // The start and the request name the namespace and the settings they were signed for.
   const bound = runBinding(agent.client.options.namespace, settings);
+  const runId = runIdFor(settings);
   const input: RunInput = {
     ...settings,
-    ...(starter ? { start: signStart(starter, runIdFor({ domain, caseId }), { bound }) } : {}),
-    ...(starter && request !== undefined
-      ? { request: signNote(starter, runIdFor({ domain, caseId }), request, { ...(fields ? { fields } : {}), bound }) }
-      : {}),
+    ...(starter ? { start: signStart(starter, runId, { bound }) } : {}),
+    ...(starter && request !== undefined ? { request: signNote(starter, runId, request, { ...(fields ? { fields } : {}), bound }) } : {}),
   };
   const taskQueue = flags.str('task-queue')?.trim() || agent.taskQueue;
   if (!flags.bool('force')) await refuseUnserved(agent.client, input, taskQueue, ctx.program);
@@ -76,7 +75,7 @@ export const start: CommandRun = async (ctx, args, flags) => {
   try {
     started = await startRun(agent.client, input, taskQueue, ctx.domains);
   } catch (err) {
-    throw strandedHint(err, runIdFor(input), ctx.program);
+    throw strandedHint(err, runId, ctx.program);
   }
 
   if (ctx.json) {

@@ -5,15 +5,14 @@
 // earlier execution tells it apart: the agent run must fail before anything reaches the world.
 import { domainDefaults } from '../../workflows/contract.js';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payments } from '../../domains/payments/domain.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { initialState } from '../../workflows/controller/next.js';
 import type { RunState } from '../../workflows/controller/state.js';
 import type { ImpostorInput } from '../fixtures/impostor-workflows.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
-import { uniqueTaskQueue } from '../support/temporal.js';
+import { startForeignWorker, uniqueTaskQueue } from '../support/temporal.js';
 import { sleep } from '../support/adversarial.js';
 
 const impostorWorkflows = fileURLToPath(new URL('../fixtures/impostor-workflows.ts', import.meta.url));
@@ -23,20 +22,7 @@ describe('carried state from a workflow that is not the engine', () => {
   const attackerQueue = uniqueTaskQueue('impostor');
   let stop: () => Promise<void>;
   beforeAll(async () => {
-    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await Worker.create({
-      connection,
-      namespace: inject('temporalNamespace'),
-      taskQueue: attackerQueue,
-      workflowsPath: impostorWorkflows,
-      bundlerOptions: { ignoreModules: [] },
-    });
-    const running = worker.run();
-    stop = async () => {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    };
+    stop = await startForeignWorker(attackerQueue, { workflowsPath: impostorWorkflows });
   });
   afterAll(async () => stop());
 

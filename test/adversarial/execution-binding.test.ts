@@ -19,7 +19,7 @@ import { ApproverDirectory } from '../../workflows/trust/directory.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys, TEST_DIRECTORY } from '../support/keys.js';
 import { startWorkerWith, uniqueTaskQueue, type StartedWorker } from '../support/temporal.js';
-import { expectRefused, reissueCalls, reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
+import { expectRefused, reissueCalls, reissuesOf, waitForRequest, type AgentHandle, type Awaiting } from '../support/adversarial.js';
 import { waitUntil } from '../support/wait.js';
 import { callsInFlight, dispatchOf } from '../support/phase.js';
 
@@ -117,6 +117,13 @@ describe('statements are bound to their execution', () => {
   });
 });
 
+/** What `key`'s approval of the waiting request came to: the decision recorded, or the refusal's words. */
+const decisionOf = (handle: AgentHandle, key: typeof keys.tess, awaiting: Awaiting) =>
+  handle.executeUpdate(approveUpdate, { args: [signDecision(key, handle.workflowId, awaiting, 'approve', 'mine')] }).then(
+    (ack) => ack.decision,
+    (err: unknown) => (err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err)),
+  );
+
 describe('a start statement is spent as the run starts, whether or not it ever raises a request', () => {
   // A third synthetic approver, so that a quorum of two can be met without the starter.
   const threeApprovers = {
@@ -156,12 +163,7 @@ describe('a start statement is spent as the run starts, whether or not it ever r
     // Tess replays it to name sam as the starter of her own run, and approves that run herself, with alice.
     const handle: AgentHandle = await startRun(w, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
     const awaiting = await waitForRequest(handle);
-    const approve = (key: typeof keys.tess) =>
-      handle.executeUpdate(approveUpdate, { args: [signDecision(key, workflowId, awaiting, 'approve', 'mine')] }).then(
-        (ack) => ack.decision,
-        (err: unknown) => (err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err)),
-      );
-    const decisions = [await approve(keys.tess), await approve(keys.alice)];
+    const decisions = [await decisionOf(handle, keys.tess, awaiting), await decisionOf(handle, keys.alice, awaiting)];
     await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
     const result = await handle.result();
     // What reached the world first: nothing.
@@ -195,12 +197,7 @@ describe('a start statement is spent as the run starts, whether or not it ever r
       const handle: AgentHandle = await startRun(w, lifted);
       const awaiting = await waitForRequest(handle);
       if (requestCode === 'note_unbound') expect((await handle.executeUpdate(addNoteUpdate, { args: [request] })).trusted, label).toBe(false);
-      const approve = (key: typeof keys.tess) =>
-        handle.executeUpdate(approveUpdate, { args: [signDecision(key, workflowId, awaiting, 'approve', 'mine')] }).then(
-          (ack) => ack.decision,
-          (err: unknown) => (err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err)),
-        );
-      const decisions = [await approve(keys.tess), await approve(keys.alice)];
+      const decisions = [await decisionOf(handle, keys.tess, awaiting), await decisionOf(handle, keys.alice, awaiting)];
       await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
       await handle.result();
       expect(

@@ -5,8 +5,7 @@
 // when it arrives, not with a later effect: the run refuses the state instead of ending with the
 // attacker's verdict.
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveResultKeys } from '../../activities/result-keys.js';
 import { payments } from '../../domains/payments/domain.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
@@ -17,7 +16,7 @@ import type { ImpostorInput } from '../fixtures/impostor-workflows.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { heldActivity } from '../support/held-activity.js';
 import { historyOf } from '../support/temporal-ops.js';
-import { uniqueTaskQueue } from '../support/temporal.js';
+import { startForeignWorker, uniqueTaskQueue } from '../support/temporal.js';
 
 const impostorWorkflows = fileURLToPath(new URL('../fixtures/impostor-workflows.ts', import.meta.url));
 
@@ -27,20 +26,7 @@ describe('a continuation check answered by hand', () => {
   const attackerQueue = uniqueTaskQueue('impostor');
   let stop: () => Promise<void>;
   beforeAll(async () => {
-    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await Worker.create({
-      connection,
-      namespace: inject('temporalNamespace'),
-      taskQueue: attackerQueue,
-      workflowsPath: impostorWorkflows,
-      bundlerOptions: { ignoreModules: [] },
-    });
-    const running = worker.run();
-    stop = async () => {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    };
+    stop = await startForeignWorker(attackerQueue, { workflowsPath: impostorWorkflows });
   });
   afterAll(async () => stop());
 

@@ -7,9 +7,8 @@
 // reports, and the real run must refuse what was signed over other lines: judged on the world's
 // own records, no reissue happens.
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { InvalidRequestError } from '../../client/agent-errors.js';
 import { list } from '../../client/commands/list.js';
@@ -26,7 +25,7 @@ import type { LookalikeInput } from '../fixtures/lookalike-workflows.js';
 import { expectRefused, reissueCalls, reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
-import { uniqueTaskQueue } from '../support/temporal.js';
+import { startForeignWorker, uniqueTaskQueue } from '../support/temporal.js';
 import { waitUntil } from '../support/wait.js';
 import { suiteBundle } from '../support/bundles.js';
 import { pendingRequest } from '../support/phase.js';
@@ -91,19 +90,7 @@ describe('a look-alike run on a queue of its own, answering a copy of a real pen
   let operator: AgentClient;
 
   beforeAll(async () => {
-    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await Worker.create({
-      connection,
-      namespace: inject('temporalNamespace'),
-      taskQueue: attackerQueue,
-      workflowBundle: await suiteBundle(lookalikeWorkflows),
-    });
-    const running = worker.run();
-    stopAttacker = async () => {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    };
+    stopAttacker = await startForeignWorker(attackerQueue, { workflowBundle: await suiteBundle(lookalikeWorkflows) });
     operator = new AgentClient({ client: h.client, taskQueue: h.taskQueue });
   });
   afterAll(async () => stopAttacker?.());

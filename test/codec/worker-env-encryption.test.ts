@@ -4,12 +4,10 @@
 // in clear because a script forgot a spread would fail silently. A ring it cannot read stops it
 // before it connects, and a worker given the codec plugin as well seals each payload once.
 import { randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { agentCodecPlugin } from '../../worker/codec-plugin.js';
@@ -17,9 +15,8 @@ import { createAgentWorker } from '../../worker/create-worker.js';
 import { loadPayloadCodec, payloadKeyId, type AesGcmPayloadCodec } from '../../worker/payload-codec.js';
 import { PayloadKeyRingError } from '../../worker/payload-keys.js';
 import { startRun, uniqueCase } from '../support/agent.js';
-import { codecPayloadsOf, converterFor, encodingOf, newKey, rawHistory, ringEnv } from '../support/codec.js';
+import { codecPayloadsOf, converterFor, encodingOf, newKey, rawHistory, ringEnv, testPluginOptions } from '../support/codec.js';
 import type { RunResult } from '../../workflows/messages.js';
-import { TEST_DIRECTORY } from '../support/keys.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 
 const world = new WorldClient(inject('worldUrl'));
@@ -35,11 +32,7 @@ async function workerWith(path: string, connection: NativeConnection, taskQueue:
       namespace: inject('temporalNamespace'),
       taskQueue,
       workflowBundle: { codePath: inject('workflowBundlePath') },
-      implementations,
-      deps: { world },
-      blobDir: join(tmpdir(), 'agent-test-blobs'),
-      toolTimeoutMs: 1_500,
-      approvers: TEST_DIRECTORY,
+      ...testPluginOptions(),
       ...(codecPlugin ? { plugins: [agentCodecPlugin([codecPlugin])] } : {}),
     });
   } finally {

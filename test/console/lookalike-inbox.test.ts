@@ -6,10 +6,9 @@
 // whose lines were changed under the page is not signed; and the real card, approved, moves exactly
 // what it showed. The card says what is read again before the call runs from the tool's contract.
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker } from '@temporalio/worker';
 import type { WorkflowHandle } from '@temporalio/client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { startConsole, type RunningConsole } from '../../console/server.js';
 import { payments } from '../../domains/payments/domain.js';
@@ -20,7 +19,7 @@ import { runSearchAttributes } from '../../workflows/search-attributes.js';
 import { reissueCalls, reissuesOf, waitForRequest, type AgentHandle } from '../support/adversarial.js';
 import { uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
-import { uniqueTaskQueue } from '../support/temporal.js';
+import { startForeignWorker, uniqueTaskQueue } from '../support/temporal.js';
 import { PATIENCE_MS, waitUntil } from '../support/wait.js';
 import { suiteBundle } from '../support/bundles.js';
 import { pendingRequest } from '../support/phase.js';
@@ -38,19 +37,7 @@ describe('the approval inbox beside a look-alike run, in chromium', () => {
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const worker = await Worker.create({
-      connection,
-      namespace: inject('temporalNamespace'),
-      taskQueue: attackerQueue,
-      workflowBundle: await suiteBundle(lookalikeWorkflows),
-    });
-    const running = worker.run();
-    stopAttacker = async () => {
-      worker.shutdown();
-      await running;
-      await connection.close();
-    };
+    stopAttacker = await startForeignWorker(attackerQueue, { workflowBundle: await suiteBundle(lookalikeWorkflows) });
     agent = new AgentClient({ client: h.client, taskQueue: h.taskQueue, domains: [payments] });
     [web, browser] = await Promise.all([
       startConsole({ agent, pollMs: 500, stateTimeoutMs: 2_000 }),

@@ -15,7 +15,7 @@ import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { agentCodecPlugin } from '../../worker/codec-plugin.js';
 import { dataConverterFromEnv, loadPayloadCodec } from '../../worker/payload-codec.js';
-import { agentPlugin, type AgentPlugin } from '../../worker/plugin.js';
+import { agentPlugin, type AgentPlugin, type AgentPluginOptions } from '../../worker/plugin.js';
 import { TEST_DIRECTORY } from './keys.js';
 import { createTestWorker } from './temporal.js';
 
@@ -64,13 +64,7 @@ export async function startStack(taskQueue: string, env: NodeJS.ProcessEnv | und
     ...(dataConverter ? { dataConverter } : {}),
     // A restarted worker must not wait out the old one's sticky queue.
     stickyQueueScheduleToStartTimeout: '1 second',
-    activities: createActivities({
-      implementations,
-      deps: { world: new WorldClient(inject('worldUrl')) },
-      blobDir: join(tmpdir(), 'agent-test-blobs'),
-      toolTimeoutMs: 1_500,
-      approvers: TEST_DIRECTORY,
-    }),
+    activities: createActivities(testPluginOptions()),
   });
   const running = worker.run();
   return {
@@ -172,15 +166,20 @@ export function encodingOf(payload: Payload): string {
   return Buffer.from(payload.metadata?.encoding ?? new Uint8Array()).toString('utf8');
 }
 
-/** agentPlugin as the tests' workers use it: the examples, the shared world, the test directory. */
-export function testAgentPlugin(): AgentPlugin {
-  return agentPlugin({
+/** What the tests' workers are given: the examples, the shared world, the test directory. */
+export function testPluginOptions(): AgentPluginOptions {
+  return {
     implementations,
     deps: { world: new WorldClient(inject('worldUrl')) },
     blobDir: join(tmpdir(), 'agent-test-blobs'),
     toolTimeoutMs: 1_500,
     approvers: TEST_DIRECTORY,
-  });
+  };
+}
+
+/** agentPlugin as the tests' workers use it (testPluginOptions). */
+export function testAgentPlugin(): AgentPlugin {
+  return agentPlugin(testPluginOptions());
 }
 
 /**

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { engineActivities, type ActivityDeps } from '../../activities/index.js';
 import { resolveResultKeys } from '../../activities/result-keys.js';
@@ -120,5 +120,29 @@ export async function startWorkerWith(options: WorkerWithOptions): Promise<Start
       await closeWorker();
       await closeClient();
     },
+  };
+}
+
+/**
+ * An attacker's worker on a queue of their own: their workflows only, no activities. Returns how
+ * to stop it.
+ */
+export async function startForeignWorker(
+  taskQueue: string,
+  workflows: { workflowsPath: string } | { workflowBundle: WorkflowBundleOption },
+): Promise<() => Promise<void>> {
+  const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+  const worker = await Worker.create({
+    connection,
+    namespace: inject('temporalNamespace'),
+    taskQueue,
+    ...workflows,
+    ...('workflowsPath' in workflows ? { bundlerOptions: { ignoreModules: [] } } : {}),
+  });
+  const running = worker.run();
+  return async () => {
+    worker.shutdown();
+    await running;
+    await connection.close();
   };
 }

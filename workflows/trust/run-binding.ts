@@ -13,3 +13,12 @@ export function runBinding(namespace: string, run: Omit<RunInput, 'start' | 'req
   // As the workflow receives it: JSON, whatever the signer's object held (a Date, a toJSON, undefined).
   return digestOf({ namespace, settings: JSON.parse(JSON.stringify(settings)) as unknown });
 }
+
+/**
+ * `{ unbound: true }` when a statement names another run than `bound`, this run's runBinding. A
+ * start or a request must name one (`required`); a plain note names none and is not marked.
+ */
+export function unboundMark(statement: { bound?: string | undefined }, bound: string, required: boolean): { unbound?: true } {
+  if (statement.bound === undefined && !required) return {};
+  return statement.bound === bound ? {} : { unbound: true };
+}
