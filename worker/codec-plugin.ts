@@ -4,13 +4,16 @@
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
 import { QuarantineCodec } from './quarantine-codec.js';
+import { withSealedFailures } from './sealed-failures.js';
 
 export const AGENT_CODEC_PLUGIN_NAME = 'bounded-react-temporal.codec';
 
 /**
  * Payload codecs applied after the worker's (or client's) own: on the way out theirs encode
  * first and these last; on the way in these decode first. Every worker and client of these runs
- * lists the same plugin, or gives the same codecs in the same order.
+ * lists the same plugin, or gives the same codecs in the same order. The messages and stack
+ * traces of the failures activities raise are sealed with the payloads (worker/sealed-failures.ts),
+ * unless a failure converter of your own is set.
  *
  * @example
  * ```ts
@@ -21,7 +24,7 @@ export const AGENT_CODEC_PLUGIN_NAME = 'bounded-react-temporal.codec';
  * ```
  */
 export function agentCodecPlugin(codecs: readonly PayloadCodec[]): SimplePlugin {
-  return new SimplePlugin({ name: AGENT_CODEC_PLUGIN_NAME, dataConverter: (existing) => withCodecs(existing, codecs) });
+  return new SimplePlugin({ name: AGENT_CODEC_PLUGIN_NAME, dataConverter: (existing) => withSealedFailures(withCodecs(existing, codecs)) });
 }
 
 function withCodecs(existing: DataConverter | undefined, added: readonly PayloadCodec[]): DataConverter {

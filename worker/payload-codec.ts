@@ -14,6 +14,7 @@ import proto from '@temporalio/proto';
 import { PAYLOAD_KEYS_ENV, readKeyRing, type KeyRing } from './payload-keys.js';
 import { AgentWorkerError } from '../activities/worker-error.js';
 import { plainName } from '../workflows/quarantine-marker.js';
+import { withSealedFailures } from './sealed-failures.js';
 
 /** The metadata `encoding` of a sealed payload: the name Temporal's samples and codec servers use. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -148,9 +149,10 @@ export function loadPayloadCodec(env: NodeJS.ProcessEnv = process.env): AesGcmPa
 
 /**
  * The data converter for Worker.create, new Client(...) and Worker.runReplayHistory: the payload
- * codec above when AGENT_PAYLOAD_KEYS is set, else undefined (Temporal's default converter).
+ * codec above when AGENT_PAYLOAD_KEYS is set, with failure messages sealed too
+ * (worker/sealed-failures.ts), else undefined (Temporal's default converter).
  */
 export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
   const codec = loadPayloadCodec(env);
-  return codec ? { payloadCodecs: [codec] } : undefined;
+  return codec ? withSealedFailures({ payloadCodecs: [codec] }) : undefined;
 }

@@ -13,6 +13,7 @@ import { startRun, uniqueCase } from '../support/agent.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 import {
   codecPayloadsOf,
+  codecPluginBundle,
   converterFor,
   encodingOf,
   isPatchMarker,
@@ -23,6 +24,7 @@ import {
   writtenInClear,
   rawHistory,
   ringEnv,
+  startPluginStack,
   startStack,
   type Stack,
 } from '../support/codec.js';
@@ -115,6 +117,65 @@ describe('encrypted payloads in history (real dev server, real worker)', () => {
     for (const secret of Object.values(run.secrets)) expect(bytes.includes(secret), `"${secret}" in the raw history`).toBe(true);
     const incident = await incidentRun(plain, plainQueue);
     expect(incident.bytes.includes(incident.logLine)).toBe(true);
+  });
+
+  it("a failure's message is sealed with the payloads: in clear only 'Encoded failure'; with the key, the message (and in clear without the codec)", async () => {
+    const failedOnce = async (stack: Stack, taskQueue: string) => {
+      const transferId = uniqueCase('PX');
+      await seedDistinctive(transferId);
+      // The ledger answers its first read with a 500: the read fails once, then succeeds, and the
+      // server keeps the failed attempt's failure in the history (ActivityTaskStarted.lastFailure).
+      await world.injectFault({ op: 'payments.ledger', key: transferId, mode: 'error500', times: 1 });
+      const handle = await startRun({ client: stack.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+      expect((await handle.result()).terminal.class).toBe('resolved');
+      const history = await rawHistory(stack.raw, handle.workflowId);
+      const failures = (history.events ?? []).flatMap((e) =>
+        e.activityTaskStartedEventAttributes?.lastFailure ? [e.activityTaskStartedEventAttributes.lastFailure] : [],
+      );
+      expect(failures).toHaveLength(1);
+      return { failure: failures[0]!, bytes: historyBytes(history) };
+    };
+    const inClear = await failedOnce(plain, plainQueue);
+    expect(inClear.failure.message).toMatch(/^read_ledger attempt 1: transient/);
+    expect(inClear.bytes.includes(inClear.failure.message!)).toBe(true);
+
+    const sealedRun = await failedOnce(sealed, sealedQueue);
+    expect(sealedRun.failure.message).toBe('Encoded failure');
+    expect(sealedRun.failure.stackTrace ?? '').toBe('');
+    const attributes = sealedRun.failure.encodedAttributes;
+    expect(attributes && encodingOf(attributes)).toBe('binary/encrypted');
+    // The key opens it: the same kind of message the run without the codec wrote in clear, absent from these bytes.
+    const [opened] = await converterFor(ring).payloadCodecs![0]!.decode([attributes!]);
+    const sealedMessage = (JSON.parse(Buffer.from(opened!.data!).toString()) as { message: string }).message;
+    expect(sealedMessage).toMatch(/^read_ledger attempt 1: transient/);
+    expect(sealedRun.bytes.includes(sealedMessage)).toBe(false);
+  });
+
+  it("a failure the workflow code raises stays as Temporal writes it, in a bundle that carries the converter: the engine's own words", async () => {
+    const queue = uniqueTaskQueue('sealed-bundle');
+    const stack = await startPluginStack(queue, { workerEnv: ring, clientEnv: ring, bundleCode: await codecPluginBundle() });
+    try {
+      // A case id the payments domain refuses: the workflow fails, saying why.
+      const caseId = `not-a-transfer-${Date.now().toString(36)}`;
+      const handle = await stack.client.workflow.start('agentWorkflow', {
+        taskQueue: queue,
+        workflowId: `payments-${caseId}`,
+        args: [{ run: { domain: 'payments', caseId, model: { adapter: 'rules' } } }],
+      });
+      const failed = await handle.result().then(
+        () => undefined,
+        (err: unknown) => (err as { cause?: Error }).cause?.message,
+      );
+      expect(failed).toMatch(/is not a payments case id/);
+      // In the sandbox the converter is Temporal's default (worker/failure-converter.cjs says why):
+      // the message is in clear, as a query's refusal must be for any client to read it.
+      const history = await rawHistory(stack.raw, handle.workflowId);
+      const closing = (history.events ?? []).find((e) => e.workflowExecutionFailedEventAttributes)?.workflowExecutionFailedEventAttributes?.failure;
+      expect(closing?.message).toBe(failed);
+      expect(closing?.encodedAttributes ?? null).toBeNull();
+    } finally {
+      await stack.close();
+    }
   });
 
   it('a history fetched raw replays with the codec, and not without it', async () => {

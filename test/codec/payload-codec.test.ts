@@ -1,7 +1,7 @@
 // The codec and its key ring on their own: sealing names the current key, opening picks the key
 // by id, a rotated ring opens old payloads, and every way a ring or a payload can be wrong is a
 // typed error that says which.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -115,6 +115,10 @@ describe('the key ring from configuration', () => {
     expect(readKeyRing(missing)).toMatchObject({ ok: false, error: { message: `payload key ring ${missing}: no such file` } });
     const notJson = join(tmpdir(), `ring-${process.pid}.txt`);
     writeFileSync(notJson, 'current=k1');
-    expect(() => loadPayloadCodec({ AGENT_PAYLOAD_KEYS: notJson })).toThrow(new PayloadKeyRingError(notJson, 'not JSON'));
+    try {
+      expect(() => loadPayloadCodec({ AGENT_PAYLOAD_KEYS: notJson })).toThrow(new PayloadKeyRingError(notJson, 'not JSON'));
+    } finally {
+      rmSync(notJson, { force: true });
+    }
   });
 });

@@ -118,6 +118,25 @@ describe('a domain defined outside the repository, on the packed engine', { time
     }
   });
 
+  it('seals failure messages with encryption on: the installed package has the failure converter its data converter names', () => {
+    // A CommonJS file the SDK require()s by path (worker/failure-converter.cjs): tsc does not emit
+    // it, the build copies it, and a package without it would fail every worker that encrypts.
+    const script = [
+      "import { writeFileSync } from 'node:fs';",
+      "import { createRequire } from 'node:module';",
+      "import { dataConverterFromEnv } from 'bounded-react-temporal/worker';",
+      "writeFileSync('payload-ring.json', JSON.stringify({ current: 'k1', keys: { k1: Buffer.alloc(32, 7).toString('base64') } }), { mode: 0o600 });",
+      "const converter = dataConverterFromEnv({ AGENT_PAYLOAD_KEYS: 'payload-ring.json' });",
+      'const { failureConverter } = createRequire(import.meta.url)(converter.failureConverterPath);',
+      "const failure = failureConverter.errorToFailure(new Error('transfer to NL91ZZQX0417 refused'), { toPayload: (v) => ({ metadata: {}, data: Buffer.from(JSON.stringify(v)) }) });",
+      'console.log(JSON.stringify({ path: converter.failureConverterPath, message: failure.message }));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
+    const seen = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { path: string; message: string };
+    expect(seen.path).toContain(join('node_modules', 'bounded-react-temporal', 'dist', 'worker', 'failure-converter.cjs'));
+    expect(seen.message).toBe('Encoded failure');
+  });
+
   it('pays a small refund once and resolves', async () => {
     const handle = await start('R-small');
     const result = await handle.result();

@@ -8,14 +8,17 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter, Payload } from '@temporalio/common';
 import proto, { type temporal } from '@temporalio/proto';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type BundlerPlugin } from '@temporalio/worker';
+import { SEALED_FAILURES_PATH } from '../../worker/sealed-failures.js';
 import { inject } from 'vitest';
 import { createActivities } from '../../activities/index.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { agentCodecPlugin } from '../../worker/codec-plugin.js';
 import { dataConverterFromEnv, loadPayloadCodec } from '../../worker/payload-codec.js';
-import { agentPlugin, type AgentPlugin, type AgentPluginOptions } from '../../worker/plugin.js';
+import { agentBundling, agentPlugin, type AgentPlugin, type AgentPluginOptions } from '../../worker/plugin.js';
+import { examplesWorkflowsPath } from '../../demo/local-stack.js';
+import { suiteBundle } from './bundles.js';
 import { TEST_DIRECTORY } from './keys.js';
 import { createTestWorker } from './temporal.js';
 
@@ -183,11 +186,13 @@ export function testAgentPlugin(): AgentPlugin {
 }
 
 /**
- * The examples' bundle made with agentPlugin's bundling, as a team's bundle is: it carries the
- * plugin's workflow modules. It is the suite's bundle (global-setup.ts builds it that way).
+ * The examples' bundle as a worker with the codec builds it from a workflowsPath: Temporal's
+ * bundler then builds the data converter's failure converter into the workflow code too.
  */
-export function pluginBundle(): string {
-  return readFileSync(inject('workflowBundlePath'), 'utf8');
+export async function codecPluginBundle(): Promise<string> {
+  const withConverter: BundlerPlugin = { name: 'sealed-failures', configureBundler: (o) => ({ ...o, failureConverterPath: SEALED_FAILURES_PATH }) };
+  const bundle = await suiteBundle(examplesWorkflowsPath, [withConverter, agentBundling]);
+  return readFileSync(bundle.codePath, 'utf8');
 }
 
 /**

@@ -3,7 +3,6 @@
 // opened and closed. The same process exports its traces as the OTEL_* variables say.
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -43,7 +42,8 @@ describe('metrics: the Prometheus endpoint carries the engine counters', () => {
       logger: quietBundlerLogger,
       ...BUNDLER_OPTIONS,
     });
-    const bundlePath = join(tmpdir(), `telemetry-bundle-${taskQueue}.js`);
+    // In the run's scratch directory, which global setup removes: an 8 MB bundle a run would leave in /tmp.
+    const bundlePath = join(inject('scratchDir'), `telemetry-bundle-${taskQueue}.js`);
     writeFileSync(bundlePath, bundle.code);
     proc = await startWorkerProcess({
       script,
