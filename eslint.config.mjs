@@ -17,6 +17,12 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', URL: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', console: 'readonly' } },
   },
   {
+    // CommonJS where Temporal's SDK require()s a module by path (worker/failure-converter.cjs).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', exports: 'writable', globalThis: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['**/*.ts'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
