@@ -42,6 +42,7 @@ import { listRows } from './list-rows.js';
 import { cancelInput, noteInput } from './message-inputs.js';
 import { decisionResult, pendingRequest, requestPin } from './pending-request.js';
 import { QueuePollers, rowNotices } from './queue-pollers.js';
+import { runBindingOf } from './run-binding-of.js';
 import { describeRun } from './run-description.js';
 import type { PollerFacts, RunReport } from './run-report.js';
 import { type RunView } from './run-view.js';
@@ -266,7 +267,10 @@ export class AgentClient {
 
   /** Adds a note: signed with `key` it is trusted operator text, unsigned (`by`) it is untrusted text. */
   async note(runId: string, text: string, options: NoteOptions): Promise<NoteResult> {
-    const input = noteInput(runId, text, options);
+    noteInput(runId, text, options); // refused before the server is asked anything
+    // A signed note names the run's namespace and settings, so that it vouches in no other run of the id.
+    const bound = options.key ? await runBindingOf(this.client, runId).catch(() => undefined) : undefined;
+    const input = noteInput(runId, text, options, bound);
     const ack = await this.update(runId, 'note', () => this.handle(runId).executeUpdate(addNoteUpdate, { args: [input] }));
     const signed = 'statement' in input;
     return { runId, accepted: ack.accepted, trusted: ack.trusted, signed, by: signed ? input.statement.by : input.by };

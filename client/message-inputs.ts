@@ -8,13 +8,14 @@ import { formatZodError } from './errors.js';
 import { signNote } from './sign.js';
 
 /**
- * The note as the run will receive it: signed with `key`, or unsigned by `by`. Needs no server,
- * so a caller can refuse a bad note before connecting (InvalidRequestError).
+ * The note as the run will receive it: signed with `key` (for the run `bound` names, when given:
+ * client/run-binding-of.ts), or unsigned by `by`. Needs no server, so a caller can refuse a bad
+ * note before connecting (InvalidRequestError).
  */
-export function noteInput(runId: string, text: string, options: NoteOptions): NoteUpdateInput {
+export function noteInput(runId: string, text: string, options: NoteOptions, bound?: string): NoteUpdateInput {
   if (options.key && options.by !== undefined) throw new InvalidRequestError('give a key or an author, not both (a signed note is by whoever the key names)');
   if (!options.key && options.by === undefined) throw new InvalidRequestError('an unsigned note needs an author (by)');
-  const input = options.key ? signNote(options.key, runId, text) : { by: options.by, text };
+  const input = options.key ? signNote(options.key, runId, text, bound ? { bound } : {}) : { by: options.by, text };
   const parsed = NoteInput.safeParse(input);
   if (!parsed.success) throw new InvalidRequestError(formatZodError(parsed.error));
   return parsed.data;

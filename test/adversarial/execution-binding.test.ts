@@ -8,6 +8,7 @@
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createActivities } from '../../activities/index.js';
+import { AgentClient } from '../../client/agent-client.js';
 import { signDecision, signNote, signStart, directoryEntry } from '../../client/sign.js';
 import { implementations } from '../../domains/implementations.js';
 import { WorldClient } from '../../domains/world/client.js';
@@ -210,6 +211,26 @@ describe('a start statement is spent as the run starts, whether or not it ever r
       const codes = view.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : []));
       expect(codes, label).toEqual(expect.arrayContaining(['start_unbound', requestCode]));
     }
+  });
+  it("a note signed through AgentClient names the run's namespace and settings, so its copy vouches in no other namespace's run of the id", async () => {
+    const caseId = uniqueCase('Q');
+    const settings = settingsOf(caseId, { turns: 6 });
+    const handle: AgentHandle = await startRun(w, settings);
+    await waitForRequest(handle);
+    const sent = await new AgentClient({ client: w.client, taskQueue }).note(handle.workflowId, 'touch it, please', { key: keys.sam });
+    // Trusted here: what the client computed from the run's input is what the run computes from it.
+    expect(sent.trusted).toBe(true);
+    // The note as the server keeps it, which anyone who reads the history can copy: it names this
+    // namespace and these settings, and a run that differs in either takes it as unsigned text
+    // (note_unbound, the test above).
+    const accepted = (await handle.fetchHistory()).events?.find(
+      (e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'addNote',
+    );
+    const [payload] = accepted?.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args?.payloads ?? [];
+    const note = JSON.parse(Buffer.from(payload?.data ?? new Uint8Array()).toString()) as { statement?: { bound?: string } };
+    expect(note.statement?.bound).toBe(runBinding(inject('temporalNamespace'), settings));
+    await handle.signal(cancelSignal, { by: 'test', reason: 'done probing' });
+    await handle.result();
   });
 });
 
