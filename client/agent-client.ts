@@ -269,7 +269,7 @@ export class AgentClient {
   async note(runId: string, text: string, options: NoteOptions): Promise<NoteResult> {
     noteInput(runId, text, options); // refused before the server is asked anything
     // A signed note names the run's namespace and settings, so that it vouches in no other run of the id.
-    const bound = options.key ? await runBindingOf(this.client, runId).catch(() => undefined) : undefined;
+    const bound = options.key ? await runBindingOf(this.client, runId) : undefined;
     const input = noteInput(runId, text, options, bound);
     const ack = await this.update(runId, 'note', () => this.handle(runId).executeUpdate(addNoteUpdate, { args: [input] }));
     const signed = 'statement' in input;

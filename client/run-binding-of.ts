@@ -4,26 +4,17 @@
 // vouch in a run of the same id in another namespace where the same operators are trusted (a
 // staging and a production namespace, say), for as long as it is valid.
 import type { Client } from '@temporalio/client';
-import type { Payload } from '@temporalio/common';
 import { RunInput } from '../workflows/run-input.js';
 import { runBinding } from '../workflows/trust/run-binding.js';
+import { startInputOf } from './start-input.js';
 
 /**
  * The binding of the run's current execution, or undefined when its input cannot be read here
- * (no key for it, not a run of this engine): a note signed without one binds the workflow id only.
+ * (no such run, no key for it, not a run of this engine): a note signed without one binds the
+ * workflow id only, as before.
  */
 export async function runBindingOf(client: Client, runId: string): Promise<string | undefined> {
-  const { namespace, loadedDataConverter } = client.options;
-  const { history } = await client.workflowService.getWorkflowExecutionHistory({ namespace, execution: { workflowId: runId }, maximumPageSize: 1 });
-  const first = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!first) return undefined;
-  try {
-    let payload = first as Payload;
-    for (const codec of [...loadedDataConverter.payloadCodecs].reverse()) [payload] = (await codec.decode([payload])) as [Payload];
-    const input: unknown = loadedDataConverter.payloadConverter.fromPayload(payload);
-    const run = RunInput.safeParse(input && typeof input === 'object' ? (input as { run?: unknown }).run : undefined);
-    return run.success ? runBinding(namespace, run.data) : undefined;
-  } catch {
-    return undefined;
-  }
+  const input = await startInputOf(client, runId).catch(() => undefined);
+  const run = RunInput.safeParse(input && typeof input === 'object' ? (input as { run?: unknown }).run : undefined);
+  return run.success ? runBinding(client.options.namespace, run.data) : undefined;
 }

@@ -6,10 +6,11 @@
 import type { Client } from '@temporalio/client';
 import { fromPayloadsAtIndex, type Payload } from '@temporalio/common';
 
-/** The first argument the execution was started with (through the client's data converter), or undefined. */
-export async function startInputOf(client: Client, workflowId: string, runId: string): Promise<unknown> {
+/** The first argument the execution (absent `runId`: the current one) was started with, through the client's data converter, or undefined. */
+export async function startInputOf(client: Client, workflowId: string, runId?: string): Promise<unknown> {
   const { namespace, loadedDataConverter } = client.options;
-  const response = await client.workflowService.getWorkflowExecutionHistory({ namespace, execution: { workflowId, runId }, maximumPageSize: 1 });
+  const execution = { workflowId, ...(runId ? { runId } : {}) };
+  const response = await client.workflowService.getWorkflowExecutionHistory({ namespace, execution, maximumPageSize: 1 });
   let payloads = (response.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? []) as Payload[];
   if (payloads.length === 0) return undefined;
   for (const codec of [...loadedDataConverter.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
