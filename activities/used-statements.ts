@@ -41,16 +41,37 @@ export const usedStatementActivities = {
       if (other.runId === execution.runId) continue;
       if (!own.has(other.runId) && ++read > MAX_EXECUTIONS)
         throw new Error(`workflow id ${execution.workflowId} has more than ${MAX_EXECUTIONS} other executions to read`);
-      const history = await ctx.client.workflow.getHandle(execution.workflowId, other.runId).fetchHistory();
-      for (const event of history.events ?? []) {
-        const id = event.activityTaskScheduledEventAttributes?.activityId;
-        for (const fingerprint of id ? fingerprintsOf(id) : []) if (wanted.has(fingerprint)) uses.push({ fingerprint, runId: other.runId });
-      }
+      for (const fingerprint of await spentIn(ctx, execution.workflowId, other)) if (wanted.has(fingerprint)) uses.push({ fingerprint, runId: other.runId });
       heartbeat();
     }
     return uses;
   },
 };
+
+/**
+ * What closed executions spent, by run id. A closed execution's history never changes, so each is
+ * read once per worker process, not on every check: a run that has rolled over many times does
+ * not read all its earlier histories for every approved effect, and an attempt that ran out of
+ * time leaves the next one less to read.
+ */
+const spentByClosed = new Map<string, readonly string[]>();
+const CLOSED_REMEMBERED = 10_000;
+
+/** The fingerprints of every statement the execution dispatched under (workflows/statement-use.ts). */
+async function spentIn(ctx: Context, workflowId: string, execution: { runId: string; status: { name: string } }): Promise<readonly string[]> {
+  const remembered = spentByClosed.get(execution.runId);
+  if (remembered) return remembered;
+  const history = await ctx.client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
+  const spent = (history.events ?? []).flatMap((event) => {
+    const id = event.activityTaskScheduledEventAttributes?.activityId;
+    return id ? fingerprintsOf(id) : [];
+  });
+  if (execution.status.name !== 'RUNNING') {
+    if (spentByClosed.size >= CLOSED_REMEMBERED) spentByClosed.delete(spentByClosed.keys().next().value as string);
+    spentByClosed.set(execution.runId, spent);
+  }
+  return spent;
+}
 
 /**
  * The executions this one continued from, back to the first: the server's own links (each
@@ -61,12 +82,12 @@ async function earlierExecutions(ctx: Context, execution: { workflowId: string; 
   const earlier = new Set<string>();
   let runId: string | undefined = execution.runId;
   while (runId) {
-    const first: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse = await ctx.client.workflowService.getWorkflowExecutionHistory({
-      namespace: ctx.info.namespace,
-      execution: { workflowId: execution.workflowId, runId },
-      maximumPageSize: 1,
-    });
-    runId = first.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    // An execution gone from the server (past retention, or deleted) ends the walk: those before
+    // it are then counted like any other, as they were before the walk existed.
+    const first: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse | undefined = await ctx.client.workflowService
+      .getWorkflowExecutionHistory({ namespace: ctx.info.namespace, execution: { workflowId: execution.workflowId, runId }, maximumPageSize: 1 })
+      .catch(() => undefined);
+    runId = first?.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
     if (!runId || earlier.has(runId)) break;
     earlier.add(runId);
     heartbeat();

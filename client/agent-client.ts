@@ -268,8 +268,14 @@ export class AgentClient {
   /** Adds a note: signed with `key` it is trusted operator text, unsigned (`by`) it is untrusted text. */
   async note(runId: string, text: string, options: NoteOptions): Promise<NoteResult> {
     noteInput(runId, text, options); // refused before the server is asked anything
-    // A signed note names the run's namespace and settings, so that it vouches in no other run of the id.
-    const bound = options.key ? await runBindingOf(this.client, runId) : undefined;
+    // A signed note names the run's namespace and settings, so that it vouches in no other run of
+    // the id; one that cannot name them is not signed at all.
+    let bound: string | undefined;
+    if (options.key) {
+      const binding = await runBindingOf(this.client, runId);
+      if (!binding.ok) throw new InvalidRequestError(`the note was not signed: run ${runId} could not be named, ${binding.reason}`);
+      bound = binding.bound;
+    }
     const input = noteInput(runId, text, options, bound);
     const ack = await this.update(runId, 'note', () => this.handle(runId).executeUpdate(addNoteUpdate, { args: [input] }));
     const signed = 'statement' in input;

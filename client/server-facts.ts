@@ -5,9 +5,10 @@
 // the execution it continued as) and the message of a workflow task that keeps failing. Every
 // call is bounded, so a slow server cannot turn "what does the server know" into a hang.
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
-import type { TypedSearchAttributes } from '@temporalio/common';
+import type { ProtoFailure, TypedSearchAttributes } from '@temporalio/common';
 import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey } from '../workflows/search-attributes.js';
 import { buildOf, type RunBuild } from './run-build.js';
+import { failureMessage } from './sealed-failure.js';
 import { closedAsOf, POLLER_RECENT_MS, ServerFacts, type ClosedFacts, type PollerFacts, type WorkflowTaskFailure } from './run-report.js';
 
 /** How long each call to the server may take. */
@@ -123,11 +124,21 @@ async function lastEvents(client: Client, workflowId: string, runId: string): Pr
         maximumPageSize: LAST_EVENTS,
       }),
     );
-    return (response.history?.events ?? []) as unknown as HistoryEvent[];
+    return await Promise.all(((response.history?.events ?? []) as unknown as HistoryEvent[]).map((event) => withFailureOpened(client, event)));
   } catch {
     // Without the history the status alone still says how the run closed.
     return [];
   }
+}
+
+/** The event with its failure's message opened (client/sealed-failure.ts), for the words about it. */
+async function withFailureOpened(client: Client, event: HistoryEvent): Promise<HistoryEvent> {
+  for (const kind of ['workflowTaskFailed', 'workflowExecutionFailed']) {
+    const failure = attributes(event, kind)?.failure as ProtoFailure | undefined;
+    if (!failure?.encodedAttributes) continue;
+    return { ...event, [`${kind}EventAttributes`]: { ...attributes(event, kind), failure: { ...failure, message: await failureMessage(client, failure) } } };
+  }
+  return event;
 }
 
 /** The attributes object of an event of one kind (events are told apart by which one is set, not by the proto enum). */

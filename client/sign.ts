@@ -155,7 +155,9 @@ export function signShownDecision(
 
 /**
  * A signed note for `runId`. As a run's request (RunInput.request) it must also name the run it
- * asks, `bound: runBinding(namespace, run)`; a note sent to a running run needs none.
+ * asks, `bound: runBinding(namespace, run)`. A note sent to a running run should too
+ * (AgentClient.note computes it from the run's input): without it, it names only the workflow id,
+ * and vouches in a run of that id in any namespace that trusts the key, once in each.
  */
 export function signNote(
   key: KeyFile,

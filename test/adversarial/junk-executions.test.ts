@@ -8,6 +8,7 @@
 // their number, outside the bound. Judged by the processor's records.
 import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
+import { signNote } from '../../client/sign.js';
 import { addNoteUpdate } from '../../workflows/messages.js';
 import { reissuesOf, waitForRequest, watchRun } from '../support/adversarial.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
@@ -64,6 +65,10 @@ describe('junk executions under a case id', () => {
       continueAsNewAfterEvents: 100,
     });
     await waitForRequest(handle);
+    // A signed note the first execution takes, and so spends: sent again after the rollovers, it
+    // must be found spent, so the executions the run continued from are still read, only not counted.
+    const note = signNote(keys.alice, workflowId, 'the ledger is the record here');
+    await handle.executeUpdate(addNoteUpdate, { args: [note] });
     // Anyone may add a note; each adds to the history, and the run rolls over at its next quiet
     // point past 100 events, its request riding along. Listed before the approval, so the spend
     // check sees at least these: 45 junk and 6 earlier executions of its own, over the bound of 50.
@@ -71,7 +76,9 @@ describe('junk executions under a case id', () => {
       if (notes > 100 * ROLLOVERS) throw new Error(`the run did not roll over ${ROLLOVERS} times on ${notes} notes`);
       await handle.executeUpdate(addNoteUpdate, { args: [{ by: 'someone', text: `note ${notes}` }] });
     }
-    const { result, requests } = await watchRun(handle, keys.alice);
+    expect((await handle.executeUpdate(addNoteUpdate, { args: [note] })).trusted).toBe(false);
+    const { result, requests, view } = await watchRun(handle, keys.alice);
+    expect(view.state.transcript.some((t) => t.kind === 'control' && t.code === 'note_spent')).toBe(true);
     expect(new Set(requests.map((r) => r.tool))).toEqual(new Set(['reissue_transfer']));
     expect(result.terminal.class).toBe('resolved');
     expect(await reissuesOf(h.world, transferId)).toHaveLength(1);

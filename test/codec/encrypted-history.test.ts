@@ -2,15 +2,18 @@
 // the server stores holds none of the case's data in clear, every payload in it is sealed, and
 // the history as the server returns it replays with the codec (and without it, fails). The same
 // search over a run without the codec finds every string, so the search itself can fail.
+import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { payments } from '../../domains/payments/domain.js';
+import { serverFacts } from '../../client/server-facts.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { payloadKeyId } from '../../worker/payload-codec.js';
 import { startRun, uniqueCase } from '../support/agent.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
+import { waitUntil } from '../support/wait.js';
 import {
   codecPayloadsOf,
   codecPluginBundle,
@@ -175,6 +178,28 @@ describe('encrypted payloads in history (real dev server, real worker)', () => {
       expect(closing?.encodedAttributes ?? null).toBeNull();
     } finally {
       await stack.close();
+    }
+  });
+
+  it("a workflow task that fails in the worker's own process is sealed too, and `agent status` opens it with the key", async () => {
+    // No such workflow in the bundle: the worker fails the task before any workflow code runs,
+    // converting the error in its own process, where the failure converter seals.
+    const handle = await sealed.client.workflow.start('noSuchWorkflow', {
+      taskQueue: sealedQueue,
+      workflowId: `sealed-task-${Date.now().toString(36)}`,
+      args: [],
+    });
+    try {
+      const failure = await waitUntil(async () => {
+        const history = await rawHistory(sealed.raw, handle.workflowId);
+        return (history.events ?? []).find((e) => e.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes?.failure ?? false;
+      }, 'a failed workflow task');
+      expect(failure.message).toBe('Encoded failure');
+      const facts = (client: Client) => serverFacts(client, handle.workflowId, async () => ({ checked: false, recent: 0, lastPollAt: null }));
+      expect((await facts(sealed.client)).workflowTaskFailure?.message).toMatch(/noSuchWorkflow/);
+      expect((await facts(sealed.raw)).workflowTaskFailure?.message).toBe('Encoded failure (sealed; this process has no key that opens it)');
+    } finally {
+      await handle.terminate('the test is done with it');
     }
   });
 

@@ -232,7 +232,7 @@ function onSignedNote(state: RunState, event: EventOf<'signedNoteAdded'>, domain
   }
   if (event.unbound) {
     const noted = { ...state, transcript: [...state.transcript, noteEntry(state, domain, event.signed, [], event.now)] };
-    const [code, how] = event.later ? ['note_unbound', 'a signed request sent as a note'] : ['request_unbound', 'the signed request'];
+    const [code, how] = event.later ? ['note_unbound', 'the signed note'] : ['request_unbound', 'the signed request'];
     return control(noted, code, `${how} was not signed for this run's namespace and settings; here it vouches for nothing`);
   }
   const entry = noteEntry(state, domain, event.signed, event.directory, event.now);
