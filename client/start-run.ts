@@ -16,7 +16,7 @@ import { startSearchAttributes } from '../workflows/search-attributes.js';
 import { InvalidRunInputError, RunSettingsConflictError } from './agent-errors.js';
 import { formatZodError } from './errors.js';
 import { wasCleared } from './clear-run.js';
-import { diffStartSettings, recordedSettings, START_SETTINGS_MEMO, startSettingsOf, type StartSettings } from './start-settings.js';
+import { caseDifference, diffStartSettings, recordedSettings, START_SETTINGS_MEMO, startSettingsOf, type StartSettings } from './start-settings.js';
 
 export { InvalidRunInputError } from './agent-errors.js';
 export { settingsDiff } from './start-settings.js';
@@ -133,7 +133,7 @@ async function attach(client: Client, run: RunInput, requested: StartSettings, t
   if (elsewhere.length) throw new RunSettingsConflictError(started.runId, run.domain, run.caseId, elsewhere, running);
   const recorded = await recordedSettings(client, existing);
   if (typeof recorded === 'string') return { ...started, settings: 'unknown', settingsNotCompared: recorded };
-  const differences = diffStartSettings(recorded, requested);
+  const differences = [...(recorded.case ? caseDifference(recorded.case, run) : []), ...diffStartSettings(recorded.settings, requested)];
   if (differences.length) throw new RunSettingsConflictError(started.runId, run.domain, run.caseId, differences, running);
   return { ...started, settings: 'same' };
 }

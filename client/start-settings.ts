@@ -128,18 +128,32 @@ export function settingsDiff(existing: RunInput, requested: RunInput): string[] 
 export async function recordedSettings(
   client: Client,
   described: Pick<WorkflowExecutionDescription, 'workflowId' | 'runId' | 'memo'>,
-): Promise<StartSettings | string> {
+): Promise<{ settings: StartSettings; case?: RunCase } | string> {
   let unreadable: string;
   try {
     const input = (await startInputOf(client, described.workflowId, described.runId)) as { run?: unknown } | undefined;
     const parsed = RunInput.safeParse(input?.run);
-    if (parsed.success) return startSettingsOf(parsed.data);
+    if (parsed.success) return { settings: startSettingsOf(parsed.data), case: { domain: parsed.data.domain, caseId: parsed.data.caseId } };
     unreadable = `the run was started with input this client cannot read (${formatZodError(parsed.error)})`;
   } catch (err) {
     unreadable = `the run's start event could not be read (${err instanceof Error ? err.message : String(err)})`;
   }
   const memo = StartSettings.safeParse(described.memo?.[START_SETTINGS_MEMO]);
-  return memo.success ? memo.data : unreadable;
+  return memo.success ? { settings: memo.data } : unreadable;
+}
+
+/** A run's domain and case: together they name its workflow id (workflows/run-identity.ts). */
+export type RunCase = Pick<RunInput, 'domain' | 'caseId'>;
+
+/**
+ * How the case of the run found under a workflow id differs from the one a start asked for. The
+ * id is `<domain>-<case>`, so two domains whose names differ by a `-suffix` can share one:
+ * `a` case `b-1` and `a-b` case `1` are both `a-b-1`. Attaching to the other's run would report
+ * "same settings" about someone else's case.
+ */
+export function caseDifference(recorded: RunCase, requested: RunCase): string[] {
+  if (recorded.domain === requested.domain && recorded.caseId === requested.caseId) return [];
+  return [`case: run is ${recorded.domain} case ${recorded.caseId}, this start asked for ${requested.domain} case ${requested.caseId}`];
 }
 
 function describeModel(model: RunInput['model']): string {

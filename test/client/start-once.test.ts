@@ -117,6 +117,26 @@ describe('one start per case', () => {
     }
   });
 
+  it("a run found under the case's workflow id whose input names another case is not the operator's: refused, naming both", async () => {
+    // Anyone may start the id with input of their own. The workflow refuses a run whose id is not
+    // its case's once a worker takes it; until then (and where two domains' names make one id:
+    // `a` case `b-1` and `a-b` case `1`) an attach that compared settings alone would report them the same.
+    const a = unserved();
+    const input = paymentsRun(uniqueCase('PX'));
+    const planted = await h.client.workflow.start(AGENT_WORKFLOW_TYPE, {
+      taskQueue: a.taskQueue,
+      workflowId: `payments-${input.caseId}`,
+      args: [{ run: { ...input, caseId: `${input.caseId}9` } }],
+    });
+    try {
+      const conflict = await a.start(input).catch((err: unknown) => err);
+      expect(conflict).toBeInstanceOf(RunSettingsConflictError);
+      expect(conflict).toMatchObject({ differences: [`case: run is payments case ${input.caseId}9, this start asked for payments case ${input.caseId}`] });
+    } finally {
+      await planted.terminate('test cleanup');
+    }
+  });
+
   it("a case started first by someone else with their own model queue, team or context: the operator's start is refused, not attached", async () => {
     // The stranger's start is accepted on the operator's queue, so the task queue check passes;
     // only the compared settings stand between the operator and a run whose model is theirs.

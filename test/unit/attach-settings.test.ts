@@ -7,7 +7,7 @@
 // field fails this file until someone decides which.
 import { describe, expect, it } from 'vitest';
 import { settingsDiff } from '../../client/start-run.js';
-import { StartSettings, startSettingsOf } from '../../client/start-settings.js';
+import { caseDifference, StartSettings, startSettingsOf } from '../../client/start-settings.js';
 import { RunInput } from '../../workflows/run-input.js';
 
 const base: RunInput = { domain: 'payments', caseId: 'PX-1', model: { adapter: 'rules' } };
@@ -28,8 +28,8 @@ const compared: Record<string, [Partial<RunInput>, Partial<RunInput>, string]> =
 
 /** Fields of RunInput a start is deliberately not compared on, and why. */
 const notCompared: Record<string, string> = {
-  domain: 'names the workflow id: a start of another domain is another run',
-  caseId: 'names the workflow id: a start of another case is another run',
+  domain: 'with the case it names the workflow id; compared on its own (caseDifference, below), as the run found under the id',
+  caseId: 'with the domain it names the workflow id; compared on its own (caseDifference, below)',
   start: 'who signed the start is not a setting (each start signs anew)',
   request: "a signed note, signed anew by each start; it is trusted only by its key's roles in the directory",
   continueAsNewAfterEvents: 'when the history rolls over: changes neither what the run may do nor who pays',
@@ -71,5 +71,12 @@ describe('the settings an attach is compared on', () => {
     expect(settingsDiff({ ...base, context: {} }, base)).toEqual([]);
     const older = { version: 1, model: { shown: 'rules', digest: 'x' }, budgets: {}, approvers: null, effects: null, approvalTimeoutMs: null };
     expect(StartSettings.safeParse(older).success).toBe(true);
+  });
+
+  it('the case is compared too where domain names make one workflow id (a case b-1 and a-b case 1 are both a-b-1)', () => {
+    expect(caseDifference({ domain: 'a', caseId: 'b-1' }, { domain: 'a-b', caseId: '1' })).toEqual([
+      'case: run is a case b-1, this start asked for a-b case 1',
+    ]);
+    expect(caseDifference({ domain: 'a-b', caseId: '1' }, { domain: 'a-b', caseId: '1' })).toEqual([]);
   });
 });
