@@ -4,6 +4,7 @@
 // dispatched (workflows/statement-use.ts explains why the history, and not the run's state).
 import { Context, heartbeat } from '@temporalio/activity';
 import type { temporal } from '@temporalio/proto';
+import { isGrpcServiceError } from '@temporalio/client';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
 import { fingerprintsOf } from '../workflows/statement-use.js';
 
@@ -19,6 +20,9 @@ export interface StatementUse {
  * executions anyone can start under the id; the run's own rollovers are read however many there are.
  */
 const MAX_EXECUTIONS = 50;
+
+/** gRPC's code for an execution the server does not have. */
+const GRPC_NOT_FOUND = 5;
 
 /** A string as a visibility query's literal. */
 const literal = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
@@ -41,7 +45,8 @@ export const usedStatementActivities = {
       if (other.runId === execution.runId) continue;
       if (!own.has(other.runId) && ++read > MAX_EXECUTIONS)
         throw new Error(`workflow id ${execution.workflowId} has more than ${MAX_EXECUTIONS} other executions to read`);
-      for (const fingerprint of await spentIn(ctx, execution.workflowId, other)) if (wanted.has(fingerprint)) uses.push({ fingerprint, runId: other.runId });
+      for (const fingerprint of await spentIn(ctx, execution.workflowId, other.runId, own.has(other.runId)))
+        if (wanted.has(fingerprint)) uses.push({ fingerprint, runId: other.runId });
       heartbeat();
     }
     return uses;
@@ -49,26 +54,33 @@ export const usedStatementActivities = {
 };
 
 /**
- * What closed executions spent, by run id. A closed execution's history never changes, so each is
- * read once per worker process, not on every check: a run that has rolled over many times does
- * not read all its earlier histories for every approved effect, and an attempt that ran out of
- * time leaves the next one less to read.
+ * What the run's own earlier executions spent, by namespace, workflow id and run id. Their
+ * histories are final (each ended by continuing as new), so a worker reads each once, not on every
+ * check: a run that has rolled over many times does not read its whole past for every approved
+ * effect, and an attempt that ran out of time leaves the next one less to read. Only those, only
+ * histories whose last event closes them (a listing's status can say closed of a paused run), and
+ * only well-formed fingerprints: executions anyone can plant are read afresh each time, and fill nothing.
  */
-const spentByClosed = new Map<string, readonly string[]>();
-const CLOSED_REMEMBERED = 10_000;
+const spentByEarlier = new Map<string, readonly string[]>();
+const EARLIER_REMEMBERED = 10_000;
+const FINGERPRINT = /^[0-9a-f]{24}$/;
 
 /** The fingerprints of every statement the execution dispatched under (workflows/statement-use.ts). */
-async function spentIn(ctx: Context, workflowId: string, execution: { runId: string; status: { name: string } }): Promise<readonly string[]> {
-  const remembered = spentByClosed.get(execution.runId);
+async function spentIn(ctx: Context, workflowId: string, runId: string, earlier: boolean): Promise<readonly string[]> {
+  const key = `${ctx.info.namespace}/${workflowId}/${runId}`;
+  const remembered = spentByEarlier.get(key);
   if (remembered) return remembered;
-  const history = await ctx.client.workflow.getHandle(workflowId, execution.runId).fetchHistory();
-  const spent = (history.events ?? []).flatMap((event) => {
+  const events = (await ctx.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+  const spent = events.flatMap((event) => {
     const id = event.activityTaskScheduledEventAttributes?.activityId;
     return id ? fingerprintsOf(id) : [];
   });
-  if (execution.status.name !== 'RUNNING') {
-    if (spentByClosed.size >= CLOSED_REMEMBERED) spentByClosed.delete(spentByClosed.keys().next().value as string);
-    spentByClosed.set(execution.runId, spent);
+  if (earlier && events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes) {
+    if (spentByEarlier.size >= EARLIER_REMEMBERED) spentByEarlier.delete(spentByEarlier.keys().next().value as string);
+    spentByEarlier.set(
+      key,
+      spent.filter((f) => FINGERPRINT.test(f)),
+    );
   }
   return spent;
 }
@@ -83,10 +95,14 @@ async function earlierExecutions(ctx: Context, execution: { workflowId: string; 
   let runId: string | undefined = execution.runId;
   while (runId) {
     // An execution gone from the server (past retention, or deleted) ends the walk: those before
-    // it are then counted like any other, as they were before the walk existed.
+    // it are then counted like any other, as they were before the walk existed. Any other error
+    // fails the check, which then counts as spent (workflows/statement-spending.ts).
     const first: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse | undefined = await ctx.client.workflowService
       .getWorkflowExecutionHistory({ namespace: ctx.info.namespace, execution: { workflowId: execution.workflowId, runId }, maximumPageSize: 1 })
-      .catch(() => undefined);
+      .catch((err: unknown) => {
+        if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return undefined;
+        throw err;
+      });
     runId = first?.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
     if (!runId || earlier.has(runId)) break;
     earlier.add(runId);

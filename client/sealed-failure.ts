@@ -9,7 +9,7 @@ import type { Client } from '@temporalio/client';
 import type { Payload, ProtoFailure } from '@temporalio/common';
 
 /** The failure's message: opened with the client's converter when sealed, and saying so when this client cannot open it. */
-export async function failureMessage(client: Client, failure: ProtoFailure): Promise<string> {
+export async function openedFailureMessage(client: Client, failure: ProtoFailure): Promise<string> {
   if (!failure.encodedAttributes) return failure.message ?? '';
   const opened = await openedMessage(client, failure.encodedAttributes).catch(() => undefined);
   return opened ?? `${failure.message || 'Encoded failure'} (sealed; this process has no key that opens it)`;

@@ -8,7 +8,7 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import type { ProtoFailure, TypedSearchAttributes } from '@temporalio/common';
 import { caseKey, domainKey, phaseKey, stopReasonKey, terminalKey } from '../workflows/search-attributes.js';
 import { buildOf, type RunBuild } from './run-build.js';
-import { failureMessage } from './sealed-failure.js';
+import { openedFailureMessage } from './sealed-failure.js';
 import { closedAsOf, POLLER_RECENT_MS, ServerFacts, type ClosedFacts, type PollerFacts, type WorkflowTaskFailure } from './run-report.js';
 
 /** How long each call to the server may take. */
@@ -136,7 +136,10 @@ async function withFailureOpened(client: Client, event: HistoryEvent): Promise<H
   for (const kind of ['workflowTaskFailed', 'workflowExecutionFailed']) {
     const failure = attributes(event, kind)?.failure as ProtoFailure | undefined;
     if (!failure?.encodedAttributes) continue;
-    return { ...event, [`${kind}EventAttributes`]: { ...attributes(event, kind), failure: { ...failure, message: await failureMessage(client, failure) } } };
+    return {
+      ...event,
+      [`${kind}EventAttributes`]: { ...attributes(event, kind), failure: { ...failure, message: await openedFailureMessage(client, failure) } },
+    };
   }
   return event;
 }

@@ -4,19 +4,27 @@
 // REJECT_DUPLICATE once it has closed), so concurrent starts of one case give exactly one
 // "started" and the rest "attached", and a case whose run may have moved money is never silently
 // run twice. An attach is refused with RunSettingsConflictError unless the run is served by the
-// same task queue and was asked for the same settings (client/start-settings.ts, read back from
-// the run's memo). The one exception to "never twice": a case whose last run was cleared
+// same task queue, is of the same domain and case, and was asked for the same settings
+// (client/start-settings.ts, read back from the run's first event, or its memo). The one exception to "never twice": a case whose last run was cleared
 // (terminated by `agent clear`, client/clear-run.ts) may be started afresh.
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import type { Domain } from '../workflows/contract.js';
 import type { AgentWorkflow } from '../workflows/agent.js';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
 import { RunInput, unknownEffectOf } from '../workflows/run-input.js';
-import { startSearchAttributes } from '../workflows/search-attributes.js';
+import { caseKey, domainKey, startSearchAttributes } from '../workflows/search-attributes.js';
 import { InvalidRunInputError, RunSettingsConflictError } from './agent-errors.js';
 import { formatZodError } from './errors.js';
 import { wasCleared } from './clear-run.js';
-import { caseDifference, diffStartSettings, recordedSettings, START_SETTINGS_MEMO, startSettingsOf, type StartSettings } from './start-settings.js';
+import {
+  caseDifference,
+  diffStartSettings,
+  recordedSettings,
+  type RunCase,
+  START_SETTINGS_MEMO,
+  startSettingsOf,
+  type StartSettings,
+} from './start-settings.js';
 
 export { InvalidRunInputError } from './agent-errors.js';
 export { settingsDiff } from './start-settings.js';
@@ -68,7 +76,7 @@ export function checkRunInput(input: RunInput, domains?: readonly Domain[]): Run
 
 /**
  * Starts the run for a case, or attaches to the run that exists, which must be served by this
- * task queue and have been asked for the same settings (start-settings.ts: model, budgets,
+ * task queue, be of this domain and case, and have been asked for the same settings (start-settings.ts: model, budgets,
  * approvers, effects, approval timeout, team, model queue, context...): otherwise RunSettingsConflictError, and the run is not changed. A bad
  * input (InvalidRunInputError; with `domains`, an unknown domain or a case id the domain does
  * not accept) is refused before anything reaches the server.
@@ -133,7 +141,10 @@ async function attach(client: Client, run: RunInput, requested: StartSettings, t
   if (elsewhere.length) throw new RunSettingsConflictError(started.runId, run.domain, run.caseId, elsewhere, running);
   const recorded = await recordedSettings(client, existing);
   if (typeof recorded === 'string') return { ...started, settings: 'unknown', settingsNotCompared: recorded };
-  const differences = [...(recorded.case ? caseDifference(recorded.case, run) : []), ...diffStartSettings(recorded.settings, requested)];
+  // The case from the run's input; where only the memo could be read, from the search attributes
+  // its start set (as untrusted as the memo, and as good for telling someone else's case apart).
+  const recordedCase = recorded.case ?? caseOfSearchAttributes(existing);
+  const differences = [...(recordedCase ? caseDifference(recordedCase, run) : []), ...diffStartSettings(recorded.settings, requested)];
   if (differences.length) throw new RunSettingsConflictError(started.runId, run.domain, run.caseId, differences, running);
   return { ...started, settings: 'same' };
 }
@@ -149,4 +160,11 @@ export function servedElsewhere(started: Pick<StartedRun, 'servedBy'>, taskQueue
   if (servedOn !== taskQueue) diffs.push(`task queue: run is served by task queue ${servedOn}, this start asked for ${taskQueue}`);
   if (workflowType !== AGENT_WORKFLOW_TYPE) diffs.push(`workflow type: run is of type ${workflowType}, not ${AGENT_WORKFLOW_TYPE}`);
   return diffs;
+}
+
+/** The domain and case a run's search attributes name, when both are there. */
+function caseOfSearchAttributes(described: Pick<WorkflowExecutionDescription, 'typedSearchAttributes'>): RunCase | undefined {
+  const domain = described.typedSearchAttributes.get(domainKey);
+  const caseId = described.typedSearchAttributes.get(caseKey);
+  return domain !== undefined && caseId !== undefined ? { domain, caseId } : undefined;
 }

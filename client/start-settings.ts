@@ -122,8 +122,8 @@ export function settingsDiff(existing: RunInput, requested: RunInput): string[] 
  * (the Web UI, `describe`) but never believed over the input: a start that wrote one input and
  * a memo claiming other settings would otherwise make a later start report "same settings".
  * Only when the first event cannot be read (history unavailable, a payload this client cannot
- * decode) does the memo stand in, and the result says so. A string says why nothing could be
- * read; the caller reports the settings as not compared.
+ * decode) does the memo stand in; the result then has no `case`. A string says why nothing could
+ * be read; the caller reports the settings as not compared.
  */
 export async function recordedSettings(
   client: Client,
@@ -153,7 +153,10 @@ export type RunCase = Pick<RunInput, 'domain' | 'caseId'>;
  */
 export function caseDifference(recorded: RunCase, requested: RunCase): string[] {
   if (recorded.domain === requested.domain && recorded.caseId === requested.caseId) return [];
-  return [`case: run is ${recorded.domain} case ${recorded.caseId}, this start asked for ${requested.domain} case ${requested.caseId}`];
+  // The recorded case is whatever its starter wrote: shortened, like any of their text shown here.
+  const short = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+  const named = (c: RunCase) => `${short(c.domain, 40)} case ${short(c.caseId, 80)}`;
+  return [`case: run is ${named(recorded)}, this start asked for ${named(requested)}`];
 }
 
 function describeModel(model: RunInput['model']): string {
