@@ -3,8 +3,9 @@
 // reported by name only: JSON.parse's message quotes the text around the fault, which there is
 // the secret key. And a new key file is written only through the descriptor its exclusive
 // create returned, so nothing planted at the name can receive the key. Real files in a
-// temporary directory.
-import { lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
+// temporary directory. A key file anyone else on the machine can read lets them approve as its
+// owner, so one is refused as ssh refuses such a private key.
+import { chmodSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -51,6 +52,19 @@ describe('key files', () => {
     const message = refusal('wrong-shape.json', JSON.stringify({ id: 'erin@ops', secretKey: `${secret}0`, publicKey: key.publicKey }));
     expect(message).toMatch(/is not a key file/);
     for (const piece of pieces) expect(message).not.toContain(piece);
+  });
+
+  it('a key file others can read or change is refused, naming its mode; the same file at 0600 reads', () => {
+    const path = join(dir, 'shared.json');
+    writeFileSync(path, `${JSON.stringify(key)}\n`, { mode: 0o600 });
+    for (const mode of [0o644, 0o640, 0o604, 0o620]) {
+      chmodSync(path, mode);
+      expect(() => readKeyFile(path)).toThrow(`key file ${path} can be read or changed by others (mode ${mode.toString(8)})`);
+    }
+    chmodSync(path, 0o600);
+    expect(readKeyFile(path)).toEqual(key);
+    chmodSync(path, 0o400);
+    expect(readKeyFile(path)).toEqual(key);
   });
 
   it('createKeyFile writes a key readable back, mode 0600', () => {
