@@ -3,8 +3,8 @@
 // say, read through the worker's own client. The workflow asks just before an approved effect is
 // dispatched (workflows/statement-use.ts explains why the history, and not the run's state).
 import { Context, heartbeat } from '@temporalio/activity';
-import type { temporal } from '@temporalio/proto';
-import { isGrpcServiceError } from '@temporalio/client';
+import { isGrpcNotFound } from '../client/agent-client-failures.js';
+import { startEventOf } from '../client/start-input.js';
 import { AGENT_WORKFLOW_TYPE } from '../workflows/agent-workflow-type.js';
 import { fingerprintsOf } from '../workflows/statement-use.js';
 
@@ -20,9 +20,6 @@ export interface StatementUse {
  * executions anyone can start under the id; the run's own rollovers are read however many there are.
  */
 const MAX_EXECUTIONS = 50;
-
-/** gRPC's code for an execution the server does not have. */
-const GRPC_NOT_FOUND = 5;
 
 /** A string as a visibility query's literal. */
 const literal = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
@@ -97,13 +94,11 @@ async function earlierExecutions(ctx: Context, execution: { workflowId: string; 
     // An execution gone from the server (past retention, or deleted) ends the walk: those before
     // it are then counted like any other, as they were before the walk existed. Any other error
     // fails the check, which then counts as spent (workflows/statement-spending.ts).
-    const first: temporal.api.workflowservice.v1.IGetWorkflowExecutionHistoryResponse | undefined = await ctx.client.workflowService
-      .getWorkflowExecutionHistory({ namespace: ctx.info.namespace, execution: { workflowId: execution.workflowId, runId }, maximumPageSize: 1 })
-      .catch((err: unknown) => {
-        if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return undefined;
-        throw err;
-      });
-    runId = first?.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    const first: Awaited<ReturnType<typeof startEventOf>> = await startEventOf(ctx.client, execution.workflowId, runId).catch((err: unknown) => {
+      if (isGrpcNotFound(err)) return undefined;
+      throw err;
+    });
+    runId = first?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
     if (!runId || earlier.has(runId)) break;
     earlier.add(runId);
     heartbeat();

@@ -36,10 +36,15 @@ export function isNoPoller(err: unknown): boolean {
   return false;
 }
 
+/** The server's gRPC answer that it has no such execution (or namespace). */
+export function isGrpcNotFound(err: unknown): boolean {
+  return isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND;
+}
+
 /** Temporal's "no such workflow" as this client's errors. */
 export function translate(err: unknown, runId: string): unknown {
   if (err instanceof WorkflowNotFoundError) return /already completed/i.test(err.message) ? new RunEndedError(runId) : new RunNotFoundError(runId);
-  if (isGrpcServiceError(err) && err.code === GRPC_NOT_FOUND) return new RunNotFoundError(runId);
+  if (isGrpcNotFound(err)) return new RunNotFoundError(runId);
   return err;
 }
 

@@ -7,6 +7,7 @@
 // where `agent status` finds why a workflow task fails or a run failed.
 import type { Client } from '@temporalio/client';
 import type { Payload, ProtoFailure } from '@temporalio/common';
+import { decodedValue } from './client-payloads.js';
 
 /** The failure's message: opened with the client's converter when sealed, and saying so when this client cannot open it. */
 export async function openedFailureMessage(client: Client, failure: ProtoFailure): Promise<string> {
@@ -15,13 +16,9 @@ export async function openedFailureMessage(client: Client, failure: ProtoFailure
   return opened ?? `${failure.message || 'Encoded failure'} (sealed; this process has no key that opens it)`;
 }
 
-/** What sealed attributes say the message is: the client's codecs (the last one first), then its payload converter. */
+/** What sealed attributes say the message is, opened with the client's converter. */
 async function openedMessage(client: Client, sealed: Payload): Promise<string | undefined> {
-  const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
-  let payloads = [sealed];
-  for (const codec of [...payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-  const [payload] = payloads;
-  const opened: unknown = payload ? payloadConverter.fromPayload(payload) : undefined;
+  const opened = await decodedValue(client, [sealed]);
   const message = opened && typeof opened === 'object' ? (opened as { message?: unknown }).message : undefined;
   return typeof message === 'string' ? message : undefined;
 }

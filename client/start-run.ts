@@ -5,8 +5,9 @@
 // "started" and the rest "attached", and a case whose run may have moved money is never silently
 // run twice. An attach is refused with RunSettingsConflictError unless the run is served by the
 // same task queue, is of the same domain and case, and was asked for the same settings
-// (client/start-settings.ts, read back from the run's first event, or its memo). The one exception to "never twice": a case whose last run was cleared
-// (terminated by `agent clear`, client/clear-run.ts) may be started afresh.
+// (client/start-settings.ts, read back from the run's first event, or its memo). The one
+// exception to "never twice": a case whose last run was cleared (terminated by `agent clear`,
+// client/clear-run.ts) may be started afresh.
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import type { Domain } from '../workflows/contract.js';
 import type { AgentWorkflow } from '../workflows/agent.js';
@@ -76,8 +77,9 @@ export function checkRunInput(input: RunInput, domains?: readonly Domain[]): Run
 
 /**
  * Starts the run for a case, or attaches to the run that exists, which must be served by this
- * task queue, be of this domain and case, and have been asked for the same settings (start-settings.ts: model, budgets,
- * approvers, effects, approval timeout, team, model queue, context...): otherwise RunSettingsConflictError, and the run is not changed. A bad
+ * task queue, be of this domain and case, and have been asked for the same settings
+ * (start-settings.ts: model, budgets, approvers, effects, approval timeout, team, model queue,
+ * context...): otherwise RunSettingsConflictError, and the run is not changed. A bad
  * input (InvalidRunInputError; with `domains`, an unknown domain or a case id the domain does
  * not accept) is refused before anything reaches the server.
  */

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { resolveResultKeys } from '../../activities/result-keys.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
-import { addNoteUpdate, stateQuery } from '../../workflows/messages.js';
+import { stateQuery } from '../../workflows/messages.js';
 import { keys } from '../support/keys.js';
-import { reissueCalls, reissuesOf, waitForRequest, watchRun } from '../support/adversarial.js';
+import { notesUntil, reissueCalls, reissuesOf, waitForRequest, watchRun } from '../support/adversarial.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { heldActivity } from '../support/held-activity.js';
 import { callsInFlight } from '../support/phase.js';
@@ -61,9 +61,7 @@ describe('a forged read and a rollover before the effect', () => {
 
     // The run takes the forged read and asks for the reissue; an attacker adds history until it rolls over.
     await waitForRequest(h.client.workflow.getHandle(workflowId));
-    for (let i = 0; i < 200 && (await handle.describe()).runId === first; i++) {
-      await handle.executeUpdate(addNoteUpdate, { args: [{ by: 'anyone', text: `filler ${i}` }] }).catch(() => undefined);
-    }
+    await notesUntil(handle, async () => (await handle.describe()).runId !== first, 200);
     expect((await handle.describe()).runId).not.toBe(first);
     const firstHistory = await historyOf(h.client, workflowId, first);
     expect(firstHistory.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeDefined();

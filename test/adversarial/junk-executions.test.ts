@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { signNote } from '../../client/sign.js';
 import { addNoteUpdate } from '../../workflows/messages.js';
-import { reissuesOf, waitForRequest, watchRun } from '../support/adversarial.js';
+import { notesUntil, reissuesOf, waitForRequest, watchRun } from '../support/adversarial.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
@@ -25,17 +25,22 @@ const ROLLOVERS = 6;
 describe('junk executions under a case id', () => {
   const h = useAgentHarness();
 
+  /** The executions of `type` under the id that visibility lists, as the spend check lists them. */
+  const listed = async (workflowId: string, type: string) => (await h.client.workflow.count(`WorkflowId = "${workflowId}" AND WorkflowType = "${type}"`)).count;
+
+  /** `count` executions of `type` under the id, each ended at once, on a queue no worker serves; listed before it returns. */
+  async function plantJunk(workflowId: string, type: string, count: number): Promise<void> {
+    const taskQueue = uniqueTaskQueue('junk');
+    for (let i = 0; i < count; i++) await (await h.client.workflow.start(type, { taskQueue, workflowId, args: [] })).terminate('junk');
+    // Listed, as the spend check will list them: otherwise the test could pass on a slow index.
+    await waitUntil(async () => (await listed(workflowId, type)) >= count, 'the junk executions to be listed');
+  }
+
   it('51 workflows of another type spend nothing: the approved reissue goes out once', async () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     const workflowId = `payments-${transferId}`;
-    const junkQueue = uniqueTaskQueue('junk');
-    for (let i = 0; i < JUNK; i++) {
-      const junk = await h.client.workflow.start('junkWorkflow', { taskQueue: junkQueue, workflowId, args: [] });
-      await junk.terminate('junk');
-    }
-    // Listed, as the spend check will list them: otherwise the test could pass on a slow index.
-    await waitUntil(async () => (await h.client.workflow.count(`WorkflowId = "${workflowId}"`)).count >= JUNK, 'the junk executions to be listed');
+    await plantJunk(workflowId, 'junkWorkflow', JUNK);
 
     const handle = await startRun(h, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, approvalTimeoutMs: 3_600_000 });
     const { result, requests } = await watchRun(handle, keys.alice);
@@ -48,14 +53,8 @@ describe('junk executions under a case id', () => {
     const transferId = uniqueCase('PX');
     await seedTransfer(h.world, transferId, { ledgerStatus: 'FAILED', replicaStatus: 'FAILED', processorAck: 'REJECTED' });
     const workflowId = `payments-${transferId}`;
-    const junkQueue = uniqueTaskQueue('junk');
-    // Named like the engine's workflow, on a queue no worker serves: listed by the spend check, and read (they spent nothing).
-    for (let i = 0; i < SOME_JUNK; i++) {
-      const junk = await h.client.workflow.start('agentWorkflow', { taskQueue: junkQueue, workflowId, args: [] });
-      await junk.terminate('junk');
-    }
-    const executions = async () => (await h.client.workflow.count(`WorkflowId = "${workflowId}" AND WorkflowType = "agentWorkflow"`)).count;
-    await waitUntil(async () => (await executions()) >= SOME_JUNK, 'the junk executions to be listed');
+    // Named like the engine's workflow: listed by the spend check, and read (they spent nothing).
+    await plantJunk(workflowId, 'agentWorkflow', SOME_JUNK);
 
     const handle = await startRun(h, {
       domain: 'payments',
@@ -69,13 +68,11 @@ describe('junk executions under a case id', () => {
     // must be found spent, so the executions the run continued from are still read, only not counted.
     const note = signNote(keys.alice, workflowId, 'the ledger is the record here');
     await handle.executeUpdate(addNoteUpdate, { args: [note] });
-    // Anyone may add a note; each adds to the history, and the run rolls over at its next quiet
-    // point past 100 events, its request riding along. Listed before the approval, so the spend
-    // check sees at least these: 45 junk and 6 earlier executions of its own, over the bound of 50.
-    for (let notes = 0; (await executions()) < SOME_JUNK + ROLLOVERS + 1; notes++) {
-      if (notes > 100 * ROLLOVERS) throw new Error(`the run did not roll over ${ROLLOVERS} times on ${notes} notes`);
-      await handle.executeUpdate(addNoteUpdate, { args: [{ by: 'someone', text: `note ${notes}` }] });
-    }
+    // Anyone may add a note (notesUntil), and the run rolls over past 100 events, its request
+    // riding along. Listed before the approval, so the spend check sees at least these: 45 junk
+    // and 6 earlier executions of its own, over the bound of 50.
+    if (!(await notesUntil(handle, async () => (await listed(workflowId, 'agentWorkflow')) >= SOME_JUNK + ROLLOVERS + 1, 100 * ROLLOVERS)))
+      throw new Error(`the run did not roll over ${ROLLOVERS} times`);
     expect((await handle.executeUpdate(addNoteUpdate, { args: [note] })).trusted).toBe(false);
     const { result, requests, view } = await watchRun(handle, keys.alice);
     expect(view.state.transcript.some((t) => t.kind === 'control' && t.code === 'note_spent')).toBe(true);

@@ -8,7 +8,7 @@ import { signDecision, type KeyFile } from '../../client/sign.js';
 import type { WorldClient } from '../../domains/world/client.js';
 import type { CallRecord, EffectRecord } from '../../domains/world/contract.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
-import { approveUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
+import { addNoteUpdate, approveUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
 import { PATIENCE_MS, untilAwaiting, waitUntil } from './wait.js';
 
 export type AgentHandle = WorkflowHandle<AgentWorkflow>;
@@ -134,4 +134,17 @@ export function controlCodes(view: RunView): string[] {
 /** The control messages the controller fed back to the model, in order. */
 export function controlMessages(view: RunView): string[] {
   return view.state.transcript.flatMap((t) => (t.kind === 'control' ? [`${t.code}: ${t.message}`] : []));
+}
+
+/**
+ * Unsigned notes, as anyone may add them, until `done()` says so (the run rolled over, say): each
+ * adds to the history, and a run rolls over at its next quiet point past its event limit. At most
+ * `limit` notes; whether `done()` came.
+ */
+export async function notesUntil(handle: WorkflowHandle<AgentWorkflow>, done: () => Promise<boolean>, limit: number): Promise<boolean> {
+  for (let i = 0; i < limit; i++) {
+    if (await done()) return true;
+    await handle.executeUpdate(addNoteUpdate, { args: [{ by: 'anyone', text: `filler ${i}` }] }).catch(() => undefined);
+  }
+  return done();
 }

@@ -221,19 +221,25 @@ function modelFailed(state: RunState, event: EventOf<'modelFailed'>): RunState {
 /**
  * A person's signed word is something new the run knows: a call refused for want of it may be
  * judged again (the loop guard compares factsVersion). A signed request or note already taken by
- * another execution of the workflow id is text here, like an unsigned note.
+ * another execution of the workflow id, or signed for another run (unbound), is text here, like
+ * an unsigned note.
  */
 function onSignedNote(state: RunState, event: EventOf<'signedNoteAdded'>, domain: Domain): RunState {
-  if (event.spentBy) {
-    const note = noteEntry(state, domain, event.signed, [], event.now);
-    const noted = { ...state, transcript: [...state.transcript, note] };
-    const [code, what] = event.later ? ['note_spent', 'signed note'] : ['request_spent', 'signed request'];
-    return control(noted, code, `the ${what} was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`);
-  }
-  if (event.unbound) {
+  if (event.spentBy || event.unbound) {
+    // Recorded as text, with no directory: it vouches for nothing, and the control line says why.
     const noted = { ...state, transcript: [...state.transcript, noteEntry(state, domain, event.signed, [], event.now)] };
-    const [code, how] = event.later ? ['note_unbound', 'the signed note'] : ['request_unbound', 'the signed request'];
-    return control(noted, code, `${how} was not signed for this run's namespace and settings; here it vouches for nothing`);
+    const what = event.later ? 'signed note' : 'signed request';
+    if (event.spentBy)
+      return control(
+        noted,
+        event.later ? 'note_spent' : 'request_spent',
+        `the ${what} was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`,
+      );
+    return control(
+      noted,
+      event.later ? 'note_unbound' : 'request_unbound',
+      `the ${what} was not signed for this run's namespace and settings; here it vouches for nothing`,
+    );
   }
   const entry = noteEntry(state, domain, event.signed, event.directory, event.now);
   // The request is what the run was asked for (trusted-facts.ts askedInWriting): a note sent later is not.

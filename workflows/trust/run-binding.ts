@@ -3,7 +3,8 @@
 // could end that run and start the same id with the operator's statements and settings of their
 // own (another model, effects the operator ruled out, a longer approval wait). So each names the
 // namespace and the settings it was signed for, as one digest; a run whose own differ takes the
-// start as naming nobody and the request as unsigned text.
+// start as naming nobody and the request as unsigned text. A note sent to a running run may name
+// its run the same way (client/run-binding-of.ts), and is then unsigned text anywhere else.
 import type { RunInput } from '../run-input.js';
 import { digestOf } from './statement.js';
 

@@ -77,7 +77,7 @@ export const NoteStatement = workerScoped('statement.NoteStatement', () =>
       .optional(),
     by: Id,
     expiresAt: z.number().int(),
-    /** For a signed request (RunInput.request): the run it asks, as runBinding gives it. */
+    /** The run it is for, as runBinding gives it: required of a signed request (RunInput.request); a note sent later names it too when AgentClient signs it. */
     bound: DigestHex.optional(),
   }),
 );
