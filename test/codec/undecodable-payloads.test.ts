@@ -132,6 +132,9 @@ describe('undecodable payloads from clients are refused, and the run goes on (re
   });
 });
 
+/** The worker without the key stops holding a workflow task; the next worker takes it when it times out. */
+const HANDED_ON = { workflowTaskTimeout: '3 seconds' };
+
 describe("the run's own payloads still fail loudly when the worker lacks their key", () => {
   it('a worker without the key of the activity results fails the workflow task naming it; with the key back, the run resolves', async () => {
     const taskQueue = uniqueTaskQueue('quarantine-loud');
@@ -143,7 +146,7 @@ describe("the run's own payloads still fail loudly when the worker lacks their k
     // results) under kw. The clients (operators) hold both keys throughout: they are not on trial.
     const clientEnv = ringEnv('kc', { kc, kw });
     const first = await startPluginStack(taskQueue, { workerEnv: ringEnv('kw', { kc, kw }), clientEnv, bundleCode });
-    const handle = await startRun({ client: first.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    const handle = await startRun({ client: first.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } }, HANDED_ON);
     const { workflowId } = handle;
     const asked = await waitForRequest(handle);
     await first.close();
@@ -185,7 +188,7 @@ describe("the run's own input fails loudly when the worker lacks its key", () =>
     const ki = newKey();
     const clientEnv = ringEnv('ki', { ki });
     const lacking = await startPluginStack(taskQueue, { workerEnv: ringEnv('ko', { ko: newKey() }), clientEnv, bundleCode });
-    const handle = await startRun({ client: lacking.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } });
+    const handle = await startRun({ client: lacking.client, taskQueue }, { domain: 'payments', caseId: transferId, model: { adapter: 'rules' } }, HANDED_ON);
     const failures = await waitUntil(async () => {
       const found = taskFailures(await rawHistory(lacking.raw, handle.workflowId));
       return found.length > 0 && found;

@@ -16,6 +16,17 @@ import { startWorld } from '../../domains/world/process.js';
 import { TEST_DIRECTORY } from '../support/keys.js';
 import { missingChromiumLine, provisionChromium } from './chromium.js';
 
+/**
+ * A deleted execution is gone only once the server has recorded its close as done, which it
+ * writes down every 30 s by default: each test that deletes a run (reset, operator-effects) waited
+ * up to half a minute for that write. Temporal's own delete tests lower it to 1 s the same way.
+ * Nothing else about a run changes; a configured server (TEMPORAL_ADDRESS) keeps its own.
+ */
+const DELETE_PROMPTLY = {
+  'history.transferProcessorUpdateAckInterval': '1s',
+  'history.visibilityProcessorUpdateAckInterval': '1s',
+};
+
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalAddress: string;
@@ -41,7 +52,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const bundleDir = join(scratch, 'bundles');
   mkdirSync(bundleDir);
   const [target, bundle, world] = await Promise.all([
-    useTemporal({ headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog }),
+    useTemporal({ headless: true, dbFile: join(scratch, 'temporal.sqlite'), log: stderrLog, dynamicConfig: DELETE_PROMPTLY }),
     bundleInto(bundleDir, examplesWorkflowsPath, [agentBundling]),
     startWorld({ dbPath: join(scratch, 'world.sqlite') }),
   ]);

@@ -101,11 +101,20 @@ export function uniqueCase(prefix: string): string {
 }
 
 /** Starts an agent run on a task queue (a harness's, or one that spawned workers poll). */
-export async function startRun(on: { client: Client; taskQueue: string }, run: RunInput): Promise<WorkflowHandle<typeof agentWorkflow>> {
+/**
+ * Starts a run as the operator's client does. `workflowTaskTimeout` is for a test that stops a
+ * worker holding a workflow task: the next worker gets it once it times out (10 s by default).
+ */
+export async function startRun(
+  on: { client: Client; taskQueue: string },
+  run: RunInput,
+  options: { workflowTaskTimeout?: string } = {},
+): Promise<WorkflowHandle<typeof agentWorkflow>> {
   return on.client.workflow.start(agentWorkflow, {
     taskQueue: on.taskQueue,
     workflowId: `${run.domain}-${run.caseId}`,
     args: [{ run }],
+    ...(options.workflowTaskTimeout ? { workflowTaskTimeout: options.workflowTaskTimeout } : {}),
   });
 }
 
