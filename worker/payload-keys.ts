@@ -3,7 +3,7 @@
 // sealed with `current`; every key still listed opens what was sealed with it, which is how a
 // key is rotated without stranding runs already in flight. The file crosses a process boundary
 // (an operator writes it), so it is validated here and a bad one is one clear line, not a stack.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { AgentWorkerError } from '../activities/worker-error.js';
 
@@ -75,6 +75,8 @@ export function readKeyRing(path: string): KeyRingResult {
     const code = (err as NodeJS.ErrnoException).code;
     return { ok: false, error: new PayloadKeyRingError(path, code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(err)})`) };
   }
+  const exposed = exposedBits(path);
+  if (exposed) return { ok: false, error: new PayloadKeyRingError(path, exposed) };
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -82,4 +84,17 @@ export function readKeyRing(path: string): KeyRingResult {
     return { ok: false, error: new PayloadKeyRingError(path, 'not JSON') };
   }
   return parseKeyRing(json, path);
+}
+
+/**
+ * Whoever reads a payload ring reads every run, and whoever reads the result ring can seal a tool
+ * result as a worker's: a ring others can read or change is refused, as ssh refuses such a key.
+ * The owner's group may read it (a Kubernetes secret mounted for a pod's fsGroup is 0440), not
+ * write it. Windows has no such mode bits to check.
+ */
+function exposedBits(path: string): string | undefined {
+  if (process.platform === 'win32') return undefined;
+  const mode = statSync(path).mode & 0o777;
+  if ((mode & 0o027) === 0) return undefined;
+  return `others can read or change it (mode ${mode.toString(8).padStart(3, '0')}); a key ring is for its owner (and may be read by its group): chmod 600 ${path}`;
 }

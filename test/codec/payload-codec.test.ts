@@ -114,7 +114,7 @@ describe('the key ring from configuration', () => {
     const missing = join(tmpdir(), 'no-such-ring.json');
     expect(readKeyRing(missing)).toMatchObject({ ok: false, error: { message: `payload key ring ${missing}: no such file` } });
     const notJson = join(tmpdir(), `ring-${process.pid}.txt`);
-    writeFileSync(notJson, 'current=k1');
+    writeFileSync(notJson, 'current=k1', { mode: 0o600 });
     try {
       expect(() => loadPayloadCodec({ AGENT_PAYLOAD_KEYS: notJson })).toThrow(new PayloadKeyRingError(notJson, 'not JSON'));
     } finally {

@@ -3,14 +3,14 @@
 // new key before making it current, and dropping the old one once no result sealed under it can
 // still arrive. Real HMACs over real rings; the rings are files, as an operator writes them.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RESULT_KEYS_ENV, resolveResultKeys } from '../../activities/result-keys.js';
 import { checkReads, checkSeal, seal, sealActivities } from '../../activities/result-seal.js';
 import { digestOf } from '../../workflows/trust/statement.js';
-import { parseKeyRing, PayloadKeyRingError, type KeyRing } from '../../worker/payload-keys.js';
+import { parseKeyRing, PayloadKeyRingError, readKeyRing, type KeyRing } from '../../worker/payload-keys.js';
 
 const material = () => randomBytes(32).toString('base64');
 /** The run a seal is for (callerScope: namespace and workflow id); outside an activity, the empty one. */
@@ -91,7 +91,7 @@ describe('the ring a worker uses', () => {
 
   it('is the file AGENT_RESULT_KEYS names, in the payload ring format', () => {
     const path = join(dir, 'ring.json');
-    writeFileSync(path, JSON.stringify({ current: 'k2', keys: { k1, k2 } }));
+    writeFileSync(path, JSON.stringify({ current: 'k2', keys: { k1, k2 } }), { mode: 0o600 });
     const resolved = resolveResultKeys(undefined, { [RESULT_KEYS_ENV]: path });
     expect(resolved.current).toBe('k2');
     expect([...resolved.keys.keys()]).toEqual(['k1', 'k2']);
@@ -99,9 +99,25 @@ describe('the ring a worker uses', () => {
 
   it('refuses a named file it cannot use, naming it: a worker must not start with a key no other holds', () => {
     const path = join(dir, 'short.json');
-    writeFileSync(path, JSON.stringify({ current: 'k1', keys: { k1: 'c2hvcnQ=' } }));
+    writeFileSync(path, JSON.stringify({ current: 'k1', keys: { k1: 'c2hvcnQ=' } }), { mode: 0o600 });
     expect(() => resolveResultKeys(undefined, { [RESULT_KEYS_ENV]: path })).toThrow(PayloadKeyRingError);
     expect(() => resolveResultKeys(undefined, { [RESULT_KEYS_ENV]: join(dir, 'missing.json') })).toThrow(/missing\.json: no such file/);
+  });
+
+  it('refuses a ring others can read or change, naming its mode; its owner and group may read it', () => {
+    const path = join(dir, 'exposed.json');
+    writeFileSync(path, JSON.stringify({ current: 'k1', keys: { k1 } }));
+    for (const mode of [0o644, 0o604, 0o620, 0o666]) {
+      chmodSync(path, mode);
+      const read = readKeyRing(path);
+      expect(read.ok, mode.toString(8)).toBe(false);
+      expect(read.ok ? '' : read.error.message).toContain(`mode ${mode.toString(8)}`);
+      expect(() => resolveResultKeys(undefined, { [RESULT_KEYS_ENV]: path })).toThrow(PayloadKeyRingError);
+    }
+    for (const mode of [0o600, 0o400, 0o640, 0o440]) {
+      chmodSync(path, mode);
+      expect(readKeyRing(path).ok, mode.toString(8)).toBe(true);
+    }
   });
 
   it('is the one given, over the environment', () => {
