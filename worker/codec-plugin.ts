@@ -27,10 +27,15 @@ export function agentCodecPlugin(codecs: readonly PayloadCodec[]): SimplePlugin 
   return new SimplePlugin({ name: AGENT_CODEC_PLUGIN_NAME, dataConverter: (existing) => withSealedFailures(withCodecs(existing, codecs)) });
 }
 
-function withCodecs(existing: DataConverter | undefined, added: readonly PayloadCodec[]): DataConverter {
+function withCodecs(existing: DataConverter | undefined, given: readonly PayloadCodec[]): DataConverter {
   // Listed after agentPlugin on a worker: these go inside its quarantine, which must decode last
   // on the way in (codecs decode in reverse) to see what they could not open.
   const quarantine = existing?.payloadCodecs?.find((c): c is QuarantineCodec => c instanceof QuarantineCodec);
+  // The SDK applies a connection's plugins to every worker and client on it as well as their own:
+  // a plugin listed on both would seal each payload twice, which a process that lists it once
+  // cannot open. A codec already in the chain is not added again.
+  const present = new Set([...(existing?.payloadCodecs ?? []), ...(quarantine?.inner ?? [])]);
+  const added = given.filter((c) => !present.has(c));
   if (quarantine) return { ...existing, payloadCodecs: existing!.payloadCodecs!.map((c) => (c === quarantine ? quarantine.withCodecs(added) : c)) };
   const codecs = [...(existing?.payloadCodecs ?? []), ...added];
   const merged: DataConverter = { ...existing };

@@ -1,7 +1,7 @@
 // The worker's quarantine codec on its own: what a workflow's client sent that does not decode
 // becomes a marker naming why (never the payload's bytes); everything else, and every payload of
 // an activity, decodes strictly and fails loudly, naming the key.
-import { defaultPayloadConverter, type Payload, type SerializationContext } from '@temporalio/common';
+import { defaultPayloadConverter, type Payload, type PayloadCodec, type SerializationContext } from '@temporalio/common';
 import type { WorkerOptions } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { agentCodecPlugin } from '../../worker/codec-plugin.js';
@@ -71,5 +71,23 @@ describe('QuarantineCodec', () => {
     expect(codecs[0]).toBeInstanceOf(QuarantineCodec);
     expect((codecs[0] as QuarantineCodec).inner).toHaveLength(1);
     expect(quarantined(configured.dataConverter)).toBe(configured.dataConverter);
+  });
+
+  it('a codec plugin on the connection and on the worker or client seals once: a process that lists it once opens what they write', async () => {
+    const plugin = agentCodecPlugin([aes('k1', { k1 })]);
+    // What the SDK does with a plugin on the connection and the same plugin on the worker (or client): applies both.
+    const once = (options: WorkerOptions) => plugin.configureWorker(options);
+    const worker = once(once({ taskQueue: 'q', dataConverter: quarantined(undefined) } as WorkerOptions));
+    const client = plugin.configureClient(plugin.configureClient({}));
+    for (const [who, codecs] of [
+      ['worker', ((worker.dataConverter?.payloadCodecs?.[0] as QuarantineCodec | undefined)?.inner ?? []) as readonly PayloadCodec[]],
+      ['client', client.dataConverter?.payloadCodecs ?? []],
+    ] as const) {
+      expect(codecs, who).toHaveLength(1);
+      let sealed = [defaultPayloadConverter.toPayload(value)];
+      for (const c of codecs) sealed = await c.encode(sealed, activity);
+      const [opened] = await aes('k1', { k1 }).decode(sealed);
+      expect(defaultPayloadConverter.fromPayload(opened!), who).toEqual(value);
+    }
   });
 });
