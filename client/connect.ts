@@ -6,6 +6,7 @@
 import { Client, Connection, type ClientPlugin } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { connectConfig } from '../worker/connection.js';
+import { AGENT_CODEC_PLUGIN_NAME } from '../worker/codec-plugin.js';
 import { dataConverterFromEnv } from '../worker/payload-codec.js';
 
 export interface ConnectOptions {
@@ -34,8 +35,10 @@ export async function connect(options: ConnectOptions = {}): Promise<Connected> 
   } catch (err) {
     throw new Error(`cannot reach Temporal at ${address}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  // Without a converter of your own, AGENT_PAYLOAD_KEYS (docs/encryption.md) gives the workers' codec.
-  const dataConverter = options.dataConverter ?? dataConverterFromEnv(env);
+  // Without a converter of your own, AGENT_PAYLOAD_KEYS (docs/encryption.md) gives the workers'
+  // codec, unless the codec plugin among yours already does.
+  const codecPlugin = (options.plugins ?? []).some((p) => p.name === AGENT_CODEC_PLUGIN_NAME);
+  const dataConverter = options.dataConverter ?? (codecPlugin ? undefined : dataConverterFromEnv(env));
   const client = new Client({
     connection,
     namespace,

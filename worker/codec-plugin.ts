@@ -3,6 +3,7 @@
 // that reads these runs is given the codecs the same way.
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
+import { AesGcmPayloadCodec } from './payload-codec.js';
 import { QuarantineCodec } from './quarantine-codec.js';
 import { withSealedFailures } from './sealed-failures.js';
 
@@ -34,12 +35,17 @@ function withCodecs(existing: DataConverter | undefined, given: readonly Payload
   // The SDK applies a connection's plugins to every worker and client on it as well as their own:
   // a plugin listed on both would seal each payload twice, which a process that lists it once
   // cannot open. A codec already in the chain is not added again.
-  const present = new Set([...(existing?.payloadCodecs ?? []), ...(quarantine?.inner ?? [])]);
-  const added = given.filter((c) => !present.has(c));
+  const present = [...(existing?.payloadCodecs ?? []), ...(quarantine?.inner ?? [])];
+  const added = given.filter((c) => !present.some((p) => sameCodec(p, c)));
   if (quarantine) return { ...existing, payloadCodecs: existing!.payloadCodecs!.map((c) => (c === quarantine ? quarantine.withCodecs(added) : c)) };
   const codecs = [...(existing?.payloadCodecs ?? []), ...added];
   const merged: DataConverter = { ...existing };
   if (codecs.length) merged.payloadCodecs = codecs;
   else delete merged.payloadCodecs;
   return merged;
+}
+
+/** The same codec, or the engine's encryption over the same ring (loaded twice from one file). */
+function sameCodec(a: PayloadCodec, b: PayloadCodec): boolean {
+  return a === b || (a instanceof AesGcmPayloadCodec && b instanceof AesGcmPayloadCodec && a.sameRingAs(b));
 }

@@ -117,7 +117,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   } = options;
   if (!workflowBundle && !workflowsPath) throw new Error('createAgentWorker needs workflowsPath (your workflows module) or a workflowBundle');
   const plugin = agentPlugin(pluginOptions);
-  const encryption = codecFromEnv(plugins, workerOptions);
+  const encryption = codecFromEnv(plugins, workerOptions, connection);
   if (runtime) {
     try {
       Runtime.install(runtime);
@@ -153,8 +153,13 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
  * team's own). A ring that cannot be read throws PayloadKeyRingError: starting in clear when
  * encryption was asked for would be the worse failure.
  */
-function codecFromEnv(plugins: WorkerPlugin[] | undefined, workerOptions: AgentWorkerOptions['workerOptions']): WorkerPlugin[] {
-  if ((plugins ?? []).some((p) => p.name === AGENT_CODEC_PLUGIN_NAME)) return [];
+function codecFromEnv(
+  plugins: WorkerPlugin[] | undefined,
+  workerOptions: AgentWorkerOptions['workerOptions'],
+  connection: NativeConnection | undefined,
+): WorkerPlugin[] {
+  // The SDK adds the connection's plugins to the worker's: one listed there counts too.
+  if ([...(plugins ?? []), ...(connection?.plugins ?? [])].some((p) => p.name === AGENT_CODEC_PLUGIN_NAME)) return [];
   if (workerOptions?.dataConverter?.payloadCodecs?.length) return [];
   const codec = loadPayloadCodec(process.env);
   return codec ? [agentCodecPlugin([codec])] : [];

@@ -84,7 +84,19 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((payload) => this.open(payload));
+    return payloads.map((payload) => {
+      // A deployment that once listed the codec plugin twice (on a connection and its worker)
+      // sealed each payload twice; those histories still open with one codec. No deeper.
+      const opened = this.open(payload);
+      return isSealed(opened) ? this.open(opened) : opened;
+    });
+  }
+
+  /** Seals and opens exactly as `other` does: the same current key and the same keys under the same ids. */
+  sameRingAs(other: AesGcmPayloadCodec): boolean {
+    const [a, b] = [this.ring, other.ring];
+    if (a.current !== b.current || a.keys.size !== b.keys.size) return false;
+    return [...a.keys].every(([id, key]) => b.keys.get(id)?.equals(key) === true);
   }
 
   private seal(payload: Payload): Payload {

@@ -3,7 +3,7 @@
 // sealed with `current`; every key still listed opens what was sealed with it, which is how a
 // key is rotated without stranding runs already in flight. The file crosses a process boundary
 // (an operator writes it), so it is validated here and a bad one is one clear line, not a stack.
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AgentWorkerError } from '../activities/worker-error.js';
 
@@ -69,13 +69,20 @@ export function parseKeyRing(value: unknown, source = 'value'): KeyRingResult {
  */
 export function readKeyRing(path: string): KeyRingResult {
   let text: string;
+  let mode: number;
+  let fd: number | undefined;
   try {
-    text = readFileSync(path, 'utf8');
+    // One open file for the mode and the text: a file swapped between a check and a read is not the one checked.
+    fd = openSync(path, 'r');
+    mode = fstatSync(fd).mode & 0o777;
+    text = readFileSync(fd, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return { ok: false, error: new PayloadKeyRingError(path, code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(err)})`) };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  const exposed = exposedBits(path);
+  const exposed = exposedBits(path, mode);
   if (exposed) return { ok: false, error: new PayloadKeyRingError(path, exposed) };
   let json: unknown;
   try {
@@ -92,9 +99,7 @@ export function readKeyRing(path: string): KeyRingResult {
  * The owner's group may read it (a Kubernetes secret mounted for a pod's fsGroup is 0440), not
  * write it. Windows has no such mode bits to check.
  */
-function exposedBits(path: string): string | undefined {
-  if (process.platform === 'win32') return undefined;
-  const mode = statSync(path).mode & 0o777;
-  if ((mode & 0o027) === 0) return undefined;
+function exposedBits(path: string, mode: number): string | undefined {
+  if (process.platform === 'win32' || (mode & 0o027) === 0) return undefined;
   return `others can read or change it (mode ${mode.toString(8).padStart(3, '0')}); a key ring is for its owner (and may be read by its group): chmod 600 ${path}`;
 }

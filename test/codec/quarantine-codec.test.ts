@@ -90,4 +90,21 @@ describe('QuarantineCodec', () => {
       expect(defaultPayloadConverter.fromPayload(opened!), who).toEqual(value);
     }
   });
+
+  it('counts two codecs over the same ring as one, and keeps a codec over another ring', () => {
+    const k2 = newKey();
+    const twice = agentCodecPlugin([aes('k1', { k1 })]).configureClient(agentCodecPlugin([aes('k1', { k1 })]).configureClient({}));
+    expect(twice.dataConverter?.payloadCodecs).toHaveLength(1);
+    const rotated = agentCodecPlugin([aes('k2', { k1, k2 })]).configureClient(agentCodecPlugin([aes('k1', { k1 })]).configureClient({}));
+    expect(rotated.dataConverter?.payloadCodecs).toHaveLength(2);
+  });
+
+  it('opens a payload a misconfigured deployment sealed twice, and no deeper', async () => {
+    const sealedTwice = await codec.encode(await codec.encode([defaultPayloadConverter.toPayload(value)], activity), activity);
+    const [opened] = await aes('k1', { k1 }).decode(sealedTwice);
+    expect(defaultPayloadConverter.fromPayload(opened!)).toEqual(value);
+    const sealedThrice = await codec.encode(sealedTwice, activity);
+    const [twoOpened] = await aes('k1', { k1 }).decode(sealedThrice);
+    expect(Buffer.from(twoOpened!.metadata!.encoding!).toString()).toBe('binary/encrypted');
+  });
 });

@@ -132,8 +132,11 @@ describe('undecodable payloads from clients are refused, and the run goes on (re
   });
 });
 
-/** The worker without the key stops holding a workflow task; the next worker takes it when it times out. */
-const HANDED_ON = { workflowTaskTimeout: '3 seconds' };
+/**
+ * The worker without the key stops holding a workflow task; the next worker takes it when it times
+ * out. Short, but long enough for a loaded host to replay the run's history within it.
+ */
+const HANDED_ON = { workflowTaskTimeout: '5 seconds' };
 
 describe("the run's own payloads still fail loudly when the worker lacks their key", () => {
   it('a worker without the key of the activity results fails the workflow task naming it; with the key back, the run resolves', async () => {

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WorldClient } from '../../domains/world/client.js';
@@ -15,12 +16,13 @@ import { createAgentWorker } from '../../worker/create-worker.js';
 import { loadPayloadCodec, payloadKeyId, type AesGcmPayloadCodec } from '../../worker/payload-codec.js';
 import { PayloadKeyRingError } from '../../worker/payload-keys.js';
 import { startRun, uniqueCase } from '../support/agent.js';
-import { codecPayloadsOf, converterFor, encodingOf, newKey, rawHistory, ringEnv, testPluginOptions } from '../support/codec.js';
+import { codecPayloadsOf, converterFor, encodingOf, newKey, openOneLayer, rawHistory, ringEnv, testPluginOptions } from '../support/codec.js';
 import type { RunResult } from '../../workflows/messages.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
 
 const world = new WorldClient(inject('worldUrl'));
-const ring = ringEnv('k1', { k1: newKey() });
+const key = newKey();
+const ring = ringEnv('k1', { k1: key });
 
 /** createAgentWorker as a team's script calls it, with AGENT_PAYLOAD_KEYS set to `path` while it runs. */
 async function workerWith(path: string, connection: NativeConnection, taskQueue: string, codecPlugin?: AesGcmPayloadCodec): Promise<Worker> {
@@ -86,13 +88,30 @@ describe('createAgentWorker and AGENT_PAYLOAD_KEYS', () => {
     expect(new Set(run.payloads.map((p) => payloadKeyId(p.payload)))).toEqual(new Set(['k1']));
   });
 
+  /** One layer: what the ring's key opens is the plain payload, never another sealed one. */
+  const sealedOnce = (payloads: { payload: Payload }[]) =>
+    payloads.map((p) => openOneLayer(p.payload, key)).filter((p) => encodingOf(p) === 'binary/encrypted').length;
+
   it('seals once when the codec plugin is given as well', async () => {
     const codec = loadPayloadCodec(ring) as AesGcmPayloadCodec;
     const run = await runOn((taskQueue) => workerWith(ring.AGENT_PAYLOAD_KEYS as string, native, taskQueue, codec));
     expect(run.result.terminal.class).toBe('resolved');
-    // One layer: what the codec opens is the plain payload, never another sealed one.
-    const opened = await codec.decode(run.payloads.map((p) => p.payload));
-    expect(opened.filter((p) => encodingOf(p) === 'binary/encrypted')).toEqual([]);
+    expect(sealedOnce(run.payloads)).toBe(0);
+  });
+
+  it("seals once when the codec plugin is on its connection (the SDK adds those to the worker's), given again or not", async () => {
+    const plugin = agentCodecPlugin([loadPayloadCodec(ring) as AesGcmPayloadCodec]);
+    const onConnection = await NativeConnection.connect({ address: inject('temporalAddress'), plugins: [plugin] });
+    try {
+      for (const again of [undefined, loadPayloadCodec(ring) as AesGcmPayloadCodec]) {
+        const run = await runOn((taskQueue) => workerWith(ring.AGENT_PAYLOAD_KEYS as string, onConnection, taskQueue, again));
+        expect(run.result.terminal.class).toBe('resolved');
+        expect(run.payloads.length).toBeGreaterThan(10);
+        expect(sealedOnce(run.payloads)).toBe(0);
+      }
+    } finally {
+      await onConnection.close();
+    }
   });
 
   it('does not start on a ring it cannot read', async () => {

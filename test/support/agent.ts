@@ -100,10 +100,10 @@ export function uniqueCase(prefix: string): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
 
-/** Starts an agent run on a task queue (a harness's, or one that spawned workers poll). */
 /**
- * Starts a run as the operator's client does. `workflowTaskTimeout` is for a test that stops a
- * worker holding a workflow task: the next worker gets it once it times out (10 s by default).
+ * Starts an agent run on a task queue (a harness's, or one that spawned workers poll), as the
+ * operator's client does. `workflowTaskTimeout` is for a test that stops a worker holding a
+ * workflow task: the next worker gets it once it times out (10 s by default).
  */
 export async function startRun(
   on: { client: Client; taskQueue: string },

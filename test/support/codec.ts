@@ -1,7 +1,7 @@
 // What the encryption tests share: key rings written to files (as an operator would), a client
 // and a real worker that both take their data converter from the environment the way every
 // entry point will, and the history exactly as the server stores it, read without any codec.
-import { randomBytes } from 'node:crypto';
+import { createDecipheriv, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,23 @@ export function ringEnv(current: string, keys: Record<string, string>): NodeJS.P
   const path = join(ringDir, `ring-${++rings}.json`);
   writeFileSync(path, JSON.stringify({ current, keys }), { mode: 0o600 });
   return { AGENT_PAYLOAD_KEYS: path };
+}
+
+/**
+ * One layer of the engine's sealing taken off with `key` (base64), written from the format
+ * (worker/payload-codec.ts: IV, ciphertext of the Payload message, tag; `agent-payload/v1/<key
+ * id>` as associated data) rather than with the codec, which opens a second layer too: a test that a payload was
+ * sealed once looks at what is under the first.
+ */
+export function openOneLayer(payload: Payload, key: string): Payload {
+  const data = Buffer.from(payload.data ?? new Uint8Array());
+  const keyId = Buffer.from(payload.metadata?.['encryption-key-id'] ?? new Uint8Array()).toString('utf8');
+  const decipher = createDecipheriv('aes-256-gcm', Buffer.from(key, 'base64'), data.subarray(0, 12), { authTagLength: 16 });
+  decipher.setAAD(Buffer.from(`agent-payload/v1/${keyId}`, 'utf8'));
+  decipher.setAuthTag(data.subarray(data.length - 16));
+  const plain = Buffer.concat([decipher.update(data.subarray(12, data.length - 16)), decipher.final()]);
+  const inner = proto.temporal.api.common.v1.Payload.decode(plain);
+  return { metadata: inner.metadata, data: inner.data };
 }
 
 export function converterFor(env: NodeJS.ProcessEnv): DataConverter {
