@@ -1,9 +1,10 @@
 // The signing side of approvals, notes and starts: key files, and statements made from what
 // the run showed. The private key never leaves the machine that signs; only the statement and
 // its signature travel to the run.
-import { chmodSync, closeSync, fchmodSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fchmodSync, openSync, writeFileSync } from 'node:fs';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { z } from 'zod';
+import { exposedMode, readSecretFile } from '../worker/secret-file.js';
 import { approvalDigest } from '../workflows/controller/index.js';
 import type { RunView } from '../workflows/messages.js';
 import {
@@ -46,19 +47,17 @@ export function writeKeyFile(path: string, key: KeyFile): void {
  */
 export function readKeyFile(path: string): KeyFile {
   let text: string;
+  let mode: number;
   try {
-    text = readFileSync(path, 'utf8');
+    ({ text, mode } = readSecretFile(path));
   } catch (err) {
     throw new Error(`cannot read key file ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
   // As ssh does with a private key: whoever else can read it can approve as its owner, so a key
-  // file others can read is refused, not used. (Windows has no such mode bits to check.)
-  const mode = process.platform === 'win32' ? 0 : statSync(path).mode & 0o777;
-  if (mode & 0o077) {
-    throw new Error(
-      `key file ${path} can be read or changed by others (mode ${mode.toString(8).padStart(3, '0')}): a secret key must be its owner's alone; chmod 600 ${path}`,
-    );
-  }
+  // file others can read is refused, not used.
+  const exposed = exposedMode(mode, 0o077);
+  if (exposed)
+    throw new Error(`key file ${path} can be read or changed by others (mode ${exposed}): a secret key must be its owner's alone; chmod 600 ${path}`);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -3,9 +3,9 @@
 // sealed with `current`; every key still listed opens what was sealed with it, which is how a
 // key is rotated without stranding runs already in flight. The file crosses a process boundary
 // (an operator writes it), so it is validated here and a bad one is one clear line, not a stack.
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AgentWorkerError } from '../activities/worker-error.js';
+import { exposedMode, readSecretFile } from './secret-file.js';
 
 /** The environment variable that names the key-ring file; unset means payloads are not encrypted. */
 export const PAYLOAD_KEYS_ENV = 'AGENT_PAYLOAD_KEYS';
@@ -68,38 +68,26 @@ export function parseKeyRing(value: unknown, source = 'value'): KeyRingResult {
  * format of both the payload ring and the result keys (`agentPlugin({ resultKeys })`).
  */
 export function readKeyRing(path: string): KeyRingResult {
-  let text: string;
-  let mode: number;
-  let fd: number | undefined;
+  let read: { text: string; mode: number };
   try {
-    // One open file for the mode and the text: a file swapped between a check and a read is not the one checked.
-    fd = openSync(path, 'r');
-    mode = fstatSync(fd).mode & 0o777;
-    text = readFileSync(fd, 'utf8');
+    read = readSecretFile(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return { ok: false, error: new PayloadKeyRingError(path, code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(err)})`) };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
-  const exposed = exposedBits(path, mode);
-  if (exposed) return { ok: false, error: new PayloadKeyRingError(path, exposed) };
+  // Whoever reads a payload ring reads every run, and whoever reads the result ring can seal a
+  // tool result as a worker's. Its group may read it (a Kubernetes secret mounted for a pod's
+  // fsGroup is 0440), not write it.
+  const exposed = exposedMode(read.mode, 0o027);
+  if (exposed) {
+    const reason = `others can read or change it (mode ${exposed}); a key ring is for its owner (and may be read by its group): chmod 600 ${path}`;
+    return { ok: false, error: new PayloadKeyRingError(path, reason) };
+  }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(read.text);
   } catch {
     return { ok: false, error: new PayloadKeyRingError(path, 'not JSON') };
   }
   return parseKeyRing(json, path);
-}
-
-/**
- * Whoever reads a payload ring reads every run, and whoever reads the result ring can seal a tool
- * result as a worker's: a ring others can read or change is refused, as ssh refuses such a key.
- * The owner's group may read it (a Kubernetes secret mounted for a pod's fsGroup is 0440), not
- * write it. Windows has no such mode bits to check.
- */
-function exposedBits(path: string, mode: number): string | undefined {
-  if (process.platform === 'win32' || (mode & 0o027) === 0) return undefined;
-  return `others can read or change it (mode ${mode.toString(8).padStart(3, '0')}); a key ring is for its owner (and may be read by its group): chmod 600 ${path}`;
 }

@@ -9,7 +9,7 @@ import { resolveResultKeys } from '../../activities/result-keys.js';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { keys } from '../support/keys.js';
-import { notesUntil, reissueCalls, reissuesOf, waitForRequest, watchRun } from '../support/adversarial.js';
+import { notesUntil, reissueCalls, reissuesOf, rollingPaymentsRun, waitForRequest, watchRun } from '../support/adversarial.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { heldActivity } from '../support/held-activity.js';
 import { callsInFlight } from '../support/phase.js';
@@ -27,13 +27,7 @@ describe('a forged read and a rollover before the effect', () => {
     const workflowId = `payments-${transferId}`;
     const held = tools.hold(workflowId);
     // The rules model reads the replica first, then the ledger, and proposes the reissue on FAILED.
-    const handle = await startRun(h, {
-      domain: 'payments',
-      caseId: transferId,
-      model: { adapter: 'rules' },
-      approvalTimeoutMs: 3_600_000,
-      continueAsNewAfterEvents: 100,
-    });
+    const handle = await startRun(h, rollingPaymentsRun(transferId));
     await held.entered;
     const first = (await handle.describe()).runId;
 

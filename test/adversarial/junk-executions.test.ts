@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { seedTransfer } from '../../domains/world/seeds.js';
 import { signNote } from '../../client/sign.js';
 import { addNoteUpdate } from '../../workflows/messages.js';
-import { notesUntil, reissuesOf, waitForRequest, watchRun } from '../support/adversarial.js';
+import { notesUntil, reissuesOf, rollingPaymentsRun, waitForRequest, watchRun } from '../support/adversarial.js';
 import { startRun, uniqueCase, useAgentHarness } from '../support/agent.js';
 import { keys } from '../support/keys.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
@@ -56,13 +56,7 @@ describe('junk executions under a case id', () => {
     // Named like the engine's workflow: listed by the spend check, and read (they spent nothing).
     await plantJunk(workflowId, 'agentWorkflow', SOME_JUNK);
 
-    const handle = await startRun(h, {
-      domain: 'payments',
-      caseId: transferId,
-      model: { adapter: 'rules' },
-      approvalTimeoutMs: 3_600_000,
-      continueAsNewAfterEvents: 100,
-    });
+    const handle = await startRun(h, rollingPaymentsRun(transferId));
     await waitForRequest(handle);
     // A signed note the first execution takes, and so spends: sent again after the rollovers, it
     // must be found spent, so the executions the run continued from are still read, only not counted.

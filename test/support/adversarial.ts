@@ -8,6 +8,7 @@ import { signDecision, type KeyFile } from '../../client/sign.js';
 import type { WorldClient } from '../../domains/world/client.js';
 import type { CallRecord, EffectRecord } from '../../domains/world/contract.js';
 import type { AgentWorkflow } from '../../workflows/agent.js';
+import type { RunInput } from '../../workflows/run-input.js';
 import { addNoteUpdate, approveUpdate, stateQuery, type RunResult, type RunView } from '../../workflows/messages.js';
 import { PATIENCE_MS, untilAwaiting, waitUntil } from './wait.js';
 
@@ -134,6 +135,14 @@ export function controlCodes(view: RunView): string[] {
 /** The control messages the controller fed back to the model, in order. */
 export function controlMessages(view: RunView): string[] {
   return view.state.transcript.flatMap((t) => (t.kind === 'control' ? [`${t.code}: ${t.message}`] : []));
+}
+
+/**
+ * A payments run that rolls over past 100 events and waits an hour for its approval: notesUntil
+ * can then force rollovers while its request is pending.
+ */
+export function rollingPaymentsRun(transferId: string): RunInput {
+  return { domain: 'payments', caseId: transferId, model: { adapter: 'rules' }, approvalTimeoutMs: 3_600_000, continueAsNewAfterEvents: 100 };
 }
 
 /**

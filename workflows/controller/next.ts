@@ -228,18 +228,11 @@ function onSignedNote(state: RunState, event: EventOf<'signedNoteAdded'>, domain
   if (event.spentBy || event.unbound) {
     // Recorded as text, with no directory: it vouches for nothing, and the control line says why.
     const noted = { ...state, transcript: [...state.transcript, noteEntry(state, domain, event.signed, [], event.now)] };
-    const what = event.later ? 'signed note' : 'signed request';
-    if (event.spentBy)
-      return control(
-        noted,
-        event.later ? 'note_spent' : 'request_spent',
-        `the ${what} was already taken by execution ${event.spentBy.slice(0, 80)}; here it vouches for nothing`,
-      );
-    return control(
-      noted,
-      event.later ? 'note_unbound' : 'request_unbound',
-      `the ${what} was not signed for this run's namespace and settings; here it vouches for nothing`,
-    );
+    const what = event.later ? 'note' : 'request';
+    const [why, because] = event.spentBy
+      ? (['spent', `was already taken by execution ${event.spentBy.slice(0, 80)}`] as const)
+      : (['unbound', "was not signed for this run's namespace and settings"] as const);
+    return control(noted, `${what}_${why}`, `the signed ${what} ${because}; here it vouches for nothing`);
   }
   const entry = noteEntry(state, domain, event.signed, event.directory, event.now);
   // The request is what the run was asked for (trusted-facts.ts askedInWriting): a note sent later is not.
