@@ -8,6 +8,7 @@ import { allSearchAttributeKeys } from '../workflows/search-attributes.js';
 import { resolveTemporalCli } from './cli.js';
 import { acquireDbLock, DevDatabaseHeldError } from './db-lock.js';
 import type { Log } from './log.js';
+import { StartUpStderr } from './start-up-stderr.js';
 
 export interface DevServerOptions {
   /** gRPC frontend port; a free one when omitted. */
@@ -57,21 +58,36 @@ export async function isPortFree(port: number): Promise<boolean> {
   });
 }
 
+/** The dev server exited before it answered; `takenPorts` are the ports it found held by others. */
+export class DevServerStartError extends Error {
+  constructor(
+    readonly stderr: string,
+    readonly takenPorts: ReadonlySet<number>,
+  ) {
+    super(`Temporal dev server exited during start-up:\n${stderr}`);
+    this.name = 'DevServerStartError';
+  }
+}
+
+/** How many times a start whose port was taken from under it is tried, in all. */
+const START_ATTEMPTS = 3;
+
 /**
- * Starts `temporal server start-dev` on loopback and resolves once the frontend answers. Ports it
- * chose itself are free when chosen but may be taken before the server binds them (test files
- * start servers side by side; the server also opens an HTTP port of its own choosing): such a
- * start is tried again on new ports, at most three times.
+ * Starts `temporal server start-dev` on loopback and resolves once the frontend answers. The CLI
+ * chooses the server's inner ports itself (history, matching, worker, HTTP), and we choose the
+ * frontend's when none is given: each is free when chosen but may be taken before the server
+ * binds it (test files start servers side by side). Such a start is tried again, on new ports,
+ * unless the port taken is one the caller fixed: that one will not come free by trying.
  */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
-  const ownPorts = options.port === undefined && (options.headless || options.uiPort === undefined);
+  const fixed = new Set([options.port, options.uiPort].filter((port) => port !== undefined));
   for (let attempt = 1; ; attempt++) {
     try {
       return await startDevServerOnce(options);
     } catch (err) {
-      const portTaken = err instanceof Error && /address already in use/.test(err.message);
-      if (!ownPorts || !portTaken || attempt >= 3) throw err;
-      options.log(`a port was taken before the dev server bound it; starting again on new ports (attempt ${attempt + 1})`);
+      const retry = err instanceof DevServerStartError && [...err.takenPorts].some((port) => !fixed.has(port));
+      if (!retry || attempt >= START_ATTEMPTS) throw err;
+      options.log(`port ${[...err.takenPorts].join(', ')} was taken before the dev server bound it; starting again (attempt ${attempt + 1})`);
     }
   }
 }
@@ -126,11 +142,8 @@ async function startWithCli(
 
   const child = spawn(cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   if (child.pid !== undefined) lock?.update({ serverPid: child.pid });
-  const stderrTail: string[] = [];
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-    stderrTail.push(chunk);
-    if (stderrTail.length > 20) stderrTail.shift();
-  });
+  const stderr = new StartUpStderr();
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => stderr.add(chunk));
   const address = `${HOST}:${port}`;
   log(`starting dev server (pid ${child.pid}) on ${address}${options.dbFile ? ` with ${options.dbFile}` : ''}`);
 
@@ -140,7 +153,7 @@ async function startWithCli(
     await stopChild(child);
   };
   try {
-    await waitUntilServing(address, child, () => stderrTail.join(''));
+    await waitUntilServing(address, child, stderr);
   } catch (err) {
     await stop();
     throw err;
@@ -173,12 +186,13 @@ async function startWithSdk(options: DevServerOptions, port: number, uiPort: num
   };
 }
 
-async function waitUntilServing(address: string, child: ChildProcess, stderr: () => string): Promise<void> {
+async function waitUntilServing(address: string, child: ChildProcess, stderr: StartUpStderr): Promise<void> {
   const deadline = Date.now() + 60_000;
   let exited = false;
-  child.once('exit', () => (exited = true));
+  // 'close', not 'exit': by then all of stderr has been read, so the taken ports are all known.
+  child.once('close', () => (exited = true));
   while (Date.now() < deadline) {
-    if (exited) throw new Error(`Temporal dev server exited during start-up:\n${stderr()}`);
+    if (exited) throw new DevServerStartError(stderr.text(), stderr.takenPorts);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
@@ -191,7 +205,7 @@ async function waitUntilServing(address: string, child: ChildProcess, stderr: ()
       await new Promise((r) => setTimeout(r, 200));
     }
   }
-  throw new Error(`Temporal dev server did not answer on ${address} within 60s:\n${stderr()}`);
+  throw new Error(`Temporal dev server did not answer on ${address} within 60s:\n${stderr.text()}`);
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

@@ -1,0 +1,88 @@
+// A dev server start whose port was taken from under it is tried again, and one whose taken port
+// the caller fixed is not. Real processes: the CLI is a script that, on its first start, writes
+// what the pinned CLI wrote when another process took its HTTP port (the fixture) and exits 1,
+// and on later starts runs the real CLI; the started server is asked for its system info.
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { resolveTemporalCli } from '../../temporal-dev/cli.js';
+import { DevServerStartError, startDevServer } from '../../temporal-dev/dev-server.js';
+import { quietLog } from '../../temporal-dev/log.js';
+import { projectRoot } from '../../temporal-dev/paths.js';
+
+const fixture = join(projectRoot, 'test/fixtures/dev-server-port-taken.stderr');
+const TAKEN = 40787;
+const scratch = mkdtempSync(join(tmpdir(), 'dev-server-retry-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A CLI whose first `failures` starts fail as the fixture did; it counts every start. */
+function flakyCli(name: string, failures: number): { path: string; starts: () => number } {
+  const real = resolveTemporalCli(quietLog);
+  if (real.kind !== 'binary') throw new Error('the test setup installs the Temporal CLI');
+  const count = join(scratch, `${name}.starts`);
+  writeFileSync(count, '');
+  const path = join(scratch, name);
+  writeFileSync(
+    path,
+    [
+      '#!/bin/sh',
+      `if [ "$1" = server ]; then`,
+      `  echo start >> '${count}'`,
+      `  if [ "$(wc -l < '${count}')" -le ${failures} ]; then cat '${fixture}' >&2; exit 1; fi`,
+      'fi',
+      `exec '${real.path}' "$@"`,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(path, 0o755);
+  return { path, starts: () => readFileSync(count, 'utf8').split('\n').filter(Boolean).length };
+}
+
+async function withCli<T>(path: string, body: () => Promise<T>): Promise<T> {
+  const saved = process.env.TEMPORAL_CLI_PATH;
+  process.env.TEMPORAL_CLI_PATH = path;
+  try {
+    return await body();
+  } finally {
+    if (saved === undefined) delete process.env.TEMPORAL_CLI_PATH;
+    else process.env.TEMPORAL_CLI_PATH = saved;
+  }
+}
+
+describe('a dev server whose port was taken while it started', () => {
+  it('is started again, and the second start serves', async () => {
+    const cli = flakyCli('taken-once', 1);
+    const said: string[] = [];
+    const server = await withCli(cli.path, () => startDevServer({ headless: true, log: (line) => said.push(line) }));
+    try {
+      const connection = await Connection.connect({ address: server.address });
+      try {
+        await connection.workflowService.getSystemInfo({});
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      await server.stop();
+    }
+    expect(cli.starts()).toBe(2);
+    expect(said.filter((line) => line.includes(`port ${TAKEN} was taken`))).toHaveLength(1);
+  });
+
+  it('is not started again when the port taken is the one the caller fixed, and says which', async () => {
+    const cli = flakyCli('fixed-port', 3);
+    const failed = await withCli(cli.path, () => startDevServer({ headless: true, port: TAKEN, log: quietLog })).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(DevServerStartError);
+    expect([...(failed as DevServerStartError).takenPorts]).toEqual([TAKEN]);
+    expect((failed as DevServerStartError).message).toContain('address already in use');
+    expect(cli.starts()).toBe(1);
+  });
+
+  it('gives up after three starts that each lost a port', async () => {
+    const cli = flakyCli('taken-always', 9);
+    const failed = await withCli(cli.path, () => startDevServer({ headless: true, log: quietLog })).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(DevServerStartError);
+    expect(cli.starts()).toBe(3);
+  });
+});
