@@ -4,7 +4,7 @@
 // a test sees a group within seconds and a re-send (repeat_interval) soon after.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, supervise, type Supervised } from './supervise.js';
+import { supervise, type Supervised } from './supervise.js';
 
 export type WebhookAuth = { bearer: string } | { basic: { username: string; password: string } };
 
@@ -51,12 +51,15 @@ export async function startAlertmanager(options: AlertmanagerOptions): Promise<S
   mkdirSync(join(options.dir, 'data'), { recursive: true });
   const configPath = join(options.dir, 'alertmanager.yml');
   writeFileSync(configPath, JSON.stringify(alertmanagerConfig(options), null, 2));
-  const port = await freePort();
   return await supervise({
     name: 'alertmanager',
     binary: options.binary,
-    args: [`--config.file=${configPath}`, `--storage.path=${join(options.dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address='],
-    url: `http://127.0.0.1:${port}`,
+    args: (port) => [
+      `--config.file=${configPath}`,
+      `--storage.path=${join(options.dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--cluster.listen-address=',
+    ],
     readyPath: '/-/ready',
   });
 }

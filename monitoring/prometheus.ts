@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prometheusRuleFile, type AlertRule } from '../client/alerts/rules.js';
-import { freePort, supervise, type Supervised } from './supervise.js';
+import { supervise, type Supervised } from './supervise.js';
 
 export type { AlertRule } from '../client/alerts/rules.js';
 
@@ -39,17 +39,15 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Super
   const configPath = join(options.dir, 'prometheus.yml');
   writeFileSync(rulesPath, JSON.stringify(prometheusRuleFile(options.rules), null, 2));
   writeFileSync(configPath, JSON.stringify(prometheusConfig(options, rulesPath), null, 2));
-  const port = await freePort();
   return await supervise({
     name: 'prometheus',
     binary: options.binary,
-    args: [
+    args: (port) => [
       `--config.file=${configPath}`,
       `--storage.tsdb.path=${join(options.dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
       `--rules.alert.resend-delay=${options.resendDelay ?? '2s'}`,
     ],
-    url: `http://127.0.0.1:${port}`,
     readyPath: '/-/ready',
   });
 }

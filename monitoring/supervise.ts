@@ -1,7 +1,9 @@
 // Runs one monitoring binary (Prometheus, Alertmanager) as a child process on loopback: waits until
 // its HTTP readiness endpoint answers, keeps the tail of its output for error messages, and stops
 // it by its own pid (SIGTERM, then SIGKILL), also when our process dies first. Nothing here knows
-// which binary it runs.
+// which binary it runs. These binaries take no port 0, so the port is chosen here, free when
+// chosen; another process can take it before the binary binds it, and then it starts again on a
+// new one (a loaded host widens that window; the Temporal dev server lost a start to it in CI).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
@@ -17,8 +19,8 @@ export interface Supervised {
 export interface SuperviseOptions {
   name: string;
   binary: string;
-  args: string[];
-  url: string;
+  /** Its arguments, given the loopback port it is to serve on. */
+  args: (port: number) => string[];
   /** The path that answers 200 once it serves, e.g. /-/ready. */
   readyPath: string;
   readyTimeoutMs?: number;
@@ -26,6 +28,20 @@ export interface SuperviseOptions {
 
 const KILL_AFTER_MS = 5_000;
 const OUTPUT_KEEP_CHARS = 8_000;
+/** Starts in all when each finds its port taken. */
+const START_ATTEMPTS = 3;
+const PORT_TAKEN = /bind: address already in use/;
+
+/** The binary did not come up; `portTaken` when it said another process held its port. */
+export class SupervisedStartError extends Error {
+  constructor(
+    message: string,
+    readonly portTaken: boolean,
+  ) {
+    super(message);
+    this.name = 'SupervisedStartError';
+  }
+}
 
 /** A TCP port on 127.0.0.1 nobody listens on right now (these binaries take no port 0). */
 export async function freePort(): Promise<number> {
@@ -58,7 +74,18 @@ kill "$reader" 2>/dev/null
 exit "$status"`;
 
 export async function supervise(options: SuperviseOptions): Promise<Supervised> {
-  const child = spawn('sh', ['-c', WATCHDOG, options.binary, ...options.args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await superviseOn(await freePort(), options);
+    } catch (err) {
+      if (!(err instanceof SupervisedStartError && err.portTaken) || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+async function superviseOn(port: number, options: SuperviseOptions): Promise<Supervised> {
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn('sh', ['-c', WATCHDOG, options.binary, ...options.args(port)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   let pid = -1;
   const keep = (chunk: string) => {
@@ -70,21 +97,33 @@ export async function supervise(options: SuperviseOptions): Promise<Supervised> 
   child.stderr?.setEncoding('utf8').on('data', keep);
   child.stdin?.on('error', () => {});
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= stopChild(child, exited));
 
-  const ready = await waitReady(options, child, exited, spawnError);
+  const ready = await waitReady(url, options, child, exited, spawnError);
   if (ready !== undefined) {
+    // A binary that exited by itself has its last words in the pipes still: read them to the end
+    // ('close'), for they say whether its port was taken. (One we stop may leave the watchdog's
+    // sleep holding the pipes, so that case does not wait for them.)
+    const exitedByItself = child.exitCode !== null || child.signalCode !== null;
+    if (exitedByItself) await closed;
     await stop();
-    throw new Error(`${options.name} ${ready}\n--- ${options.name} output ---\n${output || '(empty)'}`);
+    throw new SupervisedStartError(`${options.name} ${ready}\n--- ${options.name} output ---\n${output || '(empty)'}`, PORT_TAKEN.test(output));
   }
-  return { pid, url: options.url, output: () => output, stop };
+  return { pid, url, output: () => output, stop };
 }
 
 /** Undefined once it answers, else why it never did. */
-async function waitReady(options: SuperviseOptions, child: ChildProcess, exited: Promise<void>, spawnError: Promise<Error>): Promise<string | undefined> {
+async function waitReady(
+  url: string,
+  options: SuperviseOptions,
+  child: ChildProcess,
+  exited: Promise<void>,
+  spawnError: Promise<Error>,
+): Promise<string | undefined> {
   const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000);
   let failed: string | undefined;
   void exited.then(() => (failed ??= `exited before it was ready (code ${child.exitCode}, signal ${child.signalCode})`));
@@ -92,7 +131,7 @@ async function waitReady(options: SuperviseOptions, child: ChildProcess, exited:
   while (Date.now() < deadline) {
     if (failed !== undefined) return failed;
     try {
-      const res = await fetch(`${options.url}${options.readyPath}`, { signal: AbortSignal.timeout(1_000) });
+      const res = await fetch(`${url}${options.readyPath}`, { signal: AbortSignal.timeout(1_000) });
       if (res.ok) return undefined;
     } catch {
       // not listening yet

@@ -1,0 +1,69 @@
+// A monitoring binary whose port another process took before it bound it is started again on a
+// new port, and one that failed for any other reason is not. Real processes: the binary is a
+// script that, for its first starts, says what Prometheus says when its port is taken and exits,
+// and then serves /-/ready over HTTP (python3's http.server) on the port it was given.
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { supervise, SupervisedStartError } from '../../monitoring/supervise.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'supervise-retry-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const site = join(scratch, 'site');
+mkdirSync(join(site, '-'), { recursive: true });
+writeFileSync(join(site, '-', 'ready'), 'ready\n');
+
+/** A binary whose first `failures` starts fail with `said`; it counts its starts. */
+function flakyBinary(name: string, failures: number, said: string): { path: string; starts: () => number } {
+  const count = join(scratch, `${name}.starts`);
+  writeFileSync(count, '');
+  const path = join(scratch, name);
+  writeFileSync(
+    path,
+    [
+      '#!/bin/sh',
+      `echo start >> '${count}'`,
+      'for arg in "$@"; do case "$arg" in --web.listen-address=*) address="${arg#--web.listen-address=}";; esac; done',
+      `if [ "$(wc -l < '${count}')" -le ${failures} ]; then echo "${said.replace('ADDRESS', '$address')}" >&2; exit 1; fi`,
+      `exec python3 -m http.server --bind 127.0.0.1 --directory '${site}' "\${address##*:}"`,
+      '',
+    ].join('\n'),
+  );
+  chmodSync(path, 0o755);
+  return { path, starts: () => readFileSync(count, 'utf8').split('\n').filter(Boolean).length };
+}
+
+const PORT_TAKEN = 'level=error msg=\\"Unable to start web listener\\" err=\\"listen tcp ADDRESS: bind: address already in use\\"';
+const start = (binary: string) =>
+  supervise({ name: 'fake-prometheus', binary, args: (port) => [`--web.listen-address=127.0.0.1:${port}`], readyPath: '/-/ready' });
+
+describe('a monitoring binary whose port was taken while it started', () => {
+  it('is started again on a new port, and then serves', async () => {
+    const binary = flakyBinary('taken-once', 1, PORT_TAKEN);
+    const served = await start(binary.path);
+    try {
+      expect((await fetch(`${served.url}/-/ready`)).status).toBe(200);
+    } finally {
+      await served.stop();
+    }
+    expect(binary.starts()).toBe(2);
+  });
+
+  it('gives up after three starts that each lost the port', async () => {
+    const binary = flakyBinary('taken-always', 9, PORT_TAKEN);
+    const failed = await start(binary.path).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(SupervisedStartError);
+    expect((failed as SupervisedStartError).portTaken).toBe(true);
+    expect(binary.starts()).toBe(3);
+  });
+
+  it('is not started again when it failed for another reason, and says why', async () => {
+    const binary = flakyBinary('bad-config', 9, 'level=error msg=\\"Error loading config\\" err=\\"parsing YAML file\\"');
+    const failed = await start(binary.path).catch((err: unknown) => err);
+    expect(failed).toBeInstanceOf(SupervisedStartError);
+    expect((failed as SupervisedStartError).portTaken).toBe(false);
+    expect((failed as Error).message).toContain('Error loading config');
+    expect(binary.starts()).toBe(1);
+  });
+});
