@@ -6,6 +6,7 @@
 // new one (a loaded host widens that window; the Temporal dev server lost a start to it in CI).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { StartUpOutput } from '../temporal-dev/start-up-output.js';
 
 export interface Supervised {
   pid: number;
@@ -30,7 +31,6 @@ const KILL_AFTER_MS = 5_000;
 const OUTPUT_KEEP_CHARS = 8_000;
 /** Starts in all when each finds its port taken. */
 const START_ATTEMPTS = 3;
-const PORT_TAKEN = /bind: address already in use/;
 
 /** The binary did not come up; `portTaken` when it said another process held its port. */
 export class SupervisedStartError extends Error {
@@ -88,13 +88,17 @@ async function superviseOn(port: number, options: SuperviseOptions): Promise<Sup
   const child = spawn('sh', ['-c', WATCHDOG, options.binary, ...options.args(port)], { stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   let pid = -1;
-  const keep = (chunk: string) => {
+  // What each stream said while it started, for a failure's message and its taken port: kept from
+  // both ends and scanned as it arrives, not read from the tail above, which a long last word fills.
+  const started = { stdout: new StartUpOutput(), stderr: new StartUpOutput() };
+  const keep = (stream: keyof typeof started) => (chunk: string) => {
     const found = /^SUPERVISED_PID (\d+)$/m.exec(chunk);
     if (found && pid === -1) pid = Number(found[1]);
     output = (output + chunk).slice(-OUTPUT_KEEP_CHARS);
+    started[stream].add(chunk);
   };
-  child.stdout?.setEncoding('utf8').on('data', keep);
-  child.stderr?.setEncoding('utf8').on('data', keep);
+  child.stdout?.setEncoding('utf8').on('data', keep('stdout'));
+  child.stderr?.setEncoding('utf8').on('data', keep('stderr'));
   child.stdin?.on('error', () => {});
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
@@ -111,7 +115,9 @@ async function superviseOn(port: number, options: SuperviseOptions): Promise<Sup
     const exitedByItself = child.exitCode !== null || child.signalCode !== null;
     if (exitedByItself) await closed;
     await stop();
-    throw new SupervisedStartError(`${options.name} ${ready}\n--- ${options.name} output ---\n${output || '(empty)'}`, PORT_TAKEN.test(output));
+    const said = [started.stderr.text(), started.stdout.text()].filter(Boolean).join('\n--- stdout ---\n');
+    const portTaken = started.stderr.takenPorts.size + started.stdout.takenPorts.size > 0;
+    throw new SupervisedStartError(`${options.name} ${ready}\n--- ${options.name} output ---\n${said || '(empty)'}`, portTaken);
   }
   return { pid, url, output: () => output, stop };
 }

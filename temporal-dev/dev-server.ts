@@ -8,7 +8,7 @@ import { allSearchAttributeKeys } from '../workflows/search-attributes.js';
 import { resolveTemporalCli } from './cli.js';
 import { acquireDbLock, DevDatabaseHeldError } from './db-lock.js';
 import type { Log } from './log.js';
-import { StartUpStderr } from './start-up-stderr.js';
+import { StartUpOutput } from './start-up-output.js';
 
 export interface DevServerOptions {
   /** gRPC frontend port; a free one when omitted. */
@@ -71,13 +71,15 @@ export class DevServerStartError extends Error {
 
 /** How many times a start whose port was taken from under it is tried, in all. */
 const START_ATTEMPTS = 3;
+/** How long an exited server's stderr is read for before its start is judged. */
+const STDERR_DRAIN_MS = 5_000;
 
 /**
  * Starts `temporal server start-dev` on loopback and resolves once the frontend answers. The CLI
  * chooses the server's inner ports itself (history, matching, worker, HTTP), and we choose the
  * frontend's when none is given: each is free when chosen but may be taken before the server
  * binds it (test files start servers side by side). Such a start is tried again, on new ports,
- * unless the port taken is one the caller fixed: that one will not come free by trying.
+ * unless a port taken is one the caller fixed: that one will not come free by trying.
  */
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const fixed = new Set([options.port, options.uiPort].filter((port) => port !== undefined));
@@ -85,9 +87,10 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     try {
       return await startDevServerOnce(options);
     } catch (err) {
-      const retry = err instanceof DevServerStartError && [...err.takenPorts].some((port) => !fixed.has(port));
+      const taken = err instanceof DevServerStartError ? [...err.takenPorts] : [];
+      const retry = taken.length > 0 && !taken.some((port) => fixed.has(port));
       if (!retry || attempt >= START_ATTEMPTS) throw err;
-      options.log(`port ${[...err.takenPorts].join(', ')} was taken before the dev server bound it; starting again (attempt ${attempt + 1})`);
+      options.log(`port ${taken.join(', ')} was taken before the dev server bound it; starting again (attempt ${attempt + 1})`);
     }
   }
 }
@@ -142,7 +145,7 @@ async function startWithCli(
 
   const child = spawn(cliPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   if (child.pid !== undefined) lock?.update({ serverPid: child.pid });
-  const stderr = new StartUpStderr();
+  const stderr = new StartUpOutput();
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => stderr.add(chunk));
   const address = `${HOST}:${port}`;
   log(`starting dev server (pid ${child.pid}) on ${address}${options.dbFile ? ` with ${options.dbFile}` : ''}`);
@@ -186,13 +189,18 @@ async function startWithSdk(options: DevServerOptions, port: number, uiPort: num
   };
 }
 
-async function waitUntilServing(address: string, child: ChildProcess, stderr: StartUpStderr): Promise<void> {
+async function waitUntilServing(address: string, child: ChildProcess, stderr: StartUpOutput): Promise<void> {
   const deadline = Date.now() + 60_000;
   let exited = false;
-  // 'close', not 'exit': by then all of stderr has been read, so the taken ports are all known.
-  child.once('close', () => (exited = true));
+  child.once('exit', () => (exited = true));
+  // Once it has exited, stderr is read to its end ('close') so the taken ports are all known; a
+  // wrapper script's own child may hold the pipe longer, and is not waited for past a few seconds.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   while (Date.now() < deadline) {
-    if (exited) throw new DevServerStartError(stderr.text(), stderr.takenPorts);
+    if (exited) {
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, STDERR_DRAIN_MS))]);
+      throw new DevServerStartError(stderr.text(), stderr.takenPorts);
+    }
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {

@@ -1,6 +1,7 @@
 // A monitoring binary whose port another process took before it bound it is started again on a
 // new port, and one that failed for any other reason is not. Real processes: the binary is a
-// script that, for its first starts, says what Prometheus says when its port is taken and exits,
+// script that, for its first starts, says what Prometheus says when its port is taken, then more
+// lines than the kept output holds, and exits,
 // and then serves /-/ready over HTTP (python3's http.server) on the port it was given.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,8 @@ function flakyBinary(name: string, failures: number, said: string): { path: stri
       '#!/bin/sh',
       `echo start >> '${count}'`,
       'for arg in "$@"; do case "$arg" in --web.listen-address=*) address="${arg#--web.listen-address=}";; esac; done',
-      `if [ "$(wc -l < '${count}')" -le ${failures} ]; then echo "${said.replace('ADDRESS', '$address')}" >&2; exit 1; fi`,
+      // What it says, then more than the kept tail of output holds, as a binary that logs on does.
+      `if [ "$(wc -l < '${count}')" -le ${failures} ]; then echo "${said.replace('ADDRESS', '$address')}" >&2; seq 1 4000 >&2; exit 1; fi`,
       `exec python3 -m http.server --bind 127.0.0.1 --directory '${site}' "\${address##*:}"`,
       '',
     ].join('\n'),
@@ -47,7 +49,8 @@ describe('a monitoring binary whose port was taken while it started', () => {
     } finally {
       await served.stop();
     }
-    expect(binary.starts()).toBe(2);
+    // At least: the second start can lose its port for real.
+    expect(binary.starts()).toBeGreaterThanOrEqual(2);
   });
 
   it('gives up after three starts that each lost the port', async () => {

@@ -1,22 +1,23 @@
-// What a dev server wrote to stderr while it started, kept so that a failed start can say why
-// and whether to try again. A port taken between the CLI choosing it and the server binding it
-// shows up as several "Failed to start gRPC listener ... address already in use" lines and then
-// a long panic stack: a record that kept only the last lines lost the cause (CI, stop 69, where
-// the start was not tried again). So the first and the last lines are kept, and every taken
-// port is noted as the bytes arrive, wherever the chunks happen to split.
+// What a child process wrote while it started (the Temporal dev server's stderr, Prometheus' or
+// Alertmanager's output), kept so that a failed start can say why and whether to try again. A
+// port taken between our choosing it and the child binding it shows up in the dev server as
+// several "Failed to start gRPC listener ... address already in use" lines and then a long panic
+// stack: a record that kept only the last lines lost the cause (CI, stop 69, where the start was
+// not tried again). So the first and the last lines are kept, and every taken port is noted as
+// the bytes arrive, wherever the chunks happen to split. One record per stream.
 
-/** How much of the start and of the end of stderr a failure message shows. */
+/** How much of the start and of the end of the output a failure message shows. */
 const KEEP = 4_096;
 const TAKEN = /:(\d+): bind: address already in use/g;
 /** Longer than any match above, so a match split across two chunks is still seen whole. */
 const CARRY = 64;
 
-export class StartUpStderr {
+export class StartUpOutput {
   /** All of it while it is short; then only its start and its end. */
   private whole = '';
   private ends: { head: string; tail: string } | undefined;
   private carry = '';
-  /** Ports the server could not bind because something else held them. */
+  /** Ports the child could not bind because something else held them. */
   readonly takenPorts = new Set<number>();
 
   add(chunk: string): void {
