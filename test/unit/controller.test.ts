@@ -739,6 +739,18 @@ describe('approvals', () => {
     expect(pendingRequest(run.state)?.expiresAt).toBe((pendingRequest(run.state)?.requestedAt ?? 0) + 60_000);
   });
 
+  it('approved, but the re-read before dispatch answers after the deadline: the run stops there and the effect is not sent', () => {
+    const run = awaitingReissueApproval({ budgets: { deadlineMs: 60_000 } });
+    run.decide('approve', undefined, { comment: 'ok' });
+    expect(run.command).toMatchObject({ type: 'invoke', calls: [{ tool: 'read_ledger' }] });
+    // The approval wait does not count; the re-read's own time does, and it outlasts what was left.
+    run.tick(run.state.deadlineAt - run.now);
+    run.observeOk({ read_ledger: out.ledger('FAILED') });
+    expect(run.state.terminal).toMatchObject({ class: 'budget_exhausted', reason: 'budget:deadline' });
+    expect(run.invokedEver('reissue_transfer')).toBe(false);
+    expect(run.state.effects).toEqual([]);
+  });
+
   it('approved: the effect is invoked, alone, with its idempotency key', () => {
     const run = awaitingReissueApproval();
     const request = pendingRequest(run.state);

@@ -132,6 +132,9 @@ function afterApproval(closed: RunState, domain: Domain, request: ApprovalReques
 
 /** After the re-read (or without one): every dispatch-time check of admission.ts once more, then the effect or a refusal. */
 export function dispatchIfStillValid(state: RunState, pending: HeldDispatch, domain: Domain, now: number): RunState {
+  // The re-read can answer after the deadline (the timer and its result in one activation, the
+  // result first): the approval then lapses with the run, and nothing is sent.
+  if (deadlineReached(state, now)) return onDeadline(state, now);
   // The re-read spent a call of its own, and the evidence is what it says now.
   const admission = admitForDispatch(state, domain, pending.call, now, { acceptedViolation: pending.acceptedViolation });
   if (admission.kind !== 'admit') {
