@@ -1,13 +1,14 @@
 // A monitoring binary whose port another process took before it bound it is started again on a
 // new port, and one that failed for any other reason is not. Real processes: the binary is a
-// script that, for its first starts, says what Prometheus says when its port is taken, then more
-// lines than the kept output holds, and exits,
-// and then serves /-/ready over HTTP (python3's http.server) on the port it was given.
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// script (test/support/flaky-script.ts) that, for its first starts, says what Prometheus says when
+// its port is taken, then more lines than the kept output holds, and exits; and then serves
+// /-/ready over HTTP (python3's http.server) on the port it was given.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { supervise, SupervisedStartError } from '../../monitoring/supervise.js';
+import { flakyScript } from '../support/flaky-script.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'supervise-retry-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -15,25 +16,14 @@ const site = join(scratch, 'site');
 mkdirSync(join(site, '-'), { recursive: true });
 writeFileSync(join(site, '-', 'ready'), 'ready\n');
 
-/** A binary whose first `failures` starts fail with `said`; it counts its starts. */
+/** A binary whose first `failures` starts fail with `said`, then more lines than the kept tail of output holds. */
 function flakyBinary(name: string, failures: number, said: string): { path: string; starts: () => number } {
-  const count = join(scratch, `${name}.starts`);
-  writeFileSync(count, '');
-  const path = join(scratch, name);
-  writeFileSync(
-    path,
-    [
-      '#!/bin/sh',
-      `echo start >> '${count}'`,
-      'for arg in "$@"; do case "$arg" in --web.listen-address=*) address="${arg#--web.listen-address=}";; esac; done',
-      // What it says, then more than the kept tail of output holds, as a binary that logs on does.
-      `if [ "$(wc -l < '${count}')" -le ${failures} ]; then echo "${said.replace('ADDRESS', '$address')}" >&2; seq 1 4000 >&2; exit 1; fi`,
-      `exec python3 -m http.server --bind 127.0.0.1 --directory '${site}' "\${address##*:}"`,
-      '',
-    ].join('\n'),
-  );
-  chmodSync(path, 0o755);
-  return { path, starts: () => readFileSync(count, 'utf8').split('\n').filter(Boolean).length };
+  return flakyScript(scratch, name, {
+    failures,
+    prelude: ['for arg in "$@"; do case "$arg" in --web.listen-address=*) address="${arg#--web.listen-address=}";; esac; done'],
+    fail: `echo "${said.replace('ADDRESS', '$address')}" >&2; seq 1 4000 >&2`,
+    then: `exec python3 -m http.server --bind 127.0.0.1 --directory '${site}' "\${address##*:}"`,
+  });
 }
 
 const PORT_TAKEN = 'level=error msg=\\"Unable to start web listener\\" err=\\"listen tcp ADDRESS: bind: address already in use\\"';

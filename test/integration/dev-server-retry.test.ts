@@ -3,7 +3,7 @@
 // what the pinned CLI wrote when another process took its HTTP port (the fixture) and a long
 // panic's stack after it, and exits 1; later starts run the real CLI, and the started server is
 // asked for its system info. (A real second start can lose a port too: hence "at least".)
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -12,6 +12,7 @@ import { resolveTemporalCli } from '../../temporal-dev/cli.js';
 import { DevServerStartError, startDevServer } from '../../temporal-dev/dev-server.js';
 import { quietLog } from '../../temporal-dev/log.js';
 import { projectRoot } from '../../temporal-dev/paths.js';
+import { flakyScript } from '../support/flaky-script.js';
 
 const fixture = join(projectRoot, 'test/fixtures/dev-server-port-taken.stderr');
 const TAKEN = 40787;
@@ -26,27 +27,11 @@ writeFileSync(
   ),
 );
 
-/** A CLI whose first `failures` starts fail as the fixture did; it counts every start. */
+/** A CLI whose first `failures` server starts fail as the fixture did (its --version probes are no starts). */
 function flakyCli(name: string, failures: number): { path: string; starts: () => number } {
   const real = resolveTemporalCli(quietLog);
   if (real.kind !== 'binary') throw new Error('the test setup installs the Temporal CLI');
-  const count = join(scratch, `${name}.starts`);
-  writeFileSync(count, '');
-  const path = join(scratch, name);
-  writeFileSync(
-    path,
-    [
-      '#!/bin/sh',
-      `if [ "$1" = server ]; then`,
-      `  echo start >> '${count}'`,
-      `  if [ "$(wc -l < '${count}')" -le ${failures} ]; then cat '${fixture}' '${stack}' >&2; exit 1; fi`,
-      'fi',
-      `exec '${real.path}' "$@"`,
-      '',
-    ].join('\n'),
-  );
-  chmodSync(path, 0o755);
-  return { path, starts: () => readFileSync(count, 'utf8').split('\n').filter(Boolean).length };
+  return flakyScript(scratch, name, { failures, counts: '[ "$1" = server ]', fail: `cat '${fixture}' '${stack}' >&2`, then: `exec '${real.path}' "$@"` });
 }
 
 async function withCli<T>(path: string, body: () => Promise<T>): Promise<T> {
