@@ -2,10 +2,11 @@
 // planner was shown states (a rent after a rise, a share plus a fee) may still be computed by one
 // of the tool's declared derivations (ToolContract.derivations) from numbers it was shown: the
 // numbers the user's signed notes write and the number facts of its reads. The planner looks for
-// operands among those that compute its task's value; failing that, for all but one of them, and
-// then the last is extracted from a read it cannot see into (its expected value kept for the
-// extractor, which answers it only if the text holds it). It writes the derivation, never the
-// result (workflows/controller/plan-derive.ts).
+// operands among those that compute its task's value; then for half of a number the request
+// writes (a bill split two ways), which it writes itself, against an amount of the call's own
+// counterparty; failing that, for all but one of them, and then the last is extracted from a read
+// it cannot see into (its expected value kept for the extractor, which answers it only if the
+// text holds it). It writes the derivation, never the result (workflows/controller/plan-derive.ts).
 import { evaluateDerivation, numbersWritten, operandNames, type CompiledContext } from '../../workflows/controller/index.js';
 import type { ToolContract } from '../../workflows/tool-contract.js';
 
@@ -48,6 +49,27 @@ export function findDerivation(
         return { rule: name, operands: Object.fromEntries(names.map((n, i) => [n, candidates[pick[i] as number]?.operand as Operand])) };
     }
   }
+  // A share: half of a number the request writes (a bill split two ways), which the planner works
+  // out and writes itself, against the amount of a record of the call's own counterparty (banking
+  // 3: the friend sent 10.00 of a 12.00 dinner for two; 4.00 goes back to them). Narrow on purpose:
+  // the planner knows the value it wants, and a wider search finds numbers that merely fit (the
+  // half of a 10% rise is the 5.00 of a payment it never read).
+  const shares = halves(signedNumbers(context));
+  const own = counterpartyFacts(context, arg, args);
+  if (shares.length > 0 && own.length > 0) {
+    const pool = [...shares, ...own];
+    for (const [name, rule] of rules) {
+      const names = operandNames(rule.formula);
+      if (names.length < 2) continue;
+      for (const pick of assignments(names.length, pool.length)) {
+        if (pick.filter((p) => p < shares.length).length !== 1) continue;
+        const bindings = Object.fromEntries(names.map((n, i) => [n, pool[pick[i] as number]?.value as number]));
+        const result = at(rule.formula, bindings);
+        if (result !== undefined && Math.abs(result - value) <= CENT)
+          return { rule: name, operands: Object.fromEntries(names.map((n, i) => [n, pool[pick[i] as number]?.operand as Operand])) };
+      }
+    }
+  }
   // All but one (at least one shown); the last solved for (the declared formulas are linear in
   // each operand) and extracted. Of the ways that fit, the smallest extracted value: the rise, not
   // a whole second rent; the later operand of a formula first (`old + rise`: the rise).
@@ -83,6 +105,36 @@ type Candidate = { value: number; operand: Operand };
 function signedNumbers(context: CompiledContext): Candidate[] {
   const numbers = context.notes.filter((n) => n.signed).flatMap((n) => numbersWritten(n.text).map(Number));
   return [...new Set(numbers)].map((value) => ({ value, operand: value }));
+}
+
+/**
+ * Half of each number the request writes, to the cent, as a number the planner writes: it was
+ * shown trusted input only, so the gate takes it as the plan's (workflows/controller/derived-args.ts).
+ */
+function halves(signed: Candidate[]): Candidate[] {
+  return signed.map(({ value }) => Math.round((value / 2) * 100) / 100).map((value) => ({ value, operand: value }));
+}
+
+/**
+ * The number facts named like the argument (`tx.#e2-4.amount`) of the records that hold one of
+ * the call's own text values (`tx.#e2-4.sender` is the IBAN the call pays): what the planner was
+ * shown about that counterparty.
+ */
+function counterpartyFacts(context: CompiledContext, arg: string, args: Record<string, unknown>): Candidate[] {
+  const texts = new Set(Object.values(args).filter((v): v is string => typeof v === 'string' && v.length > 0));
+  const out: Candidate[] = [];
+  for (const e of context.evidence) {
+    const records = new Set(
+      Object.entries(e.facts)
+        .filter(([, f]) => typeof f === 'string' && texts.has(f))
+        .map(([key]) => key.slice(0, key.lastIndexOf('.'))),
+    );
+    for (const [key, f] of Object.entries(e.facts)) {
+      if (typeof f === 'number' && key.endsWith(`.${arg}`) && records.has(key.slice(0, key.lastIndexOf('.'))))
+        out.push({ value: f, operand: { $ref: `${e.id}.${key}` } });
+    }
+  }
+  return out;
 }
 
 /**

@@ -46,10 +46,15 @@ export function signedWords(value: Value, context: CompiledContext): boolean {
   return typeof value === 'string' && context.notes.some((n) => n.signed && saysAsWritten(n.text, value));
 }
 
-/** The newest fact the planner was shown with this value, as a reference (`e3.contact.#e3-1.email`). */
-export function factShowing(leaf: Value, context: CompiledContext): string | undefined {
+/**
+ * The newest fact the planner was shown with this value, as a reference (`e3.contact.#e3-1.email`).
+ * A number for an argument (`as`) is shown only by a fact of that name: an amount of 4 is not the
+ * transaction whose id is 4 (banking 3), however equal the two numbers are.
+ */
+export function factShowing(leaf: Value, context: CompiledContext, as?: string): string | undefined {
+  const named = (key: string) => typeof leaf !== 'number' || as === undefined || key.endsWith(`.${as}`);
   for (const e of [...context.evidence].reverse()) {
-    const key = Object.entries(e.facts).find(([, f]) => (typeof f === 'string' || typeof f === 'number') && spelled(f) === spelled(leaf))?.[0];
+    const key = Object.entries(e.facts).find(([k, f]) => (typeof f === 'string' || typeof f === 'number') && spelled(f) === spelled(leaf) && named(k))?.[0];
     if (key !== undefined) return `${e.id}.${key}`;
   }
   return undefined;

@@ -193,7 +193,7 @@ function sourceFor(name: string, value: unknown, tool: string, context: Compiled
   // A value it was shown as a fact it refers to, unless a signed note says it as written: then it
   // quotes the person's words, which hold it whatever the fact is worth.
   const written = leaves.map((leaf) => {
-    const ref = factShowing(leaf, context);
+    const ref = factShowing(leaf, context, name);
     return ref === undefined ? undefined : signedWords(leaf, context) ? { $quote: leaf } : { $ref: ref };
   });
   if (leaves.length === items.length && written.every((w) => w !== undefined)) return { kind: 'written', arg: Array.isArray(value) ? written : written[0] };
