@@ -198,7 +198,9 @@ async function waitUntilServing(address: string, child: ChildProcess, stderr: St
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   while (Date.now() < deadline) {
     if (exited) {
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, STDERR_DRAIN_MS))]);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, STDERR_DRAIN_MS)))]);
+      clearTimeout(timer);
       throw new DevServerStartError(stderr.text(), stderr.takenPorts);
     }
     try {

@@ -40,15 +40,8 @@ export function findDerivation(
     return r.ok ? r.value : undefined;
   };
   // Every operand from what was shown.
-  for (const [name, rule] of rules) {
-    const names = operandNames(rule.formula);
-    for (const pick of assignments(names.length, candidates.length)) {
-      const bindings = Object.fromEntries(names.map((n, i) => [n, candidates[pick[i] as number]?.value as number]));
-      const result = at(rule.formula, bindings);
-      if (result !== undefined && Math.abs(result - value) <= CENT)
-        return { rule: name, operands: Object.fromEntries(names.map((n, i) => [n, candidates[pick[i] as number]?.operand as Operand])) };
-    }
-  }
+  const shown = firstFit(rules, candidates, value, at);
+  if (shown) return shown;
   // A share: half of a number the request writes (a bill split two ways), which the planner works
   // out and writes itself, against the amount of a record of the call's own counterparty (banking
   // 3: the friend sent 10.00 of a 12.00 dinner for two; 4.00 goes back to them). Narrow on purpose:
@@ -57,18 +50,8 @@ export function findDerivation(
   const shares = halves(signedNumbers(context));
   const own = counterpartyFacts(context, arg, args);
   if (shares.length > 0 && own.length > 0) {
-    const pool = [...shares, ...own];
-    for (const [name, rule] of rules) {
-      const names = operandNames(rule.formula);
-      if (names.length < 2) continue;
-      for (const pick of assignments(names.length, pool.length)) {
-        if (pick.filter((p) => p < shares.length).length !== 1) continue;
-        const bindings = Object.fromEntries(names.map((n, i) => [n, pool[pick[i] as number]?.value as number]));
-        const result = at(rule.formula, bindings);
-        if (result !== undefined && Math.abs(result - value) <= CENT)
-          return { rule: name, operands: Object.fromEntries(names.map((n, i) => [n, pool[pick[i] as number]?.operand as Operand])) };
-      }
-    }
+    const share = firstFit(rules, [...shares, ...own], value, at, (pick) => pick.length >= 2 && pick.filter((p) => p < shares.length).length === 1);
+    if (share) return share;
   }
   // All but one (at least one shown); the last solved for (the declared formulas are linear in
   // each operand) and extracted. Of the ways that fit, the smallest extracted value: the rise, not
@@ -101,6 +84,30 @@ export function findDerivation(
 
 type Candidate = { value: number; operand: Operand };
 
+/**
+ * The first of the rules, with operands picked from `pool` (each pick allowed by `allowed`), that
+ * computes `value` to within a cent.
+ */
+function firstFit(
+  rules: Array<[string, { formula: string }]>,
+  pool: Candidate[],
+  value: number,
+  at: (formula: string, bindings: Record<string, number>) => number | undefined,
+  allowed: (pick: number[]) => boolean = () => true,
+): FoundDerivation | undefined {
+  for (const [name, rule] of rules) {
+    const names = operandNames(rule.formula);
+    for (const pick of assignments(names.length, pool.length)) {
+      if (!allowed(pick)) continue;
+      const bindings = Object.fromEntries(names.map((n, i) => [n, pool[pick[i] as number]?.value as number]));
+      const result = at(rule.formula, bindings);
+      if (result !== undefined && Math.abs(result - value) <= CENT)
+        return { rule: name, operands: Object.fromEntries(names.map((n, i) => [n, pool[pick[i] as number]?.operand as Operand])) };
+    }
+  }
+  return undefined;
+}
+
 /** The numbers the user's signed notes write: the planner's to write as operands, shown trusted input only. */
 function signedNumbers(context: CompiledContext): Candidate[] {
   const numbers = context.notes.filter((n) => n.signed).flatMap((n) => numbersWritten(n.text).map(Number));
@@ -112,7 +119,10 @@ function signedNumbers(context: CompiledContext): Candidate[] {
  * shown trusted input only, so the gate takes it as the plan's (workflows/controller/derived-args.ts).
  */
 function halves(signed: Candidate[]): Candidate[] {
-  return signed.map(({ value }) => Math.round((value / 2) * 100) / 100).map((value) => ({ value, operand: value }));
+  return signed.map(({ value }) => {
+    const half = Math.round((value / 2) * 100) / 100;
+    return { value: half, operand: half };
+  });
 }
 
 /**
