@@ -6,7 +6,7 @@
 // new one (a loaded host widens that window; the Temporal dev server lost a start to it in CI).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { StartUpOutput } from '../temporal-dev/start-up-output.js';
+import { drained, StartUpOutput } from '../temporal-dev/start-up-output.js';
 
 export interface Supervised {
   pid: number;
@@ -110,10 +110,11 @@ async function superviseOn(port: number, options: SuperviseOptions): Promise<Sup
   const ready = await waitReady(url, options, child, exited, spawnError);
   if (ready !== undefined) {
     // A binary that exited by itself has its last words in the pipes still: read them to the end
-    // ('close'), for they say whether its port was taken. (One we stop may leave the watchdog's
-    // sleep holding the pipes, so that case does not wait for them.)
+    // ('close'), for they say whether its port was taken, but not past DRAIN_MS, for a process it
+    // started may hold them open. (One we stop may leave the watchdog's sleep holding the pipes,
+    // so that case does not wait for them.)
     const exitedByItself = child.exitCode !== null || child.signalCode !== null;
-    if (exitedByItself) await closed;
+    if (exitedByItself) await drained(closed);
     await stop();
     const said = [started.stderr.text(), started.stdout.text()].filter(Boolean).join('\n--- stdout ---\n');
     const portTaken = started.stderr.takenPorts.size + started.stdout.takenPorts.size > 0;

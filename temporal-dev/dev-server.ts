@@ -8,7 +8,7 @@ import { allSearchAttributeKeys } from '../workflows/search-attributes.js';
 import { resolveTemporalCli } from './cli.js';
 import { acquireDbLock, DevDatabaseHeldError } from './db-lock.js';
 import type { Log } from './log.js';
-import { StartUpOutput } from './start-up-output.js';
+import { drained, StartUpOutput } from './start-up-output.js';
 
 export interface DevServerOptions {
   /** gRPC frontend port; a free one when omitted. */
@@ -71,8 +71,6 @@ export class DevServerStartError extends Error {
 
 /** How many times a start whose port was taken from under it is tried, in all. */
 const START_ATTEMPTS = 3;
-/** How long an exited server's stderr is read for before its start is judged. */
-const STDERR_DRAIN_MS = 5_000;
 
 /**
  * Starts `temporal server start-dev` on loopback and resolves once the frontend answers. The CLI
@@ -198,9 +196,7 @@ async function waitUntilServing(address: string, child: ChildProcess, stderr: St
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   while (Date.now() < deadline) {
     if (exited) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, STDERR_DRAIN_MS)))]);
-      clearTimeout(timer);
+      await drained(closed);
       throw new DevServerStartError(stderr.text(), stderr.takenPorts);
     }
     try {

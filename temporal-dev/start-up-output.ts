@@ -4,7 +4,8 @@
 // several "Failed to start gRPC listener ... address already in use" lines and then a long panic
 // stack: a record that kept only the last lines lost the cause (CI, stop 69, where the start was
 // not tried again). So the first and the last lines are kept, and every taken port is noted as
-// the bytes arrive, wherever the chunks happen to split. One record per stream.
+// the bytes arrive, wherever the chunks happen to split. One record per stream. And how long the
+// output of a child that exited by itself is read for before its start is judged.
 
 /** How much of the start and of the end of the output a failure message shows. */
 const KEEP = 4_096;
@@ -38,4 +39,18 @@ export class StartUpOutput {
   text(): string {
     return this.ends ? `${this.ends.head}\n[… the middle left out …]\n${this.ends.tail}` : this.whole;
   }
+}
+
+/**
+ * How long the output of a child that exited by itself is read for: to its end ('close'), so its
+ * last words (which port was taken) are all in, but no longer than this. A process the child
+ * started itself (a wrapper script's) may hold the pipes open long after the child is gone.
+ */
+export const DRAIN_MS = 5_000;
+
+/** Resolves when `closed` does (the child's pipes are read to their end), or after DRAIN_MS. */
+export async function drained(closed: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
+  clearTimeout(timer);
 }

@@ -2,8 +2,9 @@
 // new port, and one that failed for any other reason is not. Real processes: the binary is a
 // script (test/support/flaky-script.ts) that, for its first starts, says what Prometheus says when
 // its port is taken, then more lines than the kept output holds, and exits; and then serves
-// /-/ready over HTTP (python3's http.server) on the port it was given.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// /-/ready over HTTP (python3's http.server) on the port it was given. And a binary that exits
+// while a process it started still holds its output open is judged all the same.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,5 +59,30 @@ describe('a monitoring binary whose port was taken while it started', () => {
     expect((failed as SupervisedStartError).portTaken).toBe(false);
     expect((failed as Error).message).toContain('Error loading config');
     expect(binary.starts()).toBe(1);
+  });
+});
+
+describe('a monitoring binary that exits before it is ready', () => {
+  it('is judged on what it said, though a process it started holds its output open', async () => {
+    // The holder outlives the binary by ten minutes: a start that read the output to its end
+    // would wait for it, and fail this test by its timeout.
+    const binary = join(scratch, 'exits-leaving-a-holder');
+    const holderSaid = /^HOLDER (\d+)$/m;
+    writeFileSync(
+      binary,
+      ['#!/bin/sh', 'sleep 600 &', 'echo "HOLDER $!" >&2', 'echo "level=error msg=\\"Error loading config\\"" >&2', 'exit 3', ''].join('\n'),
+    );
+    chmodSync(binary, 0o755);
+    const failed = await start(binary).catch((err: unknown) => err);
+    const holder = holderSaid.exec(failed instanceof Error ? failed.message : '');
+    try {
+      expect(failed).toBeInstanceOf(SupervisedStartError);
+      expect((failed as SupervisedStartError).portTaken).toBe(false);
+      expect((failed as Error).message).toContain('exited before it was ready (code 3');
+      expect((failed as Error).message).toContain('Error loading config');
+      expect(holder).not.toBeNull();
+    } finally {
+      if (holder) process.kill(Number(holder[1]), 'SIGKILL');
+    }
   });
 });
