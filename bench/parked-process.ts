@@ -3,10 +3,10 @@
 // Prometheus endpoint, so the section can say how full the cache is when it samples memory.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { projectRoot } from '../temporal-dev/paths.js';
+import { freePort } from '../temporal-dev/ports.js';
 
 const script = fileURLToPath(new URL('./parked-worker.ts', import.meta.url));
 
@@ -139,16 +139,4 @@ export function rssOfPid(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

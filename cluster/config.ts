@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { freePort, isPortFree } from '../temporal-dev/dev-server.js';
+import { freePort, isPortFree } from '../temporal-dev/ports.js';
 
 export const SERVICES = ['history', 'matching', 'frontend', 'worker'] as const;
 export const ServiceName = z.enum(SERVICES);

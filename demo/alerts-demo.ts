@@ -22,7 +22,7 @@ import { alertMapping } from '../domains/alerts/mapping.js';
 import { promQuery } from '../domains/alerts/prometheus-client.js';
 import { ALERT_GROUP_BY } from '../domains/alerts/rules.js';
 import { startAlertStack } from '../monitoring/stack.js';
-import { freePort, isPortFree } from '../temporal-dev/dev-server.js';
+import { freePort, isPortFree } from '../temporal-dev/ports.js';
 import { stderrLog } from '../temporal-dev/log.js';
 import { devDatabaseFile } from '../temporal-dev/paths.js';
 import { useTemporal } from '../temporal-dev/target.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { WorldClient } from '../domains/world/client.js';
-import { freePort, isPortFree } from '../temporal-dev/dev-server.js';
+import { freePort, isPortFree } from '../temporal-dev/ports.js';
 import { stderrLog } from '../temporal-dev/log.js';
 import { devDatabaseFile, projectRoot } from '../temporal-dev/paths.js';
 import { startLocalStack } from './local-stack.js';

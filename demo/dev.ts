@@ -18,7 +18,7 @@ import { createKeyFile, directoryEntry, generateKey, readKeyFile, type KeyFile }
 import { implementations } from '../domains/implementations.js';
 import { WorldClient } from '../domains/world/client.js';
 import { startWorld, type RunningWorld } from '../domains/world/process.js';
-import { isPortFree } from '../temporal-dev/dev-server.js';
+import { isPortFree } from '../temporal-dev/ports.js';
 import { stderrLog } from '../temporal-dev/log.js';
 import { projectRoot } from '../temporal-dev/paths.js';
 import { configuredServer, useTemporal, type TemporalTarget } from '../temporal-dev/target.js';

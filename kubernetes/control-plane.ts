@@ -19,7 +19,7 @@ import { binDir, KUBERNETES_VERSION, scratchParent } from './paths.js';
 import { ChildStartError, startChild, type Child } from './process.js';
 import { waitFor } from './wait.js';
 import { paths, type Node } from './resources.js';
-import { freePort } from '../temporal-dev/dev-server.js';
+import { freePort } from '../temporal-dev/ports.js';
 import { quietLog, type Log } from '../temporal-dev/log.js';
 
 export type ComponentName = 'etcd' | CommandLine['name'];

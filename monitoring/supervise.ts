@@ -5,7 +5,7 @@
 // chosen; another process can take it before the binary binds it, and then it starts again on a
 // new one (a loaded host widens that window; the Temporal dev server lost a start to it in CI).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../temporal-dev/ports.js';
 import { drained, StartUpOutput } from '../temporal-dev/start-up-output.js';
 
 export interface Supervised {
@@ -41,19 +41,6 @@ export class SupervisedStartError extends Error {
     super(message);
     this.name = 'SupervisedStartError';
   }
-}
-
-/** A TCP port on 127.0.0.1 nobody listens on right now (these binaries take no port 0). */
-export async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

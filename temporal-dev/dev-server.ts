@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -8,6 +7,7 @@ import { allSearchAttributeKeys } from '../workflows/search-attributes.js';
 import { resolveTemporalCli } from './cli.js';
 import { acquireDbLock, DevDatabaseHeldError } from './db-lock.js';
 import type { Log } from './log.js';
+import { freePort } from './ports.js';
 import { drained, StartUpOutput } from './start-up-output.js';
 
 export interface DevServerOptions {
@@ -36,27 +36,6 @@ export interface DevServer {
 }
 
 const HOST = '127.0.0.1';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, HOST, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-export async function isPortFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, HOST, () => server.close(() => resolve(true)));
-  });
-}
 
 /** The dev server exited before it answered; `takenPorts` are the ports it found held by others. */
 export class DevServerStartError extends Error {

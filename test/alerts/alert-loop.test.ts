@@ -24,7 +24,7 @@ import { startAlertStack, type AlertStack } from '../../monitoring/stack.js';
 import { stateQuery } from '../../workflows/messages.js';
 import { promQuery } from '../../domains/alerts/prometheus-client.js';
 import { createSilence, expireSilences, silenceByKey, silencesByKey } from '../../domains/alerts/alertmanager-client.js';
-import { freePort } from '../../monitoring/supervise.js';
+import { freePort } from '../../temporal-dev/ports.js';
 import { ToolRefused, ToolUnavailable } from '../../worker/public.js';
 import { createObedientModel } from '../adversarial/obedient-model.js';
 import { bodyField } from '../support/adversarial.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack } from '../../demo/local-stack.js';
 import { lockFileFor, lockHolder } from '../../temporal-dev/db-lock.js';
-import { freePort } from '../../temporal-dev/dev-server.js';
+import { freePort } from '../../temporal-dev/ports.js';
 import { quietLog } from '../../temporal-dev/log.js';
 import { projectRoot } from '../../temporal-dev/paths.js';
 import { useTemporal } from '../../temporal-dev/target.js';

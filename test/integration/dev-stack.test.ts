@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../temporal-dev/dev-server.js';
+import { freePort } from '../../temporal-dev/ports.js';
 import { runScript, type ScriptResult } from '../support/run-script.js';
 import { PATIENCE_MS, waitUntil } from '../support/wait.js';
 

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../client/agent-client.js';
 import { waitUntil } from '../../client/wait.js';
 import { implementations } from '../../domains/implementations.js';
-import { freePort } from '../../temporal-dev/dev-server.js';
+import { freePort } from '../../temporal-dev/ports.js';
 import { taskQueueFor } from '../../worker/connection.js';
 import { connectClient, uniqueTaskQueue } from '../support/temporal.js';
 import { CHECKED_PAGES, checkedBlocks, commandsOf, repoRoot as root } from './blocks.js';

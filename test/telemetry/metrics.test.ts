@@ -2,7 +2,7 @@
 // engine's counters after runs: runs by terminal class, refusals by reason code, approvals
 // opened and closed. The same process exports its traces as the OTEL_* variables say.
 import { writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../temporal-dev/ports.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -119,18 +119,6 @@ describe('metrics: the Prometheus endpoint carries the engine counters', () => {
     );
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Scrapes until `ready` holds: the workflow's counters reach the runtime when its task completes. */
 async function scrapeUntil(url: string, ready: (text: string) => boolean): Promise<string> {
