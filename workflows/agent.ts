@@ -108,7 +108,8 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
   const bound = runBinding(workflowInfo().namespace, run);
   installOperatorHandlers({ run, bound, state: () => step.state, queue, loadApprovers: directoryNow, domain });
   // The start statement and the starter's signed request are the first things the run takes,
-  // before any proposal, each spent by this execution (a continued run carries them in its state).
+  // before any proposal, each spent by this execution (a continued run carries them in its state)
+  // unless it was signed for another run.
   if (!carried)
     queue.push(...(await Promise.all([...(run.start ? [startTaken(run.start, bound)] : []), ...(run.request ? [requestNote(run.request, bound)] : [])])));
   // Carried state is the engine's only if the execution that continued was an agent run on
@@ -238,26 +239,24 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
 /**
  * The start statement, judged against the directory as it is now, and spent by this execution
  * (statement-spending.ts takeStatement); `bound` is what this run's start must have been signed for.
+ * One signed for another run is not taken, so not spent either: whoever lifted it into this run
+ * does not use it up for the run it was signed for (handlers.ts does the same for a note).
  */
 async function startTaken(signed: NonNullable<RunInput['start']>, bound: string): Promise<RunEvent> {
+  if (unboundMark(signed.statement, bound, true).unbound) return { type: 'startTaken', now: loopNow(), directory: [], unbound: true };
   const { directory, spentBy } = await takeStatement('start', signed.signature);
-  return { type: 'startTaken', now: loopNow(), directory, ...(spentBy ? { spentBy } : {}), ...unboundMark(signed.statement, bound, true) };
+  return { type: 'startTaken', now: loopNow(), directory, ...(spentBy ? { spentBy } : {}) };
 }
 
 /**
  * The start's request as a signed note, judged against the directory as it is now (none readable:
- * no one vouches), and spent by this execution (statement-spending.ts takeStatement).
+ * no one vouches), and spent by this execution (statement-spending.ts takeStatement); like the
+ * start, not taken (nor spent) when it was signed for another run.
  */
 async function requestNote(signed: NonNullable<RunInput['request']>, bound: string): Promise<RunEvent> {
+  if (unboundMark(signed.statement, bound, true).unbound) return { type: 'signedNoteAdded', now: loopNow(), signed, directory: [], unbound: true };
   const { directory, spentBy } = await takeStatement('request', signed.signature);
-  return {
-    type: 'signedNoteAdded',
-    now: loopNow(),
-    signed,
-    directory,
-    ...(spentBy ? { spentBy } : {}),
-    ...unboundMark(signed.statement, bound, true),
-  };
+  return { type: 'signedNoteAdded', now: loopNow(), signed, directory, ...(spentBy ? { spentBy } : {}) };
 }
 
 /** Takes the notes waiting in the queue, in order, leaving every other event where it is. */

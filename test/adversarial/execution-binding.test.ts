@@ -143,23 +143,38 @@ describe('a start statement is spent as the run starts, whether or not it ever r
           if (input.call.tool === 'dual_touch') touches.push(input.caseId);
           return built.invokeTool(input);
         },
+        // A run of the held case has taken its start and waits on its first proposal: it asks for nothing yet.
+        propose: async (input: Parameters<typeof built.propose>[0]) => {
+          if (input.caseId === held?.caseId) await held.released;
+          return built.propose(input);
+        },
       }),
     });
   });
-  afterAll(async () => w.close());
+  afterAll(async () => {
+    held?.release();
+    await w.close();
+  });
+  let held: { caseId: string; released: Promise<void>; release: () => void } | undefined;
+  const hold = (caseId: string) => {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    held = { caseId, released, release };
+    return held;
+  };
 
   it("sam's start, replayed by tess into her own run after sam's ended without a request, names nobody: her own approval is refused and no dual_touch reaches the world", async () => {
     const caseId = uniqueCase('Q');
     const workflowId = `synthetic-${caseId}`;
-    // Sam's run reads and escalates: it never raises a request, so it never reads the directory for one.
-    const quiet = [
-      { type: 'call', calls: [{ tool: 'read_counter', args: { n: 1 } }] },
-      { type: 'escalate', reason: 'nothing to do' },
-    ];
-    const samsStart = signStart(keys.sam, workflowId, { validForMs: 10 * 60_000, bound: boundFor(caseId, quiet) });
-    const earlier = await startRun(w, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: quiet }, start: samsStart });
-    expect((await earlier.result()).terminal.class).toBe('escalated');
-    expect((await earlier.query(stateQuery)).state.starter).toBe(keys.sam.id);
+    // Sam's run takes his start and ends while its first proposal is still out: it never raises a
+    // request, so it never reads the directory for one.
+    const samsStart = signStart(keys.sam, workflowId, { validForMs: 10 * 60_000, bound: boundFor(caseId, dualTouch) });
+    const gate = hold(caseId);
+    const earlier = await startRun(w, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
+    await waitUntil(async () => (await earlier.query(stateQuery)).state.starter === keys.sam.id, "sam's start to be taken");
+    await earlier.terminate('over before it asked anything');
+    gate.release();
+    expect((await earlier.fetchHistory()).events?.some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'invokeTool')).toBe(false);
 
     // Tess replays it to name sam as the starter of her own run, and approves that run herself, with alice.
     const handle: AgentHandle = await startRun(w, { domain: 'synthetic', caseId, model: { adapter: 'scripted', replies: dualTouch }, start: samsStart });
@@ -175,6 +190,36 @@ describe('a start statement is spent as the run starts, whether or not it ever r
     const view = await handle.query(stateQuery);
     expect(view.state.starter).toBeUndefined();
     expect(view.state.transcript.some((t) => t.kind === 'control' && t.code === 'start_spent')).toBe(true);
+  });
+
+  it("sam's start and request, lifted onto a run of other settings, are not used up there: sam's own run, started after it with them, names him and takes his request", async () => {
+    const caseId = uniqueCase('Q');
+    const workflowId = `synthetic-${caseId}`;
+    const signedFor = runBinding(inject('temporalNamespace'), settingsOf(caseId, { turns: 6 }));
+    const statements = {
+      start: signStart(keys.sam, workflowId, { validForMs: 10 * 60_000, bound: signedFor }),
+      request: signNote(keys.sam, workflowId, 'touch it, please', { bound: signedFor }),
+    };
+    // Someone who read sam's input starts the id first, with his statements and a larger budget.
+    const lifted: AgentHandle = await startRun(w, { ...settingsOf(caseId, { turns: 60 }), ...statements });
+    await waitForRequest(lifted);
+    const liftedView = await lifted.query(stateQuery);
+    expect(liftedView.state.starter).toBeUndefined();
+    await lifted.signal(cancelSignal, { by: 'test', reason: 'done probing' });
+    await lifted.result();
+
+    // Sam starts his own run, with the settings he signed for: his start names him, his request is his word.
+    const own: AgentHandle = await startRun(w, { ...settingsOf(caseId, { turns: 6 }), ...statements });
+    await waitForRequest(own);
+    const view = await own.query(stateQuery);
+    await own.signal(cancelSignal, { by: 'test', reason: 'done probing' });
+    await own.result();
+    const codes = (v: typeof view) => v.state.transcript.flatMap((t) => (t.kind === 'control' ? [t.code] : []));
+    expect(codes(liftedView)).toEqual(expect.arrayContaining(['start_unbound', 'request_unbound']));
+    expect(view.state.starter).toBe(keys.sam.id);
+    expect(codes(view)).not.toEqual(expect.arrayContaining(['start_spent']));
+    expect(view.state.transcript.filter((t) => t.kind === 'note').map((t) => t.trusted)).toEqual([true]);
+    expect(touches.filter((c) => c === caseId)).toEqual([]);
   });
 
   it("sam's start and request, lifted onto a run of other settings or another namespace before his own run took them, name nobody and vouch for nothing: approvals are refused and no dual_touch reaches the world", async () => {
