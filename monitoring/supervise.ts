@@ -3,9 +3,10 @@
 // it by its own pid (SIGTERM, then SIGKILL), also when our process dies first. Nothing here knows
 // which binary it runs. These binaries take no port 0, so the port is chosen here, free when
 // chosen; another process can take it before the binary binds it, and then it starts again on a
-// new one (a loaded host widens that window; the Temporal dev server lost a start to it in CI).
+// new one (a loaded host widens that window; the Temporal dev server lost a start to it in CI),
+// also when the other process answers the readiness check in its place.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../temporal-dev/ports.js';
+import { freePort, listensOn } from '../temporal-dev/ports.js';
 import { drained, StartUpOutput } from '../temporal-dev/start-up-output.js';
 
 export interface Supervised {
@@ -106,6 +107,12 @@ async function superviseOn(port: number, options: SuperviseOptions): Promise<Sup
     const said = [started.stderr.text(), started.stdout.text()].filter(Boolean).join('\n--- stdout ---\n');
     const portTaken = started.stderr.takenPorts.size + started.stdout.takenPorts.size > 0;
     throw new SupervisedStartError(`${options.name} ${ready}\n--- ${options.name} output ---\n${said || '(empty)'}`, portTaken);
+  }
+  // What answered may be whoever took the port before the binary bound it (then the binary
+  // itself fails, or waits): only the binary's own socket counts as it serving.
+  if (pid !== -1 && listensOn(pid, port) === false) {
+    await stop();
+    throw new SupervisedStartError(`${options.name} was not what answered on port ${port}: another process holds it`, true);
   }
   return { pid, url, output: () => output, stop };
 }

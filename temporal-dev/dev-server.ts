@@ -7,7 +7,7 @@ import { allSearchAttributeKeys } from '../workflows/search-attributes.js';
 import { resolveTemporalCli } from './cli.js';
 import { acquireDbLock, DevDatabaseHeldError } from './db-lock.js';
 import type { Log } from './log.js';
-import { freePort } from './ports.js';
+import { freePort, listensOn } from './ports.js';
 import { drained, StartUpOutput } from './start-up-output.js';
 
 export interface DevServerOptions {
@@ -37,13 +37,17 @@ export interface DevServer {
 
 const HOST = '127.0.0.1';
 
-/** The dev server exited before it answered; `takenPorts` are the ports it found held by others. */
+/**
+ * The dev server did not come up: it exited before it answered, or what answered on its port was
+ * another process. `takenPorts` are the ports it found held by others.
+ */
 export class DevServerStartError extends Error {
   constructor(
     readonly stderr: string,
     readonly takenPorts: ReadonlySet<number>,
+    why = 'exited during start-up',
   ) {
-    super(`Temporal dev server exited during start-up:\n${stderr}`);
+    super(`Temporal dev server ${why}:\n${stderr}`);
     this.name = 'DevServerStartError';
   }
 }
@@ -133,7 +137,7 @@ async function startWithCli(
     await stopChild(child);
   };
   try {
-    await waitUntilServing(address, child, stderr);
+    await waitUntilServing(port, child, stderr);
   } catch (err) {
     await stop();
     throw err;
@@ -166,7 +170,8 @@ async function startWithSdk(options: DevServerOptions, port: number, uiPort: num
   };
 }
 
-async function waitUntilServing(address: string, child: ChildProcess, stderr: StartUpOutput): Promise<void> {
+async function waitUntilServing(port: number, child: ChildProcess, stderr: StartUpOutput): Promise<void> {
+  const address = `${HOST}:${port}`;
   const deadline = Date.now() + 60_000;
   let exited = false;
   child.once('exit', () => (exited = true));
@@ -182,13 +187,19 @@ async function waitUntilServing(address: string, child: ChildProcess, stderr: St
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
       try {
         await connection.workflowService.getSystemInfo({});
-        return;
       } finally {
         await connection.close();
       }
     } catch {
       await new Promise((r) => setTimeout(r, 200));
+      continue;
     }
+    // What answered may be another server on the port we chose, which ours then fails to bind:
+    // only our child's own socket counts as it serving (a start on a new port follows).
+    if (child.pid !== undefined && listensOn(child.pid, port) === false) {
+      throw new DevServerStartError(stderr.text(), new Set([port]), `was not what answered on port ${port}: another process holds it`);
+    }
+    return;
   }
   throw new Error(`Temporal dev server did not answer on ${address} within 60s:\n${stderr.text()}`);
 }

@@ -3,13 +3,16 @@
 // script (test/support/flaky-script.ts) that, for its first starts, says what Prometheus says when
 // its port is taken, then more lines than the kept output holds, and exits; and then serves
 // /-/ready over HTTP (python3's http.server) on the port it was given. And a binary that exits
-// while a process it started still holds its output open is judged all the same.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// while a process it started still holds its output open is judged all the same, and one whose
+// port another process took and answers on is not taken for serving.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { supervise, SupervisedStartError } from '../../monitoring/supervise.js';
 import { flakyScript } from '../support/flaky-script.js';
+import { waitUntil } from '../support/wait.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'supervise-retry-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -83,6 +86,36 @@ describe('a monitoring binary that exits before it is ready', () => {
       expect(holder).not.toBeNull();
     } finally {
       if (holder) process.kill(Number(holder[1]), 'SIGKILL');
+    }
+  });
+});
+
+describe('a monitoring binary whose port another process took, and answers on', () => {
+  it('is started again on a new port: what answered its readiness check was not it', async () => {
+    // The first start names its port and binds nothing; this test then serves /-/ready there itself.
+    const portFile = join(scratch, 'thief.port');
+    const binary = flakyScript(scratch, 'answered-by-another', {
+      failures: 1,
+      prelude: ['for arg in "$@"; do case "$arg" in --web.listen-address=*) address="${arg#--web.listen-address=}";; esac; done'],
+      fail: `echo "\${address##*:}" > '${portFile}'; exec sleep 600`,
+      then: `exec python3 -m http.server --bind 127.0.0.1 --directory '${site}' "\${address##*:}"`,
+    });
+    const starting = start(binary.path);
+    const taken = await waitUntil(() => existsSync(portFile) && readFileSync(portFile, 'utf8').trim(), 'the first start to name its port');
+    const other = createServer((_, res) => res.writeHead(200).end('ready\n'));
+    await new Promise<void>((resolve) => other.listen(Number(taken), '127.0.0.1', resolve));
+    try {
+      const served = await starting;
+      try {
+        expect(new URL(served.url).port).not.toBe(taken);
+        expect((await fetch(`${served.url}/-/ready`)).status).toBe(200);
+        expect(binary.starts()).toBe(2);
+      } finally {
+        await served.stop();
+      }
+    } finally {
+      other.closeAllConnections();
+      other.close();
     }
   });
 });

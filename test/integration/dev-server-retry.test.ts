@@ -2,8 +2,9 @@
 // the caller fixed is not. Real processes: the CLI is a script that, on its first start, writes
 // what the pinned CLI wrote when another process took its HTTP port (the fixture) and a long
 // panic's stack after it, and exits 1; later starts run the real CLI, and the started server is
-// asked for its system info. (A real second start can lose a port too: hence "at least".)
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// asked for its system info. (A real second start can lose a port too: hence "at least".) And a
+// start whose port another server took and answers on is not taken for serving.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -13,6 +14,7 @@ import { DevServerStartError, startDevServer } from '../../temporal-dev/dev-serv
 import { quietLog } from '../../temporal-dev/log.js';
 import { projectRoot } from '../../temporal-dev/paths.js';
 import { flakyScript } from '../support/flaky-script.js';
+import { waitUntil } from '../support/wait.js';
 
 const fixture = join(projectRoot, 'test/fixtures/dev-server-port-taken.stderr');
 const TAKEN = 40787;
@@ -78,5 +80,36 @@ describe('a dev server whose port was taken while it started', () => {
     const failed = await withCli(cli.path, () => startDevServer({ headless: true, log: quietLog })).catch((err: unknown) => err);
     expect(failed).toBeInstanceOf(DevServerStartError);
     expect(cli.starts()).toBe(3);
+  });
+});
+
+describe('a dev server whose port another server took, and answers on', () => {
+  it('is started again on a new port: what answered was not it', async () => {
+    // The first start names its port and binds nothing; another dev server is then started there.
+    const real = resolveTemporalCli(quietLog);
+    if (real.kind !== 'binary') throw new Error('the test setup installs the Temporal CLI');
+    const portFile = join(scratch, 'other.port');
+    const cli = flakyScript(scratch, 'answered-by-another', {
+      failures: 1,
+      counts: '[ "$1" = server ]',
+      prelude: ['prev=""; for arg in "$@"; do [ "$prev" = --port ] && port="$arg"; prev="$arg"; done'],
+      fail: `echo "$port" > '${portFile}'; exec sleep 600`,
+      then: `exec '${real.path}' "$@"`,
+    });
+    const starting = withCli(cli.path, () => startDevServer({ headless: true, log: quietLog }));
+    const taken = await waitUntil(() => existsSync(portFile) && readFileSync(portFile, 'utf8').trim(), 'the first start to name its port');
+    const other = await startDevServer({ headless: true, port: Number(taken), log: quietLog });
+    try {
+      const server = await starting;
+      try {
+        expect(server.address).not.toBe(other.address);
+        // At least: the second start can lose an inner port to the other server starting beside it.
+        expect(cli.starts()).toBeGreaterThanOrEqual(2);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await other.stop();
+    }
   });
 });
