@@ -4,6 +4,7 @@
 // and why they ask, once something answers there, whether it is the process they started.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { procStat } from './proc-stat.js';
 
 const HOST = '127.0.0.1';
 
@@ -78,7 +79,7 @@ function listeningSockets(port: number): Set<string> | undefined {
   return read ? inodes : undefined;
 }
 
-/** `pid` and every process below it, from each process's parent in /proc/<pid>/stat. */
+/** `pid` and every process below it, from each process's parent (proc-stat.ts). */
 function withDescendants(pid: number): number[] {
   const children = new Map<number, number[]>();
   let entries: string[] = [];
@@ -88,15 +89,8 @@ function withDescendants(pid: number): number[] {
     return [pid];
   }
   for (const entry of entries) {
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    // The command name is in parentheses and may hold spaces: the parent is the second field after it.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    const ppid = procStat(Number(entry))?.ppid;
+    if (ppid !== undefined) children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
   }
   const all = [pid];
   for (let i = 0; i < all.length; i++) all.push(...(children.get(all[i] as number) ?? []));

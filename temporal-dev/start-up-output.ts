@@ -46,7 +46,7 @@ export class StartUpOutput {
  * last words (which port was taken) are all in, but no longer than this. A process the child
  * started itself (a wrapper script's) may hold the pipes open long after the child is gone.
  */
-export const DRAIN_MS = 5_000;
+const DRAIN_MS = 5_000;
 
 /** Resolves when `closed` does (the child's pipes are read to their end), or after DRAIN_MS. */
 export async function drained(closed: Promise<void>): Promise<void> {

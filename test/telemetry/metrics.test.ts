@@ -2,7 +2,6 @@
 // engine's counters after runs: runs by terminal class, refusals by reason code, approvals
 // opened and closed. The same process exports its traces as the OTEL_* variables say.
 import { writeFileSync } from 'node:fs';
-import { freePort } from '../../temporal-dev/ports.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -12,6 +11,7 @@ import { signDecision } from '../../client/sign.js';
 import { WorldClient } from '../../domains/world/client.js';
 import { seedIncident, seedTransfer } from '../../domains/world/seeds.js';
 import { BUNDLER_OPTIONS, quietBundlerLogger } from '../../worker/bundle.js';
+import { freePort } from '../../temporal-dev/ports.js';
 import { TRACING_WORKFLOW_MODULES } from '../../worker/telemetry.js';
 import { approveUpdate, stateQuery } from '../../workflows/messages.js';
 import { waitForRequest } from '../support/adversarial.js';
