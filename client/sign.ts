@@ -4,7 +4,7 @@
 import { chmodSync, closeSync, fchmodSync, openSync, writeFileSync } from 'node:fs';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { z } from 'zod';
-import { exposedMode, readSecretFile } from '../worker/secret-file.js';
+import { exposedMode, readTrustedFile } from '../worker/trusted-file.js';
 import { approvalDigest } from '../workflows/controller/index.js';
 import type { RunView } from '../workflows/messages.js';
 import {
@@ -49,7 +49,7 @@ export function readKeyFile(path: string): KeyFile {
   let text: string;
   let mode: number;
   try {
-    ({ text, mode } = readSecretFile(path));
+    ({ text, mode } = readTrustedFile(path));
   } catch (err) {
     throw new Error(`cannot read key file ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }

@@ -5,7 +5,7 @@
 // (an operator writes it), so it is validated here and a bad one is one clear line, not a stack.
 import { z } from 'zod';
 import { AgentWorkerError } from '../activities/worker-error.js';
-import { exposedMode, readSecretFile } from './secret-file.js';
+import { exposedMode, othersCanReplace, readTrustedFile, type TrustedFileRead } from './trusted-file.js';
 
 /** The environment variable that names the key-ring file; unset means payloads are not encrypted. */
 export const PAYLOAD_KEYS_ENV = 'AGENT_PAYLOAD_KEYS';
@@ -68,9 +68,11 @@ export function parseKeyRing(value: unknown, source = 'value'): KeyRingResult {
  * format of both the payload ring and the result keys (`agentPlugin({ resultKeys })`).
  */
 export function readKeyRing(path: string): KeyRingResult {
-  let read: { text: string; mode: number };
+  let read: TrustedFileRead;
+  let replaceable: string | undefined;
   try {
-    read = readSecretFile(path);
+    read = readTrustedFile(path);
+    replaceable = othersCanReplace(path, read);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return { ok: false, error: new PayloadKeyRingError(path, code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(err)})`) };
@@ -83,6 +85,8 @@ export function readKeyRing(path: string): KeyRingResult {
     const reason = `others can read or change it (mode ${exposed}); a key ring is for its owner (and may be read by its group): chmod 600 ${path}`;
     return { ok: false, error: new PayloadKeyRingError(path, reason) };
   }
+  // Whoever can put other keys in it decides which payloads open and which seals count.
+  if (replaceable) return { ok: false, error: new PayloadKeyRingError(path, `${replaceable}; a key ring is changed by the worker's user (or root) alone`) };
   let json: unknown;
   try {
     json = JSON.parse(read.text);
