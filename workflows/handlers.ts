@@ -24,6 +24,7 @@ import {
 import { deliver, inRunScope, refuseWhileUnsettled, settling } from './arrivals.js';
 import { isUndecodable } from './quarantine-marker.js';
 import type { RunInput } from './run-input.js';
+import { judgedOnRead, notTakenBecause } from './sealed.js';
 import { takeStatement } from './statement-spending.js';
 import { statementFingerprint } from './statement-use.js';
 import { unboundMark } from './trust/run-binding.js';
@@ -38,8 +39,8 @@ export interface OperatorChannel {
   state(): RunState;
   /** Events for the controller, taken by the workflow's loop in order. */
   queue: RunEvent[];
-  /** The worker's approver directory, via an activity. */
-  loadApprovers(): Promise<unknown>;
+  /** The worker's approver directory, via an activity (`value`, when the read carried a seal), and the read's nonce. */
+  loadApprovers(): Promise<{ value?: unknown; read: string }>;
   /** The run's domain: which roles may sign notes, and the headline of a finished run (Domain.summarize). */
   domain: Domain;
 }
@@ -50,15 +51,26 @@ export interface OperatorChannel {
  */
 const MALFORMED = 'the input does not have the shape this Update takes';
 
-/** The worker's directory as it is now; undefined when it cannot be read. */
-export function readDirectory(loadApprovers: () => Promise<unknown>): Promise<Approver[] | undefined> {
+/** The worker's directory as it is now (none when it cannot be read), and the read's nonce. */
+export function readDirectory(loadApprovers: OperatorChannel['loadApprovers']): Promise<{ approvers?: Approver[]; read?: string }> {
   return loadApprovers().then(
-    (d) => {
-      const parsed = ApproverDirectory.safeParse(d);
-      return parsed.success ? parsed.data.approvers : undefined;
+    ({ value, read }) => {
+      const parsed = ApproverDirectory.safeParse(value);
+      return parsed.success ? { approvers: parsed.data.approvers, read } : {};
     },
-    () => undefined,
+    () => ({}),
   );
+}
+
+/** A decision is judged on the directory its handler read: the loop checks that read's seal before it takes it (sealed.ts). */
+function judged(event: RunEvent, read: string | undefined): void {
+  if (read) judgedOnRead(event, read);
+}
+
+/** What the handler answers when the loop did not take its event: the directory read is not a worker's. */
+function notTaken(event: RunEvent, what: string): string | undefined {
+  const why = notTakenBecause(event);
+  return why && `the approver directory this ${what} was judged on is not a worker's (${why}), so nothing was decided; send it again`;
 }
 
 export function installOperatorHandlers({ run, bound, state, queue, loadApprovers, domain }: OperatorChannel): void {
@@ -140,7 +152,7 @@ export function installOperatorHandlers({ run, bound, state, queue, loadApprover
         deciding.add(by);
         // Revocation at decision time: the directory is read again as the decision arrives, so a
         // key removed since the request was raised decides nothing.
-        const directory = await directoryNow();
+        const { approvers: directory, read } = await directoryNow();
         if (!directory) {
           deciding.delete(by);
           return { requestId, decision: 'refused', outcome: `the approver directory could not be read, so nothing was decided; send the ${decision} again` };
@@ -150,9 +162,12 @@ export function installOperatorHandlers({ run, bound, state, queue, loadApprover
         const { originalExecutionRunId, runId } = workflowInfo();
         const afterResetOf = originalExecutionRunId && originalExecutionRunId !== runId ? originalExecutionRunId : undefined;
         const event: RunEvent = { type: 'decided', now: Date.now(), signed, directory, ...(afterResetOf ? { afterResetOf } : {}) };
+        judged(event, read);
         queue.push(event);
         await condition(() => taken(event));
         deciding.delete(by);
+        const refused = notTaken(event, decision);
+        if (refused) return { requestId, decision: 'refused', outcome: refused };
         const after = state();
         return { requestId, decision: recordedDecision(after, requestId, by) ?? 'refused', outcome: describeOutcome(after, requestId, by) };
       });
@@ -179,7 +194,7 @@ export function installOperatorHandlers({ run, bound, state, queue, loadApprover
         const signed = SignedAmend.parse(raw);
         const by = signed.statement.by;
         deciding.add(by);
-        const directory = await directoryNow();
+        const { approvers: directory, read } = await directoryNow();
         if (!directory) {
           deciding.delete(by);
           return {
@@ -189,9 +204,12 @@ export function installOperatorHandlers({ run, bound, state, queue, loadApprover
           };
         }
         const event: RunEvent = { type: 'amended', now: Date.now(), signed, directory };
+        judged(event, read);
         queue.push(event);
         await condition(() => taken(event));
         deciding.delete(by);
+        const refused = notTaken(event, 'amendment');
+        if (refused) return { requestId: signed.statement.requestId, decision: 'refused', outcome: refused };
         const after = state();
         const request = pendingRequest(after);
         const amended = request?.amendedFrom?.requestId === signed.statement.requestId ? request : undefined;

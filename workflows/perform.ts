@@ -4,13 +4,13 @@
 // tool call's result is when the call cannot give one that counts is tool-results.ts.
 import { ActivityFailure, CancellationScope, TimeoutFailure, condition, proxyActivities, sleep } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
-import { loopNow } from './arrivals.js';
+import { actedOn, loopNow } from './arrivals.js';
 import type { Domain } from './contract.js';
 import { type Command, compactJson, type RunEvent, type PlannedCall } from './controller/index.js';
 import { ProbeVerdict, ReadbackResult, type ReadSeal, type ReplySeal, type ToolResult, UsageFloor } from './protocol.js';
 import { CLAIMED_READBACKS, MODEL_OUTAGE_MS, modelOptions, probeOptions, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
-import { nonce, openRead, own, readSeals, readsVouched, sealedCall, type Opened } from './sealed.js';
+import { nonce, openRead, own, readBehind, readSeals, readsVouched, sealedCall, type Opened } from './sealed.js';
 import { directorySpending, spentBy } from './statement-spending.js';
 import { approvedDispatchId } from './statement-use.js';
 import { claimedResult, failedCallResult, failureMessage, notSent, toolResultOf } from './tool-results.js';
@@ -140,10 +140,25 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
       }));
     }
     case 'awaitApproval':
-      return work(
-        condition(() => queue.length > 0, Math.max(1, command.request.expiresAt - loopNow()), { summary: `approval wait: ${command.request.call.tool}` }),
-        (arrived): RunEvent => (arrived ? (queue.shift() as RunEvent) : { type: 'approvalTimedOut', now: loopNow(), requestId: command.request.requestId }),
+      return work(arrival(queue, command.request.expiresAt, `approval wait: ${command.request.call.tool}`), (arrived): RunEvent =>
+        arrived ? (queue.shift() as RunEvent) : { type: 'approvalTimedOut', now: loopNow(), requestId: command.request.requestId },
       );
+  }
+}
+
+/**
+ * Whether something arrived for a run awaiting approval (first in the queue, for the loop to
+ * take) before the request expired. A decision counts as arrived only once the directory read it
+ * was judged on holds (sealed.ts readBehind); one that does not leaves the queue untaken (its
+ * handler says why) and the wait goes on.
+ */
+async function arrival(queue: RunEvent[], expiresAt: number, summary: string): Promise<boolean> {
+  for (;;) {
+    if (!(await condition(() => queue.length > 0, Math.max(1, expiresAt - loopNow()), { summary }))) return false;
+    const check = readBehind(queue[0] as RunEvent);
+    if (!check || (await check)) return true;
+    queue.shift();
+    actedOn(); // the wait starts again: what arrived meanwhile may arrive now (arrivals.ts)
   }
 }
 

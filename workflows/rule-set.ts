@@ -13,7 +13,7 @@
 import { AgentError } from './agent-error.js';
 
 /** The marker every execution of this release records first. */
-export const RULE_SET = 'engine-v27';
+export const RULE_SET = 'engine-v28';
 
 /** The releases whose runs this one cannot replay, and where they replay. */
 export const OLDER_RULES_RELEASE = 'bounded-react-temporal 0.2.x';

@@ -8,15 +8,16 @@
 // Who checks. An effect's reply, a readback, a probe's verdict and the continuation check's
 // answer are checked when they arrive, by a local activity on this workflow's own worker; the
 // history records the verdict, so a replay (or a worker whose ring has since been rotated) never
-// checks it again. Everything else counts as a read: a tool's read, the approver directory, the
-// statement-spend check. A read only informs the model, the controller and the approval gate
+// checks it again. So is the directory a decision was judged on, before the loop takes the
+// decision (readBehind): a decision acts with no effect after it. Everything else counts as a
+// read: a tool's read, the approver directory, the statement-spend check. A read only informs the model, the controller and the approval gate
 // until a call that reaches the world is sent on it (an effect, an egress read, a read a person
 // approved: workflows/perform.ts), and a check per read would cost a workflow activation per
 // read (about a sixth of a turn on the bench), so the seals of the run's reads travel, as
 // digests of what the workflow took, with each such call, whose activity checks them before it
 // sends anything (and answers not_sent if one fails), and with its probe, which answers undecided
-// instead of probing if one fails. (Update handlers read the directory too, and a
-// local activity there confuses Temporal's replay of the Update.) A result that carries no seal
+// instead of probing if one fails. (Update handlers read the directory too, and a local activity
+// there confuses Temporal's replay of the Update: the loop checks it.) A result that carries no seal
 // at all needs no key to be refused: it is a claim at once.
 //
 // In shape `plan` the planner's reply is a read too (workflows/perform.ts): its values vouch
@@ -71,6 +72,43 @@ export function openRead<T>(what: string, once: string, raw: unknown): Opened<T>
 export function sealedRead<T>(what: string, call: (nonce: string) => Promise<unknown>): Promise<Opened<T>> {
   const once = uuid4();
   return call(once).then((raw) => openRead<T>(what, once, raw));
+}
+
+/** Events the loop takes on a read (a decision, judged on the directory its Update handler read), by the read's nonce. */
+const restsOn = new WeakMap<object, string>();
+/** Events the loop did not take because the read they rest on is not a worker's, and why. */
+const notTaken = new WeakMap<object, string>();
+
+/** Marks `event` as judged on the read with this nonce: the loop checks that read's seal before it takes the event. */
+export function judgedOnRead(event: object, once: string): void {
+  restsOn.set(event, once);
+}
+
+/**
+ * Before the loop takes an event judged on a read (an approval, a denial or an amendment, on the
+ * directory its handler read): that read's seal, checked now, since what the event does needs no
+ * effect to follow it (a denial closes the request, a directory with too few approvers closes it
+ * too) and an effect is where a read's seal is checked otherwise. Undefined when there is nothing
+ * to check (no read behind the event, or an effect has vouched for it already): the event is
+ * taken as it is, with no promise. Otherwise whether the loop may take it; when not, the event's
+ * handler learns why (notTakenBecause). Either way the read leaves the list later effects carry:
+ * it was checked, and nothing but the event was judged on it.
+ */
+export function readBehind(event: object): Promise<boolean> | undefined {
+  const once = restsOn.get(event);
+  const read = once === undefined ? undefined : unchecked.find((r) => r.nonce === once);
+  if (!read) return undefined;
+  return checkSeals([read]).then(([verdict]) => {
+    const at = unchecked.indexOf(read);
+    if (at >= 0) unchecked.splice(at, 1);
+    if (!verdict?.ok) notTaken.set(event, verdict?.reason ?? 'no verdict');
+    return verdict?.ok === true;
+  });
+}
+
+/** Why the loop did not take `event` (readBehind), if it did not. */
+export function notTakenBecause(event: object): string | undefined {
+  return notTaken.get(event);
 }
 
 /** The seals an effect carries: every read not yet vouched for, by the digest of what the workflow took. */

@@ -6,7 +6,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import { continuationOptions, probeOptions } from './policy.js';
-import { sealedRead } from './sealed.js';
+import { nonce as readNonce, openRead, sealedRead } from './sealed.js';
 import { noteUseId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
 
@@ -14,9 +14,17 @@ const probes = proxyActivities<AgentActivities>(probeOptions);
 /** Questions to the Temporal server about other executions: retried as long as a continuation check. */
 const serverQuestions = proxyActivities<AgentActivities>(continuationOptions);
 
-/** The worker's directory, for the Update handlers: a directory no worker sealed reads as none (undefined). */
-export function directoryNow(): Promise<unknown> {
-  return sealedRead<unknown>('the approver directory', (nonce) => probes.loadApprovers({ nonce })).then((opened) => (opened.sealed ? opened.value : undefined));
+/**
+ * The worker's directory, for the Update handlers, and the nonce of the read: a decision judged on
+ * it is taken only once its seal holds (sealed.ts readBehind). A directory with no seal at all
+ * reads as none (no value).
+ */
+export function directoryNow(): Promise<{ value?: unknown; read: string }> {
+  const once = readNonce();
+  return probes.loadApprovers({ nonce: once }).then((raw) => {
+    const opened = openRead<unknown>('the approver directory', once, raw);
+    return { ...(opened.sealed ? { value: opened.value } : {}), read: once };
+  });
 }
 
 /** Each kind of statement a run takes: the activity id that spends it, and what it is called in the history. */
