@@ -166,7 +166,7 @@ export function installOperatorHandlers({ run, bound, state, queue, loadApprover
         queue.push(event);
         await condition(() => taken(event));
         deciding.delete(by);
-        const refused = notTaken(event, decision);
+        const refused = notTaken(event, decision === 'approve' ? 'approval' : 'denial');
         if (refused) return { requestId, decision: 'refused', outcome: refused };
         const after = state();
         return { requestId, decision: recordedDecision(after, requestId, by) ?? 'refused', outcome: describeOutcome(after, requestId, by) };

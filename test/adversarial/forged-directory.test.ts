@@ -44,7 +44,7 @@ describe('a directory read answered by hand while a decision waits on it', () =>
 
     const refused = await first;
     expect(refused.decision).toBe('refused');
-    expect(refused.outcome).toMatch(/the approver directory this approve was judged on is not a worker's/);
+    expect(refused.outcome).toMatch(/the approver directory this approval was judged on is not a worker's/);
     // Nothing reached the bank, and the request is still open for her.
     expect(await reissueCalls(engine.world, transferId)).toHaveLength(0);
     const view = await handle.query(stateQuery);
