@@ -3,7 +3,7 @@
 // worker knows no approver, and every effect that needs approval waits until it expires.
 // Whoever can change the file can approve: one others could change is refused (trusted-file.ts).
 import { ApproverDirectory } from '../workflows/trust/directory.js';
-import { exposedMode, othersCanReplace, readTrustedFile, type TrustedFileRead } from './trusted-file.js';
+import { exposedMode, ownedByAnother, readTrustedFile, type TrustedFileRead } from './trusted-file.js';
 
 /** Reads and checks the approver directory (ids, public keys, roles) a worker trusts; without a path, nobody can approve and it says so on stderr. */
 export function loadApproverDirectory(path: string | undefined): ApproverDirectory {
@@ -12,10 +12,8 @@ export function loadApproverDirectory(path: string | undefined): ApproverDirecto
     return { approvers: [] };
   }
   let read: TrustedFileRead;
-  let replaceable: string | undefined;
   try {
     read = readTrustedFile(path);
-    replaceable = othersCanReplace(path, read);
   } catch (err) {
     throw new Error(`cannot read the approver directory ${path}: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -24,8 +22,8 @@ export function loadApproverDirectory(path: string | undefined): ApproverDirecto
   // user's own where it is the default.
   const exposed = exposedMode(read.mode, 0o002);
   if (exposed) throw new Error(`the approver directory ${path} can be changed by anyone (mode ${exposed}), who could then approve: chmod 644 ${path}`);
-  if (replaceable)
-    throw new Error(`the approver directory ${path} could be changed by someone other than the worker's user, who could then approve: ${replaceable}`);
+  const owner = ownedByAnother(read);
+  if (owner) throw new Error(`the approver directory ${path} could be changed by someone other than the worker's user, who could then approve: ${owner}`);
   let raw: unknown;
   try {
     raw = JSON.parse(read.text);

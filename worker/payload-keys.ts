@@ -5,7 +5,7 @@
 // (an operator writes it), so it is validated here and a bad one is one clear line, not a stack.
 import { z } from 'zod';
 import { AgentWorkerError } from '../activities/worker-error.js';
-import { exposedMode, othersCanReplace, readTrustedFile, type TrustedFileRead } from './trusted-file.js';
+import { exposedMode, ownedByAnother, readTrustedFile, type TrustedFileRead } from './trusted-file.js';
 
 /** The environment variable that names the key-ring file; unset means payloads are not encrypted. */
 export const PAYLOAD_KEYS_ENV = 'AGENT_PAYLOAD_KEYS';
@@ -69,10 +69,8 @@ export function parseKeyRing(value: unknown, source = 'value'): KeyRingResult {
  */
 export function readKeyRing(path: string): KeyRingResult {
   let read: TrustedFileRead;
-  let replaceable: string | undefined;
   try {
     read = readTrustedFile(path);
-    replaceable = othersCanReplace(path, read);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return { ok: false, error: new PayloadKeyRingError(path, code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(err)})`) };
@@ -86,7 +84,8 @@ export function readKeyRing(path: string): KeyRingResult {
     return { ok: false, error: new PayloadKeyRingError(path, reason) };
   }
   // Whoever can put other keys in it decides which payloads open and which seals count.
-  if (replaceable) return { ok: false, error: new PayloadKeyRingError(path, `${replaceable}; a key ring is changed by the worker's user (or root) alone`) };
+  const owner = ownedByAnother(read);
+  if (owner) return { ok: false, error: new PayloadKeyRingError(path, `${owner}; a key ring is changed by the worker's user (or root) alone`) };
   let json: unknown;
   try {
     json = JSON.parse(read.text);

@@ -2,12 +2,10 @@
 // approver's signing key. Each is read the way ssh reads a private key: the mode and owner are
 // taken from the file that was opened and read, so a file swapped between a check and a read is
 // not the one checked. Whoever can change such a file decides what the worker believes (who may
-// approve, which seals count), so besides the bits each caller forbids, the file is refused when
-// another user owns it or when anyone may replace it in its directory. Each caller says which
-// bits it forbids and in its own words why (client/sign.ts, worker/payload-keys.ts,
-// worker/approvers.ts).
-import { closeSync, fstatSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+// approve, which seals count), so besides the bits each caller forbids, a worker refuses one that
+// another user owns (ownedByAnother). Each caller says which bits it forbids and in its own words
+// why (client/sign.ts, worker/payload-keys.ts, worker/approvers.ts).
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 
 export interface TrustedFileRead {
   text: string;
@@ -35,23 +33,17 @@ export function exposedMode(mode: number, forbidden: number): string | undefined
 }
 
 /**
- * Who other than the reader could put other words in the file, in a sentence, or undefined: an
- * owner who is neither the user reading it (`me`, the process's by default) nor root, or a
- * directory on its real path that anyone may add or rename entries in (writable by others,
- * without the sticky bit that /tmp has). Directories owned by another user are not refused:
- * a checkout made by one user and run by root is common, and refusing it would stop workers
- * that are safe. Windows has no such owners or bits, and says nothing.
+ * The file's owner in a sentence when it is neither the user reading it (`me`, the process's by
+ * default) nor root: that owner can change it whatever its mode says. Root's files are trusted by
+ * every user (/etc, a mounted Kubernetes secret). Windows has no such owners, and says nothing.
+ *
+ * Directories on the file's path are not judged: a Kubernetes secret or config map is mounted
+ * read-only in a directory whose mode says anyone may write it (0777, no sticky bit), and a
+ * checkout one user made is often run by root, so refusing either would stop workers that are
+ * safe. Keep such a file where only its owner can rename entries.
  */
-export function othersCanReplace(path: string, read: Pick<TrustedFileRead, 'uid'>, me = process.getuid?.()): string | undefined {
+export function ownedByAnother(read: Pick<TrustedFileRead, 'uid'>, me = process.getuid?.()): string | undefined {
   if (process.platform === 'win32' || me === undefined) return undefined;
-  if (read.uid !== me && read.uid !== 0) return `it belongs to user ${read.uid}, who is neither this process's user (${me}) nor root, and can change it`;
-  let dir = dirname(realpathSync(path));
-  for (;;) {
-    const { mode } = statSync(dir);
-    if ((mode & 0o002) !== 0 && (mode & 0o1000) === 0)
-      return `anyone can replace it: its directory ${dir} is writable by others without the sticky bit (mode ${(mode & 0o7777).toString(8)})`;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
+  if (read.uid === me || read.uid === 0) return undefined;
+  return `it belongs to user ${read.uid}, who is neither this process's user (${me}) nor root, and can change it`;
 }

@@ -1,8 +1,7 @@
 // Files a worker trusts (worker/trusted-file.ts): whoever can put other words in the approver
 // directory can approve, and whoever can put other keys in a key ring decides which seals count.
-// So such a file is refused when anyone may write it, when it belongs to another user (not
-// root), or when anyone may replace it in its directory; the real files are made here and read
-// through the same calls a worker makes.
+// So such a file is refused when anyone may write it or when it belongs to another user (not
+// root); the real files are made here and read through the same calls a worker makes.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { generateKey, directoryEntry } from '../../client/sign.js';
 import { loadApproverDirectory } from '../../worker/approvers.js';
 import { workerOptionsFromEnv, WorkerEnvError } from '../../worker/env-options.js';
 import { readKeyRing } from '../../worker/payload-keys.js';
-import { othersCanReplace, readTrustedFile } from '../../worker/trusted-file.js';
+import { ownedByAnother, readTrustedFile } from '../../worker/trusted-file.js';
 
 const k1 = Buffer.alloc(32, 7).toString('base64');
 const me = process.getuid?.() ?? 0;
@@ -58,37 +57,27 @@ describe('the approver directory', () => {
     expect(String((refused as Error).message)).toMatch(/^AGENT_APPROVERS_FILE: .*can be changed by anyone/);
   });
 
-  it('is refused in a directory anyone may write without the sticky bit (anyone could swap the file), and read in one with it, as /tmp', () => {
-    const open = fileIn('open', 0o777, 'approvers.json', directoryText, 0o644);
-    expect(() => loadApproverDirectory(open)).toThrow(/anyone can replace it: its directory .*open is writable by others without the sticky bit \(mode 777\)/);
-    const sticky = fileIn('sticky', 0o1777, 'approvers.json', directoryText, 0o644);
-    expect(loadApproverDirectory(sticky).approvers).toHaveLength(1);
-  });
-
   it('is refused when it belongs to another user who is not root, named in the refusal', () => {
     const path = fileIn('plain', 0o755, 'approvers-owned.json', directoryText, 0o644);
     const read = readTrustedFile(path);
     expect(read.uid).toBe(me); // the owner, from the open file
-    expect(othersCanReplace(path, read)).toBeUndefined();
+    expect(ownedByAnother(read)).toBeUndefined();
     // Owners as a worker of user 4343 would find them (this test may run as root, who owns the file).
-    expect(othersCanReplace(path, { uid: 4242 }, 4343)).toBe("it belongs to user 4242, who is neither this process's user (4343) nor root, and can change it");
-    expect(othersCanReplace(path, { uid: 4343 }, 4343)).toBeUndefined();
+    expect(ownedByAnother({ uid: 4242 }, 4343)).toBe("it belongs to user 4242, who is neither this process's user (4343) nor root, and can change it");
+    expect(ownedByAnother({ uid: 4343 }, 4343)).toBeUndefined();
     // Files root owns are trusted by every user (a mounted Kubernetes secret, /etc).
-    expect(othersCanReplace(path, { uid: 0 }, 4343)).toBeUndefined();
+    expect(ownedByAnother({ uid: 0 }, 4343)).toBeUndefined();
+  });
+
+  it('is read in a directory whose mode lets anyone write, as a Kubernetes config map is mounted (read-only, in a 0777 directory)', () => {
+    const path = fileIn('volume', 0o777, 'approvers.json', directoryText, 0o644);
+    expect(loadApproverDirectory(path).approvers.map((a) => a.id)).toEqual(['rita@refunds']);
   });
 });
 
 describe('a key ring', () => {
-  const ring = JSON.stringify({ current: 'k1', keys: { k1 } });
-
-  it('is refused in a directory anyone may write without the sticky bit, naming the directory', () => {
-    const path = fileIn('open-ring', 0o777, 'keys.json', ring);
-    const read = readKeyRing(path);
-    expect(read.ok).toBe(false);
-    expect(read.ok ? '' : read.error.message).toMatch(/anyone can replace it: its directory .*open-ring is writable by others/);
-    chmodSync(join(dir, 'open-ring'), 0o1777);
-    expect(readKeyRing(path).ok).toBe(true);
-    chmodSync(join(dir, 'open-ring'), 0o700);
+  it('is read in a directory whose mode lets anyone write, as a Kubernetes secret volume is mounted (read-only, in a 0777 directory)', () => {
+    const path = fileIn('volume', 0o777, 'keys.json', JSON.stringify({ current: 'k1', keys: { k1 } }), 0o400);
     expect(readKeyRing(path).ok).toBe(true);
   });
 });
