@@ -2,17 +2,11 @@
 // included) and of the dev server we started, and a resident-memory sampler. CPU time is
 // reported next to wall time because on a shared two-core machine wall time moves with
 // whatever else runs, while CPU spent per turn is what the engine itself costs.
-import { readdirSync } from 'node:fs';
-import { procStat } from '../temporal-dev/proc-stat.js';
+import { processes, procStat } from '../temporal-dev/proc-stat.js';
 
 /** The dev server child we started (a `temporal` process whose parent is us), if any. */
 export function findServerPid(): number | undefined {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = procStat(Number(entry));
-    if (stat && stat.ppid === process.pid && stat.comm === 'temporal') return Number(entry);
-  }
-  return undefined;
+  return processes().find(({ stat }) => stat.ppid === process.pid && stat.comm === 'temporal')?.pid;
 }
 
 export interface CpuSample {

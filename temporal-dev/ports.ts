@@ -4,7 +4,7 @@
 // and why they ask, once something answers there, whether it is the process they started.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { procStat } from './proc-stat.js';
+import { processes } from './proc-stat.js';
 
 const HOST = '127.0.0.1';
 
@@ -82,15 +82,10 @@ function listeningSockets(port: number): Set<string> | undefined {
 /** `pid` and every process below it, from each process's parent (proc-stat.ts). */
 function withDescendants(pid: number): number[] {
   const children = new Map<number, number[]>();
-  let entries: string[] = [];
-  try {
-    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
-  } catch {
-    return [pid];
-  }
-  for (const entry of entries) {
-    const ppid = procStat(Number(entry))?.ppid;
-    if (ppid !== undefined) children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  for (const { pid: child, stat } of processes()) {
+    const siblings = children.get(stat.ppid);
+    if (siblings) siblings.push(child);
+    else children.set(stat.ppid, [child]);
   }
   const all = [pid];
   for (let i = 0; i < all.length; i++) all.push(...(children.get(all[i] as number) ?? []));

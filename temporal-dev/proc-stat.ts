@@ -1,7 +1,7 @@
 // One process's line in Linux's /proc/<pid>/stat, read: its command name, its parent and the CPU
-// time it has used. The bench meters the dev server's CPU with it, and the starters (ports.ts)
-// find the processes a child started.
-import { readFileSync } from 'node:fs';
+// time it has used; and every process's. The bench finds and meters the dev server with it, and
+// the starters (ports.ts) find the processes a child started.
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface ProcStat {
   comm: string;
@@ -25,4 +25,20 @@ export function procStat(pid: number): ProcStat | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Every process /proc shows, with its stat line; none where there is no /proc to ask. */
+export function processes(): Array<{ pid: number; stat: ProcStat }> {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const out: Array<{ pid: number; stat: ProcStat }> = [];
+  for (const entry of entries) {
+    const stat = /^\d+$/.test(entry) ? procStat(Number(entry)) : undefined;
+    if (stat) out.push({ pid: Number(entry), stat });
+  }
+  return out;
 }

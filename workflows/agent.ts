@@ -32,7 +32,7 @@ import { observeStep } from './telemetry.js';
 import { runBinding, unboundMark } from './trust/run-binding.js';
 import { currentDetails, finalDetails } from './web-ui.js';
 import { rollOver, upgradeDue } from './upgrade-on-rollover.js';
-import { carriedReads, checkReadsBeforeRollover, readBehind } from './sealed.js';
+import { carriedReads, checkReadsBeforeRollover, firstTakeable } from './sealed.js';
 import { olderRuleSetError, RULE_SET } from './rule-set.js';
 
 /** What the agent workflow is started with: the run's input (and, after a continue-as-new, the state it carries). */
@@ -160,14 +160,10 @@ async function runAgent(input: AgentWorkflowInput, domains: ReadonlyMap<string, 
       armedDeadline = step.state.deadlineAt;
       armDeadline(armedDeadline);
     }
-    const operatorEvent = queue[0];
-    if (operatorEvent) {
-      // A decision is taken only once the directory read it was judged on holds (sealed.ts
-      // readBehind); it leaves the queue only then, as its handler waits for that.
-      const check = readBehind(operatorEvent);
-      const holds = !check || (await check);
-      queue.shift();
-      if (holds) step = next(step.state, operatorEvent, domain);
+    if (queue.length > 0) {
+      // A decision is taken only once the directory read it was judged on holds (sealed.ts).
+      const check = firstTakeable(queue);
+      if (!check || (await check)) step = next(step.state, queue.shift() as RunEvent, domain);
       continue;
     }
     // Roll over only at a quiet point: no activity in flight, no effect in doubt, no operator

@@ -51,20 +51,15 @@ export interface OperatorChannel {
  */
 const MALFORMED = 'the input does not have the shape this Update takes';
 
-/** The worker's directory as it is now (none when it cannot be read), and the read's nonce. */
-export function readDirectory(loadApprovers: OperatorChannel['loadApprovers']): Promise<{ approvers?: Approver[]; read?: string }> {
+/** The worker's directory as it is now and the read's nonce (the loop checks its seal: sealed.ts readBehind); undefined when it cannot be read. */
+export function readDirectory(loadApprovers: OperatorChannel['loadApprovers']): Promise<{ approvers: Approver[]; read: string } | undefined> {
   return loadApprovers().then(
     ({ value, read }) => {
       const parsed = ApproverDirectory.safeParse(value);
-      return parsed.success ? { approvers: parsed.data.approvers, read } : {};
+      return parsed.success ? { approvers: parsed.data.approvers, read } : undefined;
     },
-    () => ({}),
+    () => undefined,
   );
-}
-
-/** A decision is judged on the directory its handler read: the loop checks that read's seal before it takes it (sealed.ts). */
-function judged(event: RunEvent, read: string | undefined): void {
-  if (read) judgedOnRead(event, read);
 }
 
 /** What the handler answers when the loop did not take its event: the directory read is not a worker's. */
@@ -152,8 +147,8 @@ export function installOperatorHandlers({ run, bound, state, queue, loadApprover
         deciding.add(by);
         // Revocation at decision time: the directory is read again as the decision arrives, so a
         // key removed since the request was raised decides nothing.
-        const { approvers: directory, read } = await directoryNow();
-        if (!directory) {
+        const seen = await directoryNow();
+        if (!seen) {
           deciding.delete(by);
           return { requestId, decision: 'refused', outcome: `the approver directory could not be read, so nothing was decided; send the ${decision} again` };
         }
@@ -161,8 +156,8 @@ export function installOperatorHandlers({ run, bound, state, queue, loadApprover
         // the reset point: the record says the decision came after a reset.
         const { originalExecutionRunId, runId } = workflowInfo();
         const afterResetOf = originalExecutionRunId && originalExecutionRunId !== runId ? originalExecutionRunId : undefined;
-        const event: RunEvent = { type: 'decided', now: Date.now(), signed, directory, ...(afterResetOf ? { afterResetOf } : {}) };
-        judged(event, read);
+        const event: RunEvent = { type: 'decided', now: Date.now(), signed, directory: seen.approvers, ...(afterResetOf ? { afterResetOf } : {}) };
+        judgedOnRead(event, seen.read);
         queue.push(event);
         await condition(() => taken(event));
         deciding.delete(by);
@@ -194,8 +189,8 @@ export function installOperatorHandlers({ run, bound, state, queue, loadApprover
         const signed = SignedAmend.parse(raw);
         const by = signed.statement.by;
         deciding.add(by);
-        const { approvers: directory, read } = await directoryNow();
-        if (!directory) {
+        const seen = await directoryNow();
+        if (!seen) {
           deciding.delete(by);
           return {
             requestId: signed.statement.requestId,
@@ -203,8 +198,8 @@ export function installOperatorHandlers({ run, bound, state, queue, loadApprover
             outcome: 'the approver directory could not be read, so nothing was amended; send the amendment again',
           };
         }
-        const event: RunEvent = { type: 'amended', now: Date.now(), signed, directory };
-        judged(event, read);
+        const event: RunEvent = { type: 'amended', now: Date.now(), signed, directory: seen.approvers };
+        judgedOnRead(event, seen.read);
         queue.push(event);
         await condition(() => taken(event));
         deciding.delete(by);

@@ -10,7 +10,7 @@ import { type Command, compactJson, type RunEvent, type PlannedCall } from './co
 import { ProbeVerdict, ReadbackResult, type ReadSeal, type ReplySeal, type ToolResult, UsageFloor } from './protocol.js';
 import { CLAIMED_READBACKS, MODEL_OUTAGE_MS, modelOptions, probeOptions, toolCallOptions } from './policy.js';
 import type { RunInput } from './run-input.js';
-import { nonce, openRead, own, readBehind, readSeals, readsVouched, sealedCall, type Opened } from './sealed.js';
+import { firstTakeable, nonce, openRead, own, readSeals, readsVouched, sealedCall, type Opened } from './sealed.js';
 import { directorySpending, spentBy } from './statement-spending.js';
 import { approvedDispatchId } from './statement-use.js';
 import { claimedResult, failedCallResult, failureMessage, notSent, toolResultOf } from './tool-results.js';
@@ -149,15 +149,14 @@ export function perform(command: Exclude<Command, { type: 'stop' }>, run: RunInp
 /**
  * Whether something arrived for a run awaiting approval (first in the queue, for the loop to
  * take) before the request expired. A decision counts as arrived only once the directory read it
- * was judged on holds (sealed.ts readBehind); one that does not leaves the queue untaken (its
- * handler says why) and the wait goes on.
+ * was judged on holds (sealed.ts firstTakeable); one that does not leaves the queue untaken
+ * (its handler says why) and the wait goes on.
  */
 async function arrival(queue: RunEvent[], expiresAt: number, summary: string): Promise<boolean> {
   for (;;) {
     if (!(await condition(() => queue.length > 0, Math.max(1, expiresAt - loopNow()), { summary }))) return false;
-    const check = readBehind(queue[0] as RunEvent);
+    const check = firstTakeable(queue);
     if (!check || (await check)) return true;
-    queue.shift();
     actedOn(); // the wait starts again: what arrived meanwhile may arrive now (arrivals.ts)
   }
 }

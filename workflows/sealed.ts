@@ -10,9 +10,10 @@
 // history records the verdict, so a replay (or a worker whose ring has since been rotated) never
 // checks it again. So is the directory a decision was judged on, before the loop takes the
 // decision (readBehind): a decision acts with no effect after it. Everything else counts as a
-// read: a tool's read, the approver directory, the statement-spend check. A read only informs the model, the controller and the approval gate
-// until a call that reaches the world is sent on it (an effect, an egress read, a read a person
-// approved: workflows/perform.ts), and a check per read would cost a workflow activation per
+// read: a tool's read, the approver directory, the statement-spend check. A read only informs
+// the model, the controller and the approval gate until a call that reaches the world is sent on
+// it (an effect, an egress read, a read a person approved: workflows/perform.ts), and a check per
+// read would cost a workflow activation per
 // read (about a sixth of a turn on the bench), so the seals of the run's reads travel, as
 // digests of what the workflow took, with each such call, whose activity checks them before it
 // sends anything (and answers not_sent if one fails), and with its probe, which answers undecided
@@ -68,20 +69,24 @@ export function openRead<T>(what: string, once: string, raw: unknown): Opened<T>
   return { sealed: true, value: raw.sealed as T };
 }
 
-/** Calls a sealed activity whose answer counts as a read (its seal carried by the run's next effect). */
-export function sealedRead<T>(what: string, call: (nonce: string) => Promise<unknown>): Promise<Opened<T>> {
+/**
+ * Calls a sealed activity whose answer counts as a read (its seal carried by the run's next
+ * effect), with the nonce it was asked under (judgedOnRead takes it).
+ */
+export function sealedRead<T>(what: string, call: (nonce: string) => Promise<unknown>): Promise<Opened<T> & { nonce: string }> {
   const once = uuid4();
-  return call(once).then((raw) => openRead<T>(what, once, raw));
+  return call(once).then((raw) => ({ ...openRead<T>(what, once, raw), nonce: once }));
 }
 
-/** Events the loop takes on a read (a decision, judged on the directory its Update handler read), by the read's nonce. */
-const restsOn = new WeakMap<object, string>();
-/** Events the loop did not take because the read they rest on is not a worker's, and why. */
-const notTaken = new WeakMap<object, string>();
+/**
+ * Events the loop takes on a read (a decision, judged on the directory its Update handler read):
+ * the read's nonce, and why the loop did not take the event once it has refused it.
+ */
+const restsOn = new WeakMap<object, { nonce: string; refused?: string }>();
 
 /** Marks `event` as judged on the read with this nonce: the loop checks that read's seal before it takes the event. */
 export function judgedOnRead(event: object, once: string): void {
-  restsOn.set(event, once);
+  restsOn.set(event, { nonce: once });
 }
 
 /**
@@ -94,21 +99,36 @@ export function judgedOnRead(event: object, once: string): void {
  * handler learns why (notTakenBecause). Either way the read leaves the list later effects carry:
  * it was checked, and nothing but the event was judged on it.
  */
-export function readBehind(event: object): Promise<boolean> | undefined {
-  const once = restsOn.get(event);
-  const read = once === undefined ? undefined : unchecked.find((r) => r.nonce === once);
-  if (!read) return undefined;
+function readBehind(event: object): Promise<boolean> | undefined {
+  const behind = restsOn.get(event);
+  const read = behind && unchecked.find((r) => r.nonce === behind.nonce);
+  if (!behind || !read) return undefined;
   return checkSeals([read]).then(([verdict]) => {
-    const at = unchecked.indexOf(read);
-    if (at >= 0) unchecked.splice(at, 1);
-    if (!verdict?.ok) notTaken.set(event, verdict?.reason ?? 'no verdict');
+    unchecked.splice(unchecked.indexOf(read), 1);
+    if (!verdict?.ok) behind.refused = verdict?.reason ?? 'no verdict';
     return verdict?.ok === true;
   });
 }
 
+/**
+ * Whether the loop may take the first event of its queue (readBehind): undefined when there is
+ * nothing to check. The event stays first until the check has answered, since its handler waits
+ * for it to leave; one the loop may not take leaves the queue here, untaken.
+ */
+export function firstTakeable(queue: object[]): Promise<boolean> | undefined {
+  const first = queue[0];
+  return (
+    first &&
+    readBehind(first)?.then((holds) => {
+      if (!holds) queue.shift();
+      return holds;
+    })
+  );
+}
+
 /** Why the loop did not take `event` (readBehind), if it did not. */
 export function notTakenBecause(event: object): string | undefined {
-  return notTaken.get(event);
+  return restsOn.get(event)?.refused;
 }
 
 /** The seals an effect carries: every read not yet vouched for, by the digest of what the workflow took. */

@@ -6,7 +6,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { AgentActivities } from '../activities/index.js';
 import { continuationOptions, probeOptions } from './policy.js';
-import { nonce as readNonce, openRead, sealedRead } from './sealed.js';
+import { sealedRead } from './sealed.js';
 import { noteUseId, requestUseId, startUseId, statementFingerprint } from './statement-use.js';
 import { ApproverDirectory, type Approver } from './trust/directory.js';
 
@@ -20,11 +20,10 @@ const serverQuestions = proxyActivities<AgentActivities>(continuationOptions);
  * reads as none (no value).
  */
 export function directoryNow(): Promise<{ value?: unknown; read: string }> {
-  const once = readNonce();
-  return probes.loadApprovers({ nonce: once }).then((raw) => {
-    const opened = openRead<unknown>('the approver directory', once, raw);
-    return { ...(opened.sealed ? { value: opened.value } : {}), read: once };
-  });
+  return sealedRead<unknown>('the approver directory', (nonce) => probes.loadApprovers({ nonce })).then((opened) => ({
+    ...(opened.sealed ? { value: opened.value } : {}),
+    read: opened.nonce,
+  }));
 }
 
 /** Each kind of statement a run takes: the activity id that spends it, and what it is called in the history. */
